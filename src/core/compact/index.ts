@@ -1,0 +1,161 @@
+import { isCompaction, isMessage, type CompactionEvent, type MessageEvent, type NewMessageEvent } from '../events'
+import { newMessageEvent } from '../events/new-event'
+import { planPass, type PassCut } from '../pass'
+import { rebase } from '../rebase'
+import { VersionConflictError, type SessionStore } from '../store'
+import type { SessionRef, Summarizer, SummaryMessage } from '../summarizer'
+import type { TokenEstimator } from '../tokens'
+import { fires, type Trigger } from '../triggers'
+import { analyzeView } from '../view'
+import { DEFAULT_WINDOW, type Window } from '../windows'
+import { recordPass } from './record'
+
+export interface Strategy {
+  /** Default `lastEvents(20)`. */
+  window?: Window
+  /** With a summarizer the covered events are replaced by a summary turn. */
+  summarizer?: Summarizer | null
+}
+
+export interface CompactRequest {
+  /** Default `always`. */
+  trigger?: Trigger
+  strategy?: Strategy
+  session: SessionRef
+}
+
+export interface CompactDeps {
+  store: SessionStore
+  estimator: TokenEstimator
+  newId: () => string
+  /** ISO-8601 timestamp for the events a pass writes. */
+  now: () => string
+  warn?: (message: string, data: Record<string, unknown>) => void
+}
+
+export type UnchangedReason =
+  | 'trigger_not_fired'
+  | 'nothing_to_cover'
+  | 'summarizer_declined'
+  | 'summarizer_failed'
+  | 'conflict'
+
+export interface CompactionResult {
+  unchanged: boolean
+  reason: UnchangedReason | null
+  covered: MessageEvent[]
+  pinned: MessageEvent[]
+  summary: MessageEvent[]
+  preserved: MessageEvent[]
+  tokensEstimatedSaved: number
+  boundary: CompactionEvent | null
+  /** The session's version after the call. */
+  version: number
+}
+
+/** How many times a pass is moved onto newer events before it gives up with `conflict`. */
+export const MAX_REBASES = 8
+
+const unchanged = (reason: UnchangedReason, version: number): CompactionResult => ({
+  unchanged: true,
+  reason,
+  covered: [],
+  pinned: [],
+  summary: [],
+  preserved: [],
+  tokensEstimatedSaved: 0,
+  boundary: null,
+  version,
+})
+
+const isUsable = (message: SummaryMessage) =>
+  (message.role === 'user' || message.role === 'assistant') &&
+  typeof message.content === 'string' &&
+  message.content.trim() !== ''
+
+/**
+ * Compacts a session: evaluates the trigger on its view, runs one pass of the window strategy
+ * (calling the summarizer when there is one), and records the result with one version-checked
+ * append — rebased onto messages appended meanwhile, abandoned with `conflict` when another
+ * boundary was written first. A summarizer error propagates and nothing is written.
+ *
+ * @example
+ * const result = await compact(
+ *   { trigger: { turnCount: 20 }, strategy: { window: { lastTurns: 8 } }, session },
+ *   { store, estimator: defaultEstimator, newId: () => crypto.randomUUID(), now: () => new Date().toISOString() },
+ * )
+ */
+export async function compact(request: CompactRequest, deps: CompactDeps): Promise<CompactionResult> {
+  const { store } = deps
+  const summarizer = request.strategy?.summarizer ?? null
+  const { view, version } = await store.readView()
+
+  if (!fires(request.trigger ?? { always: true }, analyzeView(view))) return unchanged('trigger_not_fired', version)
+  const plan = planPass(view, { window: request.strategy?.window ?? DEFAULT_WINDOW, summarizing: summarizer !== null })
+  if (plan.kind === 'unchanged') return unchanged(plan.reason, version)
+
+  let summary: NewMessageEvent[] = []
+  if (summarizer) {
+    const outcome = await summarizer.summarize({
+      session: request.session,
+      priorSummary: plan.priorSummary,
+      covered: plan.coveredConversation,
+      preserved: plan.preserved,
+    })
+    if (outcome.kind === 'declined' || (outcome.kind === 'summary' && outcome.messages.length === 0)) {
+      return unchanged('summarizer_declined', version)
+    }
+    if (outcome.kind === 'failed' || !outcome.messages.every(isUsable)) {
+      deps.warn?.('summarizer failed; the view is left unchanged', {
+        session: request.session.id,
+        detail: outcome.kind === 'failed' ? outcome.detail : 'blank or invalid summary message',
+      })
+      return unchanged('summarizer_failed', version)
+    }
+    summary = outcome.messages.map((message) =>
+      newMessageEvent(
+        { id: deps.newId(), message: { role: message.role, content: message.content }, timestamp: deps.now(), synthetic: true },
+        deps.estimator,
+      ),
+    )
+  }
+
+  return write(plan, summary, version, deps)
+}
+
+async function write(
+  first: PassCut,
+  summary: NewMessageEvent[],
+  version: number,
+  deps: CompactDeps,
+): Promise<CompactionResult> {
+  const boundaryDraft = { id: deps.newId(), timestamp: deps.now() }
+  let plan = first
+  let at = version
+  for (let attempt = 0; ; attempt++) {
+    const { events, tokensEstimatedSaved } = recordPass(plan, summary, boundaryDraft)
+    try {
+      const written = await deps.store.append(events, at)
+      const boundary = written.find(isCompaction)!
+      return {
+        unchanged: false,
+        reason: null,
+        covered: plan.covered,
+        pinned: plan.pinned,
+        summary: written.filter(isMessage),
+        preserved: plan.preserved,
+        tokensEstimatedSaved,
+        boundary,
+        version: written.at(-1)!.seq,
+      }
+    } catch (error) {
+      if (!(error instanceof VersionConflictError)) throw error
+      const since = await deps.store.readSince(at)
+      const latest = since.at(-1)?.seq ?? error.actual
+      const outcome = rebase(plan, since)
+      if (outcome.kind === 'conflict' || attempt >= MAX_REBASES) return unchanged('conflict', latest)
+      plan = outcome.plan
+      at = latest
+    }
+  }
+}

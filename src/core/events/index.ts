@@ -1,0 +1,109 @@
+/**
+ * The event model of a session log.
+ *
+ * A log is an append-only list of events. `MESSAGE` events carry chat messages; `COMPACTION`
+ * events are boundaries written by a compaction pass. Every event carries its token estimate,
+ * computed once when the event is created (see `../tokens`), so nothing downstream ever has to
+ * run the tokenizer again.
+ */
+
+export type Role = 'system' | 'user' | 'assistant' | 'tool'
+
+export interface ToolCall {
+  id: string
+  name: string
+  /** The call's arguments as the model produced them (usually a JSON string). */
+  arguments: string
+}
+
+export interface ToolResponse {
+  id: string
+  name: string
+  data: string
+}
+
+export interface Message {
+  role: Role
+  content: string | null
+  /** Assistant messages only. */
+  toolCalls?: ToolCall[]
+  /** Tool messages only. */
+  toolResponses?: ToolResponse[]
+}
+
+export type Metadata = Record<string, unknown>
+
+/** What compaction records: the view after the pass, named by event id, in view order. */
+export interface Boundary {
+  pinned: string[]
+  summary: string[]
+  preserved: string[]
+  coveredEventCount: number
+  /** View tokens before the pass minus view tokens after it; negative when a summary is longer. */
+  tokensEstimatedSaved: number
+}
+
+interface EventBase {
+  id: string
+  /** ISO-8601 timestamp. */
+  timestamp: string
+  metadata: Metadata
+}
+
+/** An event as it is about to be appended: everything but its position in the log. */
+export interface NewMessageEvent extends EventBase {
+  type: 'MESSAGE'
+  synthetic: boolean
+  /** The token estimate of `EventText.of(message)`, computed once. */
+  tokens: number
+  message: Message
+}
+
+export interface NewCompactionEvent extends EventBase {
+  type: 'COMPACTION'
+  synthetic: false
+  tokens: 0
+  boundary: Boundary
+}
+
+export type NewEvent = NewMessageEvent | NewCompactionEvent
+
+/** `seq` is the event's 1-based position in the log. */
+export type MessageEvent = NewMessageEvent & { seq: number }
+export type CompactionEvent = NewCompactionEvent & { seq: number }
+export type SessionEvent = MessageEvent | CompactionEvent
+
+export const isMessage = <E extends NewEvent>(event: E): event is Extract<E, { type: 'MESSAGE' }> =>
+  event.type === 'MESSAGE'
+
+export const isCompaction = <E extends NewEvent>(
+  event: E,
+): event is Extract<E, { type: 'COMPACTION' }> => event.type === 'COMPACTION'
+
+/** A turn starts at a user message that compaction did not write. */
+export const isTurnStart = (event: NewMessageEvent): boolean =>
+  event.message.role === 'user' && !event.synthetic
+
+export const isSystem = (event: NewMessageEvent): boolean => event.message.role === 'system'
+
+/** Every id a boundary names, in view order: pinned, then summary, then preserved. */
+export const namedIds = (boundary: Boundary): string[] => [
+  ...boundary.pinned,
+  ...boundary.summary,
+  ...boundary.preserved,
+]
+
+/**
+ * The event at a position of the log. Builds a fresh object of one fixed shape per event type:
+ * logs of 100k events are iterated on every pass, and objects made by spreading iterate an
+ * order of magnitude slower.
+ */
+export function atSeq(event: NewMessageEvent, seq: number): MessageEvent
+export function atSeq(event: NewCompactionEvent, seq: number): CompactionEvent
+export function atSeq(event: NewEvent, seq: number): SessionEvent
+export function atSeq(event: NewEvent, seq: number): SessionEvent {
+  const { id, timestamp, metadata } = event
+  return event.type === 'MESSAGE'
+    ? { type: 'MESSAGE', id, seq, timestamp, metadata, synthetic: event.synthetic, tokens: event.tokens, message: event.message }
+    : { type: 'COMPACTION', id, seq, timestamp, metadata, synthetic: false, tokens: 0, boundary: event.boundary }
+}

@@ -1,0 +1,42 @@
+import { EventText } from '../event-text'
+import type { TokenEstimator } from '../tokens'
+import type { Boundary, Message, Metadata, NewCompactionEvent, NewMessageEvent } from '.'
+
+export interface MessageDraft {
+  id: string
+  message: Message
+  timestamp: string
+  metadata?: Metadata
+  synthetic?: boolean
+}
+
+/**
+ * Makes a `MESSAGE` event ready to append, with its token estimate: the only place an event is
+ * estimated, so every event is counted exactly once in its life.
+ */
+export function newMessageEvent(draft: MessageDraft, estimator: TokenEstimator): NewMessageEvent {
+  return {
+    type: 'MESSAGE',
+    id: draft.id,
+    timestamp: draft.timestamp,
+    metadata: draft.metadata ?? {},
+    synthetic: draft.synthetic ?? false,
+    tokens: estimator.count(EventText.of(draft.message)),
+    message: draft.message,
+  }
+}
+
+export function newCompactionEvent(
+  draft: { id: string; timestamp: string; metadata?: Metadata },
+  boundary: Boundary,
+): NewCompactionEvent {
+  return {
+    type: 'COMPACTION',
+    id: draft.id,
+    timestamp: draft.timestamp,
+    metadata: draft.metadata ?? {},
+    synthetic: false,
+    tokens: 0,
+    boundary,
+  }
+}

@@ -1,0 +1,92 @@
+import { isSystem, isTurnStart, type MessageEvent } from '../events'
+import { analyzeView, type ViewAnalysis } from '../view'
+import { rawCut, type Window } from '../windows'
+
+/** Where a pass cuts, and the view split accordingly (every list in view order). */
+export interface PassCut {
+  /** The view the pass was computed from. */
+  before: MessageEvent[]
+  /** How many conversation events (from the first turn start) the pass covers. */
+  cut: number
+  summarizing: boolean
+  pinned: MessageEvent[]
+  covered: MessageEvent[]
+  preserved: MessageEvent[]
+  /** The prior summary, which is covered (and summarized) when summarizing, pinned otherwise. */
+  priorSummary: MessageEvent[]
+  /** Covered conversation for the summarizer: no system messages, no prior summary. */
+  coveredConversation: MessageEvent[]
+}
+
+export type PassPlan = { kind: 'unchanged'; reason: 'nothing_to_cover' } | ({ kind: 'cut' } & PassCut)
+
+/**
+ * Moves a raw cut to a turn start: forward to the next one, or, when there is none or the cut
+ * would cover everything, back to the newest turn so that it is always kept.
+ */
+export function turnSafeCut(raw: number, size: number, turnStarts: readonly number[]): number {
+  if (raw < size) {
+    const next = turnStarts.find((start) => start >= raw)
+    if (next !== undefined) return next
+  }
+  return turnStarts.at(-1) ?? 0
+}
+
+/**
+ * Splits a view at a given cut of its conversation (steps 1, 2 and 6 of the spec), in one walk
+ * over the view. Used by the pass and again by a rebase, which keeps the cut and re-splits a
+ * longer view.
+ */
+export function splitView(
+  before: MessageEvent[],
+  analysis: ViewAnalysis<MessageEvent>,
+  cut: number,
+  summarizing: boolean,
+): PassCut {
+  const { latestSystem, priorSummary, conversation } = analysis
+  const pinned: MessageEvent[] = latestSystem ? [latestSystem] : []
+  const covered: MessageEvent[] = []
+  let position = 0 // index into the conversation of the next non-system, non-synthetic event
+  let started = false
+  for (const event of before) {
+    if (event === latestSystem) continue
+    if (isSystem(event)) covered.push(event)
+    else if (event.synthetic) (summarizing ? covered : pinned).push(event)
+    else {
+      started ||= isTurnStart(event)
+      if (!started) pinned.push(event) // the preamble
+      else if (position++ < cut) covered.push(event)
+    }
+  }
+  return {
+    before,
+    cut,
+    summarizing,
+    pinned,
+    covered,
+    preserved: conversation.slice(cut),
+    priorSummary,
+    coveredConversation: conversation.slice(0, cut),
+  }
+}
+
+/**
+ * Plans one pass of the window strategy over a view (steps 1–6 of the spec): what is pinned,
+ * covered and preserved, or that there is nothing to cover.
+ *
+ * @example
+ * const plan = planPass(view, { window: { lastTurns: 4 }, summarizing: false })
+ * if (plan.kind === 'cut') console.log(plan.covered.length)
+ */
+export function planPass(view: MessageEvent[], options: { window: Window; summarizing: boolean }): PassPlan {
+  const analysis = analyzeView(view)
+  const { latestSystem, preamble, priorSummary, conversation, turnStarts } = analysis
+  const pinnedTokens =
+    (latestSystem?.tokens ?? 0) +
+    preamble.reduce((sum, event) => sum + event.tokens, 0) +
+    (options.summarizing ? 0 : priorSummary.reduce((sum, event) => sum + event.tokens, 0))
+  const raw = rawCut(options.window, { events: conversation, turnStarts, pinnedTokens })
+  const cut = turnSafeCut(raw, conversation.length, turnStarts)
+  if (cut === 0) return { kind: 'unchanged', reason: 'nothing_to_cover' }
+  return { kind: 'cut', ...splitView(view, analysis, cut, options.summarizing) }
+}

@@ -1,0 +1,50 @@
+import { isCompaction, isMessage, namedIds, type CompactionEvent, type MessageEvent, type SessionEvent } from '../events'
+
+/**
+ * The view a log projects to, advanced by events appended after it.
+ *
+ * With no boundary among `appended`, the view simply gains the new messages. Otherwise the
+ * newest boundary B decides: the view becomes the events B names, in the order it names them,
+ * then every message after B that B does not name (B's own summary events come right after it
+ * and are named by it, so they do not appear twice). A boundary only ever names events of the
+ * view it was computed from or events written with it, which is why `view` plus `appended` is
+ * enough and the log before the view is never read.
+ *
+ * @example
+ * extendView([], log)          // the projection of a whole log
+ * extendView(cachedView, tail) // the same answer, from a cached view and the events after it
+ */
+export function extendView(view: readonly MessageEvent[], appended: readonly SessionEvent[]): MessageEvent[] {
+  let last = -1
+  for (let i = appended.length - 1; i >= 0; i--) {
+    if (isCompaction(appended[i]!)) {
+      last = i
+      break
+    }
+  }
+  const messages = (events: readonly SessionEvent[]) => events.filter(isMessage) as MessageEvent[]
+  if (last < 0) return [...view, ...messages(appended)]
+
+  const boundary = appended[last] as CompactionEvent
+  const pool = new Map<string, MessageEvent>()
+  for (const event of view) pool.set(event.id, event)
+  for (const event of appended) if (isMessage(event)) pool.set(event.id, event)
+
+  const named = namedIds(boundary.boundary)
+  const namedSet = new Set(named)
+  const head = named.map((id) => {
+    const event = pool.get(id)
+    if (!event) throw new Error(`boundary ${boundary.id} names ${id}, which is not in the view it was written for`)
+    return event
+  })
+  const tail = messages(appended.slice(last + 1)).filter((event) => !namedSet.has(event.id))
+  return [...head, ...tail]
+}
+
+/**
+ * Projects a whole log to its view. COMPACTION events are never part of a view.
+ *
+ * @example
+ * project([u1, a1, boundary, summary, u2]) // [summary, ...named, u2]
+ */
+export const project = (log: readonly SessionEvent[]): MessageEvent[] => extendView([], log)

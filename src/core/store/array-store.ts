@@ -1,0 +1,40 @@
+import { atSeq, type NewEvent, type SessionEvent } from '../events'
+import { project } from '../projection'
+import { VersionConflictError, type SessionStore, type ViewSnapshot } from '.'
+
+/**
+ * The storage port on a plain array: the log in memory, the view projected from all of it on
+ * every read. For the core's tests and benchmarks, and as the reference the Durable Object's
+ * store must agree with.
+ *
+ * @example
+ * const store = new ArrayStore()
+ * await store.append([event], 0)
+ */
+export class ArrayStore implements SessionStore {
+  readonly log: SessionEvent[] = []
+
+  get version(): number {
+    return this.log.length
+  }
+
+  async readView(): Promise<ViewSnapshot> {
+    return { view: project(this.log), version: this.version }
+  }
+
+  async readSince(version: number): Promise<SessionEvent[]> {
+    return this.log.slice(version)
+  }
+
+  async append(events: NewEvent[], expectedVersion: number): Promise<SessionEvent[]> {
+    return this.appendNow(events, expectedVersion)
+  }
+
+  /** The same append, synchronous: lets a test write while a pass awaits its summarizer. */
+  appendNow(events: NewEvent[], expectedVersion: number = this.version): SessionEvent[] {
+    if (expectedVersion !== this.version) throw new VersionConflictError(expectedVersion, this.version)
+    const written = events.map((event, i) => atSeq(event, this.version + i + 1))
+    this.log.push(...written)
+    return written
+  }
+}

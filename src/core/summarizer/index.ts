@@ -1,0 +1,50 @@
+import type { MessageEvent, Metadata } from '../events'
+
+/** Who the summary is for; a summarizer may use it to choose a prompt or for logging. */
+export interface SessionRef {
+  id: string
+  metadata: Metadata
+}
+
+export interface SummaryRequest {
+  session: SessionRef
+  /** The summary left by the previous pass, fed back so that summaries roll. */
+  priorSummary: MessageEvent[]
+  /** The conversation the pass covers: no system messages and no prior summary. */
+  covered: MessageEvent[]
+  /** What stays in the view, for continuity. */
+  preserved: MessageEvent[]
+}
+
+/** One message of the summary turn; compaction stores it as a synthetic event. */
+export interface SummaryMessage {
+  role: 'user' | 'assistant'
+  content: string
+}
+
+/**
+ * What a summarizer answers. `summary` with at least one message becomes the summary turn;
+ * `declined` and `failed` leave the view unchanged. A transport error, timeout or unusable
+ * upstream response is thrown instead, and propagates out of `compact`.
+ */
+export type SummaryOutcome =
+  | { kind: 'summary'; messages: SummaryMessage[] }
+  | { kind: 'declined' }
+  | { kind: 'failed'; detail?: string }
+
+/**
+ * The summarizer port.
+ *
+ * @example
+ * const echo: Summarizer = {
+ *   async summarize({ covered }) {
+ *     return { kind: 'summary', messages: [
+ *       { role: 'user', content: 'What happened so far?' },
+ *       { role: 'assistant', content: `${covered.length} earlier messages.` },
+ *     ] }
+ *   },
+ * }
+ */
+export interface Summarizer {
+  summarize(request: SummaryRequest): Promise<SummaryOutcome>
+}

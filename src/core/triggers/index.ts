@@ -1,0 +1,94 @@
+import { isPositiveInteger } from '../positive-integer'
+
+/**
+ * Triggers decide whether a compaction pass runs. They are plain data, the same shape the HTTP
+ * API takes, so a policy can be stored and sent as JSON.
+ */
+export type Trigger =
+  | { turnCount: number }
+  | { tokenCount: number }
+  | { anyOf: Trigger[] }
+  | { allOf: Trigger[] }
+  | { always: true }
+
+/** What a trigger looks at. */
+export interface TriggerInput {
+  turns: number
+  tokens: number
+}
+
+/** Nesting and width limits, so a hostile policy cannot make evaluation expensive. */
+export const TRIGGER_LIMITS = { depth: 8, items: 16 } as const
+
+/**
+ * Builds triggers, checking their arguments.
+ *
+ * @example
+ * triggers.anyOf(triggers.turnCount(20), triggers.tokenCount(8000))
+ */
+export const triggers = {
+  /** Fires when the view has more than `n` turns. */
+  turnCount: (n: number): Trigger => checked({ turnCount: n }),
+  /** Fires when the view has at least `t` tokens. */
+  tokenCount: (t: number): Trigger => checked({ tokenCount: t }),
+  anyOf: (...all: Trigger[]): Trigger => checked({ anyOf: all }),
+  allOf: (...all: Trigger[]): Trigger => checked({ allOf: all }),
+  always: (): Trigger => ({ always: true }),
+}
+
+const checked = (trigger: Trigger): Trigger => {
+  const problem = triggerProblem(trigger)
+  if (problem) throw new RangeError(problem)
+  return trigger
+}
+
+/**
+ * Says what is wrong with a trigger given as data (the path of the bad field and why), or
+ * returns null when it is valid.
+ *
+ * @example
+ * triggerProblem({ turnCount: 0 }) // 'trigger.turnCount: must be an integer ≥ 1'
+ */
+export function triggerProblem(trigger: unknown, path = 'trigger', depth = 1): string | null {
+  if (depth > TRIGGER_LIMITS.depth) return `${path}: nested deeper than ${TRIGGER_LIMITS.depth} levels`
+  if (typeof trigger !== 'object' || trigger === null || Array.isArray(trigger)) return `${path}: must be an object`
+  const keys = Object.keys(trigger)
+  if (keys.length !== 1) return `${path}: must have exactly one of turnCount, tokenCount, anyOf, allOf, always`
+  const key = keys[0]!
+  const value = (trigger as Record<string, unknown>)[key]
+  switch (key) {
+    case 'turnCount':
+      return isPositiveInteger(value) ? null : `${path}.turnCount: must be an integer ≥ 1`
+    case 'tokenCount':
+      return isPositiveInteger(value) ? null : `${path}.tokenCount: must be an integer ≥ 1`
+    case 'always':
+      return value === true ? null : `${path}.always: must be true`
+    case 'anyOf':
+    case 'allOf': {
+      if (!Array.isArray(value) || value.length === 0 || value.length > TRIGGER_LIMITS.items) {
+        return `${path}.${key}: must be a list of 1 to ${TRIGGER_LIMITS.items} triggers`
+      }
+      for (let i = 0; i < value.length; i++) {
+        const problem = triggerProblem(value[i], `${path}.${key}[${i}]`, depth + 1)
+        if (problem) return problem
+      }
+      return null
+    }
+    default:
+      return `${path}: unknown trigger "${key}"`
+  }
+}
+
+/**
+ * Evaluates a trigger against a view's turn count and tokens.
+ *
+ * @example
+ * fires({ turnCount: 2 }, { turns: 3, tokens: 0 }) // true: 3 > 2
+ */
+export function fires(trigger: Trigger, input: TriggerInput): boolean {
+  if ('turnCount' in trigger) return input.turns > trigger.turnCount
+  if ('tokenCount' in trigger) return input.tokens >= trigger.tokenCount
+  if ('anyOf' in trigger) return trigger.anyOf.some((t) => fires(t, input))
+  if ('allOf' in trigger) return trigger.allOf.every((t) => fires(t, input))
+  return true
+}

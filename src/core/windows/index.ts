@@ -1,0 +1,82 @@
+import { isPositiveInteger } from '../positive-integer'
+
+/**
+ * Windows say how much of the conversation a pass keeps. Plain data, the shape the HTTP API
+ * takes.
+ */
+export type Window = { lastEvents: number } | { lastTurns: number } | { tokenBudget: number }
+
+export const DEFAULT_LAST_EVENTS = 20
+
+/**
+ * Builds windows, checking their arguments.
+ *
+ * @example
+ * windows.lastTurns(4)
+ * windows.tokenBudget(6000)
+ */
+export const windows = {
+  /** Keep the last `n` conversation events (default 20). */
+  lastEvents: (n: number = DEFAULT_LAST_EVENTS): Window => checked({ lastEvents: n }),
+  /** Keep the last `n` turns. */
+  lastTurns: (n: number): Window => checked({ lastTurns: n }),
+  /** Keep the longest suffix whose tokens, with the pinned events', fit in `t`. */
+  tokenBudget: (t: number): Window => checked({ tokenBudget: t }),
+}
+
+export const DEFAULT_WINDOW: Window = { lastEvents: DEFAULT_LAST_EVENTS }
+
+const checked = (window: Window): Window => {
+  const problem = windowProblem(window)
+  if (problem) throw new RangeError(problem)
+  return window
+}
+
+/**
+ * Says what is wrong with a window given as data, or returns null when it is valid.
+ *
+ * @example
+ * windowProblem({ lastTurns: 0 }) // 'window.lastTurns: must be an integer ≥ 1'
+ */
+export function windowProblem(window: unknown, path = 'window'): string | null {
+  if (typeof window !== 'object' || window === null || Array.isArray(window)) return `${path}: must be an object`
+  const keys = Object.keys(window)
+  if (keys.length !== 1) return `${path}: must have exactly one of lastEvents, lastTurns, tokenBudget`
+  const key = keys[0]!
+  if (key !== 'lastEvents' && key !== 'lastTurns' && key !== 'tokenBudget') return `${path}: unknown window "${key}"`
+  return isPositiveInteger((window as Record<string, unknown>)[key]) ? null : `${path}.${key}: must be an integer ≥ 1`
+}
+
+/** What a window needs to know about the conversation it cuts. */
+export interface CutInput {
+  /** The conversation's events (only their token estimates matter), in view order. */
+  events: readonly { tokens: number }[]
+  /** Indices where a turn starts, ascending. */
+  turnStarts: readonly number[]
+  /** Tokens of the pinned events, which come off a token budget first. */
+  pinnedTokens: number
+}
+
+/**
+ * The window's raw cut r: the conversation from index r on would be kept. Turn safety is
+ * applied afterwards (see `../pass`).
+ *
+ * @example
+ * rawCut({ lastEvents: 2 }, { events: [{ tokens: 1 }, { tokens: 1 }, { tokens: 1 }], turnStarts: [0, 2], pinnedTokens: 0 }) // 1
+ */
+export function rawCut(window: Window, input: CutInput): number {
+  const size = input.events.length
+  if ('lastEvents' in window) return Math.max(0, size - window.lastEvents)
+  if ('lastTurns' in window) {
+    const starts = input.turnStarts
+    return starts.length < window.lastTurns ? 0 : starts[starts.length - window.lastTurns]!
+  }
+  const budget = window.tokenBudget - input.pinnedTokens
+  let r = size
+  let suffix = 0
+  while (r > 0 && suffix + input.events[r - 1]!.tokens <= budget) {
+    r -= 1
+    suffix += input.events[r]!.tokens
+  }
+  return r
+}

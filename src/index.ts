@@ -1,0 +1,5 @@
+/** The Worker entry: the HTTP app and the Durable Object classes it routes to. */
+import { app } from './http/app'
+
+export { SessionObject } from './store/session'
+export default app

@@ -1,0 +1,25 @@
+import { cloudflareTest } from '@cloudflare/vitest-plugin'
+import { defineConfig } from 'vitest/config'
+
+// Two projects: the pure compaction core in plain Node (proving it needs no Workers runtime),
+// and everything else inside workerd with real Durable Object storage.
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'core',
+          environment: 'node',
+          include: ['src/core/**/*.test.ts'],
+        },
+      },
+      {
+        plugins: [cloudflareTest({ wrangler: { configPath: './wrangler.toml' } })],
+        test: {
+          name: 'workers',
+          include: ['src/{store,http,models}/**/*.test.ts', 'test/**/*.test.ts'],
+        },
+      },
+    ],
+  },
+})
