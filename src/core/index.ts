@@ -9,6 +9,7 @@ export { linearCount, countingEstimator, MAX_RUN, type TokenEstimator } from './
 export { defaultEstimator, loadEstimator, ENCODINGS, DEFAULT_ENCODING, type Encoding } from './tokens/gpt-tokenizer'
 export { extendView, project } from './projection'
 export { analyzeView, viewTokens, type ViewAnalysis, type ViewEvent } from './view'
+export { advanceStats, statsOf, EMPTY_STATS, type ViewStats } from './view/stats'
 export { triggers, fires, triggerProblem, TRIGGER_LIMITS, type Trigger, type TriggerInput } from './triggers'
 export { windows, rawCut, windowProblem, DEFAULT_WINDOW, DEFAULT_LAST_EVENTS, type Window } from './windows'
 export { planPass, splitView, turnSafeCut, type PassCut, type PassPlan } from './pass'

@@ -73,18 +73,39 @@ export type MessageEvent = NewMessageEvent & { seq: number }
 export type CompactionEvent = NewCompactionEvent & { seq: number }
 export type SessionEvent = MessageEvent | CompactionEvent
 
-export const isMessage = <E extends NewEvent>(event: E): event is Extract<E, { type: 'MESSAGE' }> =>
+export const isMessage = <E extends { type: string }>(event: E): event is Extract<E, { type: 'MESSAGE' }> =>
   event.type === 'MESSAGE'
 
-export const isCompaction = <E extends NewEvent>(
+export const isCompaction = <E extends { type: string }>(
   event: E,
 ): event is Extract<E, { type: 'COMPACTION' }> => event.type === 'COMPACTION'
 
+/**
+ * What compaction decisions need of a message event — no content. Full events fit it, and so do
+ * the small entries a store caches for its view.
+ */
+export interface MessageSkeleton {
+  type: 'MESSAGE'
+  id: string
+  /** Absent on an event not written yet. */
+  seq?: number
+  tokens: number
+  synthetic: boolean
+  message: { role: Role }
+}
+
+/** What projection needs of a boundary event. */
+export interface CompactionSkeleton {
+  type: 'COMPACTION'
+  id: string
+  boundary: Boundary
+}
+
 /** A turn starts at a user message that compaction did not write. */
-export const isTurnStart = (event: NewMessageEvent): boolean =>
+export const isTurnStart = (event: Pick<MessageSkeleton, 'synthetic' | 'message'>): boolean =>
   event.message.role === 'user' && !event.synthetic
 
-export const isSystem = (event: NewMessageEvent): boolean => event.message.role === 'system'
+export const isSystem = (event: Pick<MessageSkeleton, 'message'>): boolean => event.message.role === 'system'
 
 /** Every id a boundary names, in view order: pinned, then summary, then preserved. */
 export const namedIds = (boundary: Boundary): string[] => [

@@ -1,4 +1,4 @@
-import { isCompaction, isMessage, namedIds, type CompactionEvent, type MessageEvent, type SessionEvent } from '../events'
+import { isCompaction, namedIds, type CompactionSkeleton, type MessageEvent, type SessionEvent } from '../events'
 
 /**
  * The view a log projects to, advanced by events appended after it.
@@ -14,7 +14,10 @@ import { isCompaction, isMessage, namedIds, type CompactionEvent, type MessageEv
  * extendView([], log)          // the projection of a whole log
  * extendView(cachedView, tail) // the same answer, from a cached view and the events after it
  */
-export function extendView(view: readonly MessageEvent[], appended: readonly SessionEvent[]): MessageEvent[] {
+export function extendView<M extends { type: 'MESSAGE'; id: string }>(
+  view: readonly M[],
+  appended: readonly (M | CompactionSkeleton)[],
+): M[] {
   let last = -1
   for (let i = appended.length - 1; i >= 0; i--) {
     if (isCompaction(appended[i]!)) {
@@ -22,13 +25,17 @@ export function extendView(view: readonly MessageEvent[], appended: readonly Ses
       break
     }
   }
-  const messages = (events: readonly SessionEvent[]) => events.filter(isMessage) as MessageEvent[]
+  const messages = (events: readonly (M | CompactionSkeleton)[]) => {
+    const list: M[] = []
+    for (const event of events) if (event.type === 'MESSAGE') list.push(event as M)
+    return list
+  }
   if (last < 0) return [...view, ...messages(appended)]
 
-  const boundary = appended[last] as CompactionEvent
-  const pool = new Map<string, MessageEvent>()
+  const boundary = appended[last] as CompactionSkeleton
+  const pool = new Map<string, M>()
   for (const event of view) pool.set(event.id, event)
-  for (const event of appended) if (isMessage(event)) pool.set(event.id, event)
+  for (const event of messages(appended)) pool.set(event.id, event)
 
   const named = namedIds(boundary.boundary)
   const namedSet = new Set(named)
@@ -47,4 +54,4 @@ export function extendView(view: readonly MessageEvent[], appended: readonly Ses
  * @example
  * project([u1, a1, boundary, summary, u2]) // [summary, ...named, u2]
  */
-export const project = (log: readonly SessionEvent[]): MessageEvent[] => extendView([], log)
+export const project = (log: readonly SessionEvent[]): MessageEvent[] => extendView<MessageEvent>([], log)

@@ -1,7 +1,7 @@
-import { isSystem, isTurnStart, type NewMessageEvent } from '../events'
+import { isSystem, isTurnStart, type MessageSkeleton } from '../events'
 
-/** A view event; events not yet written (a pending user message) have no `seq`. */
-export type ViewEvent = NewMessageEvent & { seq?: number }
+/** A view event: a full event or a skeleton; events not yet written have no `seq`. */
+export type ViewEvent = MessageSkeleton
 
 /** A view taken apart the way the compaction spec names its parts. */
 export interface ViewAnalysis<E extends ViewEvent = ViewEvent> {

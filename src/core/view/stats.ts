@@ -1,0 +1,47 @@
+import { isSystem, isTurnStart, type MessageSkeleton } from '../events'
+import { analyzeView } from '.'
+
+/** The counters a store keeps for its view, so that reading them never walks the log. */
+export interface ViewStats {
+  events: number
+  tokens: number
+  turns: number
+  /** The latest system message: a newer one replaces its tokens in the view's tokens. */
+  latestSystem: { seq: number; tokens: number } | null
+}
+
+export const EMPTY_STATS: ViewStats = { events: 0, tokens: 0, turns: 0, latestSystem: null }
+
+/** The stats of a view (O(view)): after a boundary, or on a cold start. */
+export function statsOf(view: readonly (MessageSkeleton & { seq: number })[]): ViewStats {
+  const analysis = analyzeView(view)
+  const latest = analysis.latestSystem
+  return {
+    events: view.length,
+    tokens: analysis.tokens,
+    turns: analysis.turns,
+    latestSystem: latest ? { seq: latest.seq, tokens: latest.tokens } : null,
+  }
+}
+
+/**
+ * The stats after messages are appended with no boundary among them (O(appended)): what a store
+ * does on every ordinary append.
+ *
+ * @example
+ * advanceStats(statsOf(view), newMessages) // equals statsOf([...view, ...newMessages])
+ */
+export function advanceStats(stats: ViewStats, appended: readonly (MessageSkeleton & { seq: number })[]): ViewStats {
+  let { events, tokens, turns, latestSystem } = stats
+  for (const event of appended) {
+    events += 1
+    if (isSystem(event)) {
+      tokens += event.tokens - (latestSystem?.tokens ?? 0)
+      latestSystem = { seq: event.seq, tokens: event.tokens }
+      continue
+    }
+    tokens += event.tokens
+    if (isTurnStart(event)) turns += 1
+  }
+  return { events, tokens, turns, latestSystem }
+}
