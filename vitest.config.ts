@@ -1,6 +1,9 @@
 import { cloudflareTest } from '@cloudflare/vitest-plugin'
 import { defineConfig } from 'vitest/config'
 
+/** The HS256 secret the workers tests sign their tokens with (see test/helpers.ts). */
+const TEST_JWT_SECRET = 'test-secret-for-vitest-only'
+
 // Two projects: the pure compaction core in plain Node (proving it needs no Workers runtime),
 // and everything else inside workerd with real Durable Object storage.
 export default defineConfig({
@@ -14,7 +17,12 @@ export default defineConfig({
         },
       },
       {
-        plugins: [cloudflareTest({ wrangler: { configPath: './wrangler.toml' } })],
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: './wrangler.toml' },
+            miniflare: { bindings: { JWT_SECRET: TEST_JWT_SECRET } },
+          }),
+        ],
         test: {
           name: 'workers',
           include: ['src/{store,http,models}/**/*.test.ts', 'test/**/*.test.ts'],

@@ -2,4 +2,5 @@
 import { app } from './http/app'
 
 export { SessionObject } from './store/session'
+export { UserIndex } from './store/user-index'
 export default app

@@ -1,6 +1,38 @@
-import { Hono } from 'hono'
+import { OpenAPIHono } from '@hono/zod-openapi'
+import { requestId } from 'hono/request-id'
+import { LIMITS } from '../limits'
+import { bearerJwt } from './auth'
+import { jsonBody } from './body'
+import { errorJson, onError } from './errors'
+import { sessionRoutes, type AppEnv } from './routes'
+import { validationHook } from './validation'
 
-/** The HTTP API. Routes arrive with the HTTP issue; until then every path is a contract 404. */
-export const app = new Hono()
+/**
+ * The HTTP API (contract: shared/spec/http-api.md). A thin router: auth, validation and error
+ * mapping here; each request then makes one RPC call to the session's Durable Object.
+ */
+export const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
 
-app.notFound((c) => c.json({ error: { code: 'not_found', message: `no route for ${c.req.method} ${c.req.path}` } }, 404))
+app.use(requestId())
+app.onError(onError)
+app.notFound((c) => errorJson(c, 404, 'not_found', `no route for ${c.req.method} ${c.req.path}`))
+
+app.use('/v1/*', async (c, next) => {
+  if (c.req.path === '/v1/openapi.json') return next()
+  return auth(c, next)
+})
+const auth = bearerJwt<AppEnv>((c) => ({ secret: c.env.JWT_SECRET, issuer: c.env.JWT_ISSUER, audience: c.env.JWT_AUDIENCE }))
+app.use('/v1/*', jsonBody({ maxBytes: LIMITS.requestBytes }))
+
+app.route('/', sessionRoutes)
+
+app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
+app.doc31('/v1/openapi.json', {
+  openapi: '3.1.0',
+  info: {
+    title: 'durable-sessions',
+    version: '1',
+    description: 'Conversation memory at the edge: append-only session logs, views and compaction.',
+  },
+  security: [{ bearerAuth: [] }],
+})

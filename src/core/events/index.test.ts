@@ -21,7 +21,8 @@ describe('turn starts', () => {
     const user = newMessageEvent({ id: 'u', message: { role: 'user', content: 'hi' }, timestamp: 't' }, defaultEstimator)
     expect(isTurnStart(user)).toBe(true)
     expect(isTurnStart({ ...user, synthetic: true })).toBe(false)
-    expect(isTurnStart({ ...user, message: { role: 'assistant', content: 'hi' } })).toBe(false)
+    const reply = newMessageEvent({ id: 'a', message: { role: 'assistant', content: 'hi' }, timestamp: 't' }, defaultEstimator)
+    expect(isTurnStart(reply)).toBe(false)
   })
 })
 

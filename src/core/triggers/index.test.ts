@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { fires, triggerProblem, triggers, TRIGGER_LIMITS, type Trigger } from '.'
+import { formatProblem } from '../problem'
+import { fires, triggerProblem as problemOf, triggers, TRIGGER_LIMITS, type Trigger } from '.'
+
+const triggerProblem = (input: unknown) => {
+  const problem = problemOf(input)
+  return problem && formatProblem('trigger', problem)
+}
 
 const at = (turns: number, tokens: number) => ({ turns, tokens })
 

@@ -1,4 +1,4 @@
-import { isPositiveInteger } from '../positive-integer'
+import { formatProblem, isPositiveInteger, type Problem } from '../problem'
 
 /**
  * Triggers decide whether a compaction pass runs. They are plain data, the same shape the HTTP
@@ -38,44 +38,44 @@ export const triggers = {
 
 const checked = (trigger: Trigger): Trigger => {
   const problem = triggerProblem(trigger)
-  if (problem) throw new RangeError(problem)
+  if (problem) throw new RangeError(formatProblem('trigger', problem))
   return trigger
 }
 
 /**
- * Says what is wrong with a trigger given as data (the path of the bad field and why), or
+ * Says what is wrong with a trigger given as data — where (a path inside it) and why — or
  * returns null when it is valid.
  *
  * @example
- * triggerProblem({ turnCount: 0 }) // 'trigger.turnCount: must be an integer ≥ 1'
+ * triggerProblem({ anyOf: [{ turnCount: 0 }] })
+ * // { path: ['anyOf', 0, 'turnCount'], message: 'must be an integer ≥ 1' }
  */
-export function triggerProblem(trigger: unknown, path = 'trigger', depth = 1): string | null {
-  if (depth > TRIGGER_LIMITS.depth) return `${path}: nested deeper than ${TRIGGER_LIMITS.depth} levels`
-  if (typeof trigger !== 'object' || trigger === null || Array.isArray(trigger)) return `${path}: must be an object`
+export function triggerProblem(trigger: unknown, depth = 1): Problem | null {
+  if (depth > TRIGGER_LIMITS.depth) return { path: [], message: `nested deeper than ${TRIGGER_LIMITS.depth} levels` }
+  if (typeof trigger !== 'object' || trigger === null || Array.isArray(trigger)) return { path: [], message: 'must be an object' }
   const keys = Object.keys(trigger)
-  if (keys.length !== 1) return `${path}: must have exactly one of turnCount, tokenCount, anyOf, allOf, always`
+  if (keys.length !== 1) return { path: [], message: 'must have exactly one of turnCount, tokenCount, anyOf, allOf, always' }
   const key = keys[0]!
   const value = (trigger as Record<string, unknown>)[key]
   switch (key) {
     case 'turnCount':
-      return isPositiveInteger(value) ? null : `${path}.turnCount: must be an integer ≥ 1`
     case 'tokenCount':
-      return isPositiveInteger(value) ? null : `${path}.tokenCount: must be an integer ≥ 1`
+      return isPositiveInteger(value) ? null : { path: [key], message: 'must be an integer ≥ 1' }
     case 'always':
-      return value === true ? null : `${path}.always: must be true`
+      return value === true ? null : { path: [key], message: 'must be true' }
     case 'anyOf':
     case 'allOf': {
       if (!Array.isArray(value) || value.length === 0 || value.length > TRIGGER_LIMITS.items) {
-        return `${path}.${key}: must be a list of 1 to ${TRIGGER_LIMITS.items} triggers`
+        return { path: [key], message: `must be a list of 1 to ${TRIGGER_LIMITS.items} triggers` }
       }
       for (let i = 0; i < value.length; i++) {
-        const problem = triggerProblem(value[i], `${path}.${key}[${i}]`, depth + 1)
-        if (problem) return problem
+        const problem = triggerProblem(value[i], depth + 1)
+        if (problem) return { path: [key, i, ...problem.path], message: problem.message }
       }
       return null
     }
     default:
-      return `${path}: unknown trigger "${key}"`
+      return { path: [], message: `unknown trigger "${key}"` }
   }
 }
 

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { rawCut, windowProblem, windows, DEFAULT_WINDOW } from '.'
+import { formatProblem } from '../problem'
+import { rawCut, windowProblem as problemOf, windows, DEFAULT_WINDOW } from '.'
+
+const windowProblem = (input: unknown) => {
+  const problem = problemOf(input)
+  return problem && formatProblem('window', problem)
+}
 
 // Three turns of two events each, one token per event.
 const weights = (...tokens: number[]) => tokens.map((t) => ({ tokens: t }))

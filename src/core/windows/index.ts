@@ -1,4 +1,4 @@
-import { isPositiveInteger } from '../positive-integer'
+import { formatProblem, isPositiveInteger, type Problem } from '../problem'
 
 /**
  * Windows say how much of the conversation a pass keeps. Plain data, the shape the HTTP API
@@ -28,7 +28,7 @@ export const DEFAULT_WINDOW: Window = { lastEvents: DEFAULT_LAST_EVENTS }
 
 const checked = (window: Window): Window => {
   const problem = windowProblem(window)
-  if (problem) throw new RangeError(problem)
+  if (problem) throw new RangeError(formatProblem('window', problem))
   return window
 }
 
@@ -36,15 +36,15 @@ const checked = (window: Window): Window => {
  * Says what is wrong with a window given as data, or returns null when it is valid.
  *
  * @example
- * windowProblem({ lastTurns: 0 }) // 'window.lastTurns: must be an integer ≥ 1'
+ * windowProblem({ lastTurns: 0 }) // { path: ['lastTurns'], message: 'must be an integer ≥ 1' }
  */
-export function windowProblem(window: unknown, path = 'window'): string | null {
-  if (typeof window !== 'object' || window === null || Array.isArray(window)) return `${path}: must be an object`
+export function windowProblem(window: unknown): Problem | null {
+  if (typeof window !== 'object' || window === null || Array.isArray(window)) return { path: [], message: 'must be an object' }
   const keys = Object.keys(window)
-  if (keys.length !== 1) return `${path}: must have exactly one of lastEvents, lastTurns, tokenBudget`
+  if (keys.length !== 1) return { path: [], message: 'must have exactly one of lastEvents, lastTurns, tokenBudget' }
   const key = keys[0]!
-  if (key !== 'lastEvents' && key !== 'lastTurns' && key !== 'tokenBudget') return `${path}: unknown window "${key}"`
-  return isPositiveInteger((window as Record<string, unknown>)[key]) ? null : `${path}.${key}: must be an integer ≥ 1`
+  if (key !== 'lastEvents' && key !== 'lastTurns' && key !== 'tokenBudget') return { path: [], message: `unknown window "${key}"` }
+  return isPositiveInteger((window as Record<string, unknown>)[key]) ? null : { path: [key], message: 'must be an integer ≥ 1' }
 }
 
 /** What a window needs to know about the conversation it cuts. */

@@ -1,7 +1,459 @@
 import { DurableObject } from 'cloudflare:workers'
+import {
+  advanceStats,
+  atSeq,
+  compact,
+  EMPTY_STATS,
+  extendView,
+  isCompaction,
+  loadEstimator,
+  newMessageEvent,
+  statsOf,
+  VersionConflictError,
+  type CompactionResult,
+  type Encoding,
+  type Message,
+  type MessageEvent,
+  type Metadata,
+  type NewEvent,
+  type SessionEvent,
+  type SessionStore,
+  type TokenEstimator,
+  type Trigger,
+} from '../../core'
+import { fail, notFound, outcome, type Outcome } from '../../errors'
+import { ID_PATTERN, LIMITS } from '../../limits'
+import type { Policy, StrategySpec } from '../../policy'
+import { userIndexStub } from '../address'
+import { SessionLog, type ViewEntry } from './log'
+import { readRecord, sessionJson, writeRecord, type SessionJson, type SessionRecord } from './record'
+import { migrate } from './schema'
+
+/** Which session a call is about: the object is named by this pair. */
+export interface SessionRef {
+  userId: string
+  sessionId: string
+}
+
+export interface EventInput {
+  id?: string
+  message: Message
+  metadata?: Metadata
+  timestamp?: string
+}
+
+export interface CreateInput {
+  ttlSeconds?: number
+  metadata?: Metadata
+  policy?: Policy | null
+}
+
+export interface PatchInput {
+  ttlSeconds?: number | null
+  metadata?: Metadata
+  policy?: Policy | null
+}
+
+export interface AppendResult {
+  version: number
+  events: SessionEvent[]
+  /** Whether anything new was written (201) or every event was already stored (200). */
+  written: boolean
+}
+
+export interface ViewResult {
+  events: MessageEvent[]
+  tokens: number
+  turns: number
+  version: number
+}
+
+export interface LogPage {
+  events: SessionEvent[]
+  version: number
+  nextAfter: number | null
+}
+
+const newId = (prefix: string) => `${prefix}_${crypto.randomUUID().replaceAll('-', '')}`
+const nowIso = () => new Date().toISOString()
+
+/** UTF-8 byte length without allocating an encoded copy. */
+function utf8Length(text: string): number {
+  let bytes = 0
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (code < 0x80) bytes += 1
+    else if (code < 0x800) bytes += 2
+    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+      bytes += 4
+      i++
+    } else bytes += 3
+  }
+  return bytes
+}
+
+/** The contract's measure of an event's size: its text, tool arguments and tool data. */
+export function contentBytes(message: Message): number {
+  let bytes = utf8Length(message.content ?? '')
+  for (const call of message.toolCalls ?? []) bytes += utf8Length(call.arguments)
+  for (const response of message.toolResponses ?? []) bytes += utf8Length(response.data)
+  return bytes
+}
+
+/** A message with its keys in one order, so two equal messages serialize the same. */
+const canonical = (m: Message) =>
+  JSON.stringify([
+    m.role,
+    m.content,
+    (m.toolCalls ?? []).map((c) => [c.id, c.name, c.arguments]),
+    (m.toolResponses ?? []).map((r) => [r.id, r.name, r.data]),
+  ])
 
 /**
- * One chat session: its append-only event log lives in this object's SQLite storage.
- * (The storage schema and the RPC methods arrive with the Durable Object issue.)
+ * One chat session: its append-only event log in this object's SQLite storage, every append
+ * serialized by the object. The view is kept in memory as small entries (ids, roles, token
+ * estimates — never bodies) and advanced with every append, so reading it costs O(view) and
+ * never touches the rest of the log; the counters live in the session row, updated in the same
+ * transaction as the events.
+ *
+ * Each HTTP request makes one RPC call to one of the methods below. They answer an
+ * {@link Outcome}: errors thrown across RPC would lose their type.
  */
-export class SessionObject extends DurableObject {}
+export class SessionObject extends DurableObject<Env> {
+  private readonly sql: SqlStorage
+  private readonly log: SessionLog
+  private schemaReady = false
+  /** The session row, once read; null when the session does not exist. */
+  private record: SessionRecord | null | undefined
+  /** The view as small entries, once loaded (lazily: the constructor stays O(1)). */
+  private view: ViewEntry[] | null = null
+  private estimator: TokenEstimator | null = null
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env)
+    this.sql = ctx.storage.sql
+    this.log = new SessionLog(this.sql)
+  }
+
+  // ── RPC methods ────────────────────────────────────────────────────────────────────────────
+
+  /** Creates the session; 409 when it exists. */
+  create(ref: SessionRef, input: CreateInput): Promise<Outcome<SessionJson>> {
+    return outcome(async () => {
+      if (await this.live()) throw fail(409, 'session_exists', `session "${ref.sessionId}" already exists`)
+      const record = this.newRecord(ref, input)
+      this.ctx.storage.transactionSync(() => writeRecord(this.sql, record))
+      this.record = record
+      await this.afterCreate(record)
+      return sessionJson(record)
+    })
+  }
+
+  get(): Promise<Outcome<SessionJson>> {
+    return outcome(async () => sessionJson(await this.existing()))
+  }
+
+  patch(input: PatchInput): Promise<Outcome<SessionJson>> {
+    return outcome(async () => {
+      const record = { ...(await this.existing()) }
+      if (input.metadata !== undefined) record.metadata = input.metadata
+      if (input.policy !== undefined) record.policy = input.policy
+      if (input.ttlSeconds !== undefined) record.expiresAt = expiry(input.ttlSeconds)
+      this.ctx.storage.transactionSync(() => writeRecord(this.sql, record))
+      this.record = record
+      if (input.ttlSeconds !== undefined) await this.scheduleExpiry(record, true)
+      return sessionJson(record)
+    })
+  }
+
+  /** Deletes the session and its whole log. */
+  destroy(): Promise<Outcome<null>> {
+    return outcome(async () => {
+      await this.wipe(await this.existing())
+      return null
+    })
+  }
+
+  /**
+   * Appends events all together or not at all, creating the session when it does not exist.
+   * Ids already in the log must carry the same message and come back as stored;
+   * `expectedVersion` is checked only when something new is to be written.
+   */
+  append(ref: SessionRef, inputs: EventInput[], expectedVersion?: number): Promise<Outcome<AppendResult>> {
+    return outcome(async () => {
+      checkInputs(inputs)
+      const existing = await this.live()
+      const stored = existing ? this.log.byIds(inputs.flatMap((e) => (e.id ? [e.id] : []))) : new Map<string, SessionEvent>()
+      for (const input of inputs) {
+        const found = input.id === undefined ? undefined : stored.get(input.id)
+        if (found && (found.type !== 'MESSAGE' || canonical(found.message) !== canonical(input.message))) {
+          throw fail(409, 'id_conflict', `event id "${input.id}" is already in the log with a different message`)
+        }
+      }
+      const fresh = inputs.filter((input) => input.id === undefined || !stored.has(input.id))
+      const version = existing?.version ?? 0
+      if (fresh.length === 0) {
+        return { version, events: inputs.map((input) => stored.get(input.id!)!), written: false }
+      }
+      if (expectedVersion !== undefined && expectedVersion !== version) {
+        throw fail(409, 'version_conflict', `expected version ${expectedVersion}, but the session is at version ${version}`)
+      }
+      const estimator = await this.tokenEstimator()
+      const at = nowIso()
+      const events = fresh.map((input) =>
+        newMessageEvent(
+          {
+            id: input.id ?? newId('evt'),
+            message: input.message,
+            timestamp: input.timestamp ? new Date(input.timestamp).toISOString() : at,
+            metadata: input.metadata ?? {},
+          },
+          estimator,
+        ),
+      )
+      // Nothing was awaited since the version was read, so no other request ran in between.
+      const record = existing ?? this.newRecord(ref, {})
+      const written = new Map(this.commit(record, events).map((event) => [event.id, event]))
+      if (!existing) await this.afterCreate(this.record!)
+      let next = 0
+      const result = inputs.map((input) => (input.id !== undefined && stored.get(input.id)) || written.get(events[next++]!.id)!)
+      return { version: this.record!.version, events: result, written: true }
+    })
+  }
+
+  /** The log, COMPACTION events included, from `after` on. */
+  readLog(after: number, limit: number): Promise<Outcome<LogPage>> {
+    return outcome(async () => {
+      const record = await this.existing()
+      const events = this.log.after(after, limit + 1)
+      const page = events.slice(0, limit)
+      return { events: page, version: record.version, nextAfter: events.length > limit ? page.at(-1)!.seq : null }
+    })
+  }
+
+  /** The view: what the model is shown. */
+  readView(): Promise<Outcome<ViewResult>> {
+    return outcome(async () => {
+      const record = await this.existing()
+      return { events: this.viewEvents(), tokens: record.stats.tokens, turns: record.stats.turns, version: record.version }
+    })
+  }
+
+  /**
+   * Compacts the session through the core: the trigger (default `always`), the given strategy or
+   * the session's policy strategy, or `lastEvents(20)`.
+   */
+  compact(request: { trigger?: Trigger; strategy?: StrategySpec }): Promise<Outcome<CompactionResult>> {
+    return outcome(async () => {
+      const record = await this.existing()
+      const strategy = request.strategy ?? record.policy?.strategy ?? {}
+      if (strategy.summarizer) {
+        throw fail(503, 'not_configured', 'summaries need a model: set OPENAI_BASE_URL (and OPENAI_API_KEY) or bind AI')
+      }
+      return compact(
+        { trigger: request.trigger, strategy: { window: strategy.window }, session: { id: record.id, metadata: record.metadata } },
+        {
+          store: this.port(),
+          estimator: await this.tokenEstimator(),
+          newId: () => newId('evt'),
+          now: nowIso,
+          warn: (message, data) => console.warn(JSON.stringify({ level: 'warn', message, ...data })),
+        },
+      )
+    })
+  }
+
+  /** Deletes the session once it has expired; idempotent, and reschedules itself if early. */
+  override async alarm(): Promise<void> {
+    this.ensureSchema()
+    const record = this.readCurrentRecord()
+    if (!record || record.expiresAt === null) return
+    if (Date.parse(record.expiresAt) <= Date.now()) await this.wipe(record)
+    else await this.ctx.storage.setAlarm(Date.parse(record.expiresAt))
+  }
+
+  // ── storage ────────────────────────────────────────────────────────────────────────────────
+
+  /** The storage port the core's compact() works through. */
+  private port(): SessionStore {
+    return {
+      readView: async () => ({ view: this.viewEvents(), version: this.record!.version }),
+      readSince: async (version) => this.log.after(version),
+      append: async (events, expectedVersion) => {
+        const record = await this.live()
+        if (!record) throw notFound()
+        if (record.version !== expectedVersion) throw new VersionConflictError(expectedVersion, record.version)
+        return this.commit(record, events)
+      },
+    }
+  }
+
+  /**
+   * Writes events after the record's version in one transaction, with the session row and its
+   * counters; then advances the cached view. Synchronous: nothing can interleave.
+   */
+  private commit(record: SessionRecord, events: NewEvent[]): SessionEvent[] {
+    const sequenced = events.map((event, i) => atSeq(event, record.version + 1 + i))
+    const messages = sequenced.filter((e): e is MessageEvent => e.type === 'MESSAGE').map(entry)
+    const boundary = sequenced.findLast(isCompaction)
+    let view: ViewEntry[] | null = null
+    const next: SessionRecord = { ...record, version: record.version + sequenced.length }
+    if (boundary) {
+      view = extendView<ViewEntry>(this.viewEntries(record), sequenced.map((e) => (e.type === 'MESSAGE' ? entry(e) : e)))
+      next.stats = statsOf(view)
+      next.boundarySeq = boundary.seq
+    } else {
+      next.stats = advanceStats(record.stats, messages)
+    }
+    this.ctx.storage.transactionSync(() => {
+      for (const event of sequenced) this.log.insert(event)
+      writeRecord(this.sql, next)
+    })
+    this.record = next
+    if (view) this.view = view
+    else this.view?.push(...messages)
+    return sequenced
+  }
+
+  /** The view's entries, loaded on first use in O(view): the newest boundary's named events and what follows it. */
+  private viewEntries(record: SessionRecord): ViewEntry[] {
+    if (this.view) return this.view
+    if (record.boundarySeq === 0) {
+      this.view = this.log.skeletonsAfter(0)
+      return this.view
+    }
+    const boundary = this.log.range(record.boundarySeq, record.boundarySeq)[0]
+    if (!boundary || boundary.type !== 'COMPACTION') throw new Error(`session ${record.id}: boundary ${record.boundarySeq} is missing`)
+    const b = boundary.boundary
+    const named = this.log.skeletonsByIds([...b.pinned, ...b.preserved])
+    const head = [...b.pinned, ...b.preserved].flatMap((id) => named.get(id) ?? [])
+    this.view = extendView<ViewEntry>(head, [boundary, ...this.log.skeletonsAfter(record.boundarySeq)])
+    return this.view
+  }
+
+  /** The view's full events, read by seq ranges. */
+  private viewEvents(): MessageEvent[] {
+    const entries = this.viewEntries(this.record!)
+    return this.log.bySeqs(entries.map((e) => e.seq)) as MessageEvent[]
+  }
+
+  /** The session row if the session exists and has not expired; an expired one is wiped now. */
+  private async live(): Promise<SessionRecord | null> {
+    this.ensureSchema()
+    const record = this.readCurrentRecord()
+    if (!record) return null
+    if (record.expiresAt !== null && Date.parse(record.expiresAt) <= Date.now()) {
+      await this.wipe(record)
+      return null
+    }
+    if (!record.indexed) await this.addToIndex(record)
+    return record
+  }
+
+  private async existing(): Promise<SessionRecord> {
+    const record = await this.live()
+    if (!record) throw notFound()
+    return record
+  }
+
+  private readCurrentRecord(): SessionRecord | null {
+    if (this.record === undefined) this.record = readRecord(this.sql)
+    return this.record
+  }
+
+  private ensureSchema(): void {
+    if (this.schemaReady) return
+    migrate(this.ctx.storage)
+    this.schemaReady = true
+  }
+
+  private newRecord(ref: SessionRef, input: CreateInput): SessionRecord {
+    return {
+      id: ref.sessionId,
+      userId: ref.userId,
+      createdAt: nowIso(),
+      expiresAt: expiry(input.ttlSeconds ?? null),
+      metadata: input.metadata ?? {},
+      policy: input.policy ?? null,
+      version: 0,
+      boundarySeq: 0,
+      stats: EMPTY_STATS,
+      indexed: false,
+    }
+  }
+
+  private async afterCreate(record: SessionRecord): Promise<void> {
+    await this.scheduleExpiry(record, false)
+    await this.addToIndex(record)
+  }
+
+  private async scheduleExpiry(record: SessionRecord, replace: boolean): Promise<void> {
+    if (record.expiresAt !== null) await this.ctx.storage.setAlarm(Date.parse(record.expiresAt))
+    else if (replace) await this.ctx.storage.deleteAlarm()
+    if (replace && record.indexed) await this.addToIndex(record)
+  }
+
+  /** Lists the session in its user's index; retried on later requests if it fails. */
+  private async addToIndex(record: SessionRecord): Promise<void> {
+    try {
+      await userIndexStub(this.env, record.userId).add({ id: record.id, createdAt: record.createdAt, expiresAt: record.expiresAt })
+    } catch (error) {
+      console.error(JSON.stringify({ level: 'error', message: 'session index update failed', session: record.id, error: String(error) }))
+      return
+    }
+    if (!record.indexed) {
+      const current = this.readCurrentRecord()
+      if (current && current.createdAt === record.createdAt) {
+        const next = { ...current, indexed: true }
+        this.ctx.storage.transactionSync(() => writeRecord(this.sql, next))
+        this.record = next
+      }
+    }
+  }
+
+  /** Deletes everything the session stored, and its index entry. */
+  private async wipe(record: SessionRecord): Promise<void> {
+    await this.ctx.storage.deleteAlarm()
+    await this.ctx.storage.deleteAll()
+    this.schemaReady = false
+    this.record = undefined
+    this.view = null
+    await userIndexStub(this.env, record.userId).remove(record.id, record.createdAt)
+  }
+
+  private async tokenEstimator(): Promise<TokenEstimator> {
+    this.estimator ??= await loadEstimator((this.env.TOKEN_ENCODING as Encoding | undefined) ?? 'cl100k_base')
+    return this.estimator
+  }
+}
+
+const entry = (event: MessageEvent): ViewEntry => ({
+  type: 'MESSAGE',
+  id: event.id,
+  seq: event.seq,
+  tokens: event.tokens,
+  synthetic: event.synthetic,
+  message: { role: event.message.role },
+})
+
+const expiry = (ttlSeconds: number | null): string | null =>
+  ttlSeconds === null ? null : new Date(Date.now() + ttlSeconds * 1000).toISOString()
+
+/** The checks the store owns whoever calls it: ids, duplicates, sizes. */
+function checkInputs(inputs: EventInput[]): void {
+  if (inputs.length === 0 || inputs.length > LIMITS.eventsPerAppend) {
+    throw fail(400, 'invalid_request', `events: must hold 1 to ${LIMITS.eventsPerAppend} events`)
+  }
+  const seen = new Set<string>()
+  inputs.forEach((input, i) => {
+    if (input.id !== undefined) {
+      if (!ID_PATTERN.test(input.id)) throw fail(400, 'invalid_request', `events[${i}].id: must be 1–128 characters of A-Z a-z 0-9 . _ : -`)
+      if (seen.has(input.id)) throw fail(400, 'invalid_request', `events[${i}].id: "${input.id}" appears more than once in this request`)
+      seen.add(input.id)
+    }
+    const bytes = contentBytes(input.message)
+    if (bytes > LIMITS.eventContentBytes) {
+      throw fail(413, 'payload_too_large', `events[${i}]: content is ${bytes} bytes; the limit is ${LIMITS.eventContentBytes} bytes per event`)
+    }
+  })
+}

@@ -1,0 +1,16 @@
+import type { SessionObject } from '.'
+import { sessionStub } from '../address'
+
+type Methods = 'create' | 'get' | 'patch' | 'destroy' | 'append' | 'readLog' | 'readView' | 'compact'
+
+/**
+ * The session object's RPC methods with their declared types. Workers RPC stubs type results
+ * that hold `unknown` (event and session metadata) as `unknown`; the values are what the object's
+ * methods return, so the types are restored here, in one place.
+ *
+ * @example
+ * const view = await sessionClient(env, userId, 'chat-1').readView()
+ */
+export function sessionClient(env: Env, userId: string, sessionId: string): Pick<SessionObject, Methods> {
+  return sessionStub(env, userId, sessionId) as unknown as Pick<SessionObject, Methods>
+}

@@ -1,0 +1,58 @@
+/**
+ * The session object's SQLite schema, versioned: each migration runs once, in order, inside a
+ * transaction, and the version table records how far a database has come.
+ */
+const MIGRATIONS: string[] = [
+  // v1: the session row (owner, lifecycle, counters) and the event log.
+  `CREATE TABLE session (
+     singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+     id TEXT NOT NULL,
+     user_id TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     expires_at TEXT,
+     metadata TEXT NOT NULL,
+     policy TEXT,
+     version INTEGER NOT NULL,          -- seq of the last event; also the number of events
+     boundary_seq INTEGER NOT NULL,     -- seq of the newest COMPACTION event, 0 if none
+     view_events INTEGER NOT NULL,
+     view_tokens INTEGER NOT NULL,
+     turns INTEGER NOT NULL,
+     latest_system_seq INTEGER,
+     latest_system_tokens INTEGER,
+     indexed INTEGER NOT NULL           -- 1 once the user's session index lists it
+   );
+   CREATE TABLE events (
+     seq INTEGER PRIMARY KEY,
+     id TEXT NOT NULL UNIQUE,
+     type TEXT NOT NULL,
+     role TEXT,
+     synthetic INTEGER NOT NULL,
+     tokens INTEGER NOT NULL,
+     timestamp TEXT NOT NULL,
+     metadata TEXT NOT NULL,
+     body TEXT NOT NULL,                -- JSON of the message or boundary (its first part)
+     parts INTEGER NOT NULL             -- how many parts the body has (1 = all in this row)
+   );
+   CREATE TABLE event_parts (
+     seq INTEGER NOT NULL,
+     part INTEGER NOT NULL,
+     chunk TEXT NOT NULL,
+     PRIMARY KEY (seq, part)
+   ) WITHOUT ROWID;`,
+]
+
+export const SCHEMA_VERSION = MIGRATIONS.length
+
+/** Brings the database to the newest schema. Cheap when it is there already (one query). */
+export function migrate(storage: DurableObjectStorage): void {
+  const sql = storage.sql
+  sql.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)')
+  const row = sql.exec<{ version: number }>('SELECT version FROM schema_version').toArray()[0]
+  const current = row?.version ?? 0
+  if (current >= MIGRATIONS.length) return
+  storage.transactionSync(() => {
+    for (let v = current; v < MIGRATIONS.length; v++) sql.exec(MIGRATIONS[v]!)
+    if (row) sql.exec('UPDATE schema_version SET version = ?', MIGRATIONS.length)
+    else sql.exec('INSERT INTO schema_version (version) VALUES (?)', MIGRATIONS.length)
+  })
+}

@@ -1,0 +1,71 @@
+/** Helpers for tests that drive the real Worker (Hono app + Durable Objects) inside workerd. */
+import { env, exports } from 'cloudflare:workers'
+import { sign } from 'hono/jwt'
+
+export const SECRET = env.JWT_SECRET!
+
+/** A bearer token for `user`, valid for an hour unless claims say otherwise. */
+export async function tokenFor(user: string, claims: Record<string, unknown> = {}, secret = SECRET): Promise<string> {
+  const now = Math.floor(Date.now() / 1000)
+  return sign({ sub: user, iat: now, exp: now + 3600, ...claims }, secret, 'HS256')
+}
+
+export interface Call {
+  status: number
+  headers: Headers
+  body: any // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON of any shape, asserted by the tests
+  text: string
+}
+
+/**
+ * Calls the Worker as `user` (a token is made for it) or with explicit headers. `body` objects are
+ * sent as JSON; strings are sent as they are.
+ */
+export async function call(
+  method: string,
+  path: string,
+  options: { user?: string | null; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<Call> {
+  const headers = new Headers(options.headers)
+  const user = options.user === undefined ? 'alice' : options.user
+  if (user !== null && !headers.has('Authorization')) headers.set('Authorization', `Bearer ${await tokenFor(user)}`)
+  let body: string | undefined
+  if (options.body !== undefined) {
+    body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body)
+    if (!headers.has('Content-Type')) headers.set('Content-Type', 'application/json')
+  }
+  const response = await exports.default.fetch(new Request(`https://sessions.test${path}`, { method, headers, body }))
+  const text = await response.text()
+  let parsed: unknown = undefined
+  try {
+    parsed = text === '' ? undefined : JSON.parse(text)
+  } catch {
+    parsed = undefined
+  }
+  return { status: response.status, headers: response.headers, body: parsed, text }
+}
+
+/** A unique session id per test, so tests sharing a file's storage never collide. */
+let counter = 0
+export const newSessionId = (prefix = 's') => `${prefix}-${Date.now().toString(36)}-${++counter}`
+
+export const user = (content: string, id?: string) => ({ ...(id ? { id } : {}), message: { role: 'user', content } })
+export const assistant = (content: string, id?: string) => ({ ...(id ? { id } : {}), message: { role: 'assistant', content } })
+export const system = (content: string, id?: string) => ({ ...(id ? { id } : {}), message: { role: 'system', content } })
+
+/** Appends events (as alice unless `as` says otherwise) and expects success. */
+export async function append(sessionId: string, events: unknown[], as = 'alice') {
+  const result = await call('POST', `/v1/sessions/${sessionId}/events`, { user: as, body: { events } })
+  if (result.status !== 201 && result.status !== 200) throw new Error(`append failed: ${result.status} ${result.text}`)
+  return result.body as { version: number; events: { id: string; seq: number }[] }
+}
+
+/** Expects the contract's error shape with this status and code. */
+export function expectError(result: Call, status: number, code: string) {
+  if (result.status !== status || result.body?.error?.code !== code || typeof result.body?.error?.message !== 'string') {
+    throw new Error(`expected ${status} ${code}, got ${result.status} ${result.text}`)
+  }
+  if (Object.keys(result.body).length !== 1 || Object.keys(result.body.error).sort().join() !== 'code,message') {
+    throw new Error(`error body has extra fields: ${result.text}`)
+  }
+}
