@@ -25,6 +25,9 @@ export default defineConfig({
         ],
         test: {
           name: 'workers',
+          // The first request of a file loads the Worker and its tokenizer tables through Vite's
+          // module runner, which takes seconds on a 2-core machine.
+          testTimeout: 30_000,
           include: ['src/{store,http,models}/**/*.test.ts', 'test/**/*.test.ts'],
         },
       },

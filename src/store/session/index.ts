@@ -142,6 +142,7 @@ export class SessionObject extends DurableObject<Env> {
     return outcome(async () => {
       if (await this.live()) throw fail(409, 'session_exists', `session "${ref.sessionId}" already exists`)
       const record = this.newRecord(ref, input)
+      this.ensureSchema()
       this.ctx.storage.transactionSync(() => writeRecord(this.sql, record))
       this.record = record
       await this.afterCreate(record)
@@ -213,6 +214,7 @@ export class SessionObject extends DurableObject<Env> {
       )
       // Nothing was awaited since the version was read, so no other request ran in between.
       const record = existing ?? this.newRecord(ref, {})
+      this.ensureSchema()
       const written = new Map(this.commit(record, events).map((event) => [event.id, event]))
       if (!existing) await this.afterCreate(this.record!)
       let next = 0
@@ -265,7 +267,6 @@ export class SessionObject extends DurableObject<Env> {
 
   /** Deletes the session once it has expired; idempotent, and reschedules itself if early. */
   override async alarm(): Promise<void> {
-    this.ensureSchema()
     const record = this.readCurrentRecord()
     if (!record || record.expiresAt === null) return
     if (Date.parse(record.expiresAt) <= Date.now()) await this.wipe(record)
@@ -339,7 +340,6 @@ export class SessionObject extends DurableObject<Env> {
 
   /** The session row if the session exists and has not expired; an expired one is wiped now. */
   private async live(): Promise<SessionRecord | null> {
-    this.ensureSchema()
     const record = this.readCurrentRecord()
     if (!record) return null
     if (record.expiresAt !== null && Date.parse(record.expiresAt) <= Date.now()) {
@@ -357,10 +357,22 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   private readCurrentRecord(): SessionRecord | null {
-    if (this.record === undefined) this.record = readRecord(this.sql)
+    if (this.record === undefined) this.record = this.hasSchema() ? readRecord(this.sql) : null
     return this.record
   }
 
+  /**
+   * Whether this object has ever stored a session (and its schema is current). Reads never
+   * create tables: probing an absent id leaves no storage behind.
+   */
+  private hasSchema(): boolean {
+    if (this.schemaReady) return true
+    const found = this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").toArray().length > 0
+    if (found) this.ensureSchema()
+    return found
+  }
+
+  /** Creates or upgrades the schema; called before the first write. */
   private ensureSchema(): void {
     if (this.schemaReady) return
     migrate(this.ctx.storage)

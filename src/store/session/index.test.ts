@@ -1,0 +1,161 @@
+import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test'
+import { env } from 'cloudflare:workers'
+import fc from 'fast-check'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { defaultEstimator, newMessageEvent, project, statsOf, type SessionEvent } from '../../core'
+import { append, call, expectError, newSessionId, user } from '../../../test/helpers'
+import { sessionStub, userIndexStub } from '../address'
+import type { SessionObject } from '.'
+
+const stubOf = (id: string, userId = 'alice') => sessionStub(env, userId, id)
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+async function wholeLog(id: string): Promise<SessionEvent[]> {
+  const events: SessionEvent[] = []
+  let after = 0
+  for (;;) {
+    const page = await call('GET', `/v1/sessions/${id}/events?after=${after}&limit=1000`)
+    events.push(...page.body.events)
+    if (page.body.nextAfter === null) return events
+    after = page.body.nextAfter
+  }
+}
+
+describe('appends are all or nothing', () => {
+  it('a row failing mid-transaction leaves neither rows nor counters nor cached view changed', async () => {
+    const id = newSessionId()
+    await append(id, [user('first', 'e1')])
+    const before = await call('GET', `/v1/sessions/${id}/view`)
+    await runInDurableObject(stubOf(id), async (instance: SessionObject, state) => {
+      const event = (eventId: string) => newMessageEvent({ id: eventId, message: { role: 'user', content: eventId }, timestamp: 't' }, defaultEstimator)
+      const commit = (instance as unknown as { commit(r: unknown, e: unknown[]): void }).commit.bind(instance)
+      const record = (instance as unknown as { record: unknown }).record
+      // The second row repeats the first one's id: the UNIQUE constraint fails on it.
+      expect(() => commit(record, [event('e2'), event('e2')])).toThrow()
+      const rows = state.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM events').one().n
+      expect(rows).toBe(1)
+      expect(state.storage.sql.exec<{ version: number }>('SELECT version FROM session').one().version).toBe(1)
+    })
+    expect((await call('GET', `/v1/sessions/${id}/view`)).body).toEqual(before.body)
+    expect((await append(id, [user('second', 'e2')])).version).toBe(2)
+  })
+})
+
+describe('reads', () => {
+  it('of an absent session leave no storage behind', async () => {
+    const id = newSessionId('probe')
+    expectError(await call('GET', `/v1/sessions/${id}/view`), 404, 'not_found')
+    expectError(await call('POST', `/v1/sessions/${id}/compact`, { body: {} }), 404, 'not_found')
+    const tables = await runInDurableObject(stubOf(id), async (_instance, state) =>
+      state.storage.sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\'").toArray(),
+    )
+    expect(tables).toEqual([])
+  })
+})
+
+describe('large events', () => {
+  it('stores content beyond one SQLite value in parts and returns it byte for byte', async () => {
+    const id = newSessionId()
+    // Control characters are escaped to six bytes in JSON; astral characters straddle part edges.
+    const content = ('\u0001"\\𝒜é ' + 'x'.repeat(97)).repeat(10_000).slice(0, 1_000_000)
+    await append(id, [user(content, 'big')])
+    const parts = await runInDurableObject(stubOf(id), async (_instance, state) =>
+      state.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM event_parts').one().n,
+    )
+    expect(parts).toBeGreaterThan(1)
+    const log = await wholeLog(id)
+    expect(log[0]!.type === 'MESSAGE' && log[0]!.message.content).toBe(content)
+    await evictDurableObject(stubOf(id))
+    const view = await call('GET', `/v1/sessions/${id}/view`)
+    expect(view.body.events[0].message.content).toBe(content)
+  })
+})
+
+describe('expiry', () => {
+  afterEach(() => vi.useRealTimers())
+
+  it('an expired session is absent at once; the alarm wipes its storage and index entry, twice safely', async () => {
+    const owner = `expiry-${newSessionId()}`
+    const id = newSessionId()
+    await call('POST', '/v1/sessions', { user: owner, body: { id, ttlSeconds: 3600 } })
+    await append(id, [user('soon gone')], owner)
+    expect((await call('GET', '/v1/sessions', { user: owner })).body.sessions).toHaveLength(1)
+    // Two hours on (for the code under test; workerd's own alarm clock stays real).
+    vi.useFakeTimers({ toFake: ['Date'] })
+    vi.setSystemTime(Date.now() + 2 * 3600_000)
+    // Listing stops showing it as soon as it has expired, before any cleanup.
+    expect((await call('GET', '/v1/sessions', { user: owner })).body.sessions).toHaveLength(0)
+
+    expect(await runDurableObjectAlarm(stubOf(id, owner))).toBe(true)
+    const tables = await runInDurableObject(stubOf(id, owner), async (instance: SessionObject, state) => {
+      await instance.alarm() // a second run finds nothing to do
+      return state.storage.sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\'").toArray()
+    })
+    expect(tables).toEqual([])
+    expect(await runDurableObjectAlarm(stubOf(id, owner))).toBe(false)
+    const entries = await userIndexStub(env, owner).page(10, null, '1970-01-01T00:00:00.000Z')
+    expect(entries.entries).toEqual([])
+    expectError(await call('GET', `/v1/sessions/${id}`, { user: owner }), 404, 'not_found')
+    vi.useRealTimers()
+  })
+
+  it('appending to an expired id starts a new empty session: old data never comes back', async () => {
+    const id = newSessionId()
+    await call('POST', '/v1/sessions', { body: { id, ttlSeconds: 1 } })
+    await append(id, [user('old', 'e1')])
+    await sleep(1100)
+    expectError(await call('GET', `/v1/sessions/${id}/view`), 404, 'not_found')
+    const fresh = await append(id, [user('new', 'e1')])
+    expect(fresh.version).toBe(1)
+    const log = await wholeLog(id)
+    expect(log.map((e) => e.type === 'MESSAGE' && e.message.content)).toEqual(['new'])
+    expect((await call('GET', `/v1/sessions/${id}`)).body.expiresAt).toBeNull()
+  })
+
+  it('an alarm that fires early reschedules itself instead of deleting', async () => {
+    const id = newSessionId()
+    await call('POST', '/v1/sessions', { body: { id, ttlSeconds: 3600 } })
+    await runInDurableObject(stubOf(id), async (instance: SessionObject, state) => {
+      await instance.alarm()
+      expect(await state.storage.getAlarm()).toBeGreaterThan(Date.now())
+    })
+    expect((await call('GET', `/v1/sessions/${id}`)).status).toBe(200)
+  })
+})
+
+describe('the cached view', () => {
+  it('always equals the projection of the whole log, with counters to match, before and after eviction', async () => {
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant('append' as const), roles: fc.array(fc.constantFrom('user', 'assistant', 'system'), { minLength: 1, maxLength: 5 }) }),
+      fc.record({
+        kind: fc.constant('compact' as const),
+        window: fc.oneof(
+          fc.integer({ min: 1, max: 6 }).map((n) => ({ lastEvents: n })),
+          fc.integer({ min: 1, max: 3 }).map((n) => ({ lastTurns: n })),
+          fc.integer({ min: 5, max: 80 }).map((n) => ({ tokenBudget: n })),
+        ),
+      }),
+      fc.constant({ kind: 'evict' as const }),
+    )
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 12 }), async (ops) => {
+        const id = newSessionId('cache')
+        let n = 0
+        for (const o of ops) {
+          if (o.kind === 'append') await append(id, o.roles.map((role) => ({ message: { role, content: `${role} ${++n}` } })))
+          else if (o.kind === 'compact') await call('POST', `/v1/sessions/${id}/compact`, { body: { strategy: { window: o.window } } })
+          else await evictDurableObject(stubOf(id)).catch(() => undefined) // not running yet: nothing to evict
+          const session = await call('GET', `/v1/sessions/${id}`)
+          if (session.status === 404) continue // nothing appended yet
+          const view = (await call('GET', `/v1/sessions/${id}/view`)).body
+          const expected = project(await wholeLog(id))
+          expect(view.events).toEqual(expected)
+          const stats = statsOf(expected)
+          expect(session.body.stats).toMatchObject({ viewEvents: stats.events, viewTokens: stats.tokens, turns: stats.turns })
+          expect(view.tokens).toBe(stats.tokens)
+        }
+      }),
+      { numRuns: 15 },
+    )
+  })
+})

@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest'
+import { LIMITS } from '../../src/limits'
+import { call, expectError, newSessionId, user } from '../helpers'
+
+describe('the error contract', () => {
+  it('every response carries X-Request-Id, echoing a sane one the client sent', async () => {
+    const made = await call('GET', '/v1/sessions')
+    expect(made.headers.get('X-Request-Id')).toMatch(/^[\w-]{8,}$/)
+    const echoed = await call('GET', `/v1/sessions/${newSessionId()}`, { headers: { 'X-Request-Id': 'client-req-42' } })
+    expect(echoed.headers.get('X-Request-Id')).toBe('client-req-42')
+    expectError(echoed, 404, 'not_found')
+    const unauthorized = await call('GET', '/v1/sessions', { user: null, headers: { 'X-Request-Id': 'abc-1' } })
+    expect(unauthorized.headers.get('X-Request-Id')).toBe('abc-1')
+  })
+
+  it('404 not_found for unknown routes and methods', async () => {
+    expectError(await call('GET', '/nope', { user: null }), 404, 'not_found')
+    expectError(await call('GET', '/v1/nope'), 404, 'not_found')
+    expectError(await call('PUT', `/v1/sessions/${newSessionId()}`, { body: {} }), 404, 'not_found')
+  })
+
+  it('400 for malformed or truncated JSON', async () => {
+    for (const text of ['{"events": [', '{events: []}', 'null', '[]', '"text"']) {
+      const result = await call('POST', `/v1/sessions/${newSessionId()}/events`, { body: text })
+      expectError(result, 400, 'invalid_request')
+    }
+  })
+
+  it('415 for a body that is not declared JSON; a request with no body needs no content type', async () => {
+    const id = newSessionId()
+    const text = await call('POST', `/v1/sessions/${id}/events`, {
+      body: JSON.stringify({ events: [user('x')] }),
+      headers: { 'Content-Type': 'text/plain' },
+    })
+    expectError(text, 415, 'unsupported_media_type')
+    const form = await call('POST', '/v1/sessions', { body: 'id=x', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } })
+    expectError(form, 415, 'unsupported_media_type')
+    expect((await call('POST', '/v1/sessions')).status).toBe(201)
+    expect((await call('POST', '/v1/sessions', { body: '{}', headers: { 'Content-Type': 'application/json; charset=utf-8' } })).status).toBe(201)
+  })
+
+  it('413 for a body over the limit', async () => {
+    const huge = JSON.stringify({ events: [user('x'.repeat(LIMITS.requestBytes))] })
+    const result = await call('POST', `/v1/sessions/${newSessionId()}/events`, { body: huge })
+    expectError(result, 413, 'payload_too_large')
+  })
+
+  it('responses are JSON with charset', async () => {
+    const result = await call('GET', '/v1/sessions')
+    expect(result.headers.get('Content-Type')).toMatch(/^application\/json/)
+  })
+})
+
+describe('GET /v1/openapi.json', () => {
+  it('documents every route with the schemas that validate requests', async () => {
+    const { body } = await call('GET', '/v1/openapi.json', { user: null })
+    expect(body.openapi).toBe('3.1.0')
+    expect(Object.keys(body.paths).sort()).toEqual([
+      '/v1/sessions',
+      '/v1/sessions/{id}',
+      '/v1/sessions/{id}/compact',
+      '/v1/sessions/{id}/events',
+      '/v1/sessions/{id}/view',
+    ])
+    expect(Object.keys(body.paths['/v1/sessions/{id}']).sort()).toEqual(['delete', 'get', 'patch'])
+    expect(body.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' })
+    for (const name of ['AppendRequest', 'Message', 'Trigger', 'Window', 'Policy', 'Session', 'Event', 'CompactionResult', 'Error']) {
+      expect(body.components.schemas[name], name).toBeDefined()
+    }
+    const eventInput = body.components.schemas.EventInput
+    expect(eventInput.additionalProperties).toBe(false)
+    expect(eventInput.required).toEqual(['message'])
+  })
+})
