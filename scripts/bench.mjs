@@ -4,7 +4,8 @@ import { build } from 'esbuild'
 import { mkdirSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'
 
-const suites = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['core']
+const suites = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['core', 'worker']
+process.env.WRANGLER_SEND_METRICS = 'false'
 mkdirSync('.bench', { recursive: true })
 for (const suite of suites) {
   const outfile = `.bench/${suite}.mjs`

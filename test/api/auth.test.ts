@@ -90,3 +90,29 @@ describe('isolation between users', () => {
     expect(second.body.events[0].message.content).toBe('from a')
   })
 })
+
+describe('auth configuration', () => {
+  const withEnv = async (overrides: Partial<Env>, token?: string) => {
+    const { app } = await import('../../src/http/app')
+    const { env } = await import('cloudflare:workers')
+    const headers = token ? { Authorization: `Bearer ${token}` } : undefined
+    const response = await app.request('/v1/sessions', { headers }, { ...env, ...overrides })
+    return { status: response.status, body: (await response.json()) as { error: { code: string; message: string } } }
+  }
+
+  it('a deployment without JWT_SECRET refuses every request (503), whatever the token', async () => {
+    const result = await withEnv({ JWT_SECRET: undefined }, await tokenFor('alice'))
+    expect(result.status).toBe(503)
+    expect(result.body.error).toEqual({ code: 'not_configured', message: 'authentication is not configured: set the JWT_SECRET secret' })
+    expect((await withEnv({ JWT_SECRET: '' })).status).toBe(503)
+  })
+
+  it('checks iss and aud when they are configured', async () => {
+    const config = { JWT_ISSUER: 'https://issuer.example', JWT_AUDIENCE: 'sessions-api' }
+    const good = await tokenFor('alice', { iss: 'https://issuer.example', aud: 'sessions-api' })
+    expect((await withEnv(config, good)).status).toBe(200)
+    expect((await withEnv(config, await tokenFor('alice', { iss: 'https://evil.example', aud: 'sessions-api' }))).status).toBe(401)
+    expect((await withEnv(config, await tokenFor('alice', { iss: 'https://issuer.example', aud: 'other' }))).status).toBe(401)
+    expect((await withEnv(config, await tokenFor('alice'))).status).toBe(401)
+  })
+})

@@ -45,6 +45,22 @@ describe('the error contract', () => {
     expectError(result, 413, 'payload_too_large')
   })
 
+  it('500 internal for an unexpected failure, with the request id and never a stack trace', async () => {
+    const { app } = await import('../../src/http/app')
+    const { env } = await import('cloudflare:workers')
+    const { tokenFor } = await import('../helpers')
+    const broken = { ...env, SESSIONS: undefined as unknown as Env['SESSIONS'] }
+    const response = await app.request(
+      '/v1/sessions/x',
+      { headers: { Authorization: `Bearer ${await tokenFor('alice')}`, 'X-Request-Id': 'req-500' } },
+      broken,
+    )
+    expect(response.status).toBe(500)
+    const text = await response.text()
+    expect(JSON.parse(text)).toEqual({ error: { code: 'internal', message: 'internal error (request req-500)' } })
+    expect(text).not.toMatch(/at |TypeError|\.ts:/)
+  })
+
   it('responses are JSON with charset', async () => {
     const result = await call('GET', '/v1/sessions')
     expect(result.headers.get('Content-Type')).toMatch(/^application\/json/)
