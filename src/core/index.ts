@@ -13,7 +13,7 @@ export { advanceStats, statsOf, EMPTY_STATS, type ViewStats } from './view/stats
 export { triggers, fires, triggerProblem, TRIGGER_LIMITS, type Trigger, type TriggerInput } from './triggers'
 export { formatProblem, type Problem } from './problem'
 export { windows, rawCut, windowProblem, DEFAULT_WINDOW, DEFAULT_LAST_EVENTS, type Window } from './windows'
-export { planPass, splitView, turnSafeCut, type PassCut, type PassPlan } from './pass'
+export { planPass, splitView, turnSafeCut, type PassCut, type PassOptions, type PassPlan } from './pass'
 export { rebase, type RebaseOutcome } from './rebase'
 export { recordPass } from './compact/record'
 export {

@@ -205,6 +205,20 @@ describe('compact', () => {
   })
 })
 
+describe('compact with a pending user message', () => {
+  it('may cover every stored turn; the boundary names stored events only; the pending message is not written', async () => {
+    const store = storeOf(events('S1 U1 A1 U2 A2'))
+    const result = await compact(
+      { session, strategy: { window: { tokenBudget: 1 } }, pending: [user('Upending')] },
+      depsFor(store),
+    )
+    expect(idString(result.covered)).toBe('U1 A1 U2 A2')
+    expect(result.boundary?.boundary).toMatchObject({ pinned: ['S1'], summary: [], preserved: [] })
+    expect(store.log.some((e) => e.id === 'Upending')).toBe(false)
+    expect(idString(project(store.log))).toBe('S1')
+  })
+})
+
 describe('multi-pass sequences', () => {
   it('window, then summary, then window', async () => {
     const store = storeOf(events('S1 U1 A1 U2 A2 U3 A3'))

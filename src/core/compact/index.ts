@@ -1,4 +1,4 @@
-import { isCompaction, isMessage, type CompactionEvent, type MessageEvent, type NewMessageEvent } from '../events'
+import { isCompaction, isMessage, type CompactionEvent, type MessageEvent, type MessageSkeleton, type NewMessageEvent } from '../events'
 import { newMessageEvent } from '../events/new-event'
 import { planPass, type PassCut } from '../pass'
 import { rebase } from '../rebase'
@@ -22,6 +22,11 @@ export interface CompactRequest {
   trigger?: Trigger
   strategy?: Strategy
   session: SessionRef
+  /**
+   * A user message about to be sent (not stored): it counts as the newest turn, so every stored
+   * turn may be covered to make room for it. The boundary names stored events only.
+   */
+  pending?: readonly MessageSkeleton[]
 }
 
 export interface CompactDeps {
@@ -91,7 +96,11 @@ export async function compact(request: CompactRequest, deps: CompactDeps): Promi
   const { view, version } = await store.readView()
 
   if (!fires(request.trigger ?? { always: true }, analyzeView(view))) return unchanged('trigger_not_fired', version)
-  const plan = planPass(view, { window: request.strategy?.window ?? DEFAULT_WINDOW, summarizing: summarizer !== null })
+  const plan = planPass(view, {
+    window: request.strategy?.window ?? DEFAULT_WINDOW,
+    summarizing: summarizer !== null,
+    pending: request.pending,
+  })
   if (plan.kind === 'unchanged') return unchanged(plan.reason, version)
 
   let summary: NewMessageEvent[] = []

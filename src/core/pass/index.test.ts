@@ -73,3 +73,36 @@ describe('planPass', () => {
     expect(idString(p.preserved)).toBe('U2 A2')
   })
 })
+
+describe('planPass with a pending user message', () => {
+  const view = sequenced(events('S1 U1 A1 U2 A2'))
+  const pending = [user('Unew', 5)]
+
+  it('counts it as the newest turn, so every stored turn may be covered', () => {
+    const p = planPass(view, { window: { lastTurns: 1 }, summarizing: false, pending })
+    if (p.kind !== 'cut') throw new Error('expected a cut')
+    expect(idString(p.covered)).toBe('U1 A1 U2 A2')
+    expect(idString(p.preserved)).toBe('')
+    expect(idString(p.pinned)).toBe('S1')
+  })
+
+  it('never covers the pending message itself, nor names it', () => {
+    const p = planPass(view, { window: { tokenBudget: 1 }, summarizing: false, pending })
+    if (p.kind !== 'cut') throw new Error('expected a cut')
+    expect(p.preserved).toEqual([])
+    expect([...p.pinned, ...p.covered].some((e) => e.id === 'Unew')).toBe(false)
+  })
+
+  it('without one, the newest stored turn is kept', () => {
+    const p = planPass(view, { window: { lastTurns: 1 }, summarizing: false })
+    if (p.kind !== 'cut') throw new Error('expected a cut')
+    expect(idString(p.preserved)).toBe('U2 A2')
+  })
+
+  it('changes nothing when nothing is stored but a preamble', () => {
+    expect(planPass(sequenced(events('S1 A0')), { window: { lastTurns: 1 }, summarizing: false, pending })).toEqual({
+      kind: 'unchanged',
+      reason: 'nothing_to_cover',
+    })
+  })
+})

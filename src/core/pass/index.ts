@@ -1,4 +1,4 @@
-import { isSystem, isTurnStart, type MessageEvent } from '../events'
+import { isSystem, isTurnStart, type MessageEvent, type MessageSkeleton } from '../events'
 import { analyzeView, type ViewAnalysis } from '../view'
 import { rawCut, type Window } from '../windows'
 
@@ -70,6 +70,13 @@ export function splitView(
   }
 }
 
+export interface PassOptions {
+  window: Window
+  summarizing: boolean
+  /** Non-system events not written yet that count as the newest turn (see `compact`). */
+  pending?: readonly MessageSkeleton[]
+}
+
 /**
  * Plans one pass of the window strategy over a view (steps 1–6 of the spec): what is pinned,
  * covered and preserved, or that there is nothing to cover.
@@ -78,15 +85,21 @@ export function splitView(
  * const plan = planPass(view, { window: { lastTurns: 4 }, summarizing: false })
  * if (plan.kind === 'cut') console.log(plan.covered.length)
  */
-export function planPass(view: MessageEvent[], options: { window: Window; summarizing: boolean }): PassPlan {
+export function planPass(view: MessageEvent[], options: PassOptions): PassPlan {
   const analysis = analyzeView(view)
   const { latestSystem, preamble, priorSummary, conversation, turnStarts } = analysis
   const pinnedTokens =
     (latestSystem?.tokens ?? 0) +
     preamble.reduce((sum, event) => sum + event.tokens, 0) +
     (options.summarizing ? 0 : priorSummary.reduce((sum, event) => sum + event.tokens, 0))
-  const raw = rawCut(options.window, { events: conversation, turnStarts, pinnedTokens })
-  const cut = turnSafeCut(raw, conversation.length, turnStarts)
+  // Pending events (a user message about to be sent) join the conversation for the cut only:
+  // as the newest turn they let every stored turn be covered, and they are never covered.
+  const pending = options.pending ?? []
+  const events = pending.length > 0 ? [...conversation, ...pending] : conversation
+  const starts = [...turnStarts]
+  pending.forEach((event, i) => isTurnStart(event) && starts.push(conversation.length + i))
+  const raw = rawCut(options.window, { events, turnStarts: starts, pinnedTokens })
+  const cut = Math.min(turnSafeCut(raw, events.length, starts), conversation.length)
   if (cut === 0) return { kind: 'unchanged', reason: 'nothing_to_cover' }
   return { kind: 'cut', ...splitView(view, analysis, cut, options.summarizing) }
 }
