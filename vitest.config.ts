@@ -4,16 +4,43 @@ import { defineConfig } from 'vitest/config'
 /** The HS256 secret the workers tests sign their tokens with (see test/helpers.ts). */
 const TEST_JWT_SECRET = 'test-secret-for-vitest-only'
 
-// Two projects: the pure compaction core in plain Node (proving it needs no Workers runtime),
-// and everything else inside workerd with real Durable Object storage.
+const workers = {
+  // The first request of a file loads the Worker and its tokenizer tables through Vite's module
+  // runner, which takes seconds on a 2-core machine.
+  testTimeout: 30_000,
+  globalSetup: ['test/upstream/global-setup.ts'],
+}
+
+// Three projects: the pure compaction core in plain Node (proving it needs no Workers runtime);
+// everything else inside workerd with real Durable Object storage, against a fake
+// OpenAI-compatible upstream on loopback; and the same with no model configured at all.
 export default defineConfig({
   test: {
     projects: [
       {
+        test: { name: 'core', environment: 'node', include: ['src/core/**/*.test.ts'] },
+      },
+      {
+        plugins: [
+          cloudflareTest(({ inject }) => ({
+            wrangler: { configPath: './wrangler.toml' },
+            miniflare: {
+              bindings: {
+                JWT_SECRET: TEST_JWT_SECRET,
+                OPENAI_BASE_URL: `${inject('upstreamUrl')}/v1`,
+                OPENAI_API_KEY: 'test-upstream-key',
+                CHAT_MODEL: 'echo',
+                SUMMARY_MODEL: 'echo',
+                MODEL_TIMEOUT_MS: '2000',
+              },
+            },
+          })),
+        ],
         test: {
-          name: 'core',
-          environment: 'node',
-          include: ['src/core/**/*.test.ts'],
+          ...workers,
+          name: 'workers',
+          include: ['src/{store,http,models}/**/*.test.ts', 'test/**/*.test.ts'],
+          exclude: ['test/unconfigured/**'],
         },
       },
       {
@@ -23,13 +50,7 @@ export default defineConfig({
             miniflare: { bindings: { JWT_SECRET: TEST_JWT_SECRET } },
           }),
         ],
-        test: {
-          name: 'workers',
-          // The first request of a file loads the Worker and its tokenizer tables through Vite's
-          // module runner, which takes seconds on a 2-core machine.
-          testTimeout: 30_000,
-          include: ['src/{store,http,models}/**/*.test.ts', 'test/**/*.test.ts'],
-        },
+        test: { ...workers, name: 'unconfigured', include: ['test/unconfigured/**/*.test.ts'] },
       },
     ],
   },

@@ -6,6 +6,22 @@ interface AppVariables {
   JWT_SECRET?: string
   JWT_ISSUER?: string
   JWT_AUDIENCE?: string
+  /** An OpenAI-compatible upstream (`POST {OPENAI_BASE_URL}/chat/completions`). */
+  OPENAI_BASE_URL?: string
+  OPENAI_API_KEY?: string
+  /** The Workers AI binding (declared only in the `ai` wrangler environment). */
+  AI?: { run(model: string, input: Record<string, unknown>): Promise<unknown> }
+  CHAT_MODEL?: string
+  SUMMARY_MODEL?: string
+  /** The chat model's context budget for a prompt, in tokens. */
+  CHAT_CONTEXT_TOKENS?: string
+  /** `max_tokens` for replies and for summaries. */
+  CHAT_MAX_TOKENS?: string
+  SUMMARY_MAX_TOKENS?: string
+  /** Time allowed for a model to start answering, and between two streamed chunks. */
+  MODEL_TIMEOUT_MS?: string
+  /** JSON `{ "trigger", "strategy" }`: the deployment's default policy for turns. */
+  COMPACTION_POLICY?: string
 }
 interface Env extends AppVariables {}
 declare namespace Cloudflare {

@@ -1,0 +1,69 @@
+import type { ToolCall } from '../core'
+import type { OpenAIMessage } from './openai-format'
+
+/** One chat-completion call. */
+export interface ChatRequest {
+  model: string
+  messages: OpenAIMessage[]
+  /** Always sent: some models default to a few hundred tokens otherwise. */
+  maxTokens: number
+  /** When given, the call streams and this receives each piece of text as it arrives. */
+  onDelta?: (text: string) => void
+}
+
+export interface Usage {
+  promptTokens: number
+  completionTokens: number
+  totalTokens: number
+}
+
+export interface ChatReply {
+  content: string | null
+  toolCalls: ToolCall[]
+  /** As the upstream reported it; null when it did not. */
+  usage: Usage | null
+  finishReason: string | null
+}
+
+/**
+ * The chat-model port: an OpenAI-compatible upstream over fetch, or Workers AI.
+ *
+ * @example
+ * const reply = await model.chat({ model: 'gpt-4o-mini', messages, maxTokens: 1024 })
+ */
+export interface ChatModel {
+  readonly provider: 'openai-compatible' | 'workers-ai'
+  chat(request: ChatRequest): Promise<ChatReply>
+}
+
+export type UpstreamFailure =
+  | 'timeout' // no answer (or no next chunk) in time
+  | 'status' // a non-2xx status
+  | 'context_length' // the upstream says the prompt does not fit its context window
+  | 'malformed' // an answer that is not the protocol
+  | 'transport' // the connection failed
+  | 'cut_off' // a stream that ended before it finished
+
+/** A failed model call, with what is needed to decide on a retry. */
+export class UpstreamError extends Error {
+  override readonly name = 'UpstreamError'
+  constructor(
+    readonly failure: UpstreamFailure,
+    message: string,
+    readonly options: { status?: number; outputStarted?: boolean } = {},
+  ) {
+    super(message)
+  }
+
+  /** 429s, 5xx and failed connections before any output may be retried; nothing else. */
+  get retryable(): boolean {
+    if (this.options.outputStarted) return false
+    const status = this.options.status
+    return this.failure === 'transport' || (this.failure === 'status' && status !== undefined && (status === 429 || status >= 500))
+  }
+}
+
+/** Upstream error texts that mean "the prompt is too long" (OpenAI, vLLM, llama.cpp, Ollama, Workers AI). */
+const CONTEXT_LENGTH = /context[_ ]length|context window|maximum context|too many tokens|prompt is too long|exceeds? (the )?(model'?s? )?(max|context)/i
+
+export const isContextLengthMessage = (text: string): boolean => CONTEXT_LENGTH.test(text)

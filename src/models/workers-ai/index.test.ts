@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest'
+import { UpstreamError } from '../port'
+import { workersAI, type AiBinding } from '.'
+
+/** A test double of the `AI` binding answering in the platform's documented shapes. */
+function fakeAI(answer: (input: Record<string, unknown>) => unknown) {
+  const calls: { model: string; input: Record<string, unknown> }[] = []
+  const binding: AiBinding = {
+    async run(model, input) {
+      calls.push({ model, input })
+      return answer(input)
+    },
+  }
+  return { binding, calls }
+}
+
+const sse = (...lines: string[]) =>
+  new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const line of lines) controller.enqueue(new TextEncoder().encode(line))
+      controller.close()
+    },
+  })
+
+const request = (onDelta?: (text: string) => void) => ({
+  model: '@cf/meta/llama-3.1-8b-instruct',
+  messages: [{ role: 'user' as const, content: 'Hi' }],
+  maxTokens: 300,
+  onDelta,
+})
+
+describe('workersAI', () => {
+  it('always passes max_tokens and reads the older { response, usage, tool_calls } shape', async () => {
+    const { binding, calls } = fakeAI(() => ({
+      response: 'Hello!',
+      usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
+      tool_calls: [{ name: 'lookup', arguments: { q: 'x' } }],
+    }))
+    const reply = await workersAI({ binding, timeoutMs: 1000 }).chat(request())
+    expect(calls[0]).toEqual({ model: '@cf/meta/llama-3.1-8b-instruct', input: { messages: [{ role: 'user', content: 'Hi' }], max_tokens: 300, stream: false } })
+    expect(reply).toEqual({
+      content: 'Hello!',
+      toolCalls: [{ id: 'call_0', name: 'lookup', arguments: '{"q":"x"}' }],
+      usage: { promptTokens: 3, completionTokens: 2, totalTokens: 5 },
+      finishReason: null,
+    })
+  })
+
+  it('reads the OpenAI-style { choices, usage } shape', async () => {
+    const { binding } = fakeAI(() => ({
+      choices: [{ message: { role: 'assistant', content: 'Hi back' }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 4, completion_tokens: 2, total_tokens: 6 },
+    }))
+    const reply = await workersAI({ binding, timeoutMs: 1000 }).chat(request())
+    expect(reply).toMatchObject({ content: 'Hi back', finishReason: 'stop', usage: { totalTokens: 6 } })
+  })
+
+  it('parses its stream forgivingly: heartbeats, a usage chunk, [DONE]', async () => {
+    const { binding, calls } = fakeAI(() =>
+      sse(
+        ': heartbeat\n\n',
+        'data: {"response":"Hel","p":"abc"}\n\n',
+        'data: \n\n',
+        'data: {"response":"lo"}\n\ndata: {"response":"","usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}\n\n',
+        'data: [DONE]\n\n',
+      ),
+    )
+    const deltas: string[] = []
+    const reply = await workersAI({ binding, timeoutMs: 1000 }).chat(request((t) => deltas.push(t)))
+    expect(calls[0]!.input.stream).toBe(true)
+    expect(deltas).toEqual(['Hel', 'lo'])
+    expect(reply).toMatchObject({ content: 'Hello', usage: { promptTokens: 3, completionTokens: 2, totalTokens: 5 } })
+  })
+
+  it('parses OpenAI-style stream chunks too', async () => {
+    const { binding } = fakeAI(() =>
+      sse('data: {"choices":[{"delta":{"content":"A"}}]}\n\n', 'data: {"choices":[{"delta":{"content":"B"},"finish_reason":"stop"}]}\n\n', 'data: [DONE]\n\n'),
+    )
+    const deltas: string[] = []
+    expect((await workersAI({ binding, timeoutMs: 1000 }).chat(request((t) => deltas.push(t)))).content).toBe('AB')
+    expect(deltas).toEqual(['A', 'B'])
+  })
+
+  it('fails a stream cut off midway, after output', async () => {
+    const { binding } = fakeAI(() => sse('data: {"response":"Hel"}\n\n'))
+    const error = await workersAI({ binding, timeoutMs: 1000 })
+      .chat(request(() => undefined))
+      .catch((e) => e)
+    expect(error).toBeInstanceOf(UpstreamError)
+    expect([error.failure, error.options.outputStarted]).toEqual(['cut_off', true])
+  })
+
+  it('maps thrown errors and timeouts', async () => {
+    const capacity = fakeAI(() => {
+      throw new Error('3040: Capacity temporarily exceeded')
+    })
+    const e1 = await workersAI({ binding: capacity.binding, timeoutMs: 1000 }).chat(request()).catch((e) => e)
+    expect([e1.failure, e1.retryable]).toEqual(['status', true])
+    const long = fakeAI(() => {
+      throw new Error('input exceeds the context window of the model')
+    })
+    expect((await workersAI({ binding: long.binding, timeoutMs: 1000 }).chat(request()).catch((e) => e)).failure).toBe('context_length')
+    const hang = fakeAI(() => new Promise(() => undefined))
+    expect((await workersAI({ binding: hang.binding, timeoutMs: 50 }).chat(request()).catch((e) => e)).failure).toBe('timeout')
+    const odd = fakeAI(() => 42)
+    expect((await workersAI({ binding: odd.binding, timeoutMs: 1000 }).chat(request()).catch((e) => e)).failure).toBe('malformed')
+  })
+})

@@ -1,0 +1,156 @@
+/**
+ * A fake OpenAI-compatible upstream for tests: a real HTTP server on loopback speaking the chat
+ * completions wire protocol, plain and streaming (SSE). The requested model name picks the
+ * behaviour, `<mode>[-<arg>][#<tag>]`:
+ *
+ * | mode            | behaviour                                                              |
+ * |-----------------|------------------------------------------------------------------------|
+ * | `echo`          | answers `Echo: <last user message>` (word by word when streaming)       |
+ * | `slow-<ms>`     | like echo, after waiting `ms` (streaming: spread over the words)        |
+ * | `fail-<status>` | answers that status with an OpenAI error body                          |
+ * | `flaky-<n>`     | answers 503 to the first n requests of its tag, then like echo         |
+ * | `blank`         | answers an empty (whitespace) message                                  |
+ * | `null`          | answers a null message content                                          |
+ * | `malformed`     | answers 200 with a body that is not the protocol                       |
+ * | `cut`           | sends part of the answer, then drops the connection                    |
+ * | `hang`          | never answers                                                          |
+ * | `context-<n>`   | a context-length 400 when the messages hold more than n characters     |
+ * | `noisy`         | like echo, with SSE comments, heartbeats and a usage chunk             |
+ *
+ * Every request is recorded; `GET /__requests?tag=<tag>` returns those of a tag.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+
+interface Recorded {
+  model: string
+  body: Record<string, unknown>
+  authorization: string | undefined
+  at: number
+}
+
+const requests: Recorded[] = []
+const counters = new Map<string, number>()
+const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = []
+  for await (const chunk of req) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+type Message = { role: string; content: string | null }
+
+function answerFor(messages: Message[]): string {
+  const lastUser = [...messages].reverse().find((m) => m.role === 'user')
+  return `Echo: ${(lastUser?.content ?? '').slice(0, 200)}`
+}
+
+const usageFor = (messages: Message[], answer: string) => {
+  const prompt = Math.ceil(messages.reduce((n, m) => n + (m.content?.length ?? 0), 0) / 4)
+  const completion = Math.ceil(answer.length / 4)
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion }
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown) {
+  res.writeHead(status, { 'Content-Type': 'application/json' })
+  res.end(JSON.stringify(body))
+}
+
+const chunk = (model: string, delta: Record<string, unknown>, finish: string | null = null) =>
+  `data: ${JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`
+
+async function handle(req: IncomingMessage, res: ServerResponse) {
+  const url = new URL(req.url ?? '/', 'http://fake')
+  if (req.method === 'GET' && url.pathname === '/__requests') {
+    const tag = url.searchParams.get('tag') ?? ''
+    return sendJson(res, 200, requests.filter((r) => r.model.endsWith(`#${tag}`)))
+  }
+  if (req.method !== 'POST' || !url.pathname.endsWith('/chat/completions')) return sendJson(res, 404, { error: { message: 'not found' } })
+
+  const body = JSON.parse(await readBody(req)) as { model: string; messages: Message[]; stream?: boolean; stream_options?: { include_usage?: boolean } }
+  requests.push({ model: body.model, body, authorization: req.headers.authorization, at: Date.now() })
+  const [spec = 'echo', tag = ''] = body.model.split('#')
+  const [mode = 'echo', arg] = spec.split(/-(.*)/s)
+  const count = (counters.get(`${mode}#${tag}`) ?? 0) + 1
+  counters.set(`${mode}#${tag}`, count)
+
+  let answer: string | null = answerFor(body.messages)
+  switch (mode) {
+    case 'fail':
+      return sendJson(res, Number(arg), { error: { message: `fake failure ${arg}`, type: 'server_error' } })
+    case 'flaky':
+      if (count <= Number(arg)) return sendJson(res, 503, { error: { message: 'temporarily unavailable' } })
+      break
+    case 'hang':
+      return // never answers; the client's timeout ends it
+    case 'malformed':
+      res.writeHead(200, { 'Content-Type': body.stream ? 'text/event-stream' : 'application/json' })
+      return res.end(body.stream ? 'data: {"choices": [{"delta": {"content": "Hel' + '\n\n' : '<html>not json</html>')
+    case 'context': {
+      const size = body.messages.reduce((n, m) => n + (m.content?.length ?? 0), 0)
+      if (size > Number(arg)) {
+        return sendJson(res, 400, {
+          error: { message: `This model's maximum context length is ${arg} characters; the messages hold ${size}.`, code: 'context_length_exceeded' },
+        })
+      }
+      break
+    }
+    case 'blank':
+      answer = '  \n '
+      break
+    case 'null':
+      answer = null
+      break
+    case 'slow':
+      if (!body.stream) await wait(Number(arg))
+      break
+  }
+
+  if (!body.stream) {
+    if (mode === 'cut') {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': '500' })
+      res.write('{"choices": [{"message": {"role": "assist')
+      await wait(50)
+      return res.destroy()
+    }
+    return sendJson(res, 200, {
+      id: 'chatcmpl-fake',
+      object: 'chat.completion',
+      model: body.model,
+      choices: [{ index: 0, message: { role: 'assistant', content: answer }, finish_reason: 'stop' }],
+      usage: usageFor(body.messages, answer ?? ''),
+    })
+  }
+
+  res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' })
+  res.write(chunk(body.model, { role: 'assistant', content: '' }))
+  const words = (answer ?? '').split(/(?<= )/)
+  for (const [i, word] of words.entries()) {
+    if (mode === 'noisy') res.write(': keep-alive\n\n')
+    if (mode === 'slow') await wait(Number(arg) / Math.max(1, words.length))
+    res.write(chunk(body.model, { content: word }))
+    if (mode === 'cut' && i === 1) {
+      await wait(50) // let the client see the first pieces, then drop the connection
+      return res.destroy()
+    }
+  }
+  res.write(chunk(body.model, {}, 'stop'))
+  if (body.stream_options?.include_usage) {
+    res.write(`data: ${JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', choices: [], usage: usageFor(body.messages, answer ?? '') })}\n\n`)
+  }
+  res.end('data: [DONE]\n\n')
+}
+
+/** Starts the fake upstream on a free loopback port. */
+export async function startFakeOpenAI(): Promise<{ url: string; server: Server }> {
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error) => {
+      if (!res.headersSent) sendJson(res, 500, { error: { message: String(error) } })
+      else res.destroy()
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const address = server.address()
+  if (!address || typeof address === 'string') throw new Error('no port')
+  return { url: `http://127.0.0.1:${address.port}`, server }
+}
