@@ -69,3 +69,32 @@ export function expectError(result: Call, status: number, code: string) {
     throw new Error(`error body has extra fields: ${result.text}`)
   }
 }
+
+/** The fake upstream's record of the requests made with models tagged `#tag`. */
+export async function upstreamRequests(tag: string): Promise<{ model: string; body: { messages: { role: string; content: string | null; tool_calls?: unknown; tool_call_id?: string }[]; max_tokens: number; stream: boolean } }[]> {
+  const base = env.OPENAI_BASE_URL!.replace(/\/v1$/, '')
+  return (await fetch(`${base}/__requests?tag=${encodeURIComponent(tag)}`)).json()
+}
+
+let tags = 0
+/** A unique tag for the fake upstream's record. */
+export const newTag = () => `t${Date.now().toString(36)}${++tags}`
+
+/** Server-sent events of a response body. */
+export function parseSSE(text: string): { event: string; data: any }[] { // eslint-disable-line @typescript-eslint/no-explicit-any
+  return text
+    .split(/\n\n/)
+    .filter((block) => block.trim() !== '')
+    .map((block) => {
+      const event = /^event: ?(.*)$/m.exec(block)?.[1] ?? 'message'
+      const data = block
+        .split('\n')
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => line.replace(/^data: ?/, ''))
+        .join('\n')
+      return { event, data: JSON.parse(data) }
+    })
+}
+
+export const turn = (sessionId: string, body: Record<string, unknown>, as = 'alice') =>
+  call('POST', `/v1/sessions/${sessionId}/turns`, { user: as, body })

@@ -158,6 +158,17 @@ export const CompactRequest = z
   .strictObject({ trigger: TriggerSchema.optional(), strategy: StrategySchema.optional() })
   .openapi('CompactRequest')
 
+export const TurnRequest = z
+  .strictObject({
+    id: Id.optional(),
+    content: z.string().min(1, 'must not be empty'),
+    system: z.string().min(1, 'must not be empty').optional(),
+    model: z.string().min(1).max(256).optional(),
+    stream: z.boolean().optional(),
+    compaction: z.union([z.literal(false), PolicySchema]).optional(),
+  })
+  .openapi('TurnRequest')
+
 // ── responses (documentation; the handlers build them from the store's objects) ──────────────
 
 const Boundary = z
@@ -224,6 +235,21 @@ export const CompactionResult = z
     version: z.int(),
   })
   .openapi('CompactionResult')
+
+const Usage = z.object({ promptTokens: z.int(), completionTokens: z.int(), totalTokens: z.int() }).nullable().openapi('Usage')
+
+export const TurnResponse = z
+  .object({
+    reply: Event,
+    events: z.array(Event),
+    compaction: z.union([CompactionResult, z.object({ error: z.object({ code: z.string(), message: z.string() }) })]).nullable(),
+    usage: Usage,
+    context: z
+      .object({ promptTokens: z.int(), budget: z.int(), compactions: z.array(CompactionResult), retried: z.boolean() })
+      .nullable()
+      .openapi({ description: 'How the prompt was fitted into CHAT_CONTEXT_TOKENS (null for a replayed turn).' }),
+  })
+  .openapi('TurnResponse')
 
 export const ErrorResponse = z
   .object({ error: z.object({ code: z.string(), message: z.string() }) })

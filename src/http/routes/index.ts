@@ -1,10 +1,13 @@
 import { createRoute, OpenAPIHono, type z } from '@hono/zod-openapi'
+import { streamSSE } from 'hono/streaming'
 import { LIMITS } from '../../limits'
 import { toOpenAIMessages } from '../../models/openai-format'
 import { userIndexStub } from '../../store/address'
 import { sessionClient } from '../../store/session/client'
+import type { TurnFrame } from '../../store/session/turn'
 import type { IndexCursor } from '../../store/user-index'
-import { ApiHttpError, valueOf } from '../errors'
+import { apiError, ApiHttpError, valueOf } from '../errors'
+import { turnFrames } from '../turn-stream'
 import * as s from '../schemas'
 import { validationHook } from '../validation'
 
@@ -17,7 +20,7 @@ const json = <T extends z.ZodType>(schema: T, description: string) => ({
 const body = <T extends z.ZodType>(schema: T, required = true) => ({
   body: { content: { 'application/json': { schema } }, required },
 })
-const errors = (...statuses: (400 | 401 | 404 | 409 | 413 | 415 | 503)[]) =>
+const errors = (...statuses: (400 | 401 | 404 | 409 | 413 | 415 | 502 | 503)[]) =>
   Object.fromEntries(statuses.map((status) => [status, json(s.ErrorResponse, `Error (${status})`)])) as Record<
     number,
     ReturnType<typeof json<typeof s.ErrorResponse>>
@@ -167,6 +170,45 @@ sessionRoutes.openapi(
     responses: { 200: json(s.CompactionResult, 'The compaction result'), ...errors(400, 401, 404, 415, 503) },
   }),
   async (c) => c.json(valueOf(await stubFor(c).compact(c.req.valid('json'))), 200),
+)
+
+sessionRoutes.openapi(
+  createRoute({
+    method: 'post',
+    path: `${sessionPath}/turns`,
+    summary: 'Run a chat turn (creates the session if needed)',
+    description:
+      'With `stream: true` the answer is `text/event-stream`: `delta` events `{"text"}`, then one `done` event (the JSON response) or `error` event.',
+    request: { params: s.SessionParams, ...body(s.TurnRequest) },
+    responses: {
+      200: { ...json(s.TurnResponse, 'The reply, the events written, the compaction result'), content: { ...json(s.TurnResponse, '').content, 'text/event-stream': { schema: s.TurnResponse } } },
+      ...errors(400, 401, 409, 413, 415, 502, 503),
+    },
+  }),
+  async (c) => {
+    const input = c.req.valid('json')
+    const { id } = c.req.valid('param')
+    const userId = c.get('userId')
+    const frames = turnFrames(await sessionClient(c.env, userId, id).turn({ userId, sessionId: id }, input))
+    const first = await frames.next()
+    if (first.done) throw new ApiHttpError(500, 'internal', 'the turn ended without an answer')
+    // A failure before anything was sent is an ordinary error response.
+    if (first.value.type === 'error') throw apiError(first.value.error)
+    if (!input.stream) {
+      if (first.value.type !== 'done') throw new ApiHttpError(500, 'internal', 'unexpected frame for a plain turn')
+      return c.json(first.value.result as never, 200)
+    }
+    return streamSSE(c, async (sse) => {
+      // A client that goes away stops the forwarding, not the turn: the object stores it anyway.
+      sse.onAbort(() => void frames.return(undefined))
+      for (let frame: TurnFrame | undefined = first.value; frame; frame = (await frames.next()).value ?? undefined) {
+        if (frame.type === 'delta') await sse.writeSSE({ event: 'delta', data: JSON.stringify({ text: frame.text }) })
+        else if (frame.type === 'done') await sse.writeSSE({ event: 'done', data: JSON.stringify(frame.result) })
+        else await sse.writeSSE({ event: 'error', data: JSON.stringify({ error: { code: frame.error.code, message: frame.error.message } }) })
+        if (frame.type !== 'delta') break
+      }
+    }) as never
+  },
 )
 
 function stubFor(c: { env: Env; get(key: 'userId'): string; req: { param(name: 'id'): string } }) {

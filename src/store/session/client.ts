@@ -1,7 +1,7 @@
 import type { SessionObject } from '.'
 import { sessionStub } from '../address'
 
-type Methods = 'create' | 'get' | 'patch' | 'destroy' | 'append' | 'readLog' | 'readView' | 'compact'
+type Methods = 'create' | 'get' | 'patch' | 'destroy' | 'append' | 'readLog' | 'readView' | 'compact' | 'turn'
 
 /**
  * The session object's RPC methods with their declared types. Workers RPC stubs type results

@@ -18,16 +18,21 @@ import {
   type NewEvent,
   type SessionEvent,
   type SessionStore,
+  type MessageSkeleton,
   type TokenEstimator,
   type Trigger,
 } from '../../core'
-import { fail, notFound, outcome, type Outcome } from '../../errors'
+import { ApiError, fail, notFound, outcome, type Outcome } from '../../errors'
 import { ID_PATTERN, LIMITS } from '../../limits'
-import type { Policy, StrategySpec } from '../../policy'
+import { modelSettings, NOT_CONFIGURED, type ModelSettings } from '../../models/config'
+import type { Usage } from '../../models/port'
+import { modelSummarizer } from '../../models/summarizer'
+import { defaultPolicy, parsePolicy, type Policy, type StrategySpec } from '../../policy'
 import { userIndexStub } from '../address'
 import { SessionLog, type ViewEntry } from './log'
 import { readRecord, sessionJson, writeRecord, type SessionJson, type SessionRecord } from './record'
 import { migrate } from './schema'
+import { runTurn, upstream, type TurnFrame, type TurnHost, type TurnInput, type TurnResult } from './turn'
 
 /** Which session a call is about: the object is named by this pair. */
 export interface SessionRef {
@@ -128,6 +133,9 @@ export class SessionObject extends DurableObject<Env> {
   /** The view as small entries, once loaded (lazily: the constructor stays O(1)). */
   private view: ViewEntry[] | null = null
   private estimator: TokenEstimator | null = null
+  private settingsCache: ModelSettings | null = null
+  /** Turns on this session run one at a time: each waits for the previous one's append. */
+  private turnQueue: Promise<void> = Promise.resolve()
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
@@ -243,26 +251,34 @@ export class SessionObject extends DurableObject<Env> {
 
   /**
    * Compacts the session through the core: the trigger (default `always`), the given strategy or
-   * the session's policy strategy, or `lastEvents(20)`.
+   * the session's policy strategy, or `lastEvents(20)`. A summarizer error is a 502, nothing written.
    */
   compact(request: { trigger?: Trigger; strategy?: StrategySpec }): Promise<Outcome<CompactionResult>> {
     return outcome(async () => {
       const record = await this.existing()
-      const strategy = request.strategy ?? record.policy?.strategy ?? {}
-      if (strategy.summarizer) {
-        throw fail(503, 'not_configured', 'summaries need a model: set OPENAI_BASE_URL (and OPENAI_API_KEY) or bind AI')
-      }
-      return compact(
-        { trigger: request.trigger, strategy: { window: strategy.window }, session: { id: record.id, metadata: record.metadata } },
-        {
-          store: this.port(),
-          estimator: await this.tokenEstimator(),
-          newId: () => newId('evt'),
-          now: nowIso,
-          warn: (message, data) => console.warn(JSON.stringify({ level: 'warn', message, ...data })),
-        },
-      )
+      return this.runCompaction({ trigger: request.trigger, strategy: request.strategy ?? record.policy?.strategy ?? {} })
     })
+  }
+
+  /**
+   * Runs a chat turn. Answers at once with a stream of newline-delimited {@link TurnFrame}s
+   * (deltas, then one `done` or `error`); the turn itself runs to the end even if the caller
+   * stops reading, so a reply the model finished is always stored.
+   */
+  turn(ref: SessionRef, input: TurnInput): ReadableStream<Uint8Array> {
+    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>()
+    const writer = writable.getWriter()
+    const encoder = new TextEncoder()
+    const send = (frame: TurnFrame) => void writer.write(encoder.encode(`${JSON.stringify(frame)}\n`)).catch(() => undefined)
+    const work = this.runQueuedTurn(ref, input, send)
+      .then((result) => send({ type: 'done', result }))
+      .catch((error: unknown) => {
+        if (!(error instanceof ApiError)) console.error(JSON.stringify({ level: 'error', message: 'turn failed', error: String(error), stack: (error as Error)?.stack }))
+        send({ type: 'error', error: error instanceof ApiError ? error.body : { status: 500, code: 'internal', message: 'the turn failed unexpectedly' } })
+      })
+      .finally(() => writer.close().catch(() => undefined))
+    this.ctx.waitUntil(work)
+    return readable
   }
 
   /** Deletes the session once it has expired; idempotent, and reschedules itself if early. */
@@ -274,6 +290,130 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   // ── storage ────────────────────────────────────────────────────────────────────────────────
+
+  /** Waits for earlier turns, then runs this one; the next may start once this one is written. */
+  private async runQueuedTurn(ref: SessionRef, input: TurnInput, send: (frame: TurnFrame) => void): Promise<TurnResult> {
+    const previous = this.turnQueue
+    let release!: () => void
+    this.turnQueue = new Promise<void>((resolve) => (release = resolve))
+    await previous
+    try {
+      return await runTurn(this.turnHost(ref, release), input, send)
+    } finally {
+      release()
+    }
+  }
+
+  private turnHost(ref: SessionRef, release: () => void): TurnHost {
+    return {
+      settings: this.settings(),
+      estimator: () => this.tokenEstimator(),
+      read: async () => {
+        const record = await this.live()
+        return { record, view: record ? this.viewEvents() : [] }
+      },
+      completed: (id, content) => this.completedTurn(id, content),
+      compact: async (request) => {
+        const record = await this.live()
+        if (!record) return { unchanged: true, reason: 'nothing_to_cover', covered: [], pinned: [], summary: [], preserved: [], tokensEstimatedSaved: 0, boundary: null, version: 0 }
+        return this.runCompaction(request)
+      },
+      write: async (events, usage) => {
+        const existing = await this.live()
+        const record = existing ?? this.newRecord(ref, {})
+        this.ensureSchema()
+        const written = this.commit(record, events, (first) => {
+          const user = first.find((e) => e.type === 'MESSAGE' && e.message.role === 'user')!
+          this.sql.exec(
+            'INSERT INTO turns (id, first_seq, last_seq, user_seq, reply_seq, usage) VALUES (?, ?, ?, ?, ?, ?)',
+            user.id,
+            first[0]!.seq,
+            first.at(-1)!.seq,
+            user.seq,
+            first.at(-1)!.seq,
+            usage === null ? null : JSON.stringify(usage),
+          )
+        })
+        release() // the next turn may start: its prompt will include this one
+        if (!existing) await this.afterCreate(this.record!)
+        return written
+      },
+      policy: (requested, record) => this.turnPolicy(requested, record),
+    }
+  }
+
+  /** A completed turn by its user event id (see TurnHost.completed). */
+  private completedTurn(id: string, content: string): TurnResult | 'conflict' | null {
+    if (!this.readCurrentRecord()) return null
+    const row = this.sql
+      .exec<{ first_seq: number; last_seq: number; user_seq: number; reply_seq: number; usage: string | null }>('SELECT * FROM turns WHERE id = ?', id)
+      .toArray()[0]
+    if (!row) return this.log.byIds([id]).size > 0 ? 'conflict' : null
+    const events = this.log.range(row.first_seq, row.last_seq)
+    const user = events.find((e) => e.seq === row.user_seq)
+    if (!user || user.type !== 'MESSAGE' || user.message.content !== content) return 'conflict'
+    return {
+      reply: events.find((e) => e.seq === row.reply_seq) as MessageEvent,
+      events,
+      compaction: null,
+      usage: row.usage === null ? null : (JSON.parse(row.usage) as Usage),
+      context: null,
+    }
+  }
+
+  /** The turn's policy: the request's (false: none), the session's, COMPACTION_POLICY, or the built-in default. */
+  private turnPolicy(requested: Policy | false | undefined, record: SessionRecord | null): Policy | null {
+    if (requested === false) return null
+    if (requested) return requested
+    if (record?.policy) return record.policy
+    const settings = this.settings()
+    if (this.env.COMPACTION_POLICY) {
+      const parsed = parsePolicy(this.env.COMPACTION_POLICY)
+      if ('policy' in parsed) return parsed.policy
+      console.error(JSON.stringify({ level: 'error', message: `COMPACTION_POLICY is not valid (${parsed.problem}); using the built-in default` }))
+    }
+    return defaultPolicy(settings.contextTokens - settings.replyTokens, settings.model !== null)
+  }
+
+  /** One compaction pass through the core, with a model-backed summarizer when the strategy asks for one. */
+  private async runCompaction(request: { trigger?: Trigger; strategy: StrategySpec; pending?: MessageSkeleton[] }): Promise<CompactionResult> {
+    const record = this.record!
+    const spec = request.strategy.summarizer
+    let summarizer = null
+    if (spec) {
+      const settings = this.settings()
+      if (!settings.model) throw fail(503, 'not_configured', `summaries need a model; ${NOT_CONFIGURED}`)
+      summarizer = modelSummarizer({
+        model: settings.model,
+        modelName: spec.model ?? settings.summaryModel,
+        maxTokens: settings.summaryTokens,
+        overlapSize: spec.overlapSize,
+        systemPrompt: spec.systemPrompt,
+        shadowPrompt: spec.shadowPrompt,
+        onFailure: (failure) =>
+          console.warn(JSON.stringify({ level: 'warn', message: 'summarizer failure', session: failure.session.id, kind: failure.kind, error: failure.error ? String(failure.error) : undefined })),
+      })
+    }
+    try {
+      return await compact(
+        { trigger: request.trigger, strategy: { window: request.strategy.window, summarizer }, session: { id: record.id, metadata: record.metadata }, pending: request.pending },
+        {
+          store: this.port(),
+          estimator: await this.tokenEstimator(),
+          newId: () => newId('evt'),
+          now: nowIso,
+          warn: (message, data) => console.warn(JSON.stringify({ level: 'warn', message, ...data })),
+        },
+      )
+    } catch (error) {
+      throw upstream(error)
+    }
+  }
+
+  private settings(): ModelSettings {
+    this.settingsCache ??= modelSettings(this.env)
+    return this.settingsCache
+  }
 
   /** The storage port the core's compact() works through. */
   private port(): SessionStore {
@@ -293,7 +433,7 @@ export class SessionObject extends DurableObject<Env> {
    * Writes events after the record's version in one transaction, with the session row and its
    * counters; then advances the cached view. Synchronous: nothing can interleave.
    */
-  private commit(record: SessionRecord, events: NewEvent[]): SessionEvent[] {
+  private commit(record: SessionRecord, events: NewEvent[], alsoInTransaction?: (written: SessionEvent[]) => void): SessionEvent[] {
     const sequenced = events.map((event, i) => atSeq(event, record.version + 1 + i))
     const messages = sequenced.filter((e): e is MessageEvent => e.type === 'MESSAGE').map(entry)
     const boundary = sequenced.findLast(isCompaction)
@@ -309,6 +449,7 @@ export class SessionObject extends DurableObject<Env> {
     this.ctx.storage.transactionSync(() => {
       for (const event of sequenced) this.log.insert(event)
       writeRecord(this.sql, next)
+      alsoInTransaction?.(sequenced)
     })
     this.record = next
     if (view) this.view = view

@@ -39,6 +39,15 @@ const MIGRATIONS: string[] = [
      chunk TEXT NOT NULL,
      PRIMARY KEY (seq, part)
    ) WITHOUT ROWID;`,
+  // v2: completed chat turns, so a retried turn returns its stored reply.
+  `CREATE TABLE turns (
+     id TEXT PRIMARY KEY,               -- the user event's id
+     first_seq INTEGER NOT NULL,        -- the turn's events: first_seq..last_seq
+     last_seq INTEGER NOT NULL,
+     user_seq INTEGER NOT NULL,
+     reply_seq INTEGER NOT NULL,
+     usage TEXT                         -- JSON, as the upstream reported it
+   ) WITHOUT ROWID;`,
 ]
 
 export const SCHEMA_VERSION = MIGRATIONS.length

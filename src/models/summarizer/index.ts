@@ -1,0 +1,87 @@
+import { EventText, type MessageEvent, type SessionRef, type Summarizer, type SummaryOutcome, type SummaryRequest } from '../../core'
+import type { ChatModel } from '../port'
+import { DEFAULT_SHADOW_PROMPT, DEFAULT_SYSTEM_PROMPT } from './prompt'
+
+export interface SummarizerFailure {
+  session: SessionRef
+  /** `blank` when the model answered nothing usable; `error` when the call failed. */
+  kind: 'blank' | 'error'
+  error?: unknown
+}
+
+export interface ModelSummarizerOptions {
+  model: ChatModel
+  /** The model name, e.g. a smaller model than the chat model. */
+  modelName: string
+  maxTokens: number
+  /** How many preserved events are quoted for continuity (default 2). */
+  overlapSize?: number
+  systemPrompt?: string
+  /** The user message that opens the summary turn in the view. */
+  shadowPrompt?: string
+  /** How an event is written into the prompt (default `EventText`). */
+  formatEvent?: (event: MessageEvent) => string
+  onFailure?: (failure: SummarizerFailure) => void
+}
+
+const defaultFormat = (event: MessageEvent) => EventText.of(event.message)
+
+/**
+ * A summarizer that asks a chat model for a rolling summary: the previous summary is fed back,
+ * the covered conversation is summarized (system messages never included), and the first
+ * preserved events are quoted for continuity. The call is never stored as conversation; the
+ * answer becomes a two-message summary turn (the shadow prompt, then the summary).
+ *
+ * @example
+ * const summarizer = modelSummarizer({ model, modelName: 'gpt-4o-mini', maxTokens: 1024 })
+ * await compact({ strategy: { window: { lastTurns: 6 }, summarizer }, session }, deps)
+ */
+export function modelSummarizer(options: ModelSummarizerOptions): Summarizer {
+  const format = options.formatEvent ?? defaultFormat
+  const overlap = options.overlapSize ?? 2
+  const lines = (events: readonly MessageEvent[]) =>
+    events
+      .filter((event) => event.message.role !== 'system')
+      .map(format)
+      .join('\n')
+
+  return {
+    async summarize(request: SummaryRequest): Promise<SummaryOutcome> {
+      const prior = request.priorSummary.filter((event) => event.message.role === 'assistant')
+      const parts = [
+        prior.length > 0 ? `Previous summary:\n${prior.map((event) => event.message.content ?? '').join('\n')}` : null,
+        `Conversation to summarize:\n${lines(request.covered)}`,
+        overlap > 0 && request.preserved.length > 0
+          ? `The conversation continues with these messages (context only; they stay in view, do not summarize them):\n${lines(request.preserved.slice(0, overlap))}`
+          : null,
+        prior.length > 0 ? 'Write the updated summary.' : 'Write the summary.',
+      ]
+      let content: string | null
+      try {
+        const reply = await options.model.chat({
+          model: options.modelName,
+          messages: [
+            { role: 'system', content: options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT },
+            { role: 'user', content: parts.filter((part) => part !== null).join('\n\n') },
+          ],
+          maxTokens: options.maxTokens,
+        })
+        content = reply.content
+      } catch (error) {
+        options.onFailure?.({ session: request.session, kind: 'error', error })
+        throw error
+      }
+      if (content === null || content.trim() === '') {
+        options.onFailure?.({ session: request.session, kind: 'blank' })
+        return { kind: 'failed', detail: 'the summary model answered with a blank text' }
+      }
+      return {
+        kind: 'summary',
+        messages: [
+          { role: 'user', content: options.shadowPrompt ?? DEFAULT_SHADOW_PROMPT },
+          { role: 'assistant', content: content.trim() },
+        ],
+      }
+    },
+  }
+}
