@@ -76,6 +76,7 @@ describe('GET /v1/openapi.json', () => {
       '/v1/sessions/{id}',
       '/v1/sessions/{id}/compact',
       '/v1/sessions/{id}/events',
+      '/v1/sessions/{id}/turns',
       '/v1/sessions/{id}/view',
     ])
     expect(Object.keys(body.paths['/v1/sessions/{id}']).sort()).toEqual(['delete', 'get', 'patch'])

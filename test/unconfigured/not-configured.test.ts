@@ -1,0 +1,30 @@
+/** A deployment with no model: neither OPENAI_BASE_URL nor the AI binding. */
+import { describe, expect, it } from 'vitest'
+import { append, call, expectError, newSessionId, turn, user } from '../helpers'
+
+describe('with no model configured', () => {
+  it('a turn is 503 not_configured, naming the variables to set, and writes nothing', async () => {
+    const id = newSessionId()
+    await append(id, [user('before')])
+    const result = await turn(id, { content: 'hi' })
+    expectError(result, 503, 'not_configured')
+    expect(result.body.error.message).toMatch(/OPENAI_BASE_URL/)
+    expect(result.body.error.message).toMatch(/AI binding/)
+    expect((await call('GET', `/v1/sessions/${id}/events`)).body.events).toHaveLength(1)
+  })
+
+  it('a compaction that asks for a summarizer is 503 not_configured and writes nothing', async () => {
+    const id = newSessionId()
+    await append(id, [user('U1'), { message: { role: 'assistant', content: 'A1' } }, user('U2'), { message: { role: 'assistant', content: 'A2' } }])
+    const result = await call('POST', `/v1/sessions/${id}/compact`, { body: { strategy: { window: { lastTurns: 1 }, summarizer: {} } } })
+    expectError(result, 503, 'not_configured')
+    expect((await call('GET', `/v1/sessions/${id}/events`)).body.events).toHaveLength(4)
+  })
+
+  it('compaction without a summarizer still works', async () => {
+    const id = newSessionId()
+    await append(id, [user('U1'), { message: { role: 'assistant', content: 'A1' } }, user('U2')])
+    const result = await call('POST', `/v1/sessions/${id}/compact`, { body: { strategy: { window: { lastTurns: 1 } } } })
+    expect(result.body).toMatchObject({ unchanged: false, summary: [] })
+  })
+})
