@@ -39,7 +39,7 @@ export default defineConfig({
         test: {
           ...workers,
           name: 'workers',
-          include: ['src/{store,http,models}/**/*.test.ts', 'test/**/*.test.ts'],
+          include: ['src/{store,http,models}/**/*.test.ts', 'src/*.test.ts', 'test/**/*.test.ts'],
           exclude: ['test/unconfigured/**'],
         },
       },

@@ -9,9 +9,7 @@ interface AppVariables {
   /** An OpenAI-compatible upstream (`POST {OPENAI_BASE_URL}/chat/completions`). */
   OPENAI_BASE_URL?: string
   OPENAI_API_KEY?: string
-  /** The Workers AI binding (declared only in the `ai` wrangler environment). */
-  AI?: { run(model: string, input: Record<string, unknown>): Promise<unknown> }
-  CHAT_MODEL?: string
+  // AI (the Workers AI binding) and CHAT_MODEL come from the `ai` environment in wrangler.toml.
   SUMMARY_MODEL?: string
   /** The chat model's context budget for a prompt, in tokens. */
   CHAT_CONTEXT_TOKENS?: string
