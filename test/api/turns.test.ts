@@ -167,6 +167,20 @@ describe('POST /v1/sessions/:id/turns', () => {
     expect(prompts).toEqual([1, 3, 5, 7, 9])
   })
 
+  it('a turn waiting for the model does not hold up reads and appends on its session', async () => {
+    const id = newSessionId()
+    await append(id, [user('first')])
+    const slow = turn(id, { content: 'slow one', model: `slow-1500#${newTag()}`, compaction: false })
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    const started = Date.now()
+    expect((await call('GET', `/v1/sessions/${id}/view`)).status).toBe(200)
+    await append(id, [user('meanwhile')])
+    expect(Date.now() - started).toBeLessThan(1000)
+    expect((await slow).status).toBe(200)
+    // The turn's pair is appended after what arrived while it waited.
+    expect((await log(id)).map((e) => e.message.content)).toEqual(['first', 'meanwhile', 'slow one', 'Echo: slow one'])
+  })
+
   it('400 for bad turn requests', async () => {
     const id = newSessionId()
     for (const [body, message] of [
