@@ -6,6 +6,8 @@ export const LIMITS = {
   eventContentBytes: 1024 * 1024,
   /** Metadata of an event or a session, serialized as JSON. */
   metadataBytes: 16 * 1024,
+  /** Nesting levels of metadata. */
+  metadataDepth: 32,
   /** Events in one append. */
   eventsPerAppend: 1000,
   /** Tool calls or tool responses in one message. */

@@ -10,11 +10,34 @@ const ID_RULE = 'must be 1–128 characters of A-Z a-z 0-9 . _ : -'
 
 export const Id = z.string().regex(ID_PATTERN, ID_RULE).openapi({ example: 'chat-42' })
 
-const utf8Bytes = (value: unknown) => new TextEncoder().encode(JSON.stringify(value)).length
+/** Session ids appear in URL paths, where `.` and `..` are dot segments no client can send as a name. */
+export const SessionId = Id.refine((id) => id !== '.' && id !== '..', 'must not be "." or ".." (URL dot segments)')
+
+/** Nesting depth of a JSON value (0 for a primitive), measured level by level without recursion. */
+function depthOf(value: unknown, limit: number): number {
+  const isObject = (item: unknown): item is object => typeof item === 'object' && item !== null
+  let depth = 0
+  let level: unknown[] = [value]
+  while (depth <= limit) {
+    const next: unknown[] = []
+    for (const item of level) if (isObject(item)) for (const child of Object.values(item)) next.push(child)
+    if (!level.some(isObject)) return depth
+    depth += 1
+    level = next
+  }
+  return depth
+}
 
 export const Metadata = z
   .record(z.string(), z.unknown())
-  .refine((value) => utf8Bytes(value) <= LIMITS.metadataBytes, `must serialize to at most ${LIMITS.metadataBytes} bytes of JSON`)
+  .superRefine((value, ctx) => {
+    // Depth first: serializing a very deep value would overflow the stack.
+    if (depthOf(value, LIMITS.metadataDepth) > LIMITS.metadataDepth) {
+      ctx.addIssue({ code: 'custom', message: `must not be nested deeper than ${LIMITS.metadataDepth} levels` })
+    } else if (new TextEncoder().encode(JSON.stringify(value)).length > LIMITS.metadataBytes) {
+      ctx.addIssue({ code: 'custom', message: `must serialize to at most ${LIMITS.metadataBytes} bytes of JSON` })
+    }
+  })
   .openapi('Metadata', { type: 'object', additionalProperties: true, example: { channel: 'web' } })
 
 const Timestamp = z.iso.datetime({ offset: true }).openapi({ example: '2026-01-01T00:00:00.000Z' })
@@ -138,7 +161,7 @@ const TtlSeconds = z.int().min(1).max(LIMITS.ttlSeconds)
 
 export const CreateSessionRequest = z
   .strictObject({
-    id: Id.optional(),
+    id: SessionId.optional(),
     ttlSeconds: TtlSeconds.optional(),
     metadata: Metadata.optional(),
     policy: PolicySchema.nullable().optional(),
@@ -257,7 +280,7 @@ export const ErrorResponse = z
 
 // ── paths and queries ─────────────────────────────────────────────────────────────────────────
 
-export const SessionParams = z.object({ id: Id.openapi({ param: { name: 'id', in: 'path' } }) })
+export const SessionParams = z.object({ id: SessionId.openapi({ param: { name: 'id', in: 'path' } }) })
 
 /** `limit`: 1..max, larger values clamped, zero/negative/non-numbers refused. */
 const Limit = (defaults: { default: number; max: number }) =>

@@ -16,6 +16,7 @@
  * | `hang`          | never answers                                                          |
  * | `context-<n>`   | a context-length 400 when the messages hold more than n characters     |
  * | `noisy`         | like echo, with SSE comments, heartbeats and a usage chunk             |
+ * | `leak`          | a 401 whose message echoes the Authorization header it received        |
  *
  * Every request is recorded; `GET /__requests?tag=<tag>` returns those of a tag.
  */
@@ -76,6 +77,8 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
 
   let answer: string | null = answerFor(body.messages)
   switch (mode) {
+    case 'leak':
+      return sendJson(res, 401, { error: { message: `Incorrect API key provided: ${req.headers.authorization}; key ${req.headers.authorization?.slice(7)}` } })
     case 'fail':
       return sendJson(res, Number(arg), { error: { message: `fake failure ${arg}`, type: 'server_error' } })
     case 'flaky':

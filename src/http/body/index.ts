@@ -3,13 +3,16 @@ import { bodyLimit } from 'hono/body-limit'
 import { ApiHttpError } from '../errors'
 
 /**
- * Request bodies: refused with 413 beyond `maxBytes` (declared or streamed), and a JSON body that
- * is empty treated as `{}`, so `curl -X POST -H 'Content-Type: application/json'` with no data
- * means "all defaults". Content types are checked by the routes (415).
+ * Request bodies: refused with 413 beyond `maxBytes` (declared or streamed), refused with 400 when
+ * a JSON body is not valid UTF-8 (rather than silently replacing bytes), and a JSON body that is
+ * empty treated as `{}`, so `curl -X POST -H 'Content-Type: application/json'` with no data means
+ * "all defaults". Content types are checked by the routes (415).
  *
  * @example
  * app.use('/v1/*', jsonBody({ maxBytes: 8 * 1024 * 1024 }))
  */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
+
 export function jsonBody(options: { maxBytes: number }): MiddlewareHandler {
   const limit = bodyLimit({
     maxSize: options.maxBytes,
@@ -21,9 +24,15 @@ export function jsonBody(options: { maxBytes: number }): MiddlewareHandler {
     if (c.req.method === 'GET' || c.req.method === 'HEAD' || c.req.method === 'DELETE') return next()
     return limit(c, async () => {
       if (/^application\/([\w.-]+\+)?json\s*(;|$)/i.test(c.req.header('Content-Type') ?? '')) {
-        const text = await c.req.text()
-        // Hono caches body reads as promises; its validators then parse this one.
-        if (text.trim() === '') (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve('{}')
+        let text: string
+        try {
+          text = strictUtf8.decode(await c.req.arrayBuffer())
+        } catch (error) {
+          if (error instanceof TypeError) throw new ApiHttpError(400, 'invalid_request', 'body: not valid UTF-8')
+          throw error
+        }
+        // Hono caches body reads as promises; its validators then parse this text.
+        ;(c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(text.trim() === '' ? '{}' : text)
       }
       await next()
     })

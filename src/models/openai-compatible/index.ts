@@ -57,14 +57,21 @@ export function openAICompatible(options: OpenAICompatibleOptions): ChatModel {
       })
     } catch (error) {
       if (signal.aborted) throw new UpstreamError('timeout', `the model did not answer within ${options.timeoutMs} ms`)
-      throw new UpstreamError('transport', `could not reach the model: ${(error as Error).message}`)
+      throw new UpstreamError('transport', `could not reach the model: ${redact((error as Error).message)}`)
     }
     if (!response.ok) {
-      const text = await response.text().catch(() => '')
+      const text = redact(await response.text().catch(() => ''))
       const failure = (response.status === 400 || response.status === 413) && isContextLengthMessage(text) ? 'context_length' : 'status'
       throw new UpstreamError(failure, `the model answered ${response.status}: ${text.slice(0, 300)}`, { status: response.status })
     }
     return response
+  }
+
+  /** Upstream error texts may echo credentials ("Incorrect API key provided: …"): never pass them on. */
+  function redact(text: string): string {
+    let safe = text.replace(/Bearer\s+\S+/gi, 'Bearer [redacted]')
+    if (options.apiKey && options.apiKey.length >= 4) safe = safe.replaceAll(options.apiKey, '[redacted]')
+    return safe
   }
 
   async function complete(request: ChatRequest): Promise<ChatReply> {
