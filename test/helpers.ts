@@ -1,6 +1,7 @@
 /** Helpers for tests that drive the real Worker (Hono app + Durable Objects) inside workerd. */
 import { env, exports } from 'cloudflare:workers'
 import { sign } from 'hono/jwt'
+import { expect } from 'vitest'
 
 export const SECRET = env.JWT_SECRET!
 
@@ -98,3 +99,31 @@ export function parseSSE(text: string): { event: string; data: any }[] { // esli
 
 export const turn = (sessionId: string, body: Record<string, unknown>, as = 'alice') =>
   call('POST', `/v1/sessions/${sessionId}/turns`, { user: as, body })
+
+/**
+ * Checks a whole log against the spec's invariant that nothing leaves the view except through a
+ * boundary: at every COMPACTION, the view just before it must be exactly what the boundary names
+ * (pinned + preserved) plus what it counts as covered — a message that slipped in while a pass
+ * was running and was neither named nor covered would break the count.
+ */
+export async function expectNothingLost(events: any[]) { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const { extendView } = await import('../src/core')
+  let view: { id: string }[] = []
+  for (let i = 0; i < events.length; i++) {
+    const event = events[i]
+    if (event.type === 'COMPACTION') {
+      const named = [...event.boundary.pinned, ...event.boundary.preserved]
+      const ids = new Set(view.map((e) => e.id))
+      for (const id of named) expect(ids.has(id), `boundary ${event.seq} names ${id}, which was not in the view`).toBe(true)
+      expect(view.length, `boundary ${event.seq}: view of ${view.length} ≠ ${named.length} named + ${event.boundary.coveredEventCount} covered`).toBe(
+        named.length + event.boundary.coveredEventCount,
+      )
+    }
+    // A boundary is written together with the summary events that follow it.
+    let end = i + 1
+    if (event.type === 'COMPACTION') while (end < events.length && events[end].synthetic) end++
+    view = extendView(view as never[], events.slice(i, end)) as { id: string }[]
+    i = end - 1
+  }
+  return view
+}

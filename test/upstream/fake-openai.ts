@@ -9,6 +9,7 @@
  * | `slow-<ms>`     | like echo, after waiting `ms` (streaming: spread over the words)        |
  * | `fail-<status>` | answers that status with an OpenAI error body                          |
  * | `flaky-<n>`     | answers 503 to the first n requests of its tag, then like echo         |
+ * | `limited-<n>`   | answers 429 to the first n requests of its tag, then like echo         |
  * | `blank`         | answers an empty (whitespace) message                                  |
  * | `null`          | answers a null message content                                          |
  * | `malformed`     | answers 200 with a body that is not the protocol                       |
@@ -83,6 +84,9 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
       return sendJson(res, Number(arg), { error: { message: `fake failure ${arg}`, type: 'server_error' } })
     case 'flaky':
       if (count <= Number(arg)) return sendJson(res, 503, { error: { message: 'temporarily unavailable' } })
+      break
+    case 'limited':
+      if (count <= Number(arg)) return sendJson(res, 429, { error: { message: 'rate limited', type: 'rate_limit_error' } })
       break
     case 'hang':
       return // never answers; the client's timeout ends it

@@ -189,7 +189,7 @@ sessionRoutes.openapi(
     const input = c.req.valid('json')
     const { id } = c.req.valid('param')
     const userId = c.get('userId')
-    const frames = turnFrames(await sessionClient(c.env, userId, id).turn({ userId, sessionId: id }, input))
+    const frames = interruptible(turnFrames(await sessionClient(c.env, userId, id).turn({ userId, sessionId: id }, input)))
     const first = await frames.next()
     if (first.done) throw new ApiHttpError(500, 'internal', 'the turn ended without an answer')
     // A failure before anything was sent is an ordinary error response.
@@ -210,6 +210,19 @@ sessionRoutes.openapi(
     }) as never
   },
 )
+
+/** The frames, with a session object that went away mid-turn (restart, abort) reported in the contract's words. */
+async function* interruptible(frames: AsyncGenerator<TurnFrame>): AsyncGenerator<TurnFrame> {
+  try {
+    yield* frames
+  } catch (error) {
+    console.error(JSON.stringify({ level: 'error', message: 'turn interrupted', error: String(error) }))
+    yield {
+      type: 'error',
+      error: { status: 500, code: 'internal', message: 'the session was interrupted before the turn finished; retry it with the same id' },
+    }
+  }
+}
 
 function stubFor(c: { env: Env; get(key: 'userId'): string; req: { param(name: 'id'): string } }) {
   return sessionClient(c.env, c.get('userId'), c.req.param('id'))

@@ -177,12 +177,16 @@ export async function runTurn(host: TurnHost, input: TurnInput, emit: (frame: Tu
     }
   }
 
+  if ((reply.content ?? '').trim() === '' && reply.toolCalls.length === 0) {
+    // Nothing to store: a retry should start clean rather than find an empty reply in the log.
+    throw fail(502, 'upstream_error', 'the model answered with an empty reply')
+  }
   const assistant = newMessageEvent(
     {
       id: newId(),
       message: {
         role: 'assistant',
-        content: reply.content ?? (reply.toolCalls.length > 0 ? null : ''),
+        content: reply.content,
         ...(reply.toolCalls.length > 0 ? { toolCalls: reply.toolCalls } : {}),
       },
       timestamp: new Date().toISOString(),
