@@ -19,7 +19,7 @@ import {
 } from '../src/core'
 import { measure, ms, table } from './stats'
 
-const SIZES = [1_000, 10_000, 100_000]
+const SIZES = [100, 1_000, 10_000, 100_000]
 const now = () => '2026-01-01T00:00:00.000Z'
 
 /** A realistic turn: user question, sometimes a tool call and its result, assistant answer. */

@@ -1,25 +1,38 @@
 /**
- * Benchmarks through the real Worker in local workerd (wrangler's dev server, no network): HTTP,
- * auth, the session Durable Object and its SQLite storage. The goal for a turn's bookkeeping
- * (append + view read) is a cost that does not grow with the log.
+ * Benchmarks through the real Worker in local workerd (wrangler's dev server, offline), with a
+ * stub model (the fake OpenAI-compatible upstream) that answers at once. Times marked "in
+ * workerd" are taken inside the Worker around RPC calls to the Durable Object, so the dev
+ * server's proxy (several ms per request here) is not in them; "HTTP" times are end to end.
  */
+import { execFileSync } from 'node:child_process'
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { gzipSync } from 'node:zlib'
 import { sign } from 'hono/jwt'
 import { unstable_startWorker } from 'wrangler'
+import { startFakeOpenAI } from '../test/upstream/fake-openai'
 import { ms, table } from './stats'
 
 const SECRET = 'bench-secret'
+const USER = 'bench'
 const SIZES = [1_000, 10_000, 100_000]
-const BATCH = 1000
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 40)
 
+const upstream = await startFakeOpenAI()
 const worker = await unstable_startWorker({
-  config: 'wrangler.toml',
-  bindings: { JWT_SECRET: { type: 'plain_text', value: SECRET } },
+  config: 'bench/wrangler.bench.toml',
+  bindings: {
+    JWT_SECRET: { type: 'plain_text', value: SECRET },
+    OPENAI_BASE_URL: { type: 'plain_text', value: `${upstream.url}/v1` },
+    CHAT_MODEL: { type: 'plain_text', value: 'echo' },
+    SUMMARY_MODEL: { type: 'plain_text', value: 'echo' },
+  },
   dev: { server: { port: 0 }, persist: false, inspector: false, logLevel: 'error' },
 })
 await worker.ready
-const token = await sign({ sub: 'bench', exp: Math.floor(Date.now() / 1000) + 3600 }, SECRET, 'HS256')
+const token = await sign({ sub: USER, exp: Math.floor(Date.now() / 1000) + 24 * 3600 }, SECRET, 'HS256')
 
-async function api(method: string, path: string, body?: unknown) {
+async function api(method: string, path: string, body?: unknown): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
   const response = await worker.fetch(`http://bench${path}`, {
     method,
     headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
@@ -27,67 +40,186 @@ async function api(method: string, path: string, body?: unknown) {
   })
   const text = await response.text()
   if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 300)}`)
-  return JSON.parse(text) as Record<string, unknown>
+  return JSON.parse(text)
 }
 
-const turn = (i: number) => [
-  { message: { role: 'user', content: `Question ${i}: what did we decide about the rollout plan and its open items?` } },
-  { message: { role: 'assistant', content: `Answer ${i}: we ship in two stages; the open items are the migration and the on-call rota.` } },
-]
+const bench = (path: string, params: Record<string, string | number>) =>
+  api('GET', `/bench/${path}?${new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]))}`) as Promise<number[]>
 
-/** A session whose log has `size` events and whose view is kept short by compaction, as a live one would be. */
-async function seed(size: number): Promise<string> {
-  const id = `bench-${size}-${Date.now()}`
-  let written = 0
-  let i = 0
-  while (written < size) {
-    const events = Array.from({ length: Math.min(BATCH, size - written) / 2 }, () => turn(i++)).flat()
-    await api('POST', `/v1/sessions/${id}/events`, { events })
-    written += events.length
-    const result = await api('POST', `/v1/sessions/${id}/compact`, { strategy: { window: { lastTurns: 20 } } })
-    if (!result.unchanged) written += 1
-  }
-  return id
-}
-
-// Seed every size first, then measure them in interleaved rounds, so drift hits all alike.
-const sessions: { size: number; id: string; seconds: number; appendAndView: number[]; view: number[] }[] = []
-for (const size of SIZES) {
-  const started = performance.now()
-  const id = await seed(size)
-  sessions.push({ size, id, seconds: (performance.now() - started) / 1000, appendAndView: [], view: [] })
-}
-const ROUNDS = 300
-let i = 1_000_000
-for (let round = 0; round < ROUNDS; round++) {
-  for (const session of sessions) {
-    let t = performance.now()
-    await api('POST', `/v1/sessions/${session.id}/events`, { events: turn(i++) })
-    await api('GET', `/v1/sessions/${session.id}/view`)
-    session.appendAndView.push(performance.now() - t)
-    t = performance.now()
-    await api('GET', `/v1/sessions/${session.id}/view`)
-    session.view.push(performance.now() - t)
-  }
-}
-
-const summary = (samples: number[]) => {
+const stats = (samples: number[]) => {
   const sorted = [...samples].sort((a, b) => a - b)
   return { median: sorted[Math.floor(sorted.length / 2)]!, p95: sorted[Math.ceil(sorted.length * 0.95) - 1]! }
 }
-const rows: (string | number)[][] = []
-for (const session of sessions) {
-  const stats = (await api('GET', `/v1/sessions/${session.id}`)).stats as { events: number; viewEvents: number }
-  const both = summary(session.appendAndView)
-  const view = summary(session.view)
-  rows.push([session.size.toLocaleString('en'), stats.events.toLocaleString('en'), stats.viewEvents, ms(both.median), ms(both.p95), ms(view.median), ms(view.p95), `${session.seconds.toFixed(1)} s`])
+const n = (value: number) => value.toLocaleString('en')
+const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`
+
+const message = (i: number) => `Message ${i}: what did we decide about the rollout plan, and which items are still open?`
+const turnEvents = (i: number) => [
+  { message: { role: 'user', content: message(i) } },
+  { message: { role: 'assistant', content: message(i + 1) } },
+]
+
+/** A session with `size` events in its log, its view kept short by compaction as a live one's is. */
+async function seed(id: string, size: number, compactEvery = 1000): Promise<void> {
+  let written = 0
+  let i = 0
+  while (written < size) {
+    const count = Math.min(compactEvery, size - written)
+    const events = Array.from({ length: Math.ceil(count / 2) }, () => turnEvents((i += 2))).flat().slice(0, count)
+    for (let at = 0; at < events.length; at += 1000) {
+      await api('POST', `/v1/sessions/${id}/events`, { events: events.slice(at, at + 1000) })
+    }
+    written += events.length
+    if (written < size) {
+      const result = await api('POST', `/v1/sessions/${id}/compact`, { strategy: { window: { lastTurns: 20 } } })
+      if (!result.unchanged) written += 1
+    }
+  }
 }
+
+/** Interleaves `rounds` of each measurement across the sizes, so drift hits every size alike. */
+async function interleaved<K extends string>(sizes: number[], rounds: number, measure: (size: number) => Promise<number[]>) {
+  const samples = new Map<number, number[]>(sizes.map((size) => [size, []]))
+  for (let round = 0; round < rounds; round++) {
+    for (const size of sizes) samples.get(size)!.push(...(await measure(size)))
+  }
+  return samples as Map<number, number[]> & { __k?: K }
+}
+
+console.log(`\nFake upstream ${upstream.url}; ${ROUNDS} rounds per measurement, sizes interleaved.`)
+
+// ── sessions at 1k, 10k and 100k events ──────────────────────────────────────────────────────
+const ours = new Map<number, string>()
+for (const size of SIZES) {
+  const id = `log-${size}`
+  const started = performance.now()
+  await seed(id, size)
+  ours.set(size, id)
+  console.log(`seeded ${id}: ${((performance.now() - started) / 1000).toFixed(1)} s`)
+}
+
+// ── per-turn overhead, view reads, and the naive baseline ───────────────────────────────────
+const noCompaction = JSON.stringify({ trigger: { tokenCount: 1_000_000_000 }, strategy: {} })
+const turnsIn = await interleaved(SIZES, ROUNDS, (size) => bench('turn', { user: USER, session: ours.get(size)!, runs: 1, batch: 5, compaction: noCompaction }))
+const turnsHttp = await interleaved(SIZES, ROUNDS, async (size) => {
+  const t = performance.now()
+  await api('POST', `/v1/sessions/${ours.get(size)}/turns`, { content: 'hello', compaction: JSON.parse(noCompaction) })
+  return [performance.now() - t]
+})
+const appendView = await interleaved(SIZES, ROUNDS, (size) => bench('append-view', { user: USER, session: ours.get(size)!, runs: 1, batch: 5 }))
+const fastView = await interleaved(SIZES, ROUNDS, (size) => bench('view', { user: USER, session: ours.get(size)!, runs: 1, batch: 10, mode: 'fast' }))
+const naiveView = await interleaved(SIZES, Math.max(5, Math.floor(ROUNDS / 4)), (size) => bench('view', { user: USER, session: ours.get(size)!, runs: 1, mode: 'naive' }))
+const coldView = await interleaved(SIZES, Math.max(5, Math.floor(ROUNDS / 2)), (size) => bench('cold-view', { user: USER, session: ours.get(size)!, runs: 1, batch: 5 }))
+const viewSizes = new Map<number, number>()
+for (const size of SIZES) viewSizes.set(size, (await api('GET', `/v1/sessions/${ours.get(size)}`)).stats.viewEvents)
+
 table(
-  `Append (user + assistant) + view read through the Worker and its Durable Object (${ROUNDS} rounds, interleaved)`,
-  ['log events (seeded)', 'log events (end)', 'view events (end)', 'append + view median', 'p95', 'view read median', 'p95', 'seeding took'],
-  rows,
+  'Per-turn service overhead: a whole chat turn (stub model answering at once; trigger checked, not firing)',
+  ['log events', 'view events', 'turn in workerd median', 'p95', 'turn over HTTP median', 'p95', 'append×2 + view read in workerd median', 'p95'],
+  SIZES.map((size) => {
+    const a = stats(turnsIn.get(size)!)
+    const b = stats(turnsHttp.get(size)!)
+    const c = stats(appendView.get(size)!)
+    return [n(size), viewSizes.get(size)!, ms(a.median), ms(a.p95), ms(b.median), ms(b.p95), ms(c.median), ms(c.p95)]
+  }),
 )
-const ratio = summary(sessions.at(-1)!.appendAndView).median / summary(sessions[0]!.appendAndView).median
-console.log(`\nappend + view median at ${sessions.at(-1)!.size.toLocaleString('en')} events / at ${sessions[0]!.size.toLocaleString('en')}: ${ratio.toFixed(2)}×`)
-console.log('End-to-end times include the local dev server\'s proxy (~8 ms per request on this machine).')
+const turn1k = stats(turnsIn.get(SIZES[0]!)!).median
+const turn100k = stats(turnsIn.get(SIZES.at(-1)!)!).median
+console.log(`\nturn at 100k / at 1k (in workerd, medians): ${ratio(turn100k, turn1k)} — target ≤ 1.2×`)
+
+table(
+  'View read: the service (cached view entries, bodies by seq range) vs naive (project the whole log every read), in workerd',
+  ['log events', 'view events', 'service median', 'p95', 'naive median', 'p95', 'naive / service', 'cold object: first read median', 'p95'],
+  SIZES.map((size) => {
+    const f = stats(fastView.get(size)!)
+    const v = stats(naiveView.get(size)!)
+    const c = stats(coldView.get(size)!)
+    return [n(size), viewSizes.get(size)!, ms(f.median), ms(f.p95), ms(v.median), ms(v.p95), ratio(v.median, f.median), ms(c.median), ms(c.p95)]
+  }),
+)
+const speedup = stats(naiveView.get(100_000)!).median / stats(fastView.get(100_000)!).median
+console.log(`\nservice view read vs naive at 100k: ${speedup.toFixed(0)}× faster — target ≥ 50×`)
+
+// ── the closest peer: the Agents SDK's session storage ──────────────────────────────────────
+const peers = new Map<number, string>()
+for (const size of SIZES) {
+  const peer = `peer-${size}`
+  const started = performance.now()
+  for (let from = 0; from < size; ) from = await api('GET', `/bench/peer/seed?peer=${peer}&count=${Math.min(2000, size - from)}&from=${from}`)
+  peers.set(size, peer)
+  console.log(`seeded ${peer}: ${((performance.now() - started) / 1000).toFixed(1)} s`)
+}
+const peerPlain = await interleaved(SIZES, ROUNDS, (size) => bench('peer/turn', { peer: peers.get(size)!, runs: 1, batch: 2 }))
+for (const size of SIZES) await api('GET', `/bench/peer/overlay?peer=${peers.get(size)}&upTo=${size}`)
+const peerOverlay = await interleaved(SIZES, Math.max(5, Math.floor(ROUNDS / 2)), (size) => bench('peer/turn', { peer: peers.get(size)!, runs: 1, batch: 2 }))
+table(
+  'The same turn storage work through agents/sessions (2 × appendMessage + getRecentHistory(64 KiB)) vs ours (2 appends + view read), in workerd',
+  ['log events', 'agents/sessions median', 'p95', 'with a compaction overlay median', 'p95', 'ours median', 'agents / ours', 'agents+overlay / ours'],
+  SIZES.map((size) => {
+    const p = stats(peerPlain.get(size)!)
+    const o = stats(peerOverlay.get(size)!)
+    const us = stats(appendView.get(size)!)
+    return [n(size), ms(p.median), ms(p.p95), ms(o.median), ms(o.p95), ms(us.median), ratio(p.median, us.median), ratio(o.median, us.median)]
+  }),
+)
+
+// ── compaction passes ───────────────────────────────────────────────────────────────────────
+const passSizes = [100, 1_000, 10_000]
+const passRows: (string | number)[][] = []
+for (const size of passSizes) {
+  const samples: number[] = []
+  for (let r = 0; r < 5; r++) {
+    const id = `pass-${size}-${r}`
+    await seed(id, size, size)
+    samples.push(...(await bench('compact', { user: USER, session: id, keep: Math.floor(size / 2) })))
+  }
+  const s = stats(samples)
+  passRows.push([n(size), ms(s.median), ms(s.p95)])
+}
+table('A compaction pass (no summarizer, keeping half the view) on views of N events, in workerd (5 sessions each)', ['view events', 'median', 'p95'], passRows)
+
+// ── token estimates over an event's life ───────────────────────────────────────────────────
+{
+  const id = 'estimates'
+  await seed(id, 2_000, 500)
+  const summarizing = { trigger: { turnCount: 5 }, strategy: { window: { lastTurns: 2 }, summarizer: {} } }
+  for (let i = 0; i < 20; i++) await api('POST', `/v1/sessions/${id}/turns`, { content: message(i), compaction: summarizing })
+  await bench('cold-view', { user: USER, session: id, runs: 3 })
+  const { calls, messages } = await api('GET', `/bench/estimates?user=${USER}&session=${id}`)
+  table('Tokenizer calls over the life of a session object (appends, 20 turns with summaries, compactions, cold reloads)', ['message events in the log', 'estimates computed', 'per event'], [
+    [n(messages), n(calls), (calls / messages).toFixed(3)],
+  ])
+}
+
+// ── throughput ─────────────────────────────────────────────────────────────────────────────
+async function throughput(total: number, inFlight: number, sessionFor: (i: number) => string) {
+  let next = 0
+  const started = performance.now()
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < total) {
+        const i = next++
+        await api('POST', `/v1/sessions/${sessionFor(i)}/events`, { events: turnEvents(i) })
+      }
+    }),
+  )
+  return total / ((performance.now() - started) / 1000)
+}
+const one = await throughput(600, 24, () => 'hot-session')
+const many = await throughput(600, 24, (i) => `spread-${i % 60}`)
+table('Appends (2 events each) over HTTP, 24 in flight', ['target', 'appends/s'], [
+  ['one session', one.toFixed(0)],
+  ['60 sessions in parallel', many.toFixed(0)],
+])
+
 await worker.dispose()
+upstream.server.close()
+
+// ── bundle size ────────────────────────────────────────────────────────────────────────────
+const out = '.bench/bundle'
+rmSync(out, { recursive: true, force: true })
+execFileSync('wrangler', ['deploy', '--dry-run', '--outdir', out], { stdio: 'ignore', env: { ...process.env, WRANGLER_SEND_METRICS: 'false' } })
+const files = readdirSync(out).filter((f) => f.endsWith('.js'))
+const raw = files.reduce((sum, f) => sum + statSync(join(out, f)).size, 0)
+const gz = files.reduce((sum, f) => sum + gzipSync(readFileSync(join(out, f))).length, 0)
+table('Worker bundle (wrangler deploy --dry-run)', ['files', 'size', 'gzip'], [[files.length, `${(raw / 1024).toFixed(0)} KiB`, `${(gz / 1024).toFixed(0)} KiB`]])
