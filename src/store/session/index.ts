@@ -31,6 +31,7 @@ import { userIndexStub } from '../address'
 import { SessionLog, type ViewEntry } from './log'
 import { readRecord, sessionJson, writeRecord, type SessionJson, type SessionRecord } from './record'
 import { migrate } from './schema'
+import { ViewBodies } from './view-bodies'
 import { runTurn, upstream, type TurnFrame, type TurnHost, type TurnInput, type TurnResult } from './turn'
 
 /** Which session a call is about: the object is named by this pair. */
@@ -132,6 +133,7 @@ export class SessionObject extends DurableObject<Env> {
   protected record: SessionRecord | null | undefined
   /** The view as small entries, once loaded (lazily: the constructor stays O(1)). */
   protected view: ViewEntry[] | null = null
+  private readonly bodies = new ViewBodies()
   private estimator: TokenEstimator | null = null
   private settingsCache: ModelSettings | null = null
   /** Turns on this session run one at a time: each waits for the previous one's append. */
@@ -435,16 +437,18 @@ export class SessionObject extends DurableObject<Env> {
    */
   private commit(record: SessionRecord, events: NewEvent[], alsoInTransaction?: (written: SessionEvent[]) => void): SessionEvent[] {
     const sequenced = events.map((event, i) => atSeq(event, record.version + 1 + i))
-    const messages = sequenced.filter((e): e is MessageEvent => e.type === 'MESSAGE').map(entry)
+    const written = sequenced.filter((e): e is MessageEvent => e.type === 'MESSAGE')
+    const entries = written.map(entry)
     const boundary = sequenced.findLast(isCompaction)
     let view: ViewEntry[] | null = null
     const next: SessionRecord = { ...record, version: record.version + sequenced.length }
     if (boundary) {
-      view = extendView<ViewEntry>(this.viewEntries(record), sequenced.map((e) => (e.type === 'MESSAGE' ? entry(e) : e)))
+      let m = 0
+      view = extendView<ViewEntry>(this.viewEntries(record), sequenced.map((e) => (e.type === 'MESSAGE' ? entries[m++]! : e)))
       next.stats = statsOf(view)
       next.boundarySeq = boundary.seq
     } else {
-      next.stats = advanceStats(record.stats, messages)
+      next.stats = advanceStats(record.stats, entries)
     }
     this.ctx.storage.transactionSync(() => {
       for (const event of sequenced) this.log.insert(event)
@@ -452,14 +456,21 @@ export class SessionObject extends DurableObject<Env> {
       alsoInTransaction?.(sequenced)
     })
     this.record = next
-    if (view) this.view = view
-    else this.view?.push(...messages)
+    if (view) {
+      this.view = view
+      this.bodies.recount(view) // entries that left the view free their share
+    } else if (this.view) {
+      for (const e of entries) this.view.push(e)
+    }
+    // Kept whole only if they are in a cached view (a boundary names its summary events).
+    if (this.view) entries.forEach((e, i) => this.bodies.keep(e, written[i]!))
     return sequenced
   }
 
   /** The view's entries, loaded on first use in O(view): the newest boundary's named events and what follows it. */
   private viewEntries(record: SessionRecord): ViewEntry[] {
     if (this.view) return this.view
+    this.bodies.reset()
     if (record.boundarySeq === 0) {
       this.view = this.log.skeletonsAfter(0)
       return this.view
@@ -473,10 +484,17 @@ export class SessionObject extends DurableObject<Env> {
     return this.view
   }
 
-  /** The view's full events, read by seq ranges. */
+  /** The view's full events: kept ones from memory, the rest read by seq ranges (and kept if small). */
   private viewEvents(): MessageEvent[] {
     const entries = this.viewEntries(this.record!)
-    return this.log.bySeqs(entries.map((e) => e.seq)) as MessageEvent[]
+    const missing = entries.filter((e) => !e.full)
+    if (missing.length > 0) {
+      const read = this.log.bySeqs(missing.map((e) => e.seq)) as MessageEvent[]
+      missing.forEach((e, i) => this.bodies.keep(e, read[i]!))
+      let r = 0
+      return entries.map((e) => (missing[r] === e ? read[r++]! : e.full!))
+    }
+    return entries.map((e) => e.full!)
   }
 
   /** The session row if the session exists and has not expired; an expired one is wiped now. */

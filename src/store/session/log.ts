@@ -1,4 +1,4 @@
-import type { Boundary, Message, MessageSkeleton, Role, SessionEvent } from '../../core'
+import type { Boundary, Message, MessageEvent, MessageSkeleton, Role, SessionEvent } from '../../core'
 
 /**
  * The event log in SQLite: one row per event, bodies larger than one value's limit stored in
@@ -26,8 +26,11 @@ type Row = {
 
 type SkeletonRow = Pick<Row, 'seq' | 'id' | 'type' | 'role' | 'synthetic' | 'tokens'>
 
-/** A view entry as cached in memory: no content, so a view of big events stays small. */
-export type ViewEntry = MessageSkeleton & { seq: number }
+/**
+ * A view entry as cached in memory: what compaction decides on, and the whole event only when it
+ * is small (see ViewBodies), so a view of big events stays small.
+ */
+export type ViewEntry = MessageSkeleton & { seq: number; full?: MessageEvent }
 
 const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff
 
