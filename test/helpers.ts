@@ -127,3 +127,15 @@ export async function expectNothingLost(events: any[]) { // eslint-disable-line 
   }
   return view
 }
+
+/** The whole log of a session, page by page. */
+export async function wholeLog(id: string, as = 'alice'): Promise<any[]> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const events: unknown[] = []
+  let after = 0
+  for (;;) {
+    const page = await call('GET', `/v1/sessions/${id}/events?after=${after}&limit=1000`, { user: as })
+    events.push(...page.body.events)
+    if (page.body.nextAfter === null) return events
+    after = page.body.nextAfter
+  }
+}

@@ -63,6 +63,19 @@ export class UpstreamError extends Error {
   }
 }
 
+/** The `usage` object of the OpenAI wire format (Workers AI uses it too). */
+export type WireUsage = { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number } | null | undefined
+
+/** Usage as the upstream reported it, or null when it did not. */
+export const usageOf = (usage: WireUsage): Usage | null =>
+  usage && typeof usage.prompt_tokens === 'number'
+    ? {
+        promptTokens: usage.prompt_tokens,
+        completionTokens: usage.completion_tokens ?? 0,
+        totalTokens: usage.total_tokens ?? usage.prompt_tokens + (usage.completion_tokens ?? 0),
+      }
+    : null
+
 /** Upstream error texts that mean "the prompt is too long" (OpenAI, vLLM, llama.cpp, Ollama, Workers AI). */
 const CONTEXT_LENGTH = /context[_ ]length|context window|maximum context|too many tokens|prompt is too long|exceeds? (the )?(model'?s? )?(max|context)/i
 

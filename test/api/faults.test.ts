@@ -1,18 +1,9 @@
 import { abortAllDurableObjects } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
 import { project } from '../../src/core'
-import { append, call, expectError, expectNothingLost, newSessionId, newTag, turn, upstreamRequests, user } from '../helpers'
+import { append, call, expectError, expectNothingLost, newSessionId, newTag, turn, upstreamRequests, user, wholeLog } from '../helpers'
 
-const log = async (id: string) => {
-  const events: any[] = [] // eslint-disable-line @typescript-eslint/no-explicit-any
-  let after = 0
-  for (;;) {
-    const page = await call('GET', `/v1/sessions/${id}/events?after=${after}&limit=1000`)
-    events.push(...page.body.events)
-    if (page.body.nextAfter === null) return events
-    after = page.body.nextAfter
-  }
-}
+const log = (id: string) => wholeLog(id)
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** The log is whole: the view is its projection, every user message of a turn has its reply, nothing was lost. */

@@ -1,5 +1,5 @@
 import type { ToolCall } from '../../core'
-import { isContextLengthMessage, UpstreamError, type ChatModel, type ChatReply, type ChatRequest, type Usage } from '../port'
+import { isContextLengthMessage, UpstreamError, usageOf, type ChatModel, type ChatReply, type ChatRequest, type Usage, type WireUsage } from '../port'
 import { sseEvents } from '../sse'
 
 export interface OpenAICompatibleOptions {
@@ -11,17 +11,7 @@ export interface OpenAICompatibleOptions {
   fetch?: typeof fetch
 }
 
-type WireUsage = { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number } | null | undefined
 type WireToolCall = { index?: number; id?: string; function?: { name?: string; arguments?: string } }
-
-const usageOf = (usage: WireUsage): Usage | null =>
-  usage && typeof usage.prompt_tokens === 'number'
-    ? {
-        promptTokens: usage.prompt_tokens,
-        completionTokens: usage.completion_tokens ?? 0,
-        totalTokens: usage.total_tokens ?? usage.prompt_tokens + (usage.completion_tokens ?? 0),
-      }
-    : null
 
 const toolCallsOf = (calls: WireToolCall[] | undefined): ToolCall[] =>
   (calls ?? []).map((call, i) => ({ id: call.id ?? `call_${i}`, name: call.function?.name ?? '', arguments: call.function?.arguments ?? '' }))

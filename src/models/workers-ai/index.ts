@@ -1,5 +1,5 @@
 import type { ToolCall } from '../../core'
-import { isContextLengthMessage, UpstreamError, type ChatModel, type ChatReply, type ChatRequest, type Usage } from '../port'
+import { isContextLengthMessage, UpstreamError, usageOf, type ChatModel, type ChatReply, type ChatRequest, type Usage, type WireUsage } from '../port'
 import { sseEvents } from '../sse'
 
 /** The part of the `AI` binding this adapter uses. */
@@ -13,17 +13,7 @@ export interface WorkersAIOptions {
   timeoutMs: number
 }
 
-type WireUsage = { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number } | undefined
 type LegacyToolCall = { id?: string; name?: string; arguments?: unknown; function?: { name?: string; arguments?: unknown } }
-
-const usageOf = (usage: WireUsage): Usage | null =>
-  usage && typeof usage.prompt_tokens === 'number'
-    ? {
-        promptTokens: usage.prompt_tokens,
-        completionTokens: usage.completion_tokens ?? 0,
-        totalTokens: usage.total_tokens ?? usage.prompt_tokens + (usage.completion_tokens ?? 0),
-      }
-    : null
 
 const text = (value: unknown): string | null => (value === undefined || value === null ? null : typeof value === 'string' ? value : JSON.stringify(value))
 

@@ -2,24 +2,14 @@ import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from 'c
 import { env } from 'cloudflare:workers'
 import fc from 'fast-check'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { defaultEstimator, newMessageEvent, project, statsOf, type SessionEvent } from '../../core'
-import { append, call, expectError, newSessionId, user } from '../../../test/helpers'
+import { defaultEstimator, newMessageEvent, project, statsOf } from '../../core'
+import { append, call, expectError, newSessionId, user, wholeLog } from '../../../test/helpers'
 import { sessionStub, userIndexStub } from '../address'
 import type { SessionObject } from '.'
 
 const stubOf = (id: string, userId = 'alice') => sessionStub(env, userId, id)
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-async function wholeLog(id: string): Promise<SessionEvent[]> {
-  const events: SessionEvent[] = []
-  let after = 0
-  for (;;) {
-    const page = await call('GET', `/v1/sessions/${id}/events?after=${after}&limit=1000`)
-    events.push(...page.body.events)
-    if (page.body.nextAfter === null) return events
-    after = page.body.nextAfter
-  }
-}
 
 describe('appends are all or nothing', () => {
   it('a row failing mid-transaction leaves neither rows nor counters nor cached view changed', async () => {
