@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest'
 import { append, call, expectError, newSessionId, newTag, parseSSE, turn, upstreamRequests, user } from '../helpers'
 
 const log = async (id: string) => (await call('GET', `/v1/sessions/${id}/events?limit=1000`)).body.events as any[] // eslint-disable-line @typescript-eslint/no-explicit-any
-const viewIds = async (id: string) => (await call('GET', `/v1/sessions/${id}/view`)).body.events.map((e: { id: string }) => e.id)
 
 describe('POST /v1/sessions/:id/turns', () => {
   it('calls the model with the latest system message first, the view, then the new message; stores user + assistant', async () => {
