@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { append, call, expectError, newSessionId, newTag, parseSSE, turn, upstreamRequests, user } from '../helpers'
 
 const log = async (id: string) => (await call('GET', `/v1/sessions/${id}/events?limit=1000`)).body.events as any[] // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -89,6 +89,21 @@ describe('POST /v1/sessions/:id/turns', () => {
     expect(again.body.events).toEqual(first.body.events)
     expect(again.body.usage).toEqual(first.body.usage)
     expect(await upstreamRequests(tag)).toHaveLength(1)
+    expect(await log(id)).toHaveLength(2)
+  })
+
+  it('a retried id on an expired session starts over: the old turn never comes back', async () => {
+    const id = newSessionId()
+    await call('POST', '/v1/sessions', { body: { id, ttlSeconds: 3600 } })
+    const old = await turn(id, { id: 'turn-1', content: 'hello', compaction: false })
+    // Two hours on for the code under test, before the real alarm has wiped anything.
+    vi.useFakeTimers({ toFake: ['Date'] })
+    vi.setSystemTime(Date.now() + 2 * 3600_000)
+    const again = await turn(id, { id: 'turn-1', content: 'hello', compaction: false })
+    vi.useRealTimers()
+    expect(again.status).toBe(200)
+    expect(again.body.reply.id).not.toBe(old.body.reply.id)
+    expect(again.body.reply.seq).toBe(2)
     expect(await log(id)).toHaveLength(2)
   })
 

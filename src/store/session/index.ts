@@ -344,9 +344,9 @@ export class SessionObject extends DurableObject<Env> {
     }
   }
 
-  /** A completed turn by its user event id (see TurnHost.completed). */
-  private completedTurn(id: string, content: string): TurnResult | 'conflict' | null {
-    if (!this.readCurrentRecord()) return null
+  /** A completed turn by its user event id (see TurnHost.completed); an expired session has none. */
+  private async completedTurn(id: string, content: string): Promise<TurnResult | 'conflict' | null> {
+    if (!(await this.live())) return null
     const row = this.sql
       .exec<{ first_seq: number; last_seq: number; user_seq: number; reply_seq: number; usage: string | null }>('SELECT * FROM turns WHERE id = ?', id)
       .toArray()[0]

@@ -56,7 +56,7 @@ export interface TurnHost {
   /** The session (null if absent) and its full view. */
   read(): Promise<{ record: SessionRecord | null; view: MessageEvent[] }>
   /** A completed turn by its user event id: its result, 'conflict' if the id means something else, or null. */
-  completed(id: string, content: string): TurnResult | 'conflict' | null
+  completed(id: string, content: string): Promise<TurnResult | 'conflict' | null>
   /** Runs a compaction pass now (summarizer errors are thrown as ApiErrors). */
   compact(request: { trigger?: Trigger; strategy: StrategySpec; pending?: MessageSkeleton[] }): Promise<CompactionResult>
   /** Writes the turn's events in one append, with its record for retries; creates the session if needed. */
@@ -83,7 +83,7 @@ const latestSystem = (view: MessageEvent[]) => view.reduce<MessageEvent | null>(
 export async function runTurn(host: TurnHost, input: TurnInput, emit: (frame: TurnFrame) => void): Promise<TurnResult> {
   const { settings } = host
   if (input.id !== undefined) {
-    const done = host.completed(input.id, input.content)
+    const done = await host.completed(input.id, input.content)
     if (done === 'conflict') throw fail(409, 'id_conflict', `event id "${input.id}" is already in the log, but not as the user message of a completed turn with this content`)
     if (done) return done
   }
