@@ -172,7 +172,10 @@ export class SessionObject extends DurableObject<Env> {
       if (input.ttlSeconds !== undefined) record.expiresAt = expiry(input.ttlSeconds)
       this.ctx.storage.transactionSync(() => writeRecord(this.sql, record))
       this.record = record
-      if (input.ttlSeconds !== undefined) await this.scheduleExpiry(record, true)
+      if (input.ttlSeconds !== undefined) {
+        await this.scheduleExpiry(record)
+        await this.addToIndex(record) // the index hides sessions past their expiry: keep it in step
+      }
       return sessionJson(record)
     })
   }
@@ -554,14 +557,14 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   private async afterCreate(record: SessionRecord): Promise<void> {
-    await this.scheduleExpiry(record, false)
+    await this.scheduleExpiry(record)
     await this.addToIndex(record)
   }
 
-  private async scheduleExpiry(record: SessionRecord, replace: boolean): Promise<void> {
+  /** The alarm that deletes the session at its expiry (none when it never expires). */
+  private async scheduleExpiry(record: SessionRecord): Promise<void> {
     if (record.expiresAt !== null) await this.ctx.storage.setAlarm(Date.parse(record.expiresAt))
-    else if (replace) await this.ctx.storage.deleteAlarm()
-    if (replace && record.indexed) await this.addToIndex(record)
+    else await this.ctx.storage.deleteAlarm()
   }
 
   /** Lists the session in its user's index; retried on later requests if it fails. */
