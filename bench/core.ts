@@ -10,11 +10,11 @@ import {
   countingEstimator,
   defaultEstimator,
   extendView,
+  type Message,
   newMessageEvent,
   planPass,
   project,
   recordPass,
-  type Message,
   type SessionEvent,
 } from '../src/core'
 import { measure, ms, table } from './stats'
@@ -25,7 +25,10 @@ const now = () => '2026-01-01T00:00:00.000Z'
 /** A realistic turn: user question, sometimes a tool call and its result, assistant answer. */
 function turnMessages(i: number): Message[] {
   const user: Message = { role: 'user', content: `Question ${i}: how does compaction keep the prompt inside the context window?` }
-  const answer: Message = { role: 'assistant', content: `Answer ${i}: it leaves older turns out of the view and can summarize them, never deleting the log.` }
+  const answer: Message = {
+    role: 'assistant',
+    content: `Answer ${i}: it leaves older turns out of the view and can summarize them, never deleting the log.`,
+  }
   if (i % 5 !== 0) return [user, answer]
   return [
     user,
@@ -43,7 +46,13 @@ async function buildLog(size: number) {
   const deps = { store, estimator, newId: () => `g${++id}`, now }
   const summarizer = {
     async summarize() {
-      return { kind: 'summary' as const, messages: [{ role: 'user' as const, content: 'So far?' }, { role: 'assistant' as const, content: 'A summary of the earlier turns.' }] }
+      return {
+        kind: 'summary' as const,
+        messages: [
+          { role: 'user' as const, content: 'So far?' },
+          { role: 'assistant' as const, content: 'A summary of the earlier turns.' },
+        ],
+      }
     },
   }
   while (store.log.length < size) {
@@ -52,7 +61,21 @@ async function buildLog(size: number) {
     // Compact now and then, as a live session would (summarizing every other time).
     if (turn % 200 === 0) {
       const { view, version } = await store.readView()
-      await compact({ session: { id: 's', metadata: {} }, strategy: { window: { lastTurns: 50 }, summarizer: turn % 400 === 0 ? summarizer : null } }, { ...deps, store: { ...store, readView: async () => ({ view, version }), readSince: async (v: number) => store.log.slice(v), append: async (e, v) => store.appendNow(e, v) } })
+      await compact(
+        {
+          session: { id: 's', metadata: {} },
+          strategy: { window: { lastTurns: 50 }, summarizer: turn % 400 === 0 ? summarizer : null },
+        },
+        {
+          ...deps,
+          store: {
+            ...store,
+            readView: async () => ({ view, version }),
+            readSince: async (v: number) => store.log.slice(v),
+            append: async (e, v) => store.appendNow(e, v),
+          },
+        },
+      )
     }
   }
   const distinctMessages = new Set(store.log.filter((e) => e.type === 'MESSAGE').map((e) => e.id)).size
@@ -76,12 +99,34 @@ async function viewBenchmarks() {
       if (plan.kind === 'cut') recordPass(plan, [], { id: 'b', timestamp: now() })
     })
     const budget = await measure(() => planPass(flatView, { window: { tokenBudget: 8_000 }, summarizing: false }))
-    rows.push([size.toLocaleString('en'), ms(projection.median), ms(projection.p95), ms(incremental.median), ms(pass.median), ms(pass.p95), ms(budget.median)])
-    estimateRows.push([size.toLocaleString('en'), log.length.toLocaleString('en'), distinctMessages.toLocaleString('en'), estimates.toLocaleString('en'), estimates === distinctMessages ? 'yes' : 'NO'])
+    rows.push([
+      size.toLocaleString('en'),
+      ms(projection.median),
+      ms(projection.p95),
+      ms(incremental.median),
+      ms(pass.median),
+      ms(pass.p95),
+      ms(budget.median),
+    ])
+    estimateRows.push([
+      size.toLocaleString('en'),
+      log.length.toLocaleString('en'),
+      distinctMessages.toLocaleString('en'),
+      estimates.toLocaleString('en'),
+      estimates === distinctMessages ? 'yes' : 'NO',
+    ])
   }
   table(
     'Projection and window pass over a view of N events (plain Node)',
-    ['view events', 'project(log) median', 'p95', 'extendView(+3) median', 'lastTurns(20) pass median', 'p95', 'tokenBudget(8000) pass median'],
+    [
+      'view events',
+      'project(log) median',
+      'p95',
+      'extendView(+3) median',
+      'lastTurns(20) pass median',
+      'p95',
+      'tokenBudget(8000) pass median',
+    ],
     rows,
   )
   table(
@@ -93,14 +138,36 @@ async function viewBenchmarks() {
 
 async function tokenizerBenchmarks() {
   const plain = { disallowedSpecial: new Set<string>() }
-  const chat = Array.from({ length: 1000 }, (_, i) => `User: message ${i} — could you summarise what we decided about the deployment plan and the open items?`)
-  const chatTiming = await measure(() => chat.forEach((m) => defaultEstimator.count(m)), { minRuns: 5 })
+  const chat = Array.from(
+    { length: 1000 },
+    (_, i) => `User: message ${i} — could you summarise what we decided about the deployment plan and the open items?`,
+  )
+  const chatTiming = await measure(
+    () => {
+      for (const m of chat) defaultEstimator.count(m)
+    },
+    { minRuns: 5 },
+  )
   const toolResult = JSON.stringify(Array.from({ length: 5000 }, (_, i) => ({ id: i, name: `item-${i}`, ok: i % 3 === 0 })))
   const bigTiming = await measure(() => defaultEstimator.count(toolResult), { minRuns: 5 })
-  table('Token estimation throughput (gpt-tokenizer cl100k_base)', ['input', 'median', 'p95', 'throughput'], [
-    ['1,000 chat messages (~100 chars)', ms(chatTiming.median), ms(chatTiming.p95), `${Math.round(1000 / (chatTiming.median / 1000)).toLocaleString('en')} msgs/s`],
-    [`tool result, ${(toolResult.length / 1024).toFixed(0)} KB JSON`, ms(bigTiming.median), ms(bigTiming.p95), `${(toolResult.length / 1024 / 1024 / (bigTiming.median / 1000)).toFixed(1)} MB/s`],
-  ])
+  table(
+    'Token estimation throughput (gpt-tokenizer cl100k_base)',
+    ['input', 'median', 'p95', 'throughput'],
+    [
+      [
+        '1,000 chat messages (~100 chars)',
+        ms(chatTiming.median),
+        ms(chatTiming.p95),
+        `${Math.round(1000 / (chatTiming.median / 1000)).toLocaleString('en')} msgs/s`,
+      ],
+      [
+        `tool result, ${(toolResult.length / 1024).toFixed(0)} KB JSON`,
+        ms(bigTiming.median),
+        ms(bigTiming.p95),
+        `${(toolResult.length / 1024 / 1024 / (bigTiming.median / 1000)).toFixed(1)} MB/s`,
+      ],
+    ],
+  )
 
   const rows: (string | number)[][] = []
   for (const kb of [4, 16, 64, 1024]) {
@@ -108,11 +175,21 @@ async function tokenizerBenchmarks() {
     const guarded = await measure(() => defaultEstimator.count(text), { minRuns: 3, minMs: 100, warmup: 1 })
     // The unguarded library is quadratic: only run it where it finishes in reasonable time.
     const raw = kb <= 64 ? await measure(() => countTokens(text, plain), { minRuns: 1, minMs: 0, warmup: 0 }) : null
-    rows.push([`${kb} KB of one letter`, ms(guarded.median), raw ? ms(raw.median) : 'not run (minutes)', String(defaultEstimator.count(text)), raw ? String(countTokens(text, plain)) : '—'])
+    rows.push([
+      `${kb} KB of one letter`,
+      ms(guarded.median),
+      raw ? ms(raw.median) : 'not run (minutes)',
+      String(defaultEstimator.count(text)),
+      raw ? String(countTokens(text, plain)) : '—',
+    ])
   }
   const special = 'ignore <|endoftext|> and <|fim_prefix|> markers'
   rows.push(['special-token text', 'counted as text', '', String(defaultEstimator.count(special)), 'throws by default'])
-  table('Worst case: one long run with no spaces (guarded = 256-char slices)', ['input', 'guarded median', 'unguarded', 'guarded tokens', 'unguarded tokens'], rows)
+  table(
+    'Worst case: one long run with no spaces (guarded = 256-char slices)',
+    ['input', 'guarded median', 'unguarded', 'guarded tokens', 'unguarded tokens'],
+    rows,
+  )
 }
 
 await viewBenchmarks()

@@ -112,32 +112,60 @@ export default {
     const peer = () => peers.get(peers.idFromName(q('peer'))) as unknown as DurableObjectStub<AgentsPeer>
     switch (url.pathname) {
       case '/bench/view':
-        return Response.json(await timed(n('runs'), () => (q('mode') === 'naive' ? session().naiveView() : session().fastView()), batch))
+        return Response.json(
+          await timed(n('runs'), () => (q('mode') === 'naive' ? session().naiveView() : session().fastView()), batch),
+        )
       case '/bench/cold-view':
-        return Response.json(await timed(n('runs'), async () => {
-          await session().forget()
-          return session().fastView()
-        }, batch))
+        return Response.json(
+          await timed(
+            n('runs'),
+            async () => {
+              await session().forget()
+              return session().fastView()
+            },
+            batch,
+          ),
+        )
       case '/bench/append-view':
         // The storage work of a turn without the model: two appends and a view read.
-        return Response.json(await timed(n('runs'), async (i) => {
-          const ref = { userId: q('user'), sessionId: q('session') }
-          await session().append(ref, [{ message: { role: 'user', content: message(i) } }])
-          await session().append(ref, [{ message: { role: 'assistant', content: message(i + 1) } }])
-          return session().readView()
-        }, batch))
+        return Response.json(
+          await timed(
+            n('runs'),
+            async (i) => {
+              const ref = { userId: q('user'), sessionId: q('session') }
+              await session().append(ref, [{ message: { role: 'user', content: message(i) } }])
+              await session().append(ref, [{ message: { role: 'assistant', content: message(i + 1) } }])
+              return session().readView()
+            },
+            batch,
+          ),
+        )
       case '/bench/turn':
         // A whole chat turn through the object (model = the local stub), its stream drained.
-        return Response.json(await timed(n('runs'), async (i) => {
-          const stream = await session().turn({ userId: q('user'), sessionId: q('session') }, { content: message(i), compaction: JSON.parse(q('compaction')) })
-          const text = await new Response(stream).text()
-          if (!text.includes('"type":"done"')) throw new Error(text.slice(0, 300))
-        }, batch))
+        return Response.json(
+          await timed(
+            n('runs'),
+            async (i) => {
+              const stream = await session().turn(
+                { userId: q('user'), sessionId: q('session') },
+                { content: message(i), compaction: JSON.parse(q('compaction')) },
+              )
+              const text = await new Response(stream).text()
+              if (!text.includes('"type":"done"')) throw new Error(text.slice(0, 300))
+            },
+            batch,
+          ),
+        )
       case '/bench/compact':
-        return Response.json(await timed(1, async () => {
-          const result = (await session().compact({ strategy: { window: { lastEvents: n('keep') } } })) as { ok: boolean; value?: { unchanged: boolean } }
-          if (!result.ok || result.value?.unchanged) throw new Error(JSON.stringify(result).slice(0, 300))
-        }))
+        return Response.json(
+          await timed(1, async () => {
+            const result = (await session().compact({ strategy: { window: { lastEvents: n('keep') } } })) as {
+              ok: boolean
+              value?: { unchanged: boolean }
+            }
+            if (!result.ok || result.value?.unchanged) throw new Error(JSON.stringify(result).slice(0, 300))
+          }),
+        )
       case '/bench/get':
         return Response.json(await timed(n('runs'), () => session().get(), batch))
       case '/bench/estimates':

@@ -9,7 +9,10 @@ export interface Timing {
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!
 
 /** Times `fn` at least `minRuns` times and for at least `minMs` milliseconds (after a warm-up). */
-export async function measure(fn: () => unknown, options: { minRuns?: number; minMs?: number; warmup?: number } = {}): Promise<Timing> {
+export async function measure(
+  fn: () => unknown,
+  options: { minRuns?: number; minMs?: number; warmup?: number } = {},
+): Promise<Timing> {
   const { minRuns = 10, minMs = 300, warmup = 2 } = options
   for (let i = 0; i < warmup; i++) await fn()
   const samples: number[] = []
@@ -24,14 +27,14 @@ export async function measure(fn: () => unknown, options: { minRuns?: number; mi
   return { runs: samples.length, median: percentile(samples, 0.5), p95: percentile(samples, 0.95) }
 }
 
-export const ms = (value: number) => (value >= 100 ? value.toFixed(0) : value >= 1 ? value.toFixed(2) : value.toFixed(3)) + ' ms'
+export const ms = (value: number) => `${value >= 100 ? value.toFixed(0) : value >= 1 ? value.toFixed(2) : value.toFixed(3)} ms`
 
 /** Prints a Markdown table. */
 export function table(title: string, header: string[], rows: (string | number)[][]): void {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)))
-  const line = (cells: (string | number)[]) => '| ' + cells.map((c, i) => String(c).padEnd(widths[i]!)).join(' | ') + ' |'
+  const line = (cells: (string | number)[]) => `| ${cells.map((c, i) => String(c).padEnd(widths[i]!)).join(' | ')} |`
   console.log(`\n### ${title}\n`)
   console.log(line(header))
-  console.log('| ' + widths.map((w) => '-'.repeat(w)).join(' | ') + ' |')
+  console.log(`| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`)
   for (const row of rows) console.log(line(row))
 }

@@ -34,7 +34,7 @@ const worker = await unstable_startWorker({
 await worker.ready
 const token = await sign({ sub: USER, exp: Math.floor(Date.now() / 1000) + 24 * 3600 }, SECRET, 'HS256')
 
-async function api(method: string, path: string, body?: unknown): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+async function api(method: string, path: string, body?: unknown): Promise<any> {
   const response = await worker.fetch(`http://bench${path}`, {
     method,
     headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
@@ -67,7 +67,12 @@ async function seed(id: string, size: number, compactEvery = 1000): Promise<void
   let i = 0
   while (written < size) {
     const count = Math.min(compactEvery, size - written)
-    const events = Array.from({ length: Math.ceil(count / 2) }, () => turnEvents((i += 2))).flat().slice(0, count)
+    const events = Array.from({ length: Math.ceil(count / 2) }, () => {
+      i += 2
+      return turnEvents(i)
+    })
+      .flat()
+      .slice(0, count)
     for (let at = 0; at < events.length; at += 1000) {
       await api('POST', `/v1/sessions/${id}/events`, { events: events.slice(at, at + 1000) })
     }
@@ -84,7 +89,12 @@ async function seed(id: string, size: number, compactEvery = 1000): Promise<void
  * sessions are compacted between rounds (untimed), as a live session is, so measurements that
  * append do not make the view grow round after round.
  */
-async function interleaved(sizes: number[], rounds: number, measure: (size: number) => Promise<number[]>, between?: (size: number) => Promise<unknown>) {
+async function interleaved(
+  sizes: number[],
+  rounds: number,
+  measure: (size: number) => Promise<number[]>,
+  between?: (size: number) => Promise<unknown>,
+) {
   const samples = new Map<number, number[]>(sizes.map((size) => [size, []]))
   for (let round = 0; round < rounds; round++) {
     for (const size of sizes) {
@@ -96,7 +106,10 @@ async function interleaved(sizes: number[], rounds: number, measure: (size: numb
 }
 
 const keepViewShort = (size: number) =>
-  api('POST', `/v1/sessions/${ours.get(size)}/compact`, { trigger: { turnCount: VIEW_TURNS + 20 }, strategy: { window: { lastTurns: VIEW_TURNS } } })
+  api('POST', `/v1/sessions/${ours.get(size)}/compact`, {
+    trigger: { turnCount: VIEW_TURNS + 20 },
+    strategy: { window: { lastTurns: VIEW_TURNS } },
+  })
 
 console.log(`\nFake upstream ${upstream.url}; ${ROUNDS} rounds per measurement, sizes interleaved.`)
 
@@ -112,22 +125,52 @@ for (const size of SIZES) {
 
 // ── per-turn overhead, view reads, and the naive baseline ───────────────────────────────────
 const noCompaction = JSON.stringify({ trigger: { tokenCount: 1_000_000_000 }, strategy: {} })
-const turnsIn = await interleaved(SIZES, ROUNDS, (size) => bench('turn', { user: USER, session: ours.get(size)!, runs: 1, batch: 5, compaction: noCompaction }), keepViewShort)
-const turnsHttp = await interleaved(SIZES, ROUNDS, async (size) => {
-  const t = performance.now()
-  await api('POST', `/v1/sessions/${ours.get(size)}/turns`, { content: 'hello', compaction: JSON.parse(noCompaction) })
-  return [performance.now() - t]
-}, keepViewShort)
-const appendView = await interleaved(SIZES, ROUNDS, (size) => bench('append-view', { user: USER, session: ours.get(size)!, runs: 1, batch: 5 }), keepViewShort)
-const fastView = await interleaved(SIZES, ROUNDS, (size) => bench('view', { user: USER, session: ours.get(size)!, runs: 1, batch: 10, mode: 'fast' }))
-const naiveView = await interleaved(SIZES, Math.max(5, Math.floor(ROUNDS / 4)), (size) => bench('view', { user: USER, session: ours.get(size)!, runs: 1, mode: 'naive' }))
-const coldView = await interleaved(SIZES, Math.max(5, Math.floor(ROUNDS / 2)), (size) => bench('cold-view', { user: USER, session: ours.get(size)!, runs: 1, batch: 5 }))
+const turnsIn = await interleaved(
+  SIZES,
+  ROUNDS,
+  (size) => bench('turn', { user: USER, session: ours.get(size)!, runs: 1, batch: 5, compaction: noCompaction }),
+  keepViewShort,
+)
+const turnsHttp = await interleaved(
+  SIZES,
+  ROUNDS,
+  async (size) => {
+    const t = performance.now()
+    await api('POST', `/v1/sessions/${ours.get(size)}/turns`, { content: 'hello', compaction: JSON.parse(noCompaction) })
+    return [performance.now() - t]
+  },
+  keepViewShort,
+)
+const appendView = await interleaved(
+  SIZES,
+  ROUNDS,
+  (size) => bench('append-view', { user: USER, session: ours.get(size)!, runs: 1, batch: 5 }),
+  keepViewShort,
+)
+const fastView = await interleaved(SIZES, ROUNDS, (size) =>
+  bench('view', { user: USER, session: ours.get(size)!, runs: 1, batch: 10, mode: 'fast' }),
+)
+const naiveView = await interleaved(SIZES, Math.max(5, Math.floor(ROUNDS / 4)), (size) =>
+  bench('view', { user: USER, session: ours.get(size)!, runs: 1, mode: 'naive' }),
+)
+const coldView = await interleaved(SIZES, Math.max(5, Math.floor(ROUNDS / 2)), (size) =>
+  bench('cold-view', { user: USER, session: ours.get(size)!, runs: 1, batch: 5 }),
+)
 const viewSizes = new Map<number, number>()
 for (const size of SIZES) viewSizes.set(size, (await api('GET', `/v1/sessions/${ours.get(size)}`)).stats.viewEvents)
 
 table(
   'Per-turn service overhead: a whole chat turn (stub model answering at once; trigger checked, not firing)',
-  ['log events', 'view events', 'turn in workerd median', 'p95', 'turn over HTTP median', 'p95', 'append×2 + view read in workerd median', 'p95'],
+  [
+    'log events',
+    'view events',
+    'turn in workerd median',
+    'p95',
+    'turn over HTTP median',
+    'p95',
+    'append×2 + view read in workerd median',
+    'p95',
+  ],
   SIZES.map((size) => {
     const a = stats(turnsIn.get(size)!)
     const b = stats(turnsHttp.get(size)!)
@@ -141,12 +184,32 @@ console.log(`\nturn at 100k / at 1k (in workerd, medians): ${ratio(turn100k, tur
 
 table(
   'View read: the service (cached view entries, bodies by seq range) vs naive (project the whole log every read), in workerd',
-  ['log events', 'view events', 'service median', 'p95', 'naive median', 'p95', 'naive / service', 'cold object: first read median', 'p95'],
+  [
+    'log events',
+    'view events',
+    'service median',
+    'p95',
+    'naive median',
+    'p95',
+    'naive / service',
+    'cold object: first read median',
+    'p95',
+  ],
   SIZES.map((size) => {
     const f = stats(fastView.get(size)!)
     const v = stats(naiveView.get(size)!)
     const c = stats(coldView.get(size)!)
-    return [n(size), viewSizes.get(size)!, ms(f.median), ms(f.p95), ms(v.median), ms(v.p95), ratio(v.median, f.median), ms(c.median), ms(c.p95)]
+    return [
+      n(size),
+      viewSizes.get(size)!,
+      ms(f.median),
+      ms(f.p95),
+      ms(v.median),
+      ms(v.p95),
+      ratio(v.median, f.median),
+      ms(c.median),
+      ms(c.p95),
+    ]
   }),
 )
 const speedup = stats(naiveView.get(100_000)!).median / stats(fastView.get(100_000)!).median
@@ -157,21 +220,42 @@ const peers = new Map<number, string>()
 for (const size of SIZES) {
   const peer = `peer-${size}`
   const started = performance.now()
-  for (let from = 0; from < size; ) from = await api('GET', `/bench/peer/seed?peer=${peer}&count=${Math.min(2000, size - from)}&from=${from}`)
+  for (let from = 0; from < size; )
+    from = await api('GET', `/bench/peer/seed?peer=${peer}&count=${Math.min(2000, size - from)}&from=${from}`)
   peers.set(size, peer)
   console.log(`seeded ${peer}: ${((performance.now() - started) / 1000).toFixed(1)} s`)
 }
 const peerPlain = await interleaved(SIZES, ROUNDS, (size) => bench('peer/turn', { peer: peers.get(size)!, runs: 1, batch: 2 }))
 for (const size of SIZES) await api('GET', `/bench/peer/overlay?peer=${peers.get(size)}&upTo=${size}`)
-const peerOverlay = await interleaved(SIZES, Math.max(5, Math.floor(ROUNDS / 2)), (size) => bench('peer/turn', { peer: peers.get(size)!, runs: 1, batch: 2 }))
+const peerOverlay = await interleaved(SIZES, Math.max(5, Math.floor(ROUNDS / 2)), (size) =>
+  bench('peer/turn', { peer: peers.get(size)!, runs: 1, batch: 2 }),
+)
 table(
   'The same turn storage work through agents/sessions (2 × appendMessage + getRecentHistory(64 KiB)) vs ours (2 appends + a view read of ~400 events, ~64 KiB), in workerd',
-  ['log events', 'agents/sessions median', 'p95', 'with a compaction overlay median', 'p95', 'ours median', 'agents / ours', 'agents+overlay / ours'],
+  [
+    'log events',
+    'agents/sessions median',
+    'p95',
+    'with a compaction overlay median',
+    'p95',
+    'ours median',
+    'agents / ours',
+    'agents+overlay / ours',
+  ],
   SIZES.map((size) => {
     const p = stats(peerPlain.get(size)!)
     const o = stats(peerOverlay.get(size)!)
     const us = stats(appendView.get(size)!)
-    return [n(size), ms(p.median), ms(p.p95), ms(o.median), ms(o.p95), ms(us.median), ratio(p.median, us.median), ratio(o.median, us.median)]
+    return [
+      n(size),
+      ms(p.median),
+      ms(p.p95),
+      ms(o.median),
+      ms(o.p95),
+      ms(us.median),
+      ratio(p.median, us.median),
+      ratio(o.median, us.median),
+    ]
   }),
 )
 
@@ -188,7 +272,11 @@ for (const size of passSizes) {
   const s = stats(samples)
   passRows.push([n(size), ms(s.median), ms(s.p95)])
 }
-table('A compaction pass (no summarizer, keeping half the view) on views of N events, in workerd (5 sessions each)', ['view events', 'median', 'p95'], passRows)
+table(
+  'A compaction pass (no summarizer, keeping half the view) on views of N events, in workerd (5 sessions each)',
+  ['view events', 'median', 'p95'],
+  passRows,
+)
 
 // ── token estimates over an event's life ───────────────────────────────────────────────────
 {
@@ -198,9 +286,11 @@ table('A compaction pass (no summarizer, keeping half the view) on views of N ev
   for (let i = 0; i < 20; i++) await api('POST', `/v1/sessions/${id}/turns`, { content: message(i), compaction: summarizing })
   await bench('cold-view', { user: USER, session: id, runs: 3 })
   const { calls, messages } = await api('GET', `/bench/estimates?user=${USER}&session=${id}`)
-  table('Tokenizer calls over the life of a session object (appends, 20 turns with summaries, compactions, cold reloads)', ['message events in the log', 'estimates computed', 'per event'], [
-    [n(messages), n(calls), (calls / messages).toFixed(3)],
-  ])
+  table(
+    'Tokenizer calls over the life of a session object (appends, 20 turns with summaries, compactions, cold reloads)',
+    ['message events in the log', 'estimates computed', 'per event'],
+    [[n(messages), n(calls), (calls / messages).toFixed(3)]],
+  )
 }
 
 // ── throughput ─────────────────────────────────────────────────────────────────────────────
@@ -219,10 +309,14 @@ async function throughput(total: number, inFlight: number, sessionFor: (i: numbe
 }
 const one = await throughput(600, 24, () => 'hot-session')
 const many = await throughput(600, 24, (i) => `spread-${i % 60}`)
-table('Appends (2 events each) over HTTP, 24 in flight', ['target', 'appends/s'], [
-  ['one session', one.toFixed(0)],
-  ['60 sessions in parallel', many.toFixed(0)],
-])
+table(
+  'Appends (2 events each) over HTTP, 24 in flight',
+  ['target', 'appends/s'],
+  [
+    ['one session', one.toFixed(0)],
+    ['60 sessions in parallel', many.toFixed(0)],
+  ],
+)
 
 await worker.dispose()
 upstream.server.close()
@@ -230,8 +324,15 @@ upstream.server.close()
 // ── bundle size ────────────────────────────────────────────────────────────────────────────
 const out = '.bench/bundle'
 rmSync(out, { recursive: true, force: true })
-execFileSync('wrangler', ['deploy', '--dry-run', '--outdir', out], { stdio: 'ignore', env: { ...process.env, WRANGLER_SEND_METRICS: 'false' } })
+execFileSync('wrangler', ['deploy', '--dry-run', '--outdir', out], {
+  stdio: 'ignore',
+  env: { ...process.env, WRANGLER_SEND_METRICS: 'false' },
+})
 const files = readdirSync(out).filter((f) => f.endsWith('.js'))
 const raw = files.reduce((sum, f) => sum + statSync(join(out, f)).size, 0)
 const gz = files.reduce((sum, f) => sum + gzipSync(readFileSync(join(out, f))).length, 0)
-table('Worker bundle (wrangler deploy --dry-run)', ['files', 'size', 'gzip'], [[files.length, `${(raw / 1024).toFixed(0)} KiB`, `${(gz / 1024).toFixed(0)} KiB`]])
+table(
+  'Worker bundle (wrangler deploy --dry-run)',
+  ['files', 'size', 'gzip'],
+  [[files.length, `${(raw / 1024).toFixed(0)} KiB`, `${(gz / 1024).toFixed(0)} KiB`]],
+)

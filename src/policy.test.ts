@@ -23,7 +23,10 @@ describe('parsePolicy (COMPACTION_POLICY)', () => {
 
 describe('defaultPolicy', () => {
   it('fires at 60% of the prompt budget, keeps 30%, and summarizes when a model is configured', () => {
-    expect(defaultPolicy(7168, true)).toEqual({ trigger: { tokenCount: 4300 }, strategy: { window: { tokenBudget: 2150 }, summarizer: {} } })
+    expect(defaultPolicy(7168, true)).toEqual({
+      trigger: { tokenCount: 4300 },
+      strategy: { window: { tokenBudget: 2150 }, summarizer: {} },
+    })
     expect(defaultPolicy(7168, false).strategy.summarizer).toBeUndefined()
   })
 })

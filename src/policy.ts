@@ -1,4 +1,4 @@
-import { formatProblem, triggerProblem, windowProblem, type Trigger, type Window } from './core'
+import { formatProblem, type Trigger, triggerProblem, type Window, windowProblem } from './core'
 
 /** The summarizer options a strategy may carry (the HTTP contract's shape). */
 export interface SummarizerSpec {
@@ -20,7 +20,6 @@ export interface Policy {
   strategy: StrategySpec
 }
 
-
 /**
  * Reads a policy given as JSON (the `COMPACTION_POLICY` variable), with the same rules as the
  * API: an error message names the bad field.
@@ -35,13 +34,15 @@ export function parsePolicy(json: string): { policy: Policy } | { problem: strin
   } catch {
     return { problem: 'not valid JSON' }
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { problem: 'must be an object { trigger, strategy }' }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return { problem: 'must be an object { trigger, strategy }' }
   const { trigger, strategy = {}, ...rest } = value as Record<string, unknown>
   const unknownKey = Object.keys(rest)[0]
   if (unknownKey) return { problem: `${unknownKey}: unknown field` }
   const t = triggerProblem(trigger)
   if (t) return { problem: formatProblem('trigger', t) }
-  if (typeof strategy !== 'object' || strategy === null || Array.isArray(strategy)) return { problem: 'strategy: must be an object' }
+  if (typeof strategy !== 'object' || strategy === null || Array.isArray(strategy))
+    return { problem: 'strategy: must be an object' }
   const { window, summarizer, ...more } = strategy as Record<string, unknown>
   const other = Object.keys(more)[0]
   if (other) return { problem: `strategy.${other}: unknown field` }

@@ -14,7 +14,7 @@ export async function tokenFor(user: string, claims: Record<string, unknown> = {
 export interface Call {
   status: number
   headers: Headers
-  body: any // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON of any shape, asserted by the tests
+  body: any
   text: string
 }
 
@@ -37,7 +37,7 @@ export async function call(
   }
   const response = await exports.default.fetch(new Request(`https://sessions.test${path}`, { method, headers, body }))
   const text = await response.text()
-  let parsed: unknown = undefined
+  let parsed: unknown
   try {
     parsed = text === '' ? undefined : JSON.parse(text)
   } catch {
@@ -72,7 +72,16 @@ export function expectError(result: Call, status: number, code: string) {
 }
 
 /** The fake upstream's record of the requests made with models tagged `#tag`. */
-export async function upstreamRequests(tag: string): Promise<{ model: string; body: { messages: { role: string; content: string | null; tool_calls?: unknown; tool_call_id?: string }[]; max_tokens: number; stream: boolean } }[]> {
+export async function upstreamRequests(tag: string): Promise<
+  {
+    model: string
+    body: {
+      messages: { role: string; content: string | null; tool_calls?: unknown; tool_call_id?: string }[]
+      max_tokens: number
+      stream: boolean
+    }
+  }[]
+> {
   const base = env.OPENAI_BASE_URL!.replace(/\/v1$/, '')
   return (await fetch(`${base}/__requests?tag=${encodeURIComponent(tag)}`)).json()
 }
@@ -82,7 +91,7 @@ let tags = 0
 export const newTag = () => `t${Date.now().toString(36)}${++tags}`
 
 /** Server-sent events of a response body. */
-export function parseSSE(text: string): { event: string; data: any }[] { // eslint-disable-line @typescript-eslint/no-explicit-any
+export function parseSSE(text: string): { event: string; data: any }[] {
   return text
     .split(/\n\n/)
     .filter((block) => block.trim() !== '')
@@ -106,7 +115,7 @@ export const turn = (sessionId: string, body: Record<string, unknown>, as = 'ali
  * (pinned + preserved) plus what it counts as covered — a message that slipped in while a pass
  * was running and was neither named nor covered would break the count.
  */
-export async function expectNothingLost(events: any[]) { // eslint-disable-line @typescript-eslint/no-explicit-any
+export async function expectNothingLost(events: any[]) {
   const { extendView } = await import('../src/core')
   let view: { id: string }[] = []
   for (let i = 0; i < events.length; i++) {
@@ -115,9 +124,10 @@ export async function expectNothingLost(events: any[]) { // eslint-disable-line 
       const named = [...event.boundary.pinned, ...event.boundary.preserved]
       const ids = new Set(view.map((e) => e.id))
       for (const id of named) expect(ids.has(id), `boundary ${event.seq} names ${id}, which was not in the view`).toBe(true)
-      expect(view.length, `boundary ${event.seq}: view of ${view.length} ≠ ${named.length} named + ${event.boundary.coveredEventCount} covered`).toBe(
-        named.length + event.boundary.coveredEventCount,
-      )
+      expect(
+        view.length,
+        `boundary ${event.seq}: view of ${view.length} ≠ ${named.length} named + ${event.boundary.coveredEventCount} covered`,
+      ).toBe(named.length + event.boundary.coveredEventCount)
     }
     // A boundary is written together with the summary events that follow it.
     let end = i + 1
@@ -129,7 +139,7 @@ export async function expectNothingLost(events: any[]) { // eslint-disable-line 
 }
 
 /** The whole log of a session, page by page. */
-export async function wholeLog(id: string, as = 'alice'): Promise<any[]> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export async function wholeLog(id: string, as = 'alice'): Promise<any[]> {
   const events: unknown[] = []
   let after = 0
   for (;;) {

@@ -6,7 +6,10 @@ describe('inside workerd', () => {
   it('runs the compaction core with the default tokenizer', async () => {
     const store = new ArrayStore()
     const message = (id: string, role: 'user' | 'assistant') =>
-      newMessageEvent({ id, message: { role, content: `${role} says ${id}` }, timestamp: new Date().toISOString() }, defaultEstimator)
+      newMessageEvent(
+        { id, message: { role, content: `${role} says ${id}` }, timestamp: new Date().toISOString() },
+        defaultEstimator,
+      )
     store.appendNow(['u1', 'a1', 'u2', 'a2'].map((id) => message(id, id.startsWith('u') ? 'user' : 'assistant')))
     const result = await compact(
       { session: { id: 's', metadata: {} }, strategy: { window: { lastTurns: 1 } } },

@@ -18,5 +18,4 @@ export function formatProblem(prefix: string, problem: Problem): string {
 }
 
 /** Window sizes and trigger thresholds are whole numbers of at least 1. */
-export const isPositiveInteger = (n: unknown): n is number =>
-  typeof n === 'number' && Number.isSafeInteger(n) && n >= 1
+export const isPositiveInteger = (n: unknown): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n >= 1

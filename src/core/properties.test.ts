@@ -4,11 +4,11 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { compact, type CompactionResult } from './compact'
+import { type CompactionResult, compact } from './compact'
 import { isTurnStart, type MessageEvent, type NewMessageEvent, type Role } from './events'
 import { extendView, project } from './projection'
-import { depsFor, ids, msg, storeOf } from './testing'
 import type { SummaryOutcome } from './summarizer'
+import { depsFor, ids, msg, storeOf } from './testing'
 import { analyzeView } from './view'
 import type { Window } from './windows'
 
@@ -27,7 +27,10 @@ const window: fc.Arbitrary<Window> = fc.oneof(
   fc.integer({ min: 1, max: 300 }).map((t) => ({ tokenBudget: t })),
 )
 const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('append' as const), messages: fc.array(draft, { minLength: 1, maxLength: 10 }) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({ kind: fc.constant('append' as const), messages: fc.array(draft, { minLength: 1, maxLength: 10 }) }),
+  },
   {
     weight: 1,
     arbitrary: fc.record({
@@ -77,7 +80,13 @@ async function run(ops: Op[]) {
               if (o.racing.length > 0) raced = store.appendNow(o.racing.map(materialize)) as MessageEvent[]
               if (o.summarizer === 'declined') return { kind: 'declined' }
               if (o.summarizer === 'failed') return { kind: 'failed' }
-              return { kind: 'summary', messages: [{ role: 'user', content: 'so far?' }, { role: 'assistant', content: `summary ${counter}` }] }
+              return {
+                kind: 'summary',
+                messages: [
+                  { role: 'user', content: 'so far?' },
+                  { role: 'assistant', content: `summary ${counter}` },
+                ],
+              }
             },
           }
     const result = await compact({ session: { id: 's', metadata: {} }, strategy: { window: o.window, summarizer } }, deps)

@@ -4,7 +4,7 @@ import { LIMITS } from '../limits'
 import { bearerJwt } from './auth'
 import { jsonBody } from './body'
 import { errorJson, onError } from './errors'
-import { sessionRoutes, type AppEnv } from './routes'
+import { type AppEnv, sessionRoutes } from './routes'
 import { validationHook } from './validation'
 
 /**

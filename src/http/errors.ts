@@ -21,7 +21,7 @@ export class ApiHttpError extends HTTPException {
 export const apiError = (body: ApiErrorBody) => new ApiHttpError(body.status, body.code, body.message)
 
 /** The value of a Durable Object's answer, or its contract error thrown. */
-export function valueOf<T>(outcome: Outcome<T>): T {
+export function unwrap<T>(outcome: Outcome<T>): T {
   if (!outcome.ok) throw apiError(outcome.error)
   return outcome.value
 }
@@ -33,11 +33,19 @@ export const errorJson = (c: Context, status: ContentfulStatusCode, code: ErrorC
 function fromHonoException(error: HTTPException): { status: ContentfulStatusCode; code: ErrorCode; message: string } {
   switch (error.status) {
     case 400:
-      return { status: 400, code: 'invalid_request', message: /json/i.test(error.message) ? 'body: not valid JSON' : error.message }
+      return {
+        status: 400,
+        code: 'invalid_request',
+        message: /json/i.test(error.message) ? 'body: not valid JSON' : error.message,
+      }
     case 413:
       return { status: 413, code: 'payload_too_large', message: error.message }
     case 415:
-      return { status: 415, code: 'unsupported_media_type', message: 'the request body must be JSON (Content-Type: application/json)' }
+      return {
+        status: 415,
+        code: 'unsupported_media_type',
+        message: 'the request body must be JSON (Content-Type: application/json)',
+      }
     default:
       return { status: error.status as ContentfulStatusCode, code: 'internal', message: error.message }
   }
@@ -54,6 +62,8 @@ export function onError(error: Error, c: Context) {
     return errorJson(c, status, code, message)
   }
   const requestId = c.get('requestId' as never) as string | undefined
-  console.error(JSON.stringify({ level: 'error', message: 'unhandled error', requestId, error: String(error), stack: error.stack }))
+  console.error(
+    JSON.stringify({ level: 'error', message: 'unhandled error', requestId, error: String(error), stack: error.stack }),
+  )
   return errorJson(c, 500, 'internal', `internal error (request ${requestId ?? 'unknown'})`)
 }

@@ -3,7 +3,7 @@
  * document served at /v1/openapi.json.
  */
 import { z } from '@hono/zod-openapi'
-import { triggerProblem, windowProblem, type Trigger, type Window } from '../core'
+import { type Trigger, triggerProblem, type Window, windowProblem } from '../core'
 import { ID_PATTERN, LIMITS } from '../limits'
 
 const ID_RULE = 'must be 1–128 characters of A-Z a-z 0-9 . _ : -'
@@ -66,11 +66,16 @@ export const Message = z
     toolResponses: z.array(ToolResponse).min(1).max(LIMITS.toolItems).optional(),
   })
   .superRefine((m, ctx) => {
-    if (m.toolCalls && m.role !== 'assistant') ctx.addIssue({ code: 'custom', path: ['toolCalls'], message: 'only assistant messages carry tool calls' })
-    if (m.toolResponses && m.role !== 'tool') ctx.addIssue({ code: 'custom', path: ['toolResponses'], message: 'only tool messages carry tool responses' })
-    if (m.role === 'tool' && !m.toolResponses) ctx.addIssue({ code: 'custom', path: ['toolResponses'], message: 'a tool message needs at least one tool response' })
-    if ((m.role === 'system' || m.role === 'user') && m.content === null) ctx.addIssue({ code: 'custom', path: ['content'], message: `a ${m.role} message needs text content` })
-    if (m.role === 'assistant' && m.content === null && !m.toolCalls) ctx.addIssue({ code: 'custom', path: ['content'], message: 'an assistant message needs content or tool calls' })
+    if (m.toolCalls && m.role !== 'assistant')
+      ctx.addIssue({ code: 'custom', path: ['toolCalls'], message: 'only assistant messages carry tool calls' })
+    if (m.toolResponses && m.role !== 'tool')
+      ctx.addIssue({ code: 'custom', path: ['toolResponses'], message: 'only tool messages carry tool responses' })
+    if (m.role === 'tool' && !m.toolResponses)
+      ctx.addIssue({ code: 'custom', path: ['toolResponses'], message: 'a tool message needs at least one tool response' })
+    if ((m.role === 'system' || m.role === 'user') && m.content === null)
+      ctx.addIssue({ code: 'custom', path: ['content'], message: `a ${m.role} message needs text content` })
+    if (m.role === 'assistant' && m.content === null && !m.toolCalls)
+      ctx.addIssue({ code: 'custom', path: ['content'], message: 'an assistant message needs content or tool calls' })
   })
   .openapi('Message')
 
@@ -95,14 +100,22 @@ export const AppendRequest = z
     body.events.forEach((event, i) => {
       if (event.id === undefined) return
       if (seen.has(event.id)) {
-        ctx.addIssue({ code: 'custom', path: ['events', i, 'id'], message: `"${event.id}" is also the id of events[${seen.get(event.id)}]` })
+        ctx.addIssue({
+          code: 'custom',
+          path: ['events', i, 'id'],
+          message: `"${event.id}" is also the id of events[${seen.get(event.id)}]`,
+        })
       } else seen.set(event.id, i)
     })
   })
   .openapi('AppendRequest')
 
 /** A schema checked by one of the core's validators, so HTTP and core agree on every rule. */
-function checkedBy<T>(name: string, problemOf: (value: unknown) => { path: (string | number)[]; message: string } | null, doc: object) {
+function checkedBy<T>(
+  name: string,
+  problemOf: (value: unknown) => { path: (string | number)[]; message: string } | null,
+  doc: object,
+) {
   return z
     .unknown()
     .superRefine((value, ctx) => {
@@ -130,9 +143,24 @@ export const TriggerSchema = checkedBy<Trigger>('Trigger', (value) => triggerPro
   oneOf: [
     { type: 'object', properties: { turnCount: positive }, required: ['turnCount'], additionalProperties: false },
     { type: 'object', properties: { tokenCount: positive }, required: ['tokenCount'], additionalProperties: false },
-    { type: 'object', properties: { anyOf: { type: 'array', items: triggerRef, minItems: 1, maxItems: 16 } }, required: ['anyOf'], additionalProperties: false },
-    { type: 'object', properties: { allOf: { type: 'array', items: triggerRef, minItems: 1, maxItems: 16 } }, required: ['allOf'], additionalProperties: false },
-    { type: 'object', properties: { always: { type: 'boolean', enum: [true] } }, required: ['always'], additionalProperties: false },
+    {
+      type: 'object',
+      properties: { anyOf: { type: 'array', items: triggerRef, minItems: 1, maxItems: 16 } },
+      required: ['anyOf'],
+      additionalProperties: false,
+    },
+    {
+      type: 'object',
+      properties: { allOf: { type: 'array', items: triggerRef, minItems: 1, maxItems: 16 } },
+      required: ['allOf'],
+      additionalProperties: false,
+    },
+    {
+      type: 'object',
+      properties: { always: { type: 'boolean', enum: [true] } },
+      required: ['always'],
+      additionalProperties: false,
+    },
   ],
   example: { anyOf: [{ turnCount: 20 }, { tokenCount: 6000 }] },
 })
@@ -141,8 +169,16 @@ export const SummarizerSchema = z
   .strictObject({
     model: z.string().min(1).max(256).optional(),
     overlapSize: z.int().min(0).max(100).optional(),
-    systemPrompt: z.string().min(1).max(32 * 1024).optional(),
-    shadowPrompt: z.string().min(1).max(4 * 1024).optional(),
+    systemPrompt: z
+      .string()
+      .min(1)
+      .max(32 * 1024)
+      .optional(),
+    shadowPrompt: z
+      .string()
+      .min(1)
+      .max(4 * 1024)
+      .optional(),
   })
   .openapi('Summarizer')
 
@@ -153,9 +189,7 @@ export const StrategySchema = z
   })
   .openapi('Strategy')
 
-export const PolicySchema = z
-  .strictObject({ trigger: TriggerSchema, strategy: StrategySchema.default({}) })
-  .openapi('Policy')
+export const PolicySchema = z.strictObject({ trigger: TriggerSchema, strategy: StrategySchema.default({}) }).openapi('Policy')
 
 const TtlSeconds = z.int().min(1).max(LIMITS.ttlSeconds)
 
@@ -237,9 +271,7 @@ export const AppendResponse = z.object({ version: z.int(), events: z.array(Event
 
 export const LogPage = z.object({ events: z.array(Event), version: z.int(), nextAfter: z.int().nullable() }).openapi('LogPage')
 
-export const View = z
-  .object({ events: z.array(Event), tokens: z.int(), turns: z.int(), version: z.int() })
-  .openapi('View')
+export const View = z.object({ events: z.array(Event), tokens: z.int(), turns: z.int(), version: z.int() }).openapi('View')
 
 export const OpenAIView = z
   .object({ messages: z.array(z.record(z.string(), z.unknown())) })
@@ -295,7 +327,12 @@ const Limit = (defaults: { default: number; max: number }) =>
 
 export const ListQuery = z.strictObject({
   limit: Limit(LIMITS.sessionsPage),
-  cursor: z.string().min(1).max(512).optional().openapi({ param: { name: 'cursor', in: 'query' } }),
+  cursor: z
+    .string()
+    .min(1)
+    .max(512)
+    .optional()
+    .openapi({ param: { name: 'cursor', in: 'query' } }),
 })
 
 export const LogQuery = z.strictObject({
@@ -310,5 +347,8 @@ export const LogQuery = z.strictObject({
 })
 
 export const ViewQuery = z.strictObject({
-  format: z.enum(['openai']).optional().openapi({ param: { name: 'format', in: 'query' } }),
+  format: z
+    .enum(['openai'])
+    .optional()
+    .openapi({ param: { name: 'format', in: 'query' } }),
 })

@@ -12,8 +12,7 @@ export async function* turnFrames(stream: ReadableStream<Uint8Array>): AsyncGene
     for (;;) {
       const { done, value } = await reader.read()
       buffer += done ? decoder.decode() : decoder.decode(value, { stream: true })
-      let newline: number
-      while ((newline = buffer.indexOf('\n')) >= 0) {
+      for (let newline = buffer.indexOf('\n'); newline >= 0; newline = buffer.indexOf('\n')) {
         const line = buffer.slice(0, newline)
         buffer = buffer.slice(newline + 1)
         if (line.trim() !== '') yield JSON.parse(line) as TurnFrame

@@ -12,7 +12,8 @@ function where(target: string, path: (string | number)[], message: string): stri
 /** One zod issue in words: the field's path and why. */
 function describe(issue: z.core.$ZodIssue, target: string): string {
   const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol')
-  if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => where(target, [...path, key], 'unknown field')).join('; ')
+  if (issue.code === 'unrecognized_keys')
+    return issue.keys.map((key) => where(target, [...path, key], 'unknown field')).join('; ')
   if (issue.code === 'invalid_type' && issue.input === undefined) return where(target, path, 'is required')
   return where(target, path, issue.message)
 }
@@ -21,7 +22,7 @@ function describe(issue: z.core.$ZodIssue, target: string): string {
  * The default hook of every route's validators: a failed validation becomes a 400
  * `invalid_request` naming each bad field (at most five) and why.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the hook serves every route and env
+// biome-ignore lint/suspicious/noExplicitAny: the hook serves every route and env
 export const validationHook: Hook<any, any, any, any> = (result) => {
   if (result.success) return
   const issues = result.error.issues.slice(0, 5).map((issue) => describe(issue, result.target))

@@ -12,7 +12,13 @@ describe('modelSettings', () => {
   })
 
   it('uses Workers AI when only the AI binding is present, with its default model', () => {
-    const settings = modelSettings({ ...env, OPENAI_BASE_URL: undefined, CHAT_MODEL: undefined, SUMMARY_MODEL: undefined, AI: fakeAI })
+    const settings = modelSettings({
+      ...env,
+      OPENAI_BASE_URL: undefined,
+      CHAT_MODEL: undefined,
+      SUMMARY_MODEL: undefined,
+      AI: fakeAI,
+    })
     expect(settings.model?.provider).toBe('workers-ai')
     expect(settings.chatModel).toBe(DEFAULTS.workersAIModel)
     expect(settings.summaryModel).toBe(DEFAULTS.workersAIModel)

@@ -59,7 +59,9 @@ export class UpstreamError extends Error {
   get retryable(): boolean {
     if (this.options.outputStarted) return false
     const status = this.options.status
-    return this.failure === 'transport' || (this.failure === 'status' && status !== undefined && (status === 429 || status >= 500))
+    return (
+      this.failure === 'transport' || (this.failure === 'status' && status !== undefined && (status === 429 || status >= 500))
+    )
   }
 }
 
@@ -77,6 +79,7 @@ export const usageOf = (usage: WireUsage): Usage | null =>
     : null
 
 /** Upstream error texts that mean "the prompt is too long" (OpenAI, vLLM, llama.cpp, Ollama, Workers AI). */
-const CONTEXT_LENGTH = /context[_ ]length|context window|maximum context|too many tokens|prompt is too long|exceeds? (the )?(model'?s? )?(max|context)/i
+const CONTEXT_LENGTH =
+  /context[_ ]length|context window|maximum context|too many tokens|prompt is too long|exceeds? (the )?(model'?s? )?(max|context)/i
 
 export const isContextLengthMessage = (text: string): boolean => CONTEXT_LENGTH.test(text)

@@ -1,4 +1,4 @@
-import { UpstreamError, type ChatModel, type ChatRequest } from './port'
+import { type ChatModel, type ChatRequest, UpstreamError } from './port'
 
 export interface RetryOptions {
   /** Extra attempts after the first (default 2). */
@@ -21,7 +21,13 @@ export function withRetries(model: ChatModel, options: RetryOptions = {}): ChatM
     async chat(request: ChatRequest) {
       let sent = false
       const tracked: ChatRequest = request.onDelta
-        ? { ...request, onDelta: (text) => ((sent = true), request.onDelta!(text)) }
+        ? {
+            ...request,
+            onDelta: (text) => {
+              sent = true
+              request.onDelta?.(text)
+            },
+          }
         : request
       for (let attempt = 0; ; attempt++) {
         try {

@@ -6,8 +6,7 @@
  * @example
  * sessionObjectName('alice', 'chat-1') // '5:alice/chat-1'
  */
-export const sessionObjectName = (userId: string, sessionId: string): string =>
-  `${userId.length}:${userId}/${sessionId}`
+export const sessionObjectName = (userId: string, sessionId: string): string => `${userId.length}:${userId}/${sessionId}`
 
 /** The name of a user's session index object. */
 export const userIndexName = (userId: string): string => `user:${userId}`

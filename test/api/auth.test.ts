@@ -31,10 +31,13 @@ describe('bearer tokens', () => {
     ['empty sub', async () => tokenFor('', {})],
     ['non-string sub', async () => tokenFor('eve', { sub: 42 })],
     ['malformed', async () => 'not.a.jwt'],
-    ['tampered payload', async () => {
-      const [header, , signature] = (await tokenFor('eve')).split('.')
-      return `${header}.${b64url({ sub: 'mallory', exp: now() + 600 })}.${signature}`
-    }],
+    [
+      'tampered payload',
+      async () => {
+        const [header, , signature] = (await tokenFor('eve')).split('.')
+        return `${header}.${b64url({ sub: 'mallory', exp: now() + 600 })}.${signature}`
+      },
+    ],
   ])('401 invalid_token: %s', async (_name, make) => {
     const token = await make()
     const result = await withToken(token)
@@ -78,7 +81,9 @@ describe('isolation between users', () => {
     expect(alice.body.events.map((e: { message: { content: string } }) => e.message.content)).toEqual(['alice private'])
     const mallory = await call('GET', `/v1/sessions/${id}/events`, { user: 'mallory' })
     expect(mallory.body.events.map((e: { message: { content: string } }) => e.message.content)).toEqual(['mallory own'])
-    expect((await call('GET', '/v1/sessions', { user: 'mallory' })).body.sessions.map((s: { userId: string }) => s.userId)).toEqual(['mallory'])
+    expect(
+      (await call('GET', '/v1/sessions', { user: 'mallory' })).body.sessions.map((s: { userId: string }) => s.userId),
+    ).toEqual(['mallory'])
   })
 
   it('keeps (user, session) pairs apart even when their concatenations collide', async () => {
@@ -103,7 +108,10 @@ describe('auth configuration', () => {
   it('a deployment without JWT_SECRET refuses every request (503), whatever the token', async () => {
     const result = await withEnv({ JWT_SECRET: undefined }, await tokenFor('alice'))
     expect(result.status).toBe(503)
-    expect(result.body.error).toEqual({ code: 'not_configured', message: 'authentication is not configured: set the JWT_SECRET secret' })
+    expect(result.body.error).toEqual({
+      code: 'not_configured',
+      message: 'authentication is not configured: set the JWT_SECRET secret',
+    })
     expect((await withEnv({ JWT_SECRET: '' })).status).toBe(503)
   })
 
@@ -111,7 +119,9 @@ describe('auth configuration', () => {
     const config = { JWT_ISSUER: 'https://issuer.example', JWT_AUDIENCE: 'sessions-api' }
     const good = await tokenFor('alice', { iss: 'https://issuer.example', aud: 'sessions-api' })
     expect((await withEnv(config, good)).status).toBe(200)
-    expect((await withEnv(config, await tokenFor('alice', { iss: 'https://evil.example', aud: 'sessions-api' }))).status).toBe(401)
+    expect((await withEnv(config, await tokenFor('alice', { iss: 'https://evil.example', aud: 'sessions-api' }))).status).toBe(
+      401,
+    )
     expect((await withEnv(config, await tokenFor('alice', { iss: 'https://issuer.example', aud: 'other' }))).status).toBe(401)
     expect((await withEnv(config, await tokenFor('alice'))).status).toBe(401)
   })

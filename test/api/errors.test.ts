@@ -33,10 +33,15 @@ describe('the error contract', () => {
       headers: { 'Content-Type': 'text/plain' },
     })
     expectError(text, 415, 'unsupported_media_type')
-    const form = await call('POST', '/v1/sessions', { body: 'id=x', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } })
+    const form = await call('POST', '/v1/sessions', {
+      body: 'id=x',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    })
     expectError(form, 415, 'unsupported_media_type')
     expect((await call('POST', '/v1/sessions')).status).toBe(201)
-    expect((await call('POST', '/v1/sessions', { body: '{}', headers: { 'Content-Type': 'application/json; charset=utf-8' } })).status).toBe(201)
+    expect(
+      (await call('POST', '/v1/sessions', { body: '{}', headers: { 'Content-Type': 'application/json; charset=utf-8' } })).status,
+    ).toBe(201)
   })
 
   it('413 for a body over the limit', async () => {
@@ -81,7 +86,17 @@ describe('GET /v1/openapi.json', () => {
     ])
     expect(Object.keys(body.paths['/v1/sessions/{id}']).sort()).toEqual(['delete', 'get', 'patch'])
     expect(body.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' })
-    for (const name of ['AppendRequest', 'Message', 'Trigger', 'Window', 'Policy', 'Session', 'Event', 'CompactionResult', 'Error']) {
+    for (const name of [
+      'AppendRequest',
+      'Message',
+      'Trigger',
+      'Window',
+      'Policy',
+      'Session',
+      'Event',
+      'CompactionResult',
+      'Error',
+    ]) {
       expect(body.components.schemas[name], name).toBeDefined()
     }
     const eventInput = body.components.schemas.EventInput

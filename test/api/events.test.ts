@@ -8,12 +8,21 @@ describe('POST /v1/sessions/:id/events', () => {
   it('appends in order, assigns seq, ids, timestamps and token estimates, and creates the session', async () => {
     const id = newSessionId()
     const result = await call('POST', `/v1/sessions/${id}/events`, {
-      body: { events: [user('Hello there', 'u1'), { ...assistant('Hi!'), metadata: { model: 'x' }, timestamp: '2026-01-02T03:04:05Z' }] },
+      body: {
+        events: [user('Hello there', 'u1'), { ...assistant('Hi!'), metadata: { model: 'x' }, timestamp: '2026-01-02T03:04:05Z' }],
+      },
     })
     expect(result.status).toBe(201)
     expect(result.body.version).toBe(2)
     const [first, second] = result.body.events
-    expect(first).toMatchObject({ id: 'u1', seq: 1, type: 'MESSAGE', synthetic: false, metadata: {}, message: { role: 'user', content: 'Hello there' } })
+    expect(first).toMatchObject({
+      id: 'u1',
+      seq: 1,
+      type: 'MESSAGE',
+      synthetic: false,
+      metadata: {},
+      message: { role: 'user', content: 'Hello there' },
+    })
     expect(first.tokens).toBeGreaterThan(0)
     expect(second).toMatchObject({ seq: 2, metadata: { model: 'x' }, timestamp: '2026-01-02T03:04:05.000Z' })
     expect(second.id).toMatch(/^evt_[0-9a-f]{32}$/)
@@ -22,11 +31,19 @@ describe('POST /v1/sessions/:id/events', () => {
 
   it('stores tool calls and tool responses and returns them as sent', async () => {
     const id = newSessionId()
-    const call1 = { role: 'assistant', content: null, toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' }] }
+    const call1 = {
+      role: 'assistant',
+      content: null,
+      toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' }],
+    }
     const result1 = { role: 'tool', content: null, toolResponses: [{ id: 'call_1', name: 'get_weather', data: '{"c":18}' }] }
     await append(id, [user('weather?'), { message: call1 }, { message: result1 }])
     const log = await events(id)
-    expect(log.body.events.map((e: { message: unknown }) => e.message)).toEqual([{ role: 'user', content: 'weather?' }, call1, result1])
+    expect(log.body.events.map((e: { message: unknown }) => e.message)).toEqual([
+      { role: 'user', content: 'weather?' },
+      call1,
+      result1,
+    ])
   })
 
   it('is idempotent by id: a retry returns the stored events with 200 and writes nothing', async () => {
@@ -42,15 +59,22 @@ describe('POST /v1/sessions/:id/events', () => {
   it('writes only the new events of a partly retried append, in request order', async () => {
     const id = newSessionId()
     await append(id, [user('one', 'e1')])
-    const result = await call('POST', `/v1/sessions/${id}/events`, { body: { events: [user('one', 'e1'), assistant('two', 'e2')] } })
+    const result = await call('POST', `/v1/sessions/${id}/events`, {
+      body: { events: [user('one', 'e1'), assistant('two', 'e2')] },
+    })
     expect(result.status).toBe(201)
-    expect(result.body.events.map((e: { id: string; seq: number }) => [e.id, e.seq])).toEqual([['e1', 1], ['e2', 2]])
+    expect(result.body.events.map((e: { id: string; seq: number }) => [e.id, e.seq])).toEqual([
+      ['e1', 1],
+      ['e2', 2],
+    ])
   })
 
   it('409 id_conflict when an id is stored with a different message, writing nothing', async () => {
     const id = newSessionId()
     await append(id, [user('one', 'e1')])
-    const result = await call('POST', `/v1/sessions/${id}/events`, { body: { events: [assistant('new', 'e9'), user('changed', 'e1')] } })
+    const result = await call('POST', `/v1/sessions/${id}/events`, {
+      body: { events: [assistant('new', 'e9'), user('changed', 'e1')] },
+    })
     expectError(result, 409, 'id_conflict')
     expect((await events(id)).body.events).toHaveLength(1)
   })
@@ -91,7 +115,7 @@ describe('POST /v1/sessions/:id/events', () => {
     expect(stored.version).toBe(1)
     const log = await events(id)
     expect(log.body.events[0].message.content).toBe(atLimit)
-    const over = await call('POST', `/v1/sessions/${id}/events`, { body: { events: [user('fine'), user(atLimit + 'x')] } })
+    const over = await call('POST', `/v1/sessions/${id}/events`, { body: { events: [user('fine'), user(`${atLimit}x`)] } })
     expectError(over, 413, 'payload_too_large')
     expect((await events(id)).body.events).toHaveLength(1)
   })
@@ -99,7 +123,7 @@ describe('POST /v1/sessions/:id/events', () => {
   it('counts tool arguments and data towards the size limit', async () => {
     const id = newSessionId()
     const half = 'a'.repeat(LIMITS.eventContentBytes / 2)
-    const message = { role: 'tool', content: half, toolResponses: [{ id: 'c', name: 'f', data: half + 'b' }] }
+    const message = { role: 'tool', content: half, toolResponses: [{ id: 'c', name: 'f', data: `${half}b` }] }
     expectError(await call('POST', `/v1/sessions/${id}/events`, { body: { events: [{ message }] } }), 413, 'payload_too_large')
   })
 
@@ -107,13 +131,28 @@ describe('POST /v1/sessions/:id/events', () => {
     [{ events: [] }, 'events:'],
     [{ events: [{ message: { role: 'robot', content: 'x' } }] }, 'events[0].message.role:'],
     [{ events: [{ message: { role: 'user', content: null } }] }, 'events[0].message.content: a user message needs text content'],
-    [{ events: [{ message: { role: 'user', content: 'x', toolCalls: [{ id: 'c', name: 'f', arguments: '{}' }] } }] }, 'events[0].message.toolCalls: only assistant messages carry tool calls'],
-    [{ events: [{ message: { role: 'tool', content: 'x' } }] }, 'events[0].message.toolResponses: a tool message needs at least one tool response'],
-    [{ events: [{ message: { role: 'assistant', content: null } }] }, 'events[0].message.content: an assistant message needs content or tool calls'],
+    [
+      { events: [{ message: { role: 'user', content: 'x', toolCalls: [{ id: 'c', name: 'f', arguments: '{}' }] } }] },
+      'events[0].message.toolCalls: only assistant messages carry tool calls',
+    ],
+    [
+      { events: [{ message: { role: 'tool', content: 'x' } }] },
+      'events[0].message.toolResponses: a tool message needs at least one tool response',
+    ],
+    [
+      { events: [{ message: { role: 'assistant', content: null } }] },
+      'events[0].message.content: an assistant message needs content or tool calls',
+    ],
     [{ events: [{ id: 'a b', message: { role: 'user', content: 'x' } }] }, 'events[0].id: must be 1–128 characters'],
     [{ events: [user('x', 'd'), user('y', 'd')] }, 'events[1].id: "d" is also the id of events[0]'],
-    [{ events: [{ type: 'COMPACTION', message: { role: 'user', content: 'x' } }] }, 'events[0].type: clients can only write MESSAGE events'],
-    [{ events: [{ synthetic: true, message: { role: 'user', content: 'x' } }] }, 'events[0].synthetic: clients cannot write synthetic events'],
+    [
+      { events: [{ type: 'COMPACTION', message: { role: 'user', content: 'x' } }] },
+      'events[0].type: clients can only write MESSAGE events',
+    ],
+    [
+      { events: [{ synthetic: true, message: { role: 'user', content: 'x' } }] },
+      'events[0].synthetic: clients cannot write synthetic events',
+    ],
     [{ events: [{ seq: 5, message: { role: 'user', content: 'x' } }] }, 'events[0].seq: unknown field'],
     [{ events: [{ message: { role: 'user', content: 'x' }, timestamp: 'yesterday' }] }, 'events[0].timestamp:'],
     [{ events: [user('x')], expectedVersion: -1 }, 'expectedVersion:'],
@@ -139,7 +178,11 @@ describe('GET /v1/sessions/:id/events', () => {
     expect(page1.body.version).toBe(6)
     const page2 = await events(id, `?after=${page1.body.nextAfter}&limit=4`)
     expect(page2.body.events.map((e: { type: string }) => e.type)).toEqual(['MESSAGE', 'COMPACTION'])
-    expect(page2.body.events[1]).toMatchObject({ tokens: 0, synthetic: false, boundary: { preserved: [expect.any(String)], coveredEventCount: 4 } })
+    expect(page2.body.events[1]).toMatchObject({
+      tokens: 0,
+      synthetic: false,
+      boundary: { preserved: [expect.any(String)], coveredEventCount: 4 },
+    })
     expect(page2.body.events[1].message).toBeUndefined()
     expect(page2.body.nextAfter).toBeNull()
   })

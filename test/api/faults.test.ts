@@ -1,7 +1,18 @@
 import { abortAllDurableObjects } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
 import { project } from '../../src/core'
-import { append, call, expectError, expectNothingLost, newSessionId, newTag, turn, upstreamRequests, user, wholeLog } from '../helpers'
+import {
+  append,
+  call,
+  expectError,
+  expectNothingLost,
+  newSessionId,
+  newTag,
+  turn,
+  upstreamRequests,
+  user,
+  wholeLog,
+} from '../helpers'
 
 const log = (id: string) => wholeLog(id)
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -38,7 +49,10 @@ describe('upstream faults', () => {
 
   it('a slow summary while turns and appends arrive: the log stays whole and nothing leaves the view without a boundary', async () => {
     const id = newSessionId()
-    const policy = { trigger: { turnCount: 2 }, strategy: { window: { lastTurns: 1 }, summarizer: { model: `slow-400#${newTag()}` } } }
+    const policy = {
+      trigger: { turnCount: 2 },
+      strategy: { window: { lastTurns: 1 }, summarizer: { model: `slow-400#${newTag()}` } },
+    }
     await append(id, [user('U0'), { message: { role: 'assistant', content: 'A0' } }])
     const work: Promise<unknown>[] = []
     for (let i = 1; i <= 4; i++) {
@@ -47,7 +61,11 @@ describe('upstream faults', () => {
       await sleep(120)
     }
     const results = await Promise.all(work)
-    expect(results.filter((r) => (r as { status?: number }).status !== undefined).every((r) => (r as { status: number }).status === 200)).toBe(true)
+    expect(
+      results
+        .filter((r) => (r as { status?: number }).status !== undefined)
+        .every((r) => (r as { status: number }).status === 200),
+    ).toBe(true)
     const events = await expectWhole(id)
     expect(events.filter((e) => e.type === 'COMPACTION').length).toBeGreaterThan(0)
     const view = new Set(project(events).map((e) => e.id))
@@ -78,15 +96,24 @@ describe('the object aborted mid-flight', () => {
 
   it('during a compaction waiting for its summary: no boundary is written and the view is intact', async () => {
     const id = newSessionId()
-    await append(id, [user('U1'), { message: { role: 'assistant', content: 'A1' } }, user('U2'), { message: { role: 'assistant', content: 'A2' } }])
+    await append(id, [
+      user('U1'),
+      { message: { role: 'assistant', content: 'A1' } },
+      user('U2'),
+      { message: { role: 'assistant', content: 'A2' } },
+    ])
     const before = (await call('GET', `/v1/sessions/${id}/view`)).body
-    const pending = call('POST', `/v1/sessions/${id}/compact`, { body: { strategy: { window: { lastTurns: 1 }, summarizer: { model: `slow-1000#${newTag()}` } } } })
+    const pending = call('POST', `/v1/sessions/${id}/compact`, {
+      body: { strategy: { window: { lastTurns: 1 }, summarizer: { model: `slow-1000#${newTag()}` } } },
+    })
     await sleep(300)
     await abortAllDurableObjects()
     expect((await pending).status).toBeGreaterThanOrEqual(500)
     expect((await call('GET', `/v1/sessions/${id}/view`)).body).toEqual(before)
     expect((await log(id)).every((e) => e.type === 'MESSAGE')).toBe(true)
-    const again = await call('POST', `/v1/sessions/${id}/compact`, { body: { strategy: { window: { lastTurns: 1 }, summarizer: { model: `echo#${newTag()}` } } } })
+    const again = await call('POST', `/v1/sessions/${id}/compact`, {
+      body: { strategy: { window: { lastTurns: 1 }, summarizer: { model: `echo#${newTag()}` } } },
+    })
     expect(again.body.unchanged).toBe(false)
     await expectWhole(id)
   })
@@ -95,7 +122,9 @@ describe('the object aborted mid-flight', () => {
 describe('load', () => {
   it('50 concurrent turns on one session come out serialized as 50 whole pairs', async () => {
     const id = newSessionId()
-    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => turn(id, { content: `message ${i}`, compaction: false })))
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => turn(id, { content: `message ${i}`, compaction: false })),
+    )
     expect(results.every((r) => r.status === 200)).toBe(true)
     const events = await expectWhole(id)
     expect(events).toHaveLength(100)

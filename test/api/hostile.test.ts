@@ -3,11 +3,12 @@
  * Invalid input gets a contract error (4xx with code and message) and writes nothing; valid but
  * unusual input is stored and returned byte for byte; nothing is ever a 500.
  */
-import fc from 'fast-check'
+
 import { exports } from 'cloudflare:workers'
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { LIMITS } from '../../src/limits'
-import { append, call, newSessionId, tokenFor, user, type Call } from '../helpers'
+import { append, type Call, call, newSessionId, tokenFor, user } from '../helpers'
 
 /** A 4xx in the contract's shape. */
 function expectClientError(result: Call) {
@@ -44,12 +45,41 @@ describe('hostile input, table-driven', () => {
     ['wrong types', 'events', '{"events":"many"}'],
     ['wrong nested types', 'events', '{"events":[{"message":{"role":"user","content":42}}]}'],
     ['unknown fields', 'events', '{"events":[{"message":{"role":"user","content":"x"}}],"force":true}'],
-    ['a very deep body', 'events', `{"events":[{"message":{"role":"user","content":"x"},"metadata":{"a":${deep(100_000, '1')}}}]}`],
-    ['deep metadata past the limit', 'events', `{"events":[{"message":{"role":"user","content":"x"},"metadata":{"a":${deep(40, '1')}}}]}`],
-    ['a huge array', 'events', `{"events":[${Array.from({ length: 5000 }, () => '{"message":{"role":"user","content":"x"}}').join(',')}]}`],
-    ['a huge array in metadata', 'events', `{"events":[{"message":{"role":"user","content":"x"},"metadata":{"a":[${'0,'.repeat(300_000)}0]}}]}`],
-    ['invalid UTF-8 bytes', 'events', new Uint8Array([...new TextEncoder().encode('{"events":[{"message":{"role":"user","content":"'), 0xff, 0xfe, ...new TextEncoder().encode('"}}]}')])],
-    ['duplicate ids', 'events', '{"events":[{"id":"a","message":{"role":"user","content":"x"}},{"id":"a","message":{"role":"user","content":"y"}}]}'],
+    [
+      'a very deep body',
+      'events',
+      `{"events":[{"message":{"role":"user","content":"x"},"metadata":{"a":${deep(100_000, '1')}}}]}`,
+    ],
+    [
+      'deep metadata past the limit',
+      'events',
+      `{"events":[{"message":{"role":"user","content":"x"},"metadata":{"a":${deep(40, '1')}}}]}`,
+    ],
+    [
+      'a huge array',
+      'events',
+      `{"events":[${Array.from({ length: 5000 }, () => '{"message":{"role":"user","content":"x"}}').join(',')}]}`,
+    ],
+    [
+      'a huge array in metadata',
+      'events',
+      `{"events":[{"message":{"role":"user","content":"x"},"metadata":{"a":[${'0,'.repeat(300_000)}0]}}]}`,
+    ],
+    [
+      'invalid UTF-8 bytes',
+      'events',
+      new Uint8Array([
+        ...new TextEncoder().encode('{"events":[{"message":{"role":"user","content":"'),
+        0xff,
+        0xfe,
+        ...new TextEncoder().encode('"}}]}'),
+      ]),
+    ],
+    [
+      'duplicate ids',
+      'events',
+      '{"events":[{"id":"a","message":{"role":"user","content":"x"}},{"id":"a","message":{"role":"user","content":"y"}}]}',
+    ],
     ['a path-traversal id', 'events', '{"events":[{"id":"../../etc/passwd","message":{"role":"user","content":"x"}}]}'],
     ['an SQL-looking id', 'events', `{"events":[{"id":"x'; DROP TABLE events; --","message":{"role":"user","content":"x"}}]}`],
     ['an over-long id', 'events', `{"events":[{"id":"${'a'.repeat(129)}","message":{"role":"user","content":"x"}}]}`],
@@ -89,19 +119,27 @@ describe('hostile input, table-driven', () => {
   it('stores valid but unusual input byte for byte: SQL-looking text, any unicode, lone surrogates, content at the limit', async () => {
     const id = newSessionId('unusual')
     const contents = [
-      "Robert'); DROP TABLE events;-- \" \\ \u0000",
+      'Robert\'); DROP TABLE events;-- " \\ \u0000',
       '🙂 é 日本語 \u202e rtl \ufeff bom 𝒜',
       'lone \ud800 high and \udc00 low surrogates',
       '<|endoftext|> <script>alert(1)</script>',
       'x'.repeat(LIMITS.eventContentBytes),
     ]
     const written = await call('POST', `/v1/sessions/${id}/events`, {
-      body: { events: contents.map((content, i) => ({ id: `u${i}.${"'"}`.replace("'", '_'), message: { role: 'user', content }, metadata: { note: contents[i]!.slice(0, 50) } })) },
+      body: {
+        events: contents.map((content, i) => ({
+          id: `u${i}.${"'"}`.replace("'", '_'),
+          message: { role: 'user', content },
+          metadata: { note: contents[i]!.slice(0, 50) },
+        })),
+      },
     })
     expect(written.status).toBe(201)
     const log = await call('GET', `/v1/sessions/${id}/events`)
     expect(log.body.events.map((e: { message: { content: string } }) => e.message.content)).toEqual(contents)
-    expect(log.body.events.map((e: { metadata: { note: string } }) => e.metadata.note)).toEqual(contents.map((c) => c.slice(0, 50)))
+    expect(log.body.events.map((e: { metadata: { note: string } }) => e.metadata.note)).toEqual(
+      contents.map((c) => c.slice(0, 50)),
+    )
     const view = await call('GET', `/v1/sessions/${id}/view?format=openai`)
     expect(view.body.messages.map((m: { content: string }) => m.content)).toEqual(contents)
   })
@@ -124,9 +162,29 @@ describe('hostile input, generated', () => {
   const jsonish = fc.oneof(
     fc.jsonValue({ maxDepth: 6 }),
     fc.record({ events: fc.array(fc.jsonValue({ maxDepth: 4 }), { maxLength: 5 }) }),
-    fc.record({ events: fc.array(fc.record({ id: fc.string(), message: fc.record({ role: fc.string(), content: fc.oneof(fc.string(), fc.constant(null), fc.integer()) }) }), { maxLength: 4 }), expectedVersion: fc.oneof(fc.integer(), fc.double(), fc.string()) }, { requiredKeys: [] }),
+    fc.record(
+      {
+        events: fc.array(
+          fc.record({
+            id: fc.string(),
+            message: fc.record({ role: fc.string(), content: fc.oneof(fc.string(), fc.constant(null), fc.integer()) }),
+          }),
+          { maxLength: 4 },
+        ),
+        expectedVersion: fc.oneof(fc.integer(), fc.double(), fc.string()),
+      },
+      { requiredKeys: [] },
+    ),
     fc.record({ trigger: fc.jsonValue({ maxDepth: 5 }), strategy: fc.jsonValue({ maxDepth: 4 }) }, { requiredKeys: [] }),
-    fc.record({ content: fc.oneof(fc.string(), fc.integer()), stream: fc.jsonValue({ maxDepth: 1 }), compaction: fc.jsonValue({ maxDepth: 3 }), model: fc.string() }, { requiredKeys: [] }),
+    fc.record(
+      {
+        content: fc.oneof(fc.string(), fc.integer()),
+        stream: fc.jsonValue({ maxDepth: 1 }),
+        compaction: fc.jsonValue({ maxDepth: 3 }),
+        model: fc.string(),
+      },
+      { requiredKeys: [] },
+    ),
   )
   const route = fc.constantFrom(
     ['POST', 'events'],
@@ -135,23 +193,35 @@ describe('hostile input, generated', () => {
     ['PATCH', ''],
     ['POST', '/v1/sessions'],
   )
-  const id = fc.oneof(fc.constant('target'), fc.string({ maxLength: 140 }), fc.constantFrom('..', '%2e%2e', "1' OR 1=1", 'a/b', ''))
+  const id = fc.oneof(
+    fc.constant('target'),
+    fc.string({ maxLength: 140 }),
+    fc.constantFrom('..', '%2e%2e', "1' OR 1=1", 'a/b', ''),
+  )
 
   it('never answers 500; a 4xx writes nothing', async () => {
     const target = newSessionId('fuzz')
     await append(target, [user('seed')])
     await fc.assert(
-      fc.asyncProperty(route, id, fc.oneof(jsonish.map((v) => JSON.stringify(v)), fc.string({ maxLength: 200 })), async ([method, path], rawId, body) => {
-        const sessionId = rawId === 'target' ? target : rawId
-        const url = path.startsWith('/') ? path : `/v1/sessions/${encodeURIComponent(sessionId)}${path ? `/${path}` : ''}`
-        const before = await version(target)
-        const result = await raw(method!, url, body)
-        expect(result.status, `${method} ${url} ${body.slice(0, 200)} → ${result.text.slice(0, 300)}`).toBeLessThan(500)
-        if (result.status >= 400) {
-          expectClientError(result)
-          expect(await version(target)).toBe(before)
-        }
-      }),
+      fc.asyncProperty(
+        route,
+        id,
+        fc.oneof(
+          jsonish.map((v) => JSON.stringify(v)),
+          fc.string({ maxLength: 200 }),
+        ),
+        async ([method, path], rawId, body) => {
+          const sessionId = rawId === 'target' ? target : rawId
+          const url = path.startsWith('/') ? path : `/v1/sessions/${encodeURIComponent(sessionId)}${path ? `/${path}` : ''}`
+          const before = await version(target)
+          const result = await raw(method!, url, body)
+          expect(result.status, `${method} ${url} ${body.slice(0, 200)} → ${result.text.slice(0, 300)}`).toBeLessThan(500)
+          if (result.status >= 400) {
+            expectClientError(result)
+            expect(await version(target)).toBe(before)
+          }
+        },
+      ),
       { numRuns: 250 },
     )
   })

@@ -26,11 +26,20 @@ describe('secrets and bearer tokens', () => {
     }
     // An upstream whose error echoes the API key it was sent, for a turn and for a summary.
     const id = newSessionId()
-    await append(id, [user('U1'), { message: { role: 'assistant', content: 'A1' } }, user('U2'), { message: { role: 'assistant', content: 'A2' } }])
+    await append(id, [
+      user('U1'),
+      { message: { role: 'assistant', content: 'A1' } },
+      user('U2'),
+      { message: { role: 'assistant', content: 'A2' } },
+    ])
     const leaked = await turn(id, { content: 'hi', model: `leak#${newTag()}`, compaction: false })
     expectError(leaked, 502, 'upstream_error')
     answers.push(leaked.text)
-    await record(call('POST', `/v1/sessions/${id}/compact`, { body: { strategy: { window: { lastTurns: 1 }, summarizer: { model: `leak#${newTag()}` } } } }))
+    await record(
+      call('POST', `/v1/sessions/${id}/compact`, {
+        body: { strategy: { window: { lastTurns: 1 }, summarizer: { model: `leak#${newTag()}` } } },
+      }),
+    )
     const validToken = await tokenFor('alice')
     await record(call('GET', `/v1/sessions/${id}/nope`, { user: null, headers: { Authorization: `Bearer ${validToken}` } }))
 

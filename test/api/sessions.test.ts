@@ -56,7 +56,10 @@ describe('POST /v1/sessions', () => {
     [{ ttlSeconds: 1.5 }, 'ttlSeconds:'],
     [{ metadata: [] }, 'metadata:'],
     [{ policy: { trigger: { turnCount: 0 } } }, 'policy.trigger.turnCount: must be an integer ≥ 1'],
-    [{ policy: { trigger: { always: true }, strategy: { window: { lastEvents: -1 } } } }, 'policy.strategy.window.lastEvents: must be an integer ≥ 1'],
+    [
+      { policy: { trigger: { always: true }, strategy: { window: { lastEvents: -1 } } } },
+      'policy.strategy.window.lastEvents: must be an integer ≥ 1',
+    ],
     [{ policy: { trigger: { always: true }, strategy: { windows: {} } } }, 'policy.strategy.windows: unknown field'],
     [{ nickname: 'x' }, 'nickname: unknown field'],
   ])('400 for %j, naming the field', async (body, message) => {
@@ -69,7 +72,11 @@ describe('POST /v1/sessions', () => {
 describe('GET /v1/sessions/:id', () => {
   it('returns the session with its stats', async () => {
     const id = newSessionId()
-    await append(id, [{ message: { role: 'system', content: 'Be brief.' } }, user('Hi'), { message: { role: 'assistant', content: 'Hello' } }])
+    await append(id, [
+      { message: { role: 'system', content: 'Be brief.' } },
+      user('Hi'),
+      { message: { role: 'assistant', content: 'Hello' } },
+    ])
     const got = await call('GET', `/v1/sessions/${id}`)
     expect(got.status).toBe(200)
     expect(got.body.version).toBe(3)

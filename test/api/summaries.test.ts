@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { append, assistant, call, expectError, newSessionId, newTag, system, turn, upstreamRequests, user } from '../helpers'
 
-const log = async (id: string) => (await call('GET', `/v1/sessions/${id}/events?limit=1000`)).body.events as any[] // eslint-disable-line @typescript-eslint/no-explicit-any
-const view = async (id: string) => (await call('GET', `/v1/sessions/${id}/view`)).body.events as any[] // eslint-disable-line @typescript-eslint/no-explicit-any
+const log = async (id: string) => (await call('GET', `/v1/sessions/${id}/events?limit=1000`)).body.events as any[]
+const view = async (id: string) => (await call('GET', `/v1/sessions/${id}/view`)).body.events as any[]
 const compactNow = (id: string, body: unknown) => call('POST', `/v1/sessions/${id}/compact`, { body })
 
 describe('summaries by a chat model', () => {
@@ -12,7 +12,12 @@ describe('summaries by a chat model', () => {
     const summarizer = { model: `echo#${tag}` }
     await append(id, [system('Be brief.', 'S'), user('U1', 'U1'), assistant('A1', 'A1'), user('U2', 'U2'), assistant('A2', 'A2')])
     const first = await compactNow(id, { strategy: { window: { lastEvents: 2 }, summarizer } })
-    expect(first.body.summary.map((e: { synthetic: boolean; message: { role: string } }) => [e.synthetic, e.message.role])).toEqual([[true, 'user'], [true, 'assistant']])
+    expect(
+      first.body.summary.map((e: { synthetic: boolean; message: { role: string } }) => [e.synthetic, e.message.role]),
+    ).toEqual([
+      [true, 'user'],
+      [true, 'assistant'],
+    ])
     await append(id, [user('U3', 'U3'), assistant('A3', 'A3')])
     const sigmaOld = first.body.summary.map((e: { id: string }) => e.id)
     expect((await view(id)).map((e) => e.id)).toEqual(['S', ...sigmaOld, 'U2', 'A2', 'U3', 'A3'])
@@ -22,7 +27,12 @@ describe('summaries by a chat model', () => {
     expect(second.body.preserved.map((e: { id: string }) => e.id)).toEqual(['U3', 'A3'])
     const sigmaNew = second.body.summary.map((e: { id: string }) => e.id)
     expect((await view(id)).map((e) => e.id)).toEqual(['S', ...sigmaNew, 'U3', 'A3'])
-    expect(second.body.boundary.boundary).toMatchObject({ pinned: ['S'], summary: sigmaNew, preserved: ['U3', 'A3'], coveredEventCount: 4 })
+    expect(second.body.boundary.boundary).toMatchObject({
+      pinned: ['S'],
+      summary: sigmaNew,
+      preserved: ['U3', 'A3'],
+      coveredEventCount: 4,
+    })
 
     // The log holds the conversation, both boundaries and both summary turns — never the summarizing calls.
     const types = (await log(id)).map((e) => (e.type === 'COMPACTION' ? '⊥' : e.synthetic ? 'Σ' : e.id))
@@ -43,7 +53,10 @@ describe('summaries by a chat model', () => {
     const tag = newTag()
     await append(id, [user('U1'), assistant('A1'), user('U2'), assistant('A2')])
     const result = await compactNow(id, {
-      strategy: { window: { lastTurns: 1 }, summarizer: { model: `echo#${tag}`, overlapSize: 0, systemPrompt: 'Summarize tersely.', shadowPrompt: 'Recap?' } },
+      strategy: {
+        window: { lastTurns: 1 },
+        summarizer: { model: `echo#${tag}`, overlapSize: 0, systemPrompt: 'Summarize tersely.', shadowPrompt: 'Recap?' },
+      },
     })
     expect(result.body.summary[0].message.content).toBe('Recap?')
     const [sent] = await upstreamRequests(tag)
@@ -98,18 +111,26 @@ describe('summaries by a chat model', () => {
 describe('compaction after a turn', () => {
   it('runs the request policy and reports its result', async () => {
     const id = newSessionId()
-    const policy = { trigger: { turnCount: 1 }, strategy: { window: { lastTurns: 1 }, summarizer: { model: `echo#${newTag()}` } } }
+    const policy = {
+      trigger: { turnCount: 1 },
+      strategy: { window: { lastTurns: 1 }, summarizer: { model: `echo#${newTag()}` } },
+    }
     const first = await turn(id, { content: 'first', compaction: policy })
     expect(first.body.compaction).toMatchObject({ unchanged: true, reason: 'trigger_not_fired' })
     const second = await turn(id, { content: 'second', compaction: policy })
     expect(second.body.compaction).toMatchObject({ unchanged: false, reason: null })
-    expect(second.body.compaction.covered.map((e: { message: { content: string } }) => e.message.content)).toEqual(['first', 'Echo: first'])
+    expect(second.body.compaction.covered.map((e: { message: { content: string } }) => e.message.content)).toEqual([
+      'first',
+      'Echo: first',
+    ])
     expect((await view(id)).map((e) => e.message.content).slice(-2)).toEqual(['second', 'Echo: second'])
   })
 
   it('falls back to the session policy, and skips compaction with compaction: false', async () => {
     const id = newSessionId()
-    await call('POST', '/v1/sessions', { body: { id, policy: { trigger: { turnCount: 1 }, strategy: { window: { lastTurns: 1 } } } } })
+    await call('POST', '/v1/sessions', {
+      body: { id, policy: { trigger: { turnCount: 1 }, strategy: { window: { lastTurns: 1 } } } },
+    })
     await turn(id, { content: 'one' })
     const byPolicy = await turn(id, { content: 'two' })
     expect(byPolicy.body.compaction).toMatchObject({ unchanged: false })
@@ -124,7 +145,10 @@ describe('compaction after a turn', () => {
 
   it('a failing summary never fails the turn: the error is reported', async () => {
     const id = newSessionId()
-    const failing = { trigger: { always: true }, strategy: { window: { lastTurns: 1 }, summarizer: { model: `fail-500#${newTag()}` } } }
+    const failing = {
+      trigger: { always: true },
+      strategy: { window: { lastTurns: 1 }, summarizer: { model: `fail-500#${newTag()}` } },
+    }
     await turn(id, { content: 'one', compaction: false })
     const result = await turn(id, { content: 'two', compaction: failing })
     expect(result.status).toBe(200)
@@ -145,10 +169,17 @@ describe('fitting the prompt into CHAT_CONTEXT_TOKENS', () => {
     await append(id, [
       user('look it up', 'U1'),
       { id: 'C1', message: { role: 'assistant', content: null, toolCalls: [{ id: 'call_1', name: 'search', arguments: '{}' }] } },
-      { id: 'T1', message: { role: 'tool', content: null, toolResponses: [{ id: 'call_1', name: 'search', data: bigToolResult }] } },
+      {
+        id: 'T1',
+        message: { role: 'tool', content: null, toolResponses: [{ id: 'call_1', name: 'search', data: bigToolResult }] },
+      },
       assistant('found it', 'A1'),
     ])
-    const result = await turn(id, { content: 'and now?', model: `echo#${tag}`, compaction: { trigger: { turnCount: 50 }, strategy: { window: { lastTurns: 10 } } } })
+    const result = await turn(id, {
+      content: 'and now?',
+      model: `echo#${tag}`,
+      compaction: { trigger: { turnCount: 50 }, strategy: { window: { lastTurns: 10 } } },
+    })
     expect(result.status).toBe(200)
     expect(result.body.context.compactions).toHaveLength(2) // the policy's window kept the huge turn, a token budget then covered it
     expect(result.body.context.compactions[1].covered.map((e: { id: string }) => e.id)).toEqual(['U1', 'C1', 'T1', 'A1'])
@@ -164,8 +195,15 @@ describe('fitting the prompt into CHAT_CONTEXT_TOKENS', () => {
 
   it('with a summarizing policy, the covered turns become a summary before the call', async () => {
     const id = newSessionId()
-    await append(id, [user('look it up'), { message: { role: 'tool', content: null, toolResponses: [{ id: 'c', name: 'search', data: bigToolResult }] } }, assistant('found')])
-    const result = await turn(id, { content: 'next', compaction: { trigger: { turnCount: 50 }, strategy: { summarizer: { model: `echo#${newTag()}` } } } })
+    await append(id, [
+      user('look it up'),
+      { message: { role: 'tool', content: null, toolResponses: [{ id: 'c', name: 'search', data: bigToolResult }] } },
+      assistant('found'),
+    ])
+    const result = await turn(id, {
+      content: 'next',
+      compaction: { trigger: { turnCount: 50 }, strategy: { summarizer: { model: `echo#${newTag()}` } } },
+    })
     expect(result.status).toBe(200)
     const pass = result.body.context.compactions.find((c: { unchanged: boolean }) => !c.unchanged)
     expect(pass.summary).toHaveLength(2)
@@ -177,7 +215,9 @@ describe('fitting the prompt into CHAT_CONTEXT_TOKENS', () => {
     await append(id, [user('hi')])
     const huge = await turn(id, { content: bigToolResult })
     expectError(huge, 413, 'context_overflow')
-    await append(id, [{ message: { role: 'tool', content: null, toolResponses: [{ id: 'c', name: 'search', data: bigToolResult }] } }])
+    await append(id, [
+      { message: { role: 'tool', content: null, toolResponses: [{ id: 'c', name: 'search', data: bigToolResult }] } },
+    ])
     const off = await turn(id, { content: 'small', compaction: false })
     expectError(off, 413, 'context_overflow')
     expect(await log(id)).toHaveLength(2)
@@ -187,8 +227,19 @@ describe('fitting the prompt into CHAT_CONTEXT_TOKENS', () => {
     const id = newSessionId()
     const tag = newTag()
     const sixty = 'x'.repeat(60)
-    await append(id, [user(`1 ${sixty}`), assistant(`1 ${sixty}`), user(`2 ${sixty}`), assistant(`2 ${sixty}`), user(`3 ${sixty}`), assistant(`3 ${sixty}`)])
-    const result = await turn(id, { content: 'short', model: `context-250#${tag}`, compaction: { trigger: { turnCount: 50 }, strategy: {} } })
+    await append(id, [
+      user(`1 ${sixty}`),
+      assistant(`1 ${sixty}`),
+      user(`2 ${sixty}`),
+      assistant(`2 ${sixty}`),
+      user(`3 ${sixty}`),
+      assistant(`3 ${sixty}`),
+    ])
+    const result = await turn(id, {
+      content: 'short',
+      model: `context-250#${tag}`,
+      compaction: { trigger: { turnCount: 50 }, strategy: {} },
+    })
     expect(result.status).toBe(200)
     expect(result.body.context.retried).toBe(true)
     expect(result.body.context.compactions).toHaveLength(1)
@@ -197,7 +248,10 @@ describe('fitting the prompt into CHAT_CONTEXT_TOKENS', () => {
 
   it('413 when the upstream still refuses the prompt after that', async () => {
     const id = newSessionId()
-    const result = await turn(id, { content: 'this message alone is longer than twenty characters', model: `context-20#${newTag()}` })
+    const result = await turn(id, {
+      content: 'this message alone is longer than twenty characters',
+      model: `context-20#${newTag()}`,
+    })
     expectError(result, 413, 'context_overflow')
     expectError(await call('GET', `/v1/sessions/${id}`), 404, 'not_found')
   })

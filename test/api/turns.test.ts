@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest'
 import { append, call, expectError, newSessionId, newTag, parseSSE, turn, upstreamRequests, user } from '../helpers'
 
-const log = async (id: string) => (await call('GET', `/v1/sessions/${id}/events?limit=1000`)).body.events as any[] // eslint-disable-line @typescript-eslint/no-explicit-any
+const log = async (id: string) => (await call('GET', `/v1/sessions/${id}/events?limit=1000`)).body.events as any[]
 
 describe('POST /v1/sessions/:id/turns', () => {
   it('calls the model with the latest system message first, the view, then the new message; stores user + assistant', async () => {
@@ -10,23 +10,41 @@ describe('POST /v1/sessions/:id/turns', () => {
     await append(id, [
       { message: { role: 'system', content: 'old rules' } },
       user('Weather?'),
-      { message: { role: 'assistant', content: null, toolCalls: [{ id: 'call_1', name: 'weather', arguments: '{"city":"Paris"}' }] } },
+      {
+        message: {
+          role: 'assistant',
+          content: null,
+          toolCalls: [{ id: 'call_1', name: 'weather', arguments: '{"city":"Paris"}' }],
+        },
+      },
       { message: { role: 'tool', content: null, toolResponses: [{ id: 'call_1', name: 'weather', data: '18C' }] } },
       { message: { role: 'assistant', content: '18C in Paris.' } },
       { message: { role: 'system', content: 'new rules' } },
     ])
     const result = await turn(id, { content: 'And tomorrow?', model: `echo#${tag}`, compaction: false })
     expect(result.status).toBe(200)
-    expect(result.body.reply).toMatchObject({ seq: 8, message: { role: 'assistant', content: 'Echo: And tomorrow?' }, metadata: { model: `echo#${tag}` } })
+    expect(result.body.reply).toMatchObject({
+      seq: 8,
+      message: { role: 'assistant', content: 'Echo: And tomorrow?' },
+      metadata: { model: `echo#${tag}` },
+    })
     expect(result.body.events.map((e: { message: { role: string } }) => e.message.role)).toEqual(['user', 'assistant'])
-    expect(result.body.usage).toEqual({ promptTokens: expect.any(Number), completionTokens: expect.any(Number), totalTokens: expect.any(Number) })
+    expect(result.body.usage).toEqual({
+      promptTokens: expect.any(Number),
+      completionTokens: expect.any(Number),
+      totalTokens: expect.any(Number),
+    })
     expect(result.body.compaction).toBeNull()
 
     const [sent] = await upstreamRequests(tag)
     expect(sent!.body.messages).toEqual([
       { role: 'system', content: 'new rules' },
       { role: 'user', content: 'Weather?' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } }],
+      },
       { role: 'tool', tool_call_id: 'call_1', content: '18C' },
       { role: 'assistant', content: '18C in Paris.' },
       { role: 'user', content: 'And tomorrow?' },
@@ -135,13 +153,20 @@ describe('POST /v1/sessions/:id/turns', () => {
 
   it('streams: a failure before any output is a JSON 502; after output it is one error event; nothing is written', async () => {
     const before = newSessionId()
-    expectError(await turn(before, { content: 'hi', stream: true, model: `fail-500#${newTag()}`, compaction: false }), 502, 'upstream_error')
+    expectError(
+      await turn(before, { content: 'hi', stream: true, model: `fail-500#${newTag()}`, compaction: false }),
+      502,
+      'upstream_error',
+    )
     const after = newSessionId()
     const result = await turn(after, { content: 'hi there you', stream: true, model: `cut#${newTag()}`, compaction: false })
     expect(result.status).toBe(200)
     const events = parseSSE(result.text)
     expect(events.filter((e) => e.event === 'delta').length).toBeGreaterThan(0)
-    expect(events.at(-1)).toEqual({ event: 'error', data: { error: { code: 'upstream_error', message: expect.stringContaining('cut_off') } } })
+    expect(events.at(-1)).toEqual({
+      event: 'error',
+      data: { error: { code: 'upstream_error', message: expect.stringContaining('cut_off') } },
+    })
     expectError(await call('GET', `/v1/sessions/${after}`), 404, 'not_found')
   })
 
@@ -153,15 +178,24 @@ describe('POST /v1/sessions/:id/turns', () => {
       new Request(`https://sessions.test/v1/sessions/${id}/turns`, {
         method: 'POST',
         headers: { Authorization: `Bearer ${await tokenFor('alice')}`, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ content: 'one two three four five six seven', stream: true, model: `slow-600#${newTag()}`, compaction: false }),
+        body: JSON.stringify({
+          content: 'one two three four five six seven',
+          stream: true,
+          model: `slow-600#${newTag()}`,
+          compaction: false,
+        }),
       }),
     )
     const reader = response.body!.getReader()
     await reader.read() // the first bytes, then the client goes away
     await reader.cancel()
-    for (let i = 0; i < 50 && (await call('GET', `/v1/sessions/${id}`)).status === 404; i++) await new Promise((r) => setTimeout(r, 100))
+    for (let i = 0; i < 50 && (await call('GET', `/v1/sessions/${id}`)).status === 404; i++)
+      await new Promise((r) => setTimeout(r, 100))
     const stored = await log(id)
-    expect(stored.map((e) => e.message.content)).toEqual(['one two three four five six seven', 'Echo: one two three four five six seven'])
+    expect(stored.map((e) => e.message.content)).toEqual([
+      'one two three four five six seven',
+      'Echo: one two three four five six seven',
+    ])
   })
 
   it('serializes concurrent turns on one session: five whole pairs, each prompt seeing the previous ones', async () => {

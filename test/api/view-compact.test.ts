@@ -16,16 +16,23 @@ function notation(text: string) {
       case 'S':
         return { id, message: { role: 'system', content: label } }
       case 'C':
-        return { id, message: { role: 'assistant', content: null, toolCalls: [{ id: `call_${id}`, name: 'lookup', arguments: '{}' }] } }
+        return {
+          id,
+          message: { role: 'assistant', content: null, toolCalls: [{ id: `call_${id}`, name: 'lookup', arguments: '{}' }] },
+        }
       case 'T':
-        return { id, message: { role: 'tool', content: null, toolResponses: [{ id: `call_${id}`, name: 'lookup', data: label }] } }
+        return {
+          id,
+          message: { role: 'tool', content: null, toolResponses: [{ id: `call_${id}`, name: 'lookup', data: label }] },
+        }
       default:
         throw new Error(label)
     }
   })
 }
 
-const viewIds = async (id: string) => (await call('GET', `/v1/sessions/${id}/view`)).body.events.map((e: { id: string }) => e.id).join(' ')
+const viewIds = async (id: string) =>
+  (await call('GET', `/v1/sessions/${id}/view`)).body.events.map((e: { id: string }) => e.id).join(' ')
 const compactNow = (id: string, body: unknown) => call('POST', `/v1/sessions/${id}/compact`, { body })
 const labels = (text: string) => text.replace(/'/g, '_')
 
@@ -42,7 +49,13 @@ describe('the tricky cases of the spec, through HTTP', () => {
     const result = await compactNow(id, { strategy: { window } })
     expect(result.status).toBe(200)
     if (after === null) {
-      expect(result.body).toMatchObject({ unchanged: true, reason: 'nothing_to_cover', covered: [], boundary: null, version: before.split(' ').length })
+      expect(result.body).toMatchObject({
+        unchanged: true,
+        reason: 'nothing_to_cover',
+        covered: [],
+        boundary: null,
+        version: before.split(' ').length,
+      })
       expect(await viewIds(id)).toBe(labels(before))
     } else {
       expect(result.body.unchanged).toBe(false)
@@ -86,7 +99,9 @@ describe('POST /v1/sessions/:id/compact', () => {
 
   it('defaults to the always trigger and the session policy strategy, else lastEvents(20)', async () => {
     const withPolicy = newSessionId()
-    await call('POST', '/v1/sessions', { body: { id: withPolicy, policy: { trigger: { turnCount: 100 }, strategy: { window: { lastTurns: 1 } } } } })
+    await call('POST', '/v1/sessions', {
+      body: { id: withPolicy, policy: { trigger: { turnCount: 100 }, strategy: { window: { lastTurns: 1 } } } },
+    })
     await append(withPolicy, notation('U1 A1 U2 A2'))
     const byPolicy = await compactNow(withPolicy, undefined)
     expect(byPolicy.body.covered.map((e: { id: string }) => e.id)).toEqual(['U1', 'A1'])
@@ -132,7 +147,11 @@ describe('GET /v1/sessions/:id/view', () => {
     expect(result.body.messages).toEqual([
       { role: 'system', content: 'S:new' },
       { role: 'user', content: 'U1' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_C1', type: 'function', function: { name: 'lookup', arguments: '{}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_C1', type: 'function', function: { name: 'lookup', arguments: '{}' } }],
+      },
       { role: 'tool', tool_call_id: 'call_T1', content: 'T1' },
       { role: 'assistant', content: 'A1' },
       { role: 'user', content: 'U2' },

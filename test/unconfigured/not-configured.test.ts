@@ -15,8 +15,15 @@ describe('with no model configured', () => {
 
   it('a compaction that asks for a summarizer is 503 not_configured and writes nothing', async () => {
     const id = newSessionId()
-    await append(id, [user('U1'), { message: { role: 'assistant', content: 'A1' } }, user('U2'), { message: { role: 'assistant', content: 'A2' } }])
-    const result = await call('POST', `/v1/sessions/${id}/compact`, { body: { strategy: { window: { lastTurns: 1 }, summarizer: {} } } })
+    await append(id, [
+      user('U1'),
+      { message: { role: 'assistant', content: 'A1' } },
+      user('U2'),
+      { message: { role: 'assistant', content: 'A2' } },
+    ])
+    const result = await call('POST', `/v1/sessions/${id}/compact`, {
+      body: { strategy: { window: { lastTurns: 1 }, summarizer: {} } },
+    })
     expectError(result, 503, 'not_configured')
     expect((await call('GET', `/v1/sessions/${id}/events`)).body.events).toHaveLength(4)
   })

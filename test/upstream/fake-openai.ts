@@ -65,11 +65,21 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
   const url = new URL(req.url ?? '/', 'http://fake')
   if (req.method === 'GET' && url.pathname === '/__requests') {
     const tag = url.searchParams.get('tag') ?? ''
-    return sendJson(res, 200, requests.filter((r) => r.model.endsWith(`#${tag}`)))
+    return sendJson(
+      res,
+      200,
+      requests.filter((r) => r.model.endsWith(`#${tag}`)),
+    )
   }
-  if (req.method !== 'POST' || !url.pathname.endsWith('/chat/completions')) return sendJson(res, 404, { error: { message: 'not found' } })
+  if (req.method !== 'POST' || !url.pathname.endsWith('/chat/completions'))
+    return sendJson(res, 404, { error: { message: 'not found' } })
 
-  const body = JSON.parse(await readBody(req)) as { model: string; messages: Message[]; stream?: boolean; stream_options?: { include_usage?: boolean } }
+  const body = JSON.parse(await readBody(req)) as {
+    model: string
+    messages: Message[]
+    stream?: boolean
+    stream_options?: { include_usage?: boolean }
+  }
   requests.push({ model: body.model, body, authorization: req.headers.authorization, at: Date.now() })
   const [spec = 'echo', tag = ''] = body.model.split('#')
   const [mode = 'echo', arg] = spec.split(/-(.*)/s)
@@ -79,7 +89,11 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
   let answer: string | null = answerFor(body.messages)
   switch (mode) {
     case 'leak':
-      return sendJson(res, 401, { error: { message: `Incorrect API key provided: ${req.headers.authorization}; key ${req.headers.authorization?.slice(7)}` } })
+      return sendJson(res, 401, {
+        error: {
+          message: `Incorrect API key provided: ${req.headers.authorization}; key ${req.headers.authorization?.slice(7)}`,
+        },
+      })
     case 'fail':
       return sendJson(res, Number(arg), { error: { message: `fake failure ${arg}`, type: 'server_error' } })
     case 'flaky':
@@ -97,7 +111,10 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
       const size = body.messages.reduce((n, m) => n + (m.content?.length ?? 0), 0)
       if (size > Number(arg)) {
         return sendJson(res, 400, {
-          error: { message: `This model's maximum context length is ${arg} characters; the messages hold ${size}.`, code: 'context_length_exceeded' },
+          error: {
+            message: `This model's maximum context length is ${arg} characters; the messages hold ${size}.`,
+            code: 'context_length_exceeded',
+          },
         })
       }
       break
@@ -143,7 +160,9 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
   }
   res.write(chunk(body.model, {}, 'stop'))
   if (body.stream_options?.include_usage) {
-    res.write(`data: ${JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', choices: [], usage: usageFor(body.messages, answer ?? '') })}\n\n`)
+    res.write(
+      `data: ${JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', choices: [], usage: usageFor(body.messages, answer ?? '') })}\n\n`,
+    )
   }
   res.end('data: [DONE]\n\n')
 }

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import type { NewEvent } from '../events'
+import { newCompactionEvent } from '../events/new-event'
 import { project } from '../projection'
 import { assistant, depsFor, events, idString, recordingSummarizer, storeOf, system, user } from '../testing'
-import { newCompactionEvent } from '../events/new-event'
 import type { Window } from '../windows'
 import { compact } from '.'
 
@@ -147,7 +147,10 @@ describe('compact', () => {
     const run = async (answer: Parameters<typeof recordingSummarizer>[0]) => {
       const store = storeOf(events('U1 A1 U2 A2'))
       const deps = depsFor(store)
-      const result = await compact({ session, strategy: { window: { lastTurns: 1 }, summarizer: recordingSummarizer(answer) } }, deps)
+      const result = await compact(
+        { session, strategy: { window: { lastTurns: 1 }, summarizer: recordingSummarizer(answer) } },
+        deps,
+      )
       return { store, deps, result }
     }
 
@@ -180,7 +183,9 @@ describe('compact', () => {
     it('a thrown error propagates and nothing is written', async () => {
       const store = storeOf(events('U1 A1 U2 A2'))
       const summarizer = recordingSummarizer(() => Promise.reject(new Error('upstream 500')))
-      await expect(compact({ session, strategy: { window: { lastTurns: 1 }, summarizer } }, depsFor(store))).rejects.toThrow('upstream 500')
+      await expect(compact({ session, strategy: { window: { lastTurns: 1 }, summarizer } }, depsFor(store))).rejects.toThrow(
+        'upstream 500',
+      )
       expect(store.log.length).toBe(4)
     })
 

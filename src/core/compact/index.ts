@@ -1,8 +1,15 @@
-import { isCompaction, isMessage, type CompactionEvent, type MessageEvent, type MessageSkeleton, type NewMessageEvent } from '../events'
+import {
+  type CompactionEvent,
+  isCompaction,
+  isMessage,
+  type MessageEvent,
+  type MessageSkeleton,
+  type NewMessageEvent,
+} from '../events'
 import { newMessageEvent } from '../events/new-event'
-import { planPass, type PassCut } from '../pass'
+import { type PassCut, planPass } from '../pass'
 import { rebase } from '../rebase'
-import { VersionConflictError, type SessionStore } from '../store'
+import { type SessionStore, VersionConflictError } from '../store'
 import type { SessionRef, Summarizer, SummaryMessage } from '../summarizer'
 import type { TokenEstimator } from '../tokens'
 import { fires, type Trigger } from '../triggers'
@@ -38,12 +45,7 @@ export interface CompactDeps {
   warn?: (message: string, data: Record<string, unknown>) => void
 }
 
-export type UnchangedReason =
-  | 'trigger_not_fired'
-  | 'nothing_to_cover'
-  | 'summarizer_declined'
-  | 'summarizer_failed'
-  | 'conflict'
+export type UnchangedReason = 'trigger_not_fired' | 'nothing_to_cover' | 'summarizer_declined' | 'summarizer_failed' | 'conflict'
 
 export interface CompactionResult {
   unchanged: boolean
@@ -132,12 +134,7 @@ export async function compact(request: CompactRequest, deps: CompactDeps): Promi
   return write(plan, summary, version, deps)
 }
 
-async function write(
-  first: PassCut,
-  summary: NewMessageEvent[],
-  version: number,
-  deps: CompactDeps,
-): Promise<CompactionResult> {
+async function write(first: PassCut, summary: NewMessageEvent[], version: number, deps: CompactDeps): Promise<CompactionResult> {
   const boundaryDraft = { id: deps.newId(), timestamp: deps.now() }
   let plan = first
   let at = version

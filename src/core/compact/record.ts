@@ -1,5 +1,5 @@
-import { newCompactionEvent } from '../events/new-event'
 import type { NewCompactionEvent, NewMessageEvent } from '../events'
+import { newCompactionEvent } from '../events/new-event'
 import type { PassCut } from '../pass'
 import { viewTokens } from '../view'
 

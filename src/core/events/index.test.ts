@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
+import { EventText } from '../event-text'
 import { countingEstimator } from '../tokens'
 import { defaultEstimator } from '../tokens/gpt-tokenizer'
-import { EventText } from '../event-text'
 import { isTurnStart, namedIds } from '.'
 import { newCompactionEvent, newMessageEvent } from './new-event'
 

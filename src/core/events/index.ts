@@ -76,9 +76,8 @@ export type SessionEvent = MessageEvent | CompactionEvent
 export const isMessage = <E extends { type: string }>(event: E): event is Extract<E, { type: 'MESSAGE' }> =>
   event.type === 'MESSAGE'
 
-export const isCompaction = <E extends { type: string }>(
-  event: E,
-): event is Extract<E, { type: 'COMPACTION' }> => event.type === 'COMPACTION'
+export const isCompaction = <E extends { type: string }>(event: E): event is Extract<E, { type: 'COMPACTION' }> =>
+  event.type === 'COMPACTION'
 
 /**
  * What compaction decisions need of a message event — no content. Full events fit it, and so do
@@ -108,11 +107,7 @@ export const isTurnStart = (event: Pick<MessageSkeleton, 'synthetic' | 'message'
 export const isSystem = (event: Pick<MessageSkeleton, 'message'>): boolean => event.message.role === 'system'
 
 /** Every id a boundary names, in view order: pinned, then summary, then preserved. */
-export const namedIds = (boundary: Boundary): string[] => [
-  ...boundary.pinned,
-  ...boundary.summary,
-  ...boundary.preserved,
-]
+export const namedIds = (boundary: Boundary): string[] => [...boundary.pinned, ...boundary.summary, ...boundary.preserved]
 
 /**
  * The event at a position of the log. Builds a fresh object of one fixed shape per event type:

@@ -3,7 +3,8 @@ import { assistant, events, idString, sequenced, system, user } from '../testing
 import type { Window } from '../windows'
 import { planPass, turnSafeCut } from '.'
 
-const plan = (notation: string, window: Window, summarizing = false) => planPass(sequenced(events(notation)), { window, summarizing })
+const plan = (notation: string, window: Window, summarizing = false) =>
+  planPass(sequenced(events(notation)), { window, summarizing })
 
 describe('turnSafeCut', () => {
   it('keeps a cut that is already at a turn start', () => {

@@ -54,7 +54,8 @@ export function splitView(
     else if (event.synthetic) (summarizing ? covered : pinned).push(event)
     else {
       started ||= isTurnStart(event)
-      if (!started) pinned.push(event) // the preamble
+      if (!started)
+        pinned.push(event) // the preamble
       else if (position++ < cut) covered.push(event)
     }
   }
@@ -97,7 +98,9 @@ export function planPass(view: MessageEvent[], options: PassOptions): PassPlan {
   const pending = options.pending ?? []
   const events = pending.length > 0 ? [...conversation, ...pending] : conversation
   const starts = [...turnStarts]
-  pending.forEach((event, i) => isTurnStart(event) && starts.push(conversation.length + i))
+  pending.forEach((event, i) => {
+    if (isTurnStart(event)) starts.push(conversation.length + i)
+  })
   const raw = rawCut(options.window, { events, turnStarts: starts, pinnedTokens })
   const cut = Math.min(turnSafeCut(raw, events.length, starts), conversation.length)
   if (cut === 0) return { kind: 'unchanged', reason: 'nothing_to_cover' }

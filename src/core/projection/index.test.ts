@@ -1,13 +1,19 @@
 import { describe, expect, it } from 'vitest'
-import { newCompactionEvent } from '../events/new-event'
 import type { NewEvent, SessionEvent } from '../events'
+import { newCompactionEvent } from '../events/new-event'
 import { events, idString } from '../testing'
 import { extendView, project } from '.'
 
 const boundary = (id: string, parts: { pinned?: string[]; summary?: string[]; preserved?: string[] }) =>
   newCompactionEvent(
     { id, timestamp: 't' },
-    { pinned: parts.pinned ?? [], summary: parts.summary ?? [], preserved: parts.preserved ?? [], coveredEventCount: 0, tokensEstimatedSaved: 0 },
+    {
+      pinned: parts.pinned ?? [],
+      summary: parts.summary ?? [],
+      preserved: parts.preserved ?? [],
+      coveredEventCount: 0,
+      tokensEstimatedSaved: 0,
+    },
   )
 
 const log = (...list: (NewEvent | NewEvent[])[]): SessionEvent[] =>
@@ -20,13 +26,15 @@ describe('project', () => {
 
   it('is the newest boundary’s named events in its order, then later unnamed messages', () => {
     // The worked example of the spec.
-    const l = log(
-      events('U1 A1 U2 A2'),
-      boundary('B1', { summary: ['Σold'], preserved: ['U2', 'A2'] }),
-      events('Σold U3 A3'),
-    )
+    const l = log(events('U1 A1 U2 A2'), boundary('B1', { summary: ['Σold'], preserved: ['U2', 'A2'] }), events('Σold U3 A3'))
     expect(idString(project(l))).toBe('Σold U2 A2 U3 A3')
-    const l2 = [...l, ...log(boundary('B2', { summary: ['Σnew'], preserved: ['U3', 'A3'] }), events('Σnew')).map((e, i) => ({ ...e, seq: l.length + i + 1 }))]
+    const l2 = [
+      ...l,
+      ...log(boundary('B2', { summary: ['Σnew'], preserved: ['U3', 'A3'] }), events('Σnew')).map((e, i) => ({
+        ...e,
+        seq: l.length + i + 1,
+      })),
+    ]
     expect(idString(project(l2))).toBe('Σnew U3 A3')
   })
 

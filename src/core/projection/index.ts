@@ -1,4 +1,4 @@
-import { isCompaction, namedIds, type CompactionSkeleton, type MessageEvent, type SessionEvent } from '../events'
+import { type CompactionSkeleton, isCompaction, type MessageEvent, namedIds, type SessionEvent } from '../events'
 
 /**
  * The view a log projects to, advanced by events appended after it.

@@ -32,7 +32,10 @@ describe('rebase', () => {
   })
 
   it('is a conflict when another boundary was written', () => {
-    const boundary = newCompactionEvent({ id: 'B', timestamp: 't' }, { pinned: [], summary: [], preserved: ['U2', 'A2'], coveredEventCount: 3, tokensEstimatedSaved: 0 })
+    const boundary = newCompactionEvent(
+      { id: 'B', timestamp: 't' },
+      { pinned: [], summary: [], preserved: ['U2', 'A2'], coveredEventCount: 3, tokensEstimatedSaved: 0 },
+    )
     expect(rebase(plan, at(6, [boundary])).kind).toBe('conflict')
   })
 })
@@ -42,7 +45,13 @@ describe('compact under concurrent appends', () => {
     const store = storeOf(events('U1 A1 U2 A2'))
     const summarizer = recordingSummarizer(async (request) => {
       store.appendNow(events('U3 A3')) // a turn lands while the summary is written
-      return { kind: 'summary', messages: [{ role: 'user', content: 'so far?' }, { role: 'assistant', content: `sum ${idString(request.covered)}` }] }
+      return {
+        kind: 'summary',
+        messages: [
+          { role: 'user', content: 'so far?' },
+          { role: 'assistant', content: `sum ${idString(request.covered)}` },
+        ],
+      }
     })
     const result = await compact({ session, strategy: { window: { lastTurns: 1 }, summarizer } }, depsFor(store))
     expect(result.unchanged).toBe(false)

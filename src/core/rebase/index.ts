@@ -1,5 +1,5 @@
 import { isMessage, type MessageEvent, type SessionEvent } from '../events'
-import { splitView, type PassCut } from '../pass'
+import { type PassCut, splitView } from '../pass'
 import { analyzeView } from '../view'
 
 export type RebaseOutcome = { kind: 'rebased'; plan: PassCut } | { kind: 'conflict' }

@@ -1,6 +1,6 @@
 import { atSeq, type NewEvent, type SessionEvent } from '../events'
 import { project } from '../projection'
-import { VersionConflictError, type SessionStore, type ViewSnapshot } from '.'
+import { type SessionStore, VersionConflictError, type ViewSnapshot } from '.'
 
 /**
  * The storage port on a plain array: the log in memory, the view projected from all of it on

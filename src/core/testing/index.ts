@@ -1,10 +1,11 @@
 /**
  * Test fixtures for the core: short-hand events and logs. Not part of the core's public API.
  */
+
+import type { CompactDeps } from '../compact'
 import { atSeq, type Message, type MessageEvent, type NewEvent, type NewMessageEvent, type SessionEvent } from '../events'
 import { newMessageEvent } from '../events/new-event'
 import { ArrayStore } from '../store/array-store'
-import type { CompactDeps } from '../compact'
 import type { Summarizer, SummaryOutcome, SummaryRequest } from '../summarizer'
 import { countingEstimator, type TokenEstimator } from '../tokens'
 import { defaultEstimator } from '../tokens/gpt-tokenizer'

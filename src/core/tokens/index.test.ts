@@ -1,14 +1,14 @@
 import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base'
+import { countTokens as o200kCount } from 'gpt-tokenizer/encoding/o200k_base'
 import { describe, expect, it } from 'vitest'
 import { countingEstimator, linearCount, MAX_RUN } from '.'
-import { countTokens as o200kCount } from 'gpt-tokenizer/encoding/o200k_base'
 import { defaultEstimator, gptTokenizerEstimator } from './gpt-tokenizer'
 
 const plain = { disallowedSpecial: new Set<string>() }
 
 describe('linearCount', () => {
   it('passes normal text to the counter whole, so its count is unchanged', () => {
-    const text = 'The quick brown fox jumps over the lazy dog. '.repeat(200) + 'Ünïcödé 日本語 🙂 done.'
+    const text = `${'The quick brown fox jumps over the lazy dog. '.repeat(200)}Ünïcödé 日本語 🙂 done.`
     const pieces: string[] = []
     const total = linearCount(text, (piece) => {
       pieces.push(piece)
@@ -22,7 +22,10 @@ describe('linearCount', () => {
     for (const run of ['a'.repeat(5000), '!'.repeat(5000), ' '.repeat(5000), 'é'.repeat(3000)]) {
       const text = `before ${run} after`
       const pieces: string[] = []
-      linearCount(text, (piece) => (pieces.push(piece), 1))
+      linearCount(text, (piece) => {
+        pieces.push(piece)
+        return 1
+      })
       expect(pieces.join('')).toBe(text)
       expect(Math.max(...pieces.map((p) => p.length))).toBeLessThanOrEqual(MAX_RUN + 'before '.length)
       expect(pieces.filter((p) => p.length === MAX_RUN).length).toBeGreaterThan(5)
@@ -32,7 +35,10 @@ describe('linearCount', () => {
   it('never cuts a surrogate pair in half', () => {
     const text = '𝒜'.repeat(1000) // letters outside the BMP: two UTF-16 units each
     const pieces: string[] = []
-    linearCount(text, (piece) => (pieces.push(piece), 0))
+    linearCount(text, (piece) => {
+      pieces.push(piece)
+      return 0
+    })
     expect(pieces.join('')).toBe(text)
     for (const piece of pieces) expect(piece).not.toMatch(/[\uD800-\uDBFF]$|^[\uDC00-\uDFFF]/)
   })

@@ -17,10 +17,7 @@ export interface TokenEstimator {
  */
 export const MAX_RUN = 256
 
-const LONG_RUN = new RegExp(
-  `[\\p{L}\\p{M}]{${MAX_RUN},}|[^\\s\\p{L}\\p{M}\\p{N}]{${MAX_RUN},}|\\s{${MAX_RUN},}`,
-  'gu',
-)
+const LONG_RUN = new RegExp(`[\\p{L}\\p{M}]{${MAX_RUN},}|[^\\s\\p{L}\\p{M}\\p{N}]{${MAX_RUN},}|\\s{${MAX_RUN},}`, 'gu')
 
 const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff
 

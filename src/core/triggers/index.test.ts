@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { formatProblem } from '../problem'
-import { fires, triggerProblem as problemOf, triggers, TRIGGER_LIMITS, type Trigger } from '.'
+import { fires, triggerProblem as problemOf, TRIGGER_LIMITS, type Trigger, triggers } from '.'
 
 const triggerProblem = (input: unknown) => {
   const problem = problemOf(input)

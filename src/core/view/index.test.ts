@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { events, idString, sequenced, system, user, assistant, summary } from '../testing'
+import { assistant, events, idString, sequenced, summary, system, user } from '../testing'
 import { analyzeView, viewTokens } from '.'
 
 describe('analyzeView', () => {
@@ -17,7 +17,11 @@ describe('analyzeView', () => {
 
   it('picks the latest system message by seq, not by view position', () => {
     // After a pass S* is pinned first while older system messages are gone; by seq it is newest.
-    const view = [{ ...system('S9'), seq: 9 }, { ...user('U1'), seq: 3 }, { ...system('S2'), seq: 2 }]
+    const view = [
+      { ...system('S9'), seq: 9 },
+      { ...user('U1'), seq: 3 },
+      { ...system('S2'), seq: 2 },
+    ]
     expect(analyzeView(view).latestSystem?.id).toBe('S9')
   })
 

@@ -14,7 +14,10 @@ describe('view stats', () => {
     fc.assert(
       fc.property(arbitraryMessages, arbitraryMessages, (head, tail) => {
         const events = [...head, ...tail].map((d, i) =>
-          atSeq(msg(`m${i}`, { role: d.role, content: 'x' }, { tokens: d.tokens, synthetic: d.synthetic && d.role !== 'system' }), i + 1),
+          atSeq(
+            msg(`m${i}`, { role: d.role, content: 'x' }, { tokens: d.tokens, synthetic: d.synthetic && d.role !== 'system' }),
+            i + 1,
+          ),
         )
         const view = events.slice(0, head.length)
         expect(advanceStats(statsOf(view), events.slice(head.length))).toEqual(statsOf(events))

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { formatProblem } from '../problem'
-import { rawCut, windowProblem as problemOf, windows, DEFAULT_WINDOW } from '.'
+import { DEFAULT_WINDOW, windowProblem as problemOf, rawCut, windows } from '.'
 
 const windowProblem = (input: unknown) => {
   const problem = problemOf(input)

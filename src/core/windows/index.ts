@@ -43,7 +43,8 @@ export function windowProblem(window: unknown): Problem | null {
   const keys = Object.keys(window)
   if (keys.length !== 1) return { path: [], message: 'must have exactly one of lastEvents, lastTurns, tokenBudget' }
   const key = keys[0]!
-  if (key !== 'lastEvents' && key !== 'lastTurns' && key !== 'tokenBudget') return { path: [], message: `unknown window "${key}"` }
+  if (key !== 'lastEvents' && key !== 'lastTurns' && key !== 'tokenBudget')
+    return { path: [], message: `unknown window "${key}"` }
   return isPositiveInteger((window as Record<string, unknown>)[key]) ? null : { path: [key], message: 'must be an integer ≥ 1' }
 }
 

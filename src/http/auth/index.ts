@@ -59,8 +59,10 @@ export function bearerJwt<E extends { Variables: { userId: string } }>(
     const { exp, nbf, sub } = payload
     if (typeof exp !== 'number' || !Number.isFinite(exp)) throw unauthorized('the token has no expiry (exp)', true)
     if (exp + leewaySeconds <= now) throw unauthorized('the token has expired', true)
-    if (nbf !== undefined && (typeof nbf !== 'number' || nbf - leewaySeconds > now)) throw unauthorized('the token is not valid yet', true)
-    if (typeof sub !== 'string' || sub === '' || sub.length > MAX_USER_ID) throw unauthorized('the token has no valid subject (sub)', true)
+    if (nbf !== undefined && (typeof nbf !== 'number' || nbf - leewaySeconds > now))
+      throw unauthorized('the token is not valid yet', true)
+    if (typeof sub !== 'string' || sub === '' || sub.length > MAX_USER_ID)
+      throw unauthorized('the token has no valid subject (sub)', true)
     c.set('userId', sub)
     await next()
   }

@@ -6,9 +6,9 @@ import { userIndexStub } from '../../store/address'
 import { sessionClient } from '../../store/session/client'
 import type { TurnFrame } from '../../store/session/turn'
 import type { IndexCursor } from '../../store/user-index'
-import { apiError, ApiHttpError, valueOf } from '../errors'
-import { turnFrames } from '../turn-stream'
+import { ApiHttpError, apiError, unwrap } from '../errors'
 import * as s from '../schemas'
+import { turnFrames } from '../turn-stream'
 import { validationHook } from '../validation'
 
 export type AppEnv = { Bindings: Env; Variables: { userId: string; requestId: string } }
@@ -43,8 +43,11 @@ sessionRoutes.openapi(
     const input = c.req.valid('json')
     const userId = c.get('userId')
     const sessionId = input.id ?? `ses_${crypto.randomUUID().replaceAll('-', '')}`
-    const session = valueOf(
-      await sessionClient(c.env, userId, sessionId).create({ userId, sessionId }, { ttlSeconds: input.ttlSeconds, metadata: input.metadata, policy: input.policy }),
+    const session = unwrap(
+      await sessionClient(c.env, userId, sessionId).create(
+        { userId, sessionId },
+        { ttlSeconds: input.ttlSeconds, metadata: input.metadata, policy: input.policy },
+      ),
     )
     return c.json(session, 201)
   },
@@ -82,7 +85,7 @@ sessionRoutes.openapi(
     request: { params: s.SessionParams },
     responses: { 200: json(s.Session, 'The session'), ...errors(400, 401, 404) },
   }),
-  async (c) => c.json(valueOf(await stubFor(c).get()), 200),
+  async (c) => c.json(unwrap(await stubFor(c).get()), 200),
 )
 
 sessionRoutes.openapi(
@@ -93,7 +96,7 @@ sessionRoutes.openapi(
     request: { params: s.SessionParams, ...body(s.PatchSessionRequest) },
     responses: { 200: json(s.Session, 'The session'), ...errors(400, 401, 404, 415) },
   }),
-  async (c) => c.json(valueOf(await stubFor(c).patch(c.req.valid('json'))), 200),
+  async (c) => c.json(unwrap(await stubFor(c).patch(c.req.valid('json'))), 200),
 )
 
 sessionRoutes.openapi(
@@ -105,7 +108,7 @@ sessionRoutes.openapi(
     responses: { 204: { description: 'Deleted' }, ...errors(400, 401, 404) },
   }),
   async (c) => {
-    valueOf(await stubFor(c).destroy())
+    unwrap(await stubFor(c).destroy())
     return c.body(null, 204)
   },
 )
@@ -127,7 +130,7 @@ sessionRoutes.openapi(
     const { id } = c.req.valid('param')
     const userId = c.get('userId')
     const inputs = events.map(({ type: _type, synthetic: _synthetic, ...event }) => event)
-    const result = valueOf(await sessionClient(c.env, userId, id).append({ userId, sessionId: id }, inputs, expectedVersion))
+    const result = unwrap(await sessionClient(c.env, userId, id).append({ userId, sessionId: id }, inputs, expectedVersion))
     return c.json({ version: result.version, events: result.events }, result.written ? 201 : 200)
   },
 )
@@ -142,7 +145,7 @@ sessionRoutes.openapi(
   }),
   async (c) => {
     const { after = 0, limit = LIMITS.eventsPage.default } = c.req.valid('query')
-    return c.json(valueOf(await stubFor(c).readLog(after, limit)), 200)
+    return c.json(unwrap(await stubFor(c).readLog(after, limit)), 200)
   },
 )
 
@@ -155,7 +158,7 @@ sessionRoutes.openapi(
     responses: { 200: json(s.View.or(s.OpenAIView), 'The view'), ...errors(400, 401, 404) },
   }),
   async (c) => {
-    const view = valueOf(await stubFor(c).readView())
+    const view = unwrap(await stubFor(c).readView())
     if (c.req.valid('query').format === 'openai') return c.json({ messages: toOpenAIMessages(view.events) }, 200)
     return c.json(view, 200)
   },
@@ -169,7 +172,7 @@ sessionRoutes.openapi(
     request: { params: s.SessionParams, ...body(s.CompactRequest, false) },
     responses: { 200: json(s.CompactionResult, 'The compaction result'), ...errors(400, 401, 404, 415, 503) },
   }),
-  async (c) => c.json(valueOf(await stubFor(c).compact(c.req.valid('json'))), 200),
+  async (c) => c.json(unwrap(await stubFor(c).compact(c.req.valid('json'))), 200),
 )
 
 sessionRoutes.openapi(
@@ -181,7 +184,10 @@ sessionRoutes.openapi(
       'With `stream: true` the answer is `text/event-stream`: `delta` events `{"text"}`, then one `done` event (the JSON response) or `error` event.',
     request: { params: s.SessionParams, ...body(s.TurnRequest) },
     responses: {
-      200: { ...json(s.TurnResponse, 'The reply, the events written, the compaction result'), content: { ...json(s.TurnResponse, '').content, 'text/event-stream': { schema: s.TurnResponse } } },
+      200: {
+        ...json(s.TurnResponse, 'The reply, the events written, the compaction result'),
+        content: { ...json(s.TurnResponse, '').content, 'text/event-stream': { schema: s.TurnResponse } },
+      },
       ...errors(400, 401, 409, 413, 415, 502, 503),
     },
   }),
@@ -204,7 +210,11 @@ sessionRoutes.openapi(
       for (let frame: TurnFrame | undefined = first.value; frame; frame = (await frames.next()).value ?? undefined) {
         if (frame.type === 'delta') await sse.writeSSE({ event: 'delta', data: JSON.stringify({ text: frame.text }) })
         else if (frame.type === 'done') await sse.writeSSE({ event: 'done', data: JSON.stringify(frame.result) })
-        else await sse.writeSSE({ event: 'error', data: JSON.stringify({ error: { code: frame.error.code, message: frame.error.message } }) })
+        else
+          await sse.writeSSE({
+            event: 'error',
+            data: JSON.stringify({ error: { code: frame.error.code, message: frame.error.message } }),
+          })
         if (frame.type !== 'delta') break
       }
     }) as never
@@ -219,7 +229,11 @@ async function* interruptible(frames: AsyncGenerator<TurnFrame>): AsyncGenerator
     console.error(JSON.stringify({ level: 'error', message: 'turn interrupted', error: String(error) }))
     yield {
       type: 'error',
-      error: { status: 500, code: 'internal', message: 'the session was interrupted before the turn finished; retry it with the same id' },
+      error: {
+        status: 500,
+        code: 'internal',
+        message: 'the session was interrupted before the turn finished; retry it with the same id',
+      },
     }
   }
 }

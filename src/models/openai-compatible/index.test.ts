@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
-import { UpstreamError, type ChatRequest } from '../port'
+import { type ChatRequest, UpstreamError } from '../port'
 import { withRetries } from '../retry'
 import { openAICompatible } from '.'
 
@@ -18,7 +18,8 @@ const request = (modelName: string, onDelta?: (text: string) => void): ChatReque
   maxTokens: 77,
   onDelta,
 })
-const recorded = async (t: string) => (await (await fetch(`${upstream}/__requests?tag=${t}`)).json()) as { body: Record<string, unknown>; authorization?: string }[]
+const recorded = async (t: string) =>
+  (await (await fetch(`${upstream}/__requests?tag=${t}`)).json()) as { body: Record<string, unknown>; authorization?: string }[]
 const failure = async (promise: Promise<unknown>) => {
   try {
     await promise
@@ -33,7 +34,12 @@ describe('openAICompatible', () => {
   it('posts chat completions with the key, the messages and max_tokens, and reads the answer and usage', async () => {
     const t = tag()
     const reply = await model.chat(request(`echo#${t}`))
-    expect(reply).toEqual({ content: 'Echo: Hello there', toolCalls: [], usage: { promptTokens: 5, completionTokens: 5, totalTokens: 10 }, finishReason: 'stop' })
+    expect(reply).toEqual({
+      content: 'Echo: Hello there',
+      toolCalls: [],
+      usage: { promptTokens: 5, completionTokens: 5, totalTokens: 10 },
+      finishReason: 'stop',
+    })
     const [sent] = await recorded(t)
     expect(sent!.authorization).toBe('Bearer k-123')
     expect(sent!.body).toMatchObject({ model: `echo#${t}`, max_tokens: 77, stream: false, messages: request('x').messages })

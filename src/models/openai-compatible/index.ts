@@ -1,5 +1,14 @@
 import type { ToolCall } from '../../core'
-import { isContextLengthMessage, UpstreamError, usageOf, type ChatModel, type ChatReply, type ChatRequest, type Usage, type WireUsage } from '../port'
+import {
+  type ChatModel,
+  type ChatReply,
+  type ChatRequest,
+  isContextLengthMessage,
+  UpstreamError,
+  type Usage,
+  usageOf,
+  type WireUsage,
+} from '../port'
 import { sseEvents } from '../sse'
 
 export interface OpenAICompatibleOptions {
@@ -14,7 +23,11 @@ export interface OpenAICompatibleOptions {
 type WireToolCall = { index?: number; id?: string; function?: { name?: string; arguments?: string } }
 
 const toolCallsOf = (calls: WireToolCall[] | undefined): ToolCall[] =>
-  (calls ?? []).map((call, i) => ({ id: call.id ?? `call_${i}`, name: call.function?.name ?? '', arguments: call.function?.arguments ?? '' }))
+  (calls ?? []).map((call, i) => ({
+    id: call.id ?? `call_${i}`,
+    name: call.function?.name ?? '',
+    arguments: call.function?.arguments ?? '',
+  }))
 
 /**
  * A chat model behind any OpenAI-compatible `POST /chat/completions`: OpenAI, Ollama, vLLM,
@@ -51,8 +64,11 @@ export function openAICompatible(options: OpenAICompatibleOptions): ChatModel {
     }
     if (!response.ok) {
       const text = redact(await response.text().catch(() => ''))
-      const failure = (response.status === 400 || response.status === 413) && isContextLengthMessage(text) ? 'context_length' : 'status'
-      throw new UpstreamError(failure, `the model answered ${response.status}: ${text.slice(0, 300)}`, { status: response.status })
+      const failure =
+        (response.status === 400 || response.status === 413) && isContextLengthMessage(text) ? 'context_length' : 'status'
+      throw new UpstreamError(failure, `the model answered ${response.status}: ${text.slice(0, 300)}`, {
+        status: response.status,
+      })
     }
     return response
   }
@@ -69,11 +85,15 @@ export function openAICompatible(options: OpenAICompatibleOptions): ChatModel {
     const timer = setTimeout(() => controller.abort(), options.timeoutMs)
     try {
       const response = await post(request, controller.signal)
-      let json: { choices?: { message?: { content?: string | null; tool_calls?: WireToolCall[] }; finish_reason?: string }[]; usage?: WireUsage }
+      let json: {
+        choices?: { message?: { content?: string | null; tool_calls?: WireToolCall[] }; finish_reason?: string }[]
+        usage?: WireUsage
+      }
       try {
         json = await response.json()
       } catch {
-        if (controller.signal.aborted) throw new UpstreamError('timeout', `the model did not finish within ${options.timeoutMs} ms`)
+        if (controller.signal.aborted)
+          throw new UpstreamError('timeout', `the model did not finish within ${options.timeoutMs} ms`)
         throw new UpstreamError('malformed', 'the model answered with a body that is not JSON')
       }
       const choice = json?.choices?.[0]
@@ -111,7 +131,10 @@ export function openAICompatible(options: OpenAICompatibleOptions): ChatModel {
           done = true
           break
         }
-        let chunk: { choices?: { delta?: { content?: string | null; tool_calls?: WireToolCall[] }; finish_reason?: string | null }[]; usage?: WireUsage }
+        let chunk: {
+          choices?: { delta?: { content?: string | null; tool_calls?: WireToolCall[] }; finish_reason?: string | null }[]
+          usage?: WireUsage
+        }
         try {
           chunk = JSON.parse(event.data)
         } catch {
@@ -138,7 +161,8 @@ export function openAICompatible(options: OpenAICompatibleOptions): ChatModel {
         finishReason = choice.finish_reason ?? finishReason
       }
     } catch (error) {
-      if (error instanceof UpstreamError) throw new UpstreamError(error.failure, error.message, { ...error.options, outputStarted: started })
+      if (error instanceof UpstreamError)
+        throw new UpstreamError(error.failure, error.message, { ...error.options, outputStarted: started })
       throw new UpstreamError('cut_off', `the model's stream broke: ${(error as Error).message}`, { outputStarted: started })
     }
     if (!done && finishReason === null) {

@@ -32,7 +32,13 @@ export function toOpenAIMessages(view: readonly MessageEvent[]): OpenAIMessage[]
           role: 'assistant',
           content: message.content,
           ...(message.toolCalls?.length
-            ? { tool_calls: message.toolCalls.map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: call.arguments } })) }
+            ? {
+                tool_calls: message.toolCalls.map((call) => ({
+                  id: call.id,
+                  type: 'function' as const,
+                  function: { name: call.name, arguments: call.arguments },
+                })),
+              }
             : {}),
         })
         break

@@ -1,4 +1,11 @@
-import { EventText, type MessageEvent, type SessionRef, type Summarizer, type SummaryOutcome, type SummaryRequest } from '../../core'
+import {
+  EventText,
+  type MessageEvent,
+  type SessionRef,
+  type Summarizer,
+  type SummaryOutcome,
+  type SummaryRequest,
+} from '../../core'
 import type { ChatModel } from '../port'
 import { DEFAULT_SHADOW_PROMPT, DEFAULT_SYSTEM_PROMPT } from './prompt'
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { UpstreamError } from '../port'
-import { workersAI, type AiBinding } from '.'
+import { type AiBinding, workersAI } from '.'
 
 /** A test double of the `AI` binding answering in the platform's documented shapes. */
 function fakeAI(answer: (input: Record<string, unknown>) => unknown) {
@@ -37,7 +37,10 @@ describe('workersAI', () => {
       tool_calls: [{ name: 'lookup', arguments: { q: 'x' } }],
     }))
     const reply = await workersAI({ binding, timeoutMs: 1000 }).chat(request())
-    expect(calls[0]).toEqual({ model: '@cf/meta/llama-3.1-8b-instruct', input: { messages: [{ role: 'user', content: 'Hi' }], max_tokens: 300, stream: false } })
+    expect(calls[0]).toEqual({
+      model: '@cf/meta/llama-3.1-8b-instruct',
+      input: { messages: [{ role: 'user', content: 'Hi' }], max_tokens: 300, stream: false },
+    })
     expect(reply).toEqual({
       content: 'Hello!',
       toolCalls: [{ id: 'call_0', name: 'lookup', arguments: '{"q":"x"}' }],
@@ -74,7 +77,11 @@ describe('workersAI', () => {
 
   it('parses OpenAI-style stream chunks too', async () => {
     const { binding } = fakeAI(() =>
-      sse('data: {"choices":[{"delta":{"content":"A"}}]}\n\n', 'data: {"choices":[{"delta":{"content":"B"},"finish_reason":"stop"}]}\n\n', 'data: [DONE]\n\n'),
+      sse(
+        'data: {"choices":[{"delta":{"content":"A"}}]}\n\n',
+        'data: {"choices":[{"delta":{"content":"B"},"finish_reason":"stop"}]}\n\n',
+        'data: [DONE]\n\n',
+      ),
     )
     const deltas: string[] = []
     expect((await workersAI({ binding, timeoutMs: 1000 }).chat(request((t) => deltas.push(t)))).content).toBe('AB')
@@ -94,15 +101,35 @@ describe('workersAI', () => {
     const capacity = fakeAI(() => {
       throw new Error('3040: Capacity temporarily exceeded')
     })
-    const e1 = await workersAI({ binding: capacity.binding, timeoutMs: 1000 }).chat(request()).catch((e) => e)
+    const e1 = await workersAI({ binding: capacity.binding, timeoutMs: 1000 })
+      .chat(request())
+      .catch((e) => e)
     expect([e1.failure, e1.retryable]).toEqual(['status', true])
     const long = fakeAI(() => {
       throw new Error('input exceeds the context window of the model')
     })
-    expect((await workersAI({ binding: long.binding, timeoutMs: 1000 }).chat(request()).catch((e) => e)).failure).toBe('context_length')
+    expect(
+      (
+        await workersAI({ binding: long.binding, timeoutMs: 1000 })
+          .chat(request())
+          .catch((e) => e)
+      ).failure,
+    ).toBe('context_length')
     const hang = fakeAI(() => new Promise(() => undefined))
-    expect((await workersAI({ binding: hang.binding, timeoutMs: 50 }).chat(request()).catch((e) => e)).failure).toBe('timeout')
+    expect(
+      (
+        await workersAI({ binding: hang.binding, timeoutMs: 50 })
+          .chat(request())
+          .catch((e) => e)
+      ).failure,
+    ).toBe('timeout')
     const odd = fakeAI(() => 42)
-    expect((await workersAI({ binding: odd.binding, timeoutMs: 1000 }).chat(request()).catch((e) => e)).failure).toBe('malformed')
+    expect(
+      (
+        await workersAI({ binding: odd.binding, timeoutMs: 1000 })
+          .chat(request())
+          .catch((e) => e)
+      ).failure,
+    ).toBe('malformed')
   })
 })

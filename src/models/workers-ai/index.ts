@@ -1,5 +1,14 @@
 import type { ToolCall } from '../../core'
-import { isContextLengthMessage, UpstreamError, usageOf, type ChatModel, type ChatReply, type ChatRequest, type Usage, type WireUsage } from '../port'
+import {
+  type ChatModel,
+  type ChatReply,
+  type ChatRequest,
+  isContextLengthMessage,
+  UpstreamError,
+  type Usage,
+  usageOf,
+  type WireUsage,
+} from '../port'
 import { sseEvents } from '../sse'
 
 /** The part of the `AI` binding this adapter uses. */
@@ -15,7 +24,8 @@ export interface WorkersAIOptions {
 
 type LegacyToolCall = { id?: string; name?: string; arguments?: unknown; function?: { name?: string; arguments?: unknown } }
 
-const text = (value: unknown): string | null => (value === undefined || value === null ? null : typeof value === 'string' ? value : JSON.stringify(value))
+const text = (value: unknown): string | null =>
+  value === undefined || value === null ? null : typeof value === 'string' ? value : JSON.stringify(value)
 
 const toolCallsOf = (calls: LegacyToolCall[] | undefined): ToolCall[] =>
   (calls ?? []).map((call, i) => ({
@@ -30,11 +40,21 @@ const toolCallsOf = (calls: LegacyToolCall[] | undefined): ToolCall[] =>
  */
 export function replyOf(result: unknown): ChatReply {
   if (typeof result !== 'object' || result === null) throw new UpstreamError('malformed', 'Workers AI answered with no object')
-  const r = result as { response?: unknown; usage?: WireUsage; tool_calls?: LegacyToolCall[]; choices?: { message?: { content?: unknown; tool_calls?: LegacyToolCall[] }; finish_reason?: string }[] }
+  const r = result as {
+    response?: unknown
+    usage?: WireUsage
+    tool_calls?: LegacyToolCall[]
+    choices?: { message?: { content?: unknown; tool_calls?: LegacyToolCall[] }; finish_reason?: string }[]
+  }
   if (Array.isArray(r.choices)) {
     const choice = r.choices[0]
     if (!choice?.message) throw new UpstreamError('malformed', 'Workers AI answered without choices[0].message')
-    return { content: text(choice.message.content), toolCalls: toolCallsOf(choice.message.tool_calls), usage: usageOf(r.usage), finishReason: choice.finish_reason ?? null }
+    return {
+      content: text(choice.message.content),
+      toolCalls: toolCallsOf(choice.message.tool_calls),
+      usage: usageOf(r.usage),
+      finishReason: choice.finish_reason ?? null,
+    }
   }
   if (!('response' in r) && !r.tool_calls) throw new UpstreamError('malformed', 'Workers AI answered without a response')
   return { content: text(r.response), toolCalls: toolCallsOf(r.tool_calls), usage: usageOf(r.usage), finishReason: null }
@@ -52,11 +72,18 @@ export function workersAI(options: WorkersAIOptions): ChatModel {
   async function run(request: ChatRequest): Promise<unknown> {
     let timer: ReturnType<typeof setTimeout> | undefined
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new UpstreamError('timeout', `Workers AI did not answer within ${options.timeoutMs} ms`)), options.timeoutMs)
+      timer = setTimeout(
+        () => reject(new UpstreamError('timeout', `Workers AI did not answer within ${options.timeoutMs} ms`)),
+        options.timeoutMs,
+      )
     })
     try {
       return await Promise.race([
-        options.binding.run(request.model, { messages: request.messages, max_tokens: request.maxTokens, stream: request.onDelta !== undefined }),
+        options.binding.run(request.model, {
+          messages: request.messages,
+          max_tokens: request.maxTokens,
+          stream: request.onDelta !== undefined,
+        }),
         timeout,
       ])
     } catch (error) {
@@ -64,7 +91,9 @@ export function workersAI(options: WorkersAIOptions): ChatModel {
       const message = (error as Error)?.message ?? String(error)
       const failure = isContextLengthMessage(message) ? 'context_length' : 'status'
       // The binding throws for platform errors (capacity, rate limits): treat them as a 5xx.
-      throw new UpstreamError(failure, `Workers AI failed: ${message}`, { status: /rate|capacity|429/i.test(message) ? 429 : 500 })
+      throw new UpstreamError(failure, `Workers AI failed: ${message}`, {
+        status: /rate|capacity|429/i.test(message) ? 429 : 500,
+      })
     } finally {
       clearTimeout(timer!)
     }
@@ -82,14 +111,22 @@ export function workersAI(options: WorkersAIOptions): ChatModel {
           done = true
           break
         }
-        let chunk: { response?: unknown; usage?: WireUsage; choices?: { delta?: { content?: string | null }; finish_reason?: string | null }[] }
+        let chunk: {
+          response?: unknown
+          usage?: WireUsage
+          choices?: { delta?: { content?: string | null }; finish_reason?: string | null }[]
+        }
         try {
           chunk = JSON.parse(event.data)
         } catch {
           continue // heartbeats and keep-alives that are not JSON: skip them
         }
         usage = usageOf(chunk.usage) ?? usage
-        const piece = chunk.choices ? chunk.choices[0]?.delta?.content : typeof chunk.response === 'string' ? chunk.response : null
+        const piece = chunk.choices
+          ? chunk.choices[0]?.delta?.content
+          : typeof chunk.response === 'string'
+            ? chunk.response
+            : null
         finishReason = chunk.choices?.[0]?.finish_reason ?? finishReason
         if (piece) {
           started = true
@@ -98,10 +135,12 @@ export function workersAI(options: WorkersAIOptions): ChatModel {
         }
       }
     } catch (error) {
-      if (error instanceof UpstreamError) throw new UpstreamError(error.failure, error.message, { ...error.options, outputStarted: started })
+      if (error instanceof UpstreamError)
+        throw new UpstreamError(error.failure, error.message, { ...error.options, outputStarted: started })
       throw new UpstreamError('cut_off', `the Workers AI stream broke: ${(error as Error).message}`, { outputStarted: started })
     }
-    if (!done && finishReason === null) throw new UpstreamError('cut_off', 'the Workers AI stream ended before it finished', { outputStarted: started })
+    if (!done && finishReason === null)
+      throw new UpstreamError('cut_off', 'the Workers AI stream ended before it finished', { outputStarted: started })
     return { content, toolCalls: [], usage, finishReason }
   }
 

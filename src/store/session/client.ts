@@ -1,5 +1,5 @@
-import type { SessionObject } from '.'
 import { sessionStub } from '../address'
+import type { SessionObject } from '.'
 
 type Methods = 'create' | 'get' | 'patch' | 'destroy' | 'append' | 'readLog' | 'readView' | 'compact' | 'turn'
 

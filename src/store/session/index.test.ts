@@ -2,14 +2,13 @@ import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from 'c
 import { env } from 'cloudflare:workers'
 import fc from 'fast-check'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { defaultEstimator, newMessageEvent, project, statsOf } from '../../core'
 import { append, call, expectError, newSessionId, user, wholeLog } from '../../../test/helpers'
+import { defaultEstimator, newMessageEvent, project, statsOf } from '../../core'
 import { sessionStub, userIndexStub } from '../address'
 import type { SessionObject } from '.'
 
 const stubOf = (id: string, userId = 'alice') => sessionStub(env, userId, id)
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
 
 describe('appends are all or nothing', () => {
   it('a row failing mid-transaction leaves neither rows nor counters nor cached view changed', async () => {
@@ -17,7 +16,8 @@ describe('appends are all or nothing', () => {
     await append(id, [user('first', 'e1')])
     const before = await call('GET', `/v1/sessions/${id}/view`)
     await runInDurableObject(stubOf(id), async (instance: SessionObject, state) => {
-      const event = (eventId: string) => newMessageEvent({ id: eventId, message: { role: 'user', content: eventId }, timestamp: 't' }, defaultEstimator)
+      const event = (eventId: string) =>
+        newMessageEvent({ id: eventId, message: { role: 'user', content: eventId }, timestamp: 't' }, defaultEstimator)
       const commit = (instance as unknown as { commit(r: unknown, e: unknown[]): void }).commit.bind(instance)
       const record = (instance as unknown as { record: unknown }).record
       // The second row repeats the first one's id: the UNIQUE constraint fails on it.
@@ -37,7 +37,9 @@ describe('reads', () => {
     expectError(await call('GET', `/v1/sessions/${id}/view`), 404, 'not_found')
     expectError(await call('POST', `/v1/sessions/${id}/compact`, { body: {} }), 404, 'not_found')
     const tables = await runInDurableObject(stubOf(id), async (_instance, state) =>
-      state.storage.sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\'").toArray(),
+      state.storage.sql
+        .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\'")
+        .toArray(),
     )
     expect(tables).toEqual([])
   })
@@ -47,10 +49,11 @@ describe('large events', () => {
   it('stores content beyond one SQLite value in parts and returns it byte for byte', async () => {
     const id = newSessionId()
     // Control characters are escaped to six bytes in JSON; astral characters straddle part edges.
-    const content = ('\u0001"\\𝒜é ' + 'x'.repeat(97)).repeat(10_000).slice(0, 1_000_000)
+    const content = `\u0001"\\𝒜é ${'x'.repeat(97)}`.repeat(10_000).slice(0, 1_000_000)
     await append(id, [user(content, 'big')])
-    const parts = await runInDurableObject(stubOf(id), async (_instance, state) =>
-      state.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM event_parts').one().n,
+    const parts = await runInDurableObject(
+      stubOf(id),
+      async (_instance, state) => state.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM event_parts').one().n,
     )
     expect(parts).toBeGreaterThan(1)
     const log = await wholeLog(id)
@@ -79,7 +82,9 @@ describe('expiry', () => {
     expect(await runDurableObjectAlarm(stubOf(id, owner))).toBe(true)
     const tables = await runInDurableObject(stubOf(id, owner), async (instance: SessionObject, state) => {
       await instance.alarm() // a second run finds nothing to do
-      return state.storage.sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\'").toArray()
+      return state.storage.sql
+        .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\'")
+        .toArray()
     })
     expect(tables).toEqual([])
     expect(await runDurableObjectAlarm(stubOf(id, owner))).toBe(false)
@@ -116,7 +121,10 @@ describe('expiry', () => {
 describe('the cached view', () => {
   it('always equals the projection of the whole log, with counters to match, before and after eviction', async () => {
     const op = fc.oneof(
-      fc.record({ kind: fc.constant('append' as const), roles: fc.array(fc.constantFrom('user', 'assistant', 'system'), { minLength: 1, maxLength: 5 }) }),
+      fc.record({
+        kind: fc.constant('append' as const),
+        roles: fc.array(fc.constantFrom('user', 'assistant', 'system'), { minLength: 1, maxLength: 5 }),
+      }),
       fc.record({
         kind: fc.constant('compact' as const),
         window: fc.oneof(
@@ -132,8 +140,13 @@ describe('the cached view', () => {
         const id = newSessionId('cache')
         let n = 0
         for (const o of ops) {
-          if (o.kind === 'append') await append(id, o.roles.map((role) => ({ message: { role, content: `${role} ${++n}` } })))
-          else if (o.kind === 'compact') await call('POST', `/v1/sessions/${id}/compact`, { body: { strategy: { window: o.window } } })
+          if (o.kind === 'append')
+            await append(
+              id,
+              o.roles.map((role) => ({ message: { role, content: `${role} ${++n}` } })),
+            )
+          else if (o.kind === 'compact')
+            await call('POST', `/v1/sessions/${id}/compact`, { body: { strategy: { window: o.window } } })
           else await evictDurableObject(stubOf(id)).catch(() => undefined) // not running yet: nothing to evict
           const session = await call('GET', `/v1/sessions/${id}`)
           if (session.status === 404) continue // nothing appended yet

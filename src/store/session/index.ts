@@ -2,37 +2,37 @@ import { DurableObject } from 'cloudflare:workers'
 import {
   advanceStats,
   atSeq,
+  type CompactionResult,
   compact,
+  defaultEstimator,
   EMPTY_STATS,
   extendView,
   isCompaction,
-  defaultEstimator,
-  newMessageEvent,
-  statsOf,
-  VersionConflictError,
-  type CompactionResult,
   type Message,
   type MessageEvent,
+  type MessageSkeleton,
   type Metadata,
   type NewEvent,
+  newMessageEvent,
   type SessionEvent,
   type SessionStore,
-  type MessageSkeleton,
+  statsOf,
   type TokenEstimator,
   type Trigger,
+  VersionConflictError,
 } from '../../core'
-import { ApiError, fail, notFound, outcome, type Outcome } from '../../errors'
+import { ApiError, fail, notFound, type Outcome, outcome } from '../../errors'
 import { ID_PATTERN, LIMITS } from '../../limits'
-import { modelSettings, NOT_CONFIGURED, type ModelSettings } from '../../models/config'
+import { type ModelSettings, modelSettings, NOT_CONFIGURED } from '../../models/config'
 import type { Usage } from '../../models/port'
 import { modelSummarizer } from '../../models/summarizer'
-import { defaultPolicy, parsePolicy, type Policy, type StrategySpec } from '../../policy'
+import { defaultPolicy, type Policy, parsePolicy, type StrategySpec } from '../../policy'
 import { userIndexStub } from '../address'
 import { SessionLog, type ViewEntry } from './log'
-import { readRecord, sessionJson, writeRecord, type SessionJson, type SessionRecord } from './record'
+import { readRecord, type SessionJson, type SessionRecord, sessionJson, writeRecord } from './record'
 import { migrate } from './schema'
+import { runTurn, type TurnFrame, type TurnHost, type TurnInput, type TurnResult, upstream } from './turn'
 import { ViewBodies } from './view-bodies'
-import { runTurn, upstream, type TurnFrame, type TurnHost, type TurnInput, type TurnResult } from './turn'
 
 /** Which session a call is about: the object is named by this pair. */
 export interface SessionRef {
@@ -278,8 +278,15 @@ export class SessionObject extends DurableObject<Env> {
     const work = this.runQueuedTurn(ref, input, send)
       .then((result) => send({ type: 'done', result }))
       .catch((error: unknown) => {
-        if (!(error instanceof ApiError)) console.error(JSON.stringify({ level: 'error', message: 'turn failed', error: String(error), stack: (error as Error)?.stack }))
-        send({ type: 'error', error: error instanceof ApiError ? error.body : { status: 500, code: 'internal', message: 'the turn failed unexpectedly' } })
+        if (!(error instanceof ApiError))
+          console.error(
+            JSON.stringify({ level: 'error', message: 'turn failed', error: String(error), stack: (error as Error)?.stack }),
+          )
+        send({
+          type: 'error',
+          error:
+            error instanceof ApiError ? error.body : { status: 500, code: 'internal', message: 'the turn failed unexpectedly' },
+        })
       })
       .finally(() => writer.close().catch(() => undefined))
     this.ctx.waitUntil(work)
@@ -320,7 +327,18 @@ export class SessionObject extends DurableObject<Env> {
       completed: (id, content) => this.completedTurn(id, content),
       compact: async (request) => {
         const record = await this.live()
-        if (!record) return { unchanged: true, reason: 'nothing_to_cover', covered: [], pinned: [], summary: [], preserved: [], tokensEstimatedSaved: 0, boundary: null, version: 0 }
+        if (!record)
+          return {
+            unchanged: true,
+            reason: 'nothing_to_cover',
+            covered: [],
+            pinned: [],
+            summary: [],
+            preserved: [],
+            tokensEstimatedSaved: 0,
+            boundary: null,
+            version: 0,
+          }
         return this.runCompaction(request)
       },
       write: async (events, usage) => {
@@ -351,12 +369,15 @@ export class SessionObject extends DurableObject<Env> {
   private async completedTurn(id: string, content: string): Promise<TurnResult | 'conflict' | null> {
     if (!(await this.live())) return null
     const row = this.sql
-      .exec<{ first_seq: number; last_seq: number; user_seq: number; reply_seq: number; usage: string | null }>('SELECT * FROM turns WHERE id = ?', id)
+      .exec<{ first_seq: number; last_seq: number; user_seq: number; reply_seq: number; usage: string | null }>(
+        'SELECT * FROM turns WHERE id = ?',
+        id,
+      )
       .toArray()[0]
     if (!row) return this.log.byIds([id]).size > 0 ? 'conflict' : null
     const events = this.log.range(row.first_seq, row.last_seq)
     const user = events.find((e) => e.seq === row.user_seq)
-    if (!user || user.type !== 'MESSAGE' || user.message.content !== content) return 'conflict'
+    if (user?.type !== 'MESSAGE' || user.message.content !== content) return 'conflict'
     return {
       reply: events.find((e) => e.seq === row.reply_seq) as MessageEvent,
       events,
@@ -375,13 +396,22 @@ export class SessionObject extends DurableObject<Env> {
     if (this.env.COMPACTION_POLICY) {
       const parsed = parsePolicy(this.env.COMPACTION_POLICY)
       if ('policy' in parsed) return parsed.policy
-      console.error(JSON.stringify({ level: 'error', message: `COMPACTION_POLICY is not valid (${parsed.problem}); using the built-in default` }))
+      console.error(
+        JSON.stringify({
+          level: 'error',
+          message: `COMPACTION_POLICY is not valid (${parsed.problem}); using the built-in default`,
+        }),
+      )
     }
     return defaultPolicy(settings.contextTokens - settings.replyTokens, settings.model !== null)
   }
 
   /** One compaction pass through the core, with a model-backed summarizer when the strategy asks for one. */
-  private async runCompaction(request: { trigger?: Trigger; strategy: StrategySpec; pending?: MessageSkeleton[] }): Promise<CompactionResult> {
+  private async runCompaction(request: {
+    trigger?: Trigger
+    strategy: StrategySpec
+    pending?: MessageSkeleton[]
+  }): Promise<CompactionResult> {
     const record = this.record!
     const spec = request.strategy.summarizer
     let summarizer = null
@@ -396,12 +426,25 @@ export class SessionObject extends DurableObject<Env> {
         systemPrompt: spec.systemPrompt,
         shadowPrompt: spec.shadowPrompt,
         onFailure: (failure) =>
-          console.warn(JSON.stringify({ level: 'warn', message: 'summarizer failure', session: failure.session.id, kind: failure.kind, error: failure.error ? String(failure.error) : undefined })),
+          console.warn(
+            JSON.stringify({
+              level: 'warn',
+              message: 'summarizer failure',
+              session: failure.session.id,
+              kind: failure.kind,
+              error: failure.error ? String(failure.error) : undefined,
+            }),
+          ),
       })
     }
     try {
       return await compact(
-        { trigger: request.trigger, strategy: { window: request.strategy.window, summarizer }, session: { id: record.id, metadata: record.metadata }, pending: request.pending },
+        {
+          trigger: request.trigger,
+          strategy: { window: request.strategy.window, summarizer },
+          session: { id: record.id, metadata: record.metadata },
+          pending: request.pending,
+        },
         {
           store: this.port(),
           estimator: await this.tokenEstimator(),
@@ -438,7 +481,11 @@ export class SessionObject extends DurableObject<Env> {
    * Writes events after the record's version in one transaction, with the session row and its
    * counters; then advances the cached view. Synchronous: nothing can interleave.
    */
-  private commit(record: SessionRecord, events: NewEvent[], alsoInTransaction?: (written: SessionEvent[]) => void): SessionEvent[] {
+  private commit(
+    record: SessionRecord,
+    events: NewEvent[],
+    alsoInTransaction?: (written: SessionEvent[]) => void,
+  ): SessionEvent[] {
     const sequenced = events.map((event, i) => atSeq(event, record.version + 1 + i))
     const written = sequenced.filter((e): e is MessageEvent => e.type === 'MESSAGE')
     const entries = written.map(entry)
@@ -447,7 +494,10 @@ export class SessionObject extends DurableObject<Env> {
     const next: SessionRecord = { ...record, version: record.version + sequenced.length }
     if (boundary) {
       let m = 0
-      view = extendView<ViewEntry>(this.viewEntries(record), sequenced.map((e) => (e.type === 'MESSAGE' ? entries[m++]! : e)))
+      view = extendView<ViewEntry>(
+        this.viewEntries(record),
+        sequenced.map((e) => (e.type === 'MESSAGE' ? entries[m++]! : e)),
+      )
       next.stats = statsOf(view)
       next.boundarySeq = boundary.seq
     } else {
@@ -466,7 +516,7 @@ export class SessionObject extends DurableObject<Env> {
       for (const e of entries) this.view.push(e)
     }
     // Kept whole only if they are in a cached view (a boundary names its summary events).
-    if (this.view) entries.forEach((e, i) => this.bodies.keep(e, written[i]!))
+    if (this.view) for (const [i, e] of entries.entries()) this.bodies.keep(e, written[i]!)
     return sequenced
   }
 
@@ -479,7 +529,7 @@ export class SessionObject extends DurableObject<Env> {
       return this.view
     }
     const boundary = this.log.range(record.boundarySeq, record.boundarySeq)[0]
-    if (!boundary || boundary.type !== 'COMPACTION') throw new Error(`session ${record.id}: boundary ${record.boundarySeq} is missing`)
+    if (boundary?.type !== 'COMPACTION') throw new Error(`session ${record.id}: boundary ${record.boundarySeq} is missing`)
     const b = boundary.boundary
     const named = this.log.skeletonsByIds([...b.pinned, ...b.preserved])
     const head = [...b.pinned, ...b.preserved].flatMap((id) => named.get(id) ?? [])
@@ -493,7 +543,7 @@ export class SessionObject extends DurableObject<Env> {
     const missing = entries.filter((e) => !e.full)
     if (missing.length > 0) {
       const read = this.log.bySeqs(missing.map((e) => e.seq)) as MessageEvent[]
-      missing.forEach((e, i) => this.bodies.keep(e, read[i]!))
+      for (const [i, e] of missing.entries()) this.bodies.keep(e, read[i]!)
       let r = 0
       return entries.map((e) => (missing[r] === e ? read[r++]! : e.full!))
     }
@@ -529,7 +579,8 @@ export class SessionObject extends DurableObject<Env> {
    */
   private hasSchema(): boolean {
     if (this.schemaReady) return true
-    const found = this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").toArray().length > 0
+    const found =
+      this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").toArray().length > 0
     if (found) this.ensureSchema()
     return found
   }
@@ -570,9 +621,15 @@ export class SessionObject extends DurableObject<Env> {
   /** Lists the session in its user's index; retried on later requests if it fails. */
   private async addToIndex(record: SessionRecord): Promise<void> {
     try {
-      await userIndexStub(this.env, record.userId).add({ id: record.id, createdAt: record.createdAt, expiresAt: record.expiresAt })
+      await userIndexStub(this.env, record.userId).add({
+        id: record.id,
+        createdAt: record.createdAt,
+        expiresAt: record.expiresAt,
+      })
     } catch (error) {
-      console.error(JSON.stringify({ level: 'error', message: 'session index update failed', session: record.id, error: String(error) }))
+      console.error(
+        JSON.stringify({ level: 'error', message: 'session index update failed', session: record.id, error: String(error) }),
+      )
       return
     }
     if (!record.indexed) {
@@ -621,13 +678,19 @@ function checkInputs(inputs: EventInput[]): void {
   const seen = new Set<string>()
   inputs.forEach((input, i) => {
     if (input.id !== undefined) {
-      if (!ID_PATTERN.test(input.id)) throw fail(400, 'invalid_request', `events[${i}].id: must be 1–128 characters of A-Z a-z 0-9 . _ : -`)
-      if (seen.has(input.id)) throw fail(400, 'invalid_request', `events[${i}].id: "${input.id}" appears more than once in this request`)
+      if (!ID_PATTERN.test(input.id))
+        throw fail(400, 'invalid_request', `events[${i}].id: must be 1–128 characters of A-Z a-z 0-9 . _ : -`)
+      if (seen.has(input.id))
+        throw fail(400, 'invalid_request', `events[${i}].id: "${input.id}" appears more than once in this request`)
       seen.add(input.id)
     }
     const bytes = contentBytes(input.message)
     if (bytes > LIMITS.eventContentBytes) {
-      throw fail(413, 'payload_too_large', `events[${i}]: content is ${bytes} bytes; the limit is ${LIMITS.eventContentBytes} bytes per event`)
+      throw fail(
+        413,
+        'payload_too_large',
+        `events[${i}]: content is ${bytes} bytes; the limit is ${LIMITS.eventContentBytes} bytes per event`,
+      )
     }
   })
 }

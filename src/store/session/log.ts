@@ -123,7 +123,10 @@ export class SessionLog {
 
   /** View entries of the message events after `from`, in order. */
   skeletonsAfter(from: number): ViewEntry[] {
-    const rows = this.sql.exec<SkeletonRow>(`SELECT ${SKELETON_COLUMNS} FROM events WHERE seq > ? AND type = 'MESSAGE' ORDER BY seq`, from)
+    const rows = this.sql.exec<SkeletonRow>(
+      `SELECT ${SKELETON_COLUMNS} FROM events WHERE seq > ? AND type = 'MESSAGE' ORDER BY seq`,
+      from,
+    )
     return Array.from(rows, skeleton)
   }
 
@@ -140,8 +143,26 @@ export class SessionLog {
     const metadata = JSON.parse(row.metadata) as Record<string, unknown>
     // Object literals of one fixed shape per type: see atSeq in the core.
     return row.type === 'MESSAGE'
-      ? { type: 'MESSAGE', id: row.id, seq: row.seq, timestamp: row.timestamp, metadata, synthetic: row.synthetic === 1, tokens: row.tokens, message: JSON.parse(body) as Message }
-      : { type: 'COMPACTION', id: row.id, seq: row.seq, timestamp: row.timestamp, metadata, synthetic: false, tokens: 0, boundary: JSON.parse(body) as Boundary }
+      ? {
+          type: 'MESSAGE',
+          id: row.id,
+          seq: row.seq,
+          timestamp: row.timestamp,
+          metadata,
+          synthetic: row.synthetic === 1,
+          tokens: row.tokens,
+          message: JSON.parse(body) as Message,
+        }
+      : {
+          type: 'COMPACTION',
+          id: row.id,
+          seq: row.seq,
+          timestamp: row.timestamp,
+          metadata,
+          synthetic: false,
+          tokens: 0,
+          boundary: JSON.parse(body) as Boundary,
+        }
   }
 }
 

@@ -1,20 +1,20 @@
 import {
-  newMessageEvent,
   type CompactionResult,
   type MessageEvent,
   type MessageSkeleton,
   type NewMessageEvent,
+  newMessageEvent,
   type SessionEvent,
   type TokenEstimator,
   type Trigger,
   type Window,
 } from '../../core'
-import { ApiError, fail, type ApiErrorBody } from '../../errors'
+import { ApiError, type ApiErrorBody, fail } from '../../errors'
 import { LIMITS } from '../../limits'
 import type { ModelSettings } from '../../models/config'
 import { NOT_CONFIGURED } from '../../models/config'
-import { toOpenAIMessages, type OpenAIMessage } from '../../models/openai-format'
-import { UpstreamError, type ChatReply, type Usage } from '../../models/port'
+import { type OpenAIMessage, toOpenAIMessages } from '../../models/openai-format'
+import { type ChatReply, UpstreamError, type Usage } from '../../models/port'
 import type { Policy, StrategySpec } from '../../policy'
 import type { SessionRecord } from './record'
 
@@ -47,7 +47,10 @@ export interface TurnResult {
 }
 
 /** What the session object streams back for a turn: text as it comes, then one end frame. */
-export type TurnFrame = { type: 'delta'; text: string } | { type: 'done'; result: TurnResult } | { type: 'error'; error: ApiErrorBody }
+export type TurnFrame =
+  | { type: 'delta'; text: string }
+  | { type: 'done'; result: TurnResult }
+  | { type: 'error'; error: ApiErrorBody }
 
 /** What a turn needs from the session object that runs it. */
 export interface TurnHost {
@@ -73,7 +76,11 @@ export function promptOf(view: MessageEvent[], system: string | null, user: stri
   return [...(system !== null ? [{ role: 'system' as const, content: system }] : []), ...rest, { role: 'user', content: user }]
 }
 
-const latestSystem = (view: MessageEvent[]) => view.reduce<MessageEvent | null>((latest, e) => (e.message.role === 'system' && (!latest || e.seq > latest.seq) ? e : latest), null)
+const latestSystem = (view: MessageEvent[]) =>
+  view.reduce<MessageEvent | null>(
+    (latest, e) => (e.message.role === 'system' && (!latest || e.seq > latest.seq) ? e : latest),
+    null,
+  )
 
 /**
  * One chat turn, as the HTTP contract describes it: make the prompt fit (compacting first if
@@ -84,7 +91,12 @@ export async function runTurn(host: TurnHost, input: TurnInput, emit: (frame: Tu
   const { settings } = host
   if (input.id !== undefined) {
     const done = await host.completed(input.id, input.content)
-    if (done === 'conflict') throw fail(409, 'id_conflict', `event id "${input.id}" is already in the log, but not as the user message of a completed turn with this content`)
+    if (done === 'conflict')
+      throw fail(
+        409,
+        'id_conflict',
+        `event id "${input.id}" is already in the log, but not as the user message of a completed turn with this content`,
+      )
     if (done) return done
   }
   if (!settings.model) throw fail(503, 'not_configured', NOT_CONFIGURED)
@@ -95,7 +107,10 @@ export async function runTurn(host: TurnHost, input: TurnInput, emit: (frame: Tu
 
   const estimator = await host.estimator()
   const now = new Date().toISOString()
-  const userEvent = newMessageEvent({ id: input.id ?? newId(), message: { role: 'user', content: input.content }, timestamp: now }, estimator)
+  const userEvent = newMessageEvent(
+    { id: input.id ?? newId(), message: { role: 'user', content: input.content }, timestamp: now },
+    estimator,
+  )
   let { record, view } = await host.read()
   const policy = host.policy(input.compaction, record)
 
@@ -125,7 +140,11 @@ export async function runTurn(host: TurnHost, input: TurnInput, emit: (frame: Tu
     const pass = (withSummary: boolean) => {
       const reserve = withSummary ? settings.summaryTokens : 0
       const tokenBudget = Math.max(1, target - fixed + stored - reserve)
-      const strategy = { ...policy!.strategy, window: window ?? { tokenBudget }, summarizer: withSummary ? policy!.strategy.summarizer : null }
+      const strategy = {
+        ...policy!.strategy,
+        window: window ?? { tokenBudget },
+        summarizer: withSummary ? policy!.strategy.summarizer : null,
+      }
       return host.compact({ trigger: { always: true }, strategy, pending: [userEvent] })
     }
     let result: CompactionResult
@@ -133,20 +152,30 @@ export async function runTurn(host: TurnHost, input: TurnInput, emit: (frame: Tu
       result = await pass(summarizing)
     } catch (error) {
       if (!summarizing) throw error
-      console.warn(JSON.stringify({ level: 'warn', message: 'summary before a turn failed; compacting without one', detail: String((error as Error).message) }))
+      console.warn(
+        JSON.stringify({
+          level: 'warn',
+          message: 'summary before a turn failed; compacting without one',
+          detail: String((error as Error).message),
+        }),
+      )
       result = await pass(false)
     }
-    if (summarizing && (result.reason === 'summarizer_failed' || result.reason === 'summarizer_declined')) result = await pass(false)
+    if (summarizing && (result.reason === 'summarizer_failed' || result.reason === 'summarizer_declined'))
+      result = await pass(false)
     context.compactions.push(result)
     ;({ record, view } = await host.read())
   }
 
   if (measure().total > budget) {
-    if (!policy) throw overflow(`the prompt needs ${measure().total} tokens, the budget is ${budget}, and compaction is off for this turn`)
-    if (measure().fixed > budget) throw overflow(`the new message alone needs ${measure().fixed} tokens; the budget for a prompt is ${budget}`)
+    if (!policy)
+      throw overflow(`the prompt needs ${measure().total} tokens, the budget is ${budget}, and compaction is off for this turn`)
+    if (measure().fixed > budget)
+      throw overflow(`the new message alone needs ${measure().fixed} tokens; the budget for a prompt is ${budget}`)
     await makeRoom(policy.strategy.window, budget)
     if (measure().total > budget) await makeRoom(undefined, budget)
-    if (measure().total > budget) throw overflow(`the prompt needs ${measure().total} tokens even after compaction; the budget is ${budget}`)
+    if (measure().total > budget)
+      throw overflow(`the prompt needs ${measure().total} tokens even after compaction; the budget is ${budget}`)
   }
 
   const call = () => {
@@ -164,7 +193,8 @@ export async function runTurn(host: TurnHost, input: TurnInput, emit: (frame: Tu
   try {
     reply = await call()
   } catch (error) {
-    if (!(error instanceof UpstreamError) || error.failure !== 'context_length' || error.options.outputStarted) throw upstream(error)
+    if (!(error instanceof UpstreamError) || error.failure !== 'context_length' || error.options.outputStarted)
+      throw upstream(error)
     // The upstream counts differently than our estimate: compact once more, harder, and retry once.
     if (!policy) throw overflow(`the model refused the prompt as too long (${error.message}) and compaction is off for this turn`)
     await makeRoom(undefined, Math.floor(measure().total / 2))
@@ -172,7 +202,8 @@ export async function runTurn(host: TurnHost, input: TurnInput, emit: (frame: Tu
     try {
       reply = await call()
     } catch (again) {
-      if (again instanceof UpstreamError && again.failure === 'context_length') throw overflow(`the model still refused the prompt as too long: ${again.message}`)
+      if (again instanceof UpstreamError && again.failure === 'context_length')
+        throw overflow(`the model still refused the prompt as too long: ${again.message}`)
       throw upstream(again)
     }
   }
@@ -208,7 +239,9 @@ export async function runTurn(host: TurnHost, input: TurnInput, emit: (frame: Tu
       result.compaction = await host.compact({ trigger: policy.trigger, strategy: policy.strategy })
     } catch (error) {
       const body = error instanceof ApiError ? error.body : { code: 'internal', message: 'compaction failed' }
-      console.error(JSON.stringify({ level: 'error', message: 'compaction after a turn failed', code: body.code, detail: body.message }))
+      console.error(
+        JSON.stringify({ level: 'error', message: 'compaction after a turn failed', code: body.code, detail: body.message }),
+      )
       result.compaction = { error: { code: body.code, message: body.message } }
     }
   }

@@ -1,18 +1,25 @@
 import { describe, expect, it } from 'vitest'
-import { atSeq, defaultEstimator, newMessageEvent, type MessageEvent } from '../../core'
+import { atSeq, defaultEstimator, type MessageEvent, newMessageEvent } from '../../core'
 import type { ViewEntry } from './log'
 import { ViewBodies } from './view-bodies'
 
 const event = (seq: number, content: string): MessageEvent =>
   atSeq(newMessageEvent({ id: `e${seq}`, message: { role: 'user', content }, timestamp: 't' }, defaultEstimator), seq)
-const entryOf = (e: MessageEvent): ViewEntry => ({ type: 'MESSAGE', id: e.id, seq: e.seq, tokens: e.tokens, synthetic: false, message: { role: 'user' } })
+const entryOf = (e: MessageEvent): ViewEntry => ({
+  type: 'MESSAGE',
+  id: e.id,
+  seq: e.seq,
+  tokens: e.tokens,
+  synthetic: false,
+  message: { role: 'user' },
+})
 
 describe('ViewBodies', () => {
   it('keeps small events whole, never big ones, within a total budget', () => {
     const bodies = new ViewBodies({ perEvent: 10, total: 25 })
     const [small, big, a, b] = [event(1, '123456789'), event(2, 'x'.repeat(11)), event(3, '1234567890'), event(4, '1234567890')]
     const entries = [small, big, a, b].map(entryOf)
-    ;[small, big, a, b].forEach((e, i) => bodies.keep(entries[i]!, e))
+    for (const [i, e] of [small, big, a, b].entries()) bodies.keep(entries[i]!, e)
     expect(entries.map((e) => e.full?.id ?? null)).toEqual(['e1', null, 'e3', null]) // 9 + 10 fit in 25; 10 more would not
   })
 
