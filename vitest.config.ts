@@ -11,14 +11,22 @@ const workers = {
   globalSetup: ['test/upstream/global-setup.ts'],
 }
 
-// Three projects: the pure compaction core in plain Node (proving it needs no Workers runtime);
-// everything else inside workerd with real Durable Object storage, against a fake
-// OpenAI-compatible upstream on loopback; and the same with no model configured at all.
+// Three projects: the pure code in plain Node (the compaction core, proving it needs no Workers
+// runtime, and the pure parts of the other layers); everything else inside workerd with real
+// Durable Object storage, against a fake OpenAI-compatible upstream on loopback; and the same
+// with no model configured at all.
+const pure = [
+  'src/core/**/*.test.ts',
+  'src/contract/**/*.test.ts',
+  'src/compaction/**/*.test.ts',
+  'src/turns/**/*.test.ts',
+  'src/store/session/append-input.test.ts',
+]
 export default defineConfig({
   test: {
     projects: [
       {
-        test: { name: 'core', environment: 'node', include: ['src/core/**/*.test.ts'] },
+        test: { name: 'node', environment: 'node', include: pure },
       },
       {
         plugins: [
@@ -39,8 +47,8 @@ export default defineConfig({
         test: {
           ...workers,
           name: 'workers',
-          include: ['src/{store,http,models}/**/*.test.ts', 'src/*.test.ts', 'test/**/*.test.ts'],
-          exclude: ['test/unconfigured/**'],
+          include: ['src/{store,http,models}/**/*.test.ts', 'test/**/*.test.ts'],
+          exclude: ['test/unconfigured/**', ...pure],
         },
       },
       {

@@ -12,11 +12,11 @@ import {
   extendView,
   type Message,
   newMessageEvent,
-  planPass,
   project,
-  recordPass,
   type SessionEvent,
 } from '../src/core'
+import { recordPass } from '../src/core/compact/pass-events'
+import { planPass } from '../src/core/pass'
 import { measure, ms, table } from './stats'
 
 const SIZES = [100, 1_000, 10_000, 100_000]

@@ -6,43 +6,106 @@
 import { DurableObject } from 'cloudflare:workers'
 import { Lifecycle } from 'agents/lifecycle'
 import { Sessions } from 'agents/sessions'
-import { countingEstimator, project, type TokenEstimator } from '../src/core'
+import { countingEstimator, defaultEstimator, project } from '../src/core'
 import { app } from '../src/http/app'
 import { sessionStub } from '../src/store/address'
 import { SessionObject } from '../src/store/session'
+import { SessionLog } from '../src/store/session/log'
+import { Sql } from '../src/store/sql'
 
 export { UserIndex } from '../src/store/user-index'
 
-/** The session object with what a benchmark needs to look inside it. */
-export class BenchSessionObject extends SessionObject {
-  private counting: (TokenEstimator & { calls: number }) | null = null
+/** Rows read and written by every statement a Durable Object runs, counted at `ctx.storage.sql.exec`. */
+function countRows(storage: DurableObjectStorage) {
+  const sql = storage.sql
+  const exec = sql.exec.bind(sql)
+  const cursors: SqlStorageCursor<Record<string, SqlStorageValue>>[] = []
+  sql.exec = ((query: string, ...bindings: unknown[]) => {
+    const cursor = exec(query, ...bindings)
+    cursors.push(cursor)
+    return cursor
+  }) as typeof sql.exec
+  return {
+    /** The rows read and written since the last call (every cursor must have been consumed). */
+    take(): { rowsRead: number; rowsWritten: number } {
+      const taken = cursors.splice(0)
+      return { rowsRead: taken.reduce((n, c) => n + c.rowsRead, 0), rowsWritten: taken.reduce((n, c) => n + c.rowsWritten, 0) }
+    },
+  }
+}
 
-  protected override async tokenEstimator(): Promise<TokenEstimator> {
-    this.counting ??= countingEstimator(await super.tokenEstimator())
-    return this.counting
+/**
+ * Times `batch` runs of `work` inside an object. Its clock moves only at I/O, so the batch is
+ * bracketed by a 1 ms timer; the same bracket around no work is measured and taken off.
+ */
+async function timedInside(batch: number, work: (i: number) => Promise<unknown>): Promise<number> {
+  const bracket = async (fn: () => Promise<void>) => {
+    await scheduler.wait(1)
+    const start = performance.now()
+    await fn()
+    await scheduler.wait(1)
+    return performance.now() - start
+  }
+  const empty = await bracket(async () => {})
+  const full = await bracket(async () => {
+    for (let i = 0; i < batch; i++) await work(i)
+  })
+  return Math.max(0, full - empty) / batch
+}
+
+export interface StorageTurnSample {
+  ms: number
+  rowsRead: number
+  rowsWritten: number
+}
+
+/** The session object, with what a benchmark needs to look inside it. */
+export class BenchSessionObject extends SessionObject {
+  /** Every estimate of this isolate's sessions, counted. */
+  static override readonly estimator = countingEstimator(defaultEstimator)
+  private readonly rows: ReturnType<typeof countRows>
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    const rows = countRows(ctx.storage)
+    super(ctx, env)
+    this.rows = rows
   }
 
   /** The view the naive way: the whole log read and projected on every call. */
   naiveView(): number {
-    return project(this.log.after(0)).length
+    return project(new SessionLog(new Sql(this.ctx.storage.sql)).after(0)).length
   }
 
-  /** The view the service's way (cached entries, bodies by seq range). */
-  async fastView(): Promise<number> {
-    const view = await this.readView()
-    return view.ok ? view.value.events.length : -1
+  /** Ends this object's instance: the next call starts a fresh one, as after an eviction. */
+  restart(): void {
+    this.ctx.abort('benchmark: start cold')
   }
 
-  /** Forgets everything held in memory, as a freshly started object would have nothing. */
-  forget(): void {
-    this.record = undefined
-    this.view = null
+  /**
+   * One turn's storage work, the way the peer's is measured: two appends and a view read, inside
+   * the object, with the rows they read and wrote.
+   */
+  async storageTurns(batch: number, from: number): Promise<StorageTurnSample> {
+    const address = { userId: 'bench', sessionId: this.stored.info().id }
+    this.rows.take()
+    const ms = await timedInside(batch, async (i) => {
+      await this.stored.addressedAs(address).appendInputs([{ message: { role: 'user', content: message(from + 2 * i) } }])
+      await this.stored.appendInputs([{ message: { role: 'assistant', content: message(from + 2 * i + 1) } }])
+      await this.stored.viewOf()
+    })
+    const { rowsRead, rowsWritten } = this.rows.take()
+    return { ms, rowsRead: rowsRead / batch, rowsWritten: rowsWritten / batch }
   }
 
-  /** Token estimates computed by this object since it started, and the messages in its log. */
+  /** Rows read and written by the calls since the last one (for a whole turn through RPC). */
+  takeRows(): { rowsRead: number; rowsWritten: number } {
+    return this.rows.take()
+  }
+
+  /** Token estimates computed in this isolate so far, and the messages in this object's log. */
   estimates(): { calls: number; messages: number } {
     const messages = this.ctx.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM events WHERE type = 'MESSAGE'").one().n
-    return { calls: this.counting?.calls ?? 0, messages }
+    return { calls: BenchSessionObject.estimator.calls, messages }
   }
 }
 
@@ -50,9 +113,19 @@ type Part = { type: 'text'; text: string }
 
 /** The Agents SDK's session storage on a plain Durable Object, as its docs install it. */
 export class AgentsPeer extends DurableObject<Env> {
-  readonly sessions = new Sessions()
-  readonly lifecycle = Lifecycle.install(this).use(this.sessions)
-  readonly session = this.sessions.session()
+  private readonly rows: ReturnType<typeof countRows>
+  readonly sessions: Sessions
+  readonly lifecycle: Lifecycle
+  readonly session: ReturnType<Sessions['session']>
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    const rows = countRows(ctx.storage)
+    super(ctx, env)
+    this.rows = rows
+    this.sessions = new Sessions()
+    this.lifecycle = Lifecycle.install(this).use(this.sessions)
+    this.session = this.sessions.session()
+  }
 
   /** Imports `count` messages (user/assistant alternating) as history. */
   async seed(count: number, from: number): Promise<number> {
@@ -68,12 +141,25 @@ export class AgentsPeer extends DurableObject<Env> {
     return from + count
   }
 
+  /** How many messages the history holds. */
+  async size(): Promise<number> {
+    return this.ctx.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM cf_agents_session_messages').one().n
+  }
+
   /** One turn's storage work: the user message and the reply appended, then the bounded recent history read. */
   async turn(i: number): Promise<number> {
     await this.session.appendMessage({ id: `t${i}u`, role: 'user', parts: [{ type: 'text', text: message(i) }] })
     await this.session.appendMessage({ id: `t${i}a`, role: 'assistant', parts: [{ type: 'text', text: message(i + 1) }] })
     const recent = await this.session.getRecentHistory(64 * 1024)
     return recent.messages.length
+  }
+
+  /** The same turns, measured as ours are (see {@link BenchSessionObject.storageTurns}). */
+  async storageTurns(batch: number, from: number): Promise<StorageTurnSample> {
+    this.rows.take()
+    const ms = await timedInside(batch, (i) => this.turn(from + 2 * i))
+    const { rowsRead, rowsWritten } = this.rows.take()
+    return { ms, rowsRead: rowsRead / batch, rowsWritten: rowsWritten / batch }
   }
 
   /** A compaction overlay over the older half of the history. */
@@ -109,32 +195,21 @@ export default {
     const batch = Number(url.searchParams.get('batch') ?? 1)
     const session = () => sessionStub(env, q('user'), q('session')) as unknown as DurableObjectStub<BenchSessionObject>
     const peers = (env as unknown as { PEER: DurableObjectNamespace }).PEER
-    const peer = () => peers.get(peers.idFromName(q('peer'))) as unknown as DurableObjectStub<AgentsPeer>
+    const peer = () => peers.getByName(q('peer')) as unknown as DurableObjectStub<AgentsPeer>
+    const address = () => ({ userId: q('user'), sessionId: q('session') })
     switch (url.pathname) {
       case '/bench/view':
         return Response.json(
-          await timed(n('runs'), () => (q('mode') === 'naive' ? session().naiveView() : session().fastView()), batch),
+          await timed(n('runs'), () => (q('mode') === 'naive' ? session().naiveView() : session().readView()), batch),
         )
       case '/bench/cold-view':
         return Response.json(
           await timed(
             n('runs'),
             async () => {
-              await session().forget()
-              return session().fastView()
-            },
-            batch,
-          ),
-        )
-      case '/bench/append-view':
-        // The storage work of a turn without the model: two appends and a view read.
-        return Response.json(
-          await timed(
-            n('runs'),
-            async (i) => {
-              const ref = { userId: q('user'), sessionId: q('session') }
-              await session().append(ref, [{ message: { role: 'user', content: message(i) } }])
-              await session().append(ref, [{ message: { role: 'assistant', content: message(i + 1) } }])
+              await session()
+                .restart()
+                .catch(() => undefined) // the object ends mid-call: that is the point
               return session().readView()
             },
             batch,
@@ -146,16 +221,23 @@ export default {
           await timed(
             n('runs'),
             async (i) => {
-              const stream = await session().turn(
-                { userId: q('user'), sessionId: q('session') },
-                { content: message(i), compaction: JSON.parse(q('compaction')) },
-              )
+              const compaction = JSON.parse(q('compaction'))
+              const stream = await session().turn(address(), { content: message(i), compaction })
               const text = await new Response(stream).text()
               if (!text.includes('"type":"done"')) throw new Error(text.slice(0, 300))
             },
             batch,
           ),
         )
+      case '/bench/turn-rows': {
+        // The rows one whole turn reads and writes (model = the local stub).
+        await session().takeRows()
+        const stream = await session().turn(address(), { content: message(0), compaction: JSON.parse(q('compaction')) })
+        await new Response(stream).text()
+        return Response.json(await session().takeRows())
+      }
+      case '/bench/storage-turn':
+        return Response.json(await (q('peer') ? peer() : session()).storageTurns(batch, n('from')))
       case '/bench/compact':
         return Response.json(
           await timed(1, async () => {
@@ -172,6 +254,8 @@ export default {
         return Response.json(await session().estimates())
       case '/bench/peer/seed':
         return Response.json(await peer().seed(n('count'), n('from')))
+      case '/bench/peer/size':
+        return Response.json(await peer().size())
       case '/bench/peer/overlay':
         await peer().overlay(n('upTo'))
         return Response.json({ ok: true })

@@ -5,7 +5,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { type CompactionResult, compact } from './compact'
-import { isTurnStart, type MessageEvent, type NewMessageEvent, type Role } from './events'
+import { isTurnStart, type MessageEvent, type NewMessageEvent, type Role, type SessionEvent } from './events'
 import { extendView, project } from './projection'
 import type { SummaryOutcome } from './summarizer'
 import { depsFor, ids, msg, storeOf } from './testing'
@@ -95,93 +95,52 @@ async function run(ops: Op[]) {
   return { store, steps }
 }
 
-const runs = { numRuns: 200 }
+/** Checks every invariant of the spec on the steps of one random run. */
+function expectInvariants(log: readonly SessionEvent[], steps: Step[], cutSeed: number) {
+  for (const step of steps) {
+    const r = step.result
+    const after = new Set(ids(step.after))
+    const left = [...step.before, ...step.raced].filter((event) => !after.has(event.id))
+    if (!r || r.unchanged) {
+      // Appends and unchanged passes drop nothing, and an unchanged pass writes nothing.
+      expect(left).toEqual([])
+      if (r) expect(step.logAfter).toBe(step.logBefore + step.raced.length)
+      continue
+    }
+    // The view after a pass is pinned + summary + preserved; the version is the log's length.
+    expect(ids(step.after)).toEqual(ids([...r.pinned, ...r.summary, ...r.preserved]))
+    expect(r.version).toBe(step.logAfter)
+    // The kept conversation starts at a turn start, and the newest turn is always kept.
+    expect(isTurnStart(r.preserved[0]!)).toBe(true)
+    const conversation = analyzeView(step.before).conversation
+    const kept = new Set(ids(r.preserved))
+    for (const event of conversation.slice(conversation.findLastIndex(isTurnStart))) expect(kept.has(event.id)).toBe(true)
+    // Nothing leaves the view except through a boundary that does not name it.
+    expect(ids(left).sort()).toEqual(ids(r.covered).sort())
+    const named = new Set([...r.boundary!.boundary.pinned, ...r.boundary!.boundary.preserved])
+    for (const event of left) expect(named.has(event.id)).toBe(false)
+  }
+  // Every message of the log is in the view or was covered by some pass; the view holds no boundary.
+  const view = project(log)
+  expect(view.every((event) => event.type === 'MESSAGE')).toBe(true)
+  const covered = new Set(steps.flatMap((step) => ids(step.result?.covered ?? [])))
+  const inView = new Set(ids(view))
+  for (const event of log) if (event.type === 'MESSAGE') expect(inView.has(event.id) || covered.has(event.id)).toBe(true)
+  // A cached view, advanced by the events after it, agrees with the projection. A cache is always
+  // at a whole append: never between a boundary and its summary.
+  const cuts = [...log.keys(), log.length].filter((at) => !log[at]?.synthetic)
+  const cut = cuts[cutSeed % cuts.length]!
+  expect(extendView(project(log.slice(0, cut)), log.slice(cut))).toEqual(view)
+}
 
 describe('compaction invariants over random logs', () => {
-  it('the view after a pass is pinned + summary + preserved, and is the projection of the log', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(op, { maxLength: 40 }), async (ops) => {
-        const { steps } = await run(ops)
-        for (const step of steps) {
-          const r = step.result
-          if (!r || r.unchanged) continue
-          expect(ids(step.after)).toEqual(ids([...r.pinned, ...r.summary, ...r.preserved]))
-        }
-      }),
-      runs,
-    )
-  })
-
-  it('the kept conversation starts at a turn start and the newest turn is always kept', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(op, { maxLength: 40 }), async (ops) => {
-        const { steps } = await run(ops)
-        for (const step of steps) {
-          const r = step.result
-          if (!r || r.unchanged) continue
-          expect(isTurnStart(r.preserved[0]!)).toBe(true)
-          const conversation = analyzeView(step.before).conversation
-          const newest = conversation.findLastIndex(isTurnStart)
-          const kept = new Set(ids(r.preserved))
-          for (const event of conversation.slice(newest)) expect(kept.has(event.id)).toBe(true)
-        }
-      }),
-      runs,
-    )
-  })
-
-  it('nothing leaves the view except through a boundary that does not name it', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(op, { maxLength: 40 }), async (ops) => {
-        const { store, steps } = await run(ops)
-        for (const step of steps) {
-          const after = new Set(ids(step.after))
-          const left = [...step.before, ...step.raced].filter((event) => !after.has(event.id))
-          if (!step.result || step.result.unchanged) {
-            expect(left).toEqual([]) // appends and unchanged passes drop nothing
-            continue
-          }
-          expect(ids(left).sort()).toEqual(ids(step.result.covered).sort())
-          const named = new Set([...step.result.boundary!.boundary.pinned, ...step.result.boundary!.boundary.preserved])
-          for (const event of left) expect(named.has(event.id)).toBe(false)
-        }
-        // Every message of the log is in the view or was covered by some pass.
-        const covered = new Set(steps.flatMap((step) => ids(step.result?.covered ?? [])))
-        const view = new Set(ids(project(store.log)))
-        for (const event of store.log) {
-          if (event.type === 'MESSAGE') expect(view.has(event.id) || covered.has(event.id)).toBe(true)
-        }
-      }),
-      runs,
-    )
-  })
-
-  it('an unchanged result writes nothing', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(op, { maxLength: 40 }), async (ops) => {
-        const { steps } = await run(ops)
-        for (const step of steps) {
-          if (step.result?.unchanged) expect(step.logAfter).toBe(step.logBefore + step.raced.length)
-          if (step.result && !step.result.unchanged) expect(step.result.version).toBe(step.logAfter)
-        }
-      }),
-      runs,
-    )
-  })
-
-  it('projection is deterministic, has no COMPACTION events, and agrees with a cached view advanced by the tail', async () => {
+  it('hold after every append and pass: the view, turn safety, nothing lost, nothing written when unchanged, cached views', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(op, { maxLength: 40 }), fc.nat(), async (ops, cutSeed) => {
-        const { store } = await run(ops)
-        const view = project(store.log)
-        expect(project(store.log)).toEqual(view)
-        expect(view.every((event) => event.type === 'MESSAGE')).toBe(true)
-        // A cached view is always at a whole append: never between a boundary and its summary.
-        const cuts = [...store.log.keys(), store.log.length].filter((at) => !store.log[at]?.synthetic)
-        const cut = cuts[cutSeed % cuts.length]!
-        expect(extendView(project(store.log.slice(0, cut)), store.log.slice(cut))).toEqual(view)
+        const { store, steps } = await run(ops)
+        expectInvariants(store.log, steps, cutSeed)
       }),
-      runs,
+      { numRuns: 300 },
     )
   })
 })

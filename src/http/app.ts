@@ -1,10 +1,11 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
 import { requestId } from 'hono/request-id'
-import { LIMITS } from '../limits'
+import { LIMITS } from '../contract/limits'
 import { bearerJwt } from './auth'
 import { jsonBody } from './body'
+import type { AppEnv } from './env'
 import { errorJson, onError } from './errors'
-import { type AppEnv, sessionRoutes } from './routes'
+import { apiRoutes } from './routes'
 import { validationHook } from './validation'
 
 /**
@@ -17,14 +18,11 @@ app.use(requestId())
 app.onError(onError)
 app.notFound((c) => errorJson(c, 404, 'not_found', `no route for ${c.req.method} ${c.req.path}`))
 
-app.use('/v1/*', async (c, next) => {
-  if (c.req.path === '/v1/openapi.json') return next()
-  return auth(c, next)
-})
 const auth = bearerJwt<AppEnv>((c) => ({ secret: c.env.JWT_SECRET, issuer: c.env.JWT_ISSUER, audience: c.env.JWT_AUDIENCE }))
+app.use('/v1/*', async (c, next) => (c.req.path === '/v1/openapi.json' ? next() : auth(c, next)))
 app.use('/v1/*', jsonBody({ maxBytes: LIMITS.requestBytes }))
 
-app.route('/', sessionRoutes)
+app.route('/', apiRoutes)
 
 app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
 app.doc31('/v1/openapi.json', {

@@ -2,26 +2,48 @@ import { env } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
 import { DEFAULTS, modelSettings } from './config'
 
-const fakeAI = { run: async () => ({ response: 'hi' }) } as unknown as Ai
+/**
+ * A test double of the Workers AI binding: the real one runs only on Cloudflare's network (it
+ * needs a login), so offline tests stand in for it here and in workers-ai/index.test.ts, answering
+ * in the platform's documented shapes. Everything else model-facing is faked at the wire.
+ */
+function fakeAI() {
+  const calls: string[] = []
+  const binding = {
+    run: async (model: string) => {
+      calls.push(model)
+      return { response: 'from workers ai' }
+    },
+  } as unknown as Ai
+  return { binding, calls }
+}
+
+const ask = { messages: [{ role: 'user' as const, content: 'Hello' }], maxTokens: 10 }
 
 describe('modelSettings', () => {
-  it('uses the OpenAI-compatible upstream when OPENAI_BASE_URL is set, even with an AI binding', () => {
-    const settings = modelSettings({ ...env, AI: fakeAI })
-    expect(settings.model?.provider).toBe('openai-compatible')
+  it('uses the OpenAI-compatible upstream when OPENAI_BASE_URL is set, even with an AI binding', async () => {
+    const ai = fakeAI()
+    const settings = modelSettings({ ...env, AI: ai.binding })
     expect(settings.chatModel).toBe('echo')
+    const reply = await settings.model!.chat({ ...ask, model: settings.chatModel })
+    expect(reply.content).toBe('Echo: Hello') // the fake upstream's answer
+    expect(ai.calls).toEqual([])
   })
 
-  it('uses Workers AI when only the AI binding is present, with its default model', () => {
+  it('uses Workers AI when only the AI binding is present, with its default model', async () => {
+    const ai = fakeAI()
     const settings = modelSettings({
       ...env,
       OPENAI_BASE_URL: undefined,
       CHAT_MODEL: undefined,
       SUMMARY_MODEL: undefined,
-      AI: fakeAI,
+      AI: ai.binding,
     })
-    expect(settings.model?.provider).toBe('workers-ai')
     expect(settings.chatModel).toBe(DEFAULTS.workersAIModel)
     expect(settings.summaryModel).toBe(DEFAULTS.workersAIModel)
+    const reply = await settings.model!.chat({ ...ask, model: settings.chatModel })
+    expect(reply.content).toBe('from workers ai')
+    expect(ai.calls).toEqual([DEFAULTS.workersAIModel])
   })
 
   it('has no model when neither is configured, and documented defaults for the budgets', () => {

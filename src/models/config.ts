@@ -34,6 +34,9 @@ const positive = (value: string | undefined, fallback: number) => {
   return value !== undefined && Number.isSafeInteger(n) && n > 0 ? n : fallback
 }
 
+/** Settings by the variables they were read from: read once per isolate and object. */
+const cache = new WeakMap<Env, ModelSettings>()
+
 /**
  * The models a deployment uses: an OpenAI-compatible upstream when `OPENAI_BASE_URL` is set,
  * else Workers AI when the `AI` binding is present, else none. Calls are retried when safe.
@@ -43,6 +46,15 @@ const positive = (value: string | undefined, fallback: number) => {
  * if (!model) throw notConfigured()
  */
 export function modelSettings(env: Env): ModelSettings {
+  let settings = cache.get(env)
+  if (!settings) {
+    settings = readSettings(env)
+    cache.set(env, settings)
+  }
+  return settings
+}
+
+function readSettings(env: Env): ModelSettings {
   const timeoutMs = positive(env.MODEL_TIMEOUT_MS, DEFAULTS.timeoutMs)
   let model: ChatModel | null = null
   let fallbackModel: string = DEFAULTS.openAIModel

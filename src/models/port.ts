@@ -1,3 +1,4 @@
+import { ServiceError } from '../contract/errors'
 import type { ToolCall } from '../core'
 import type { OpenAIMessage } from './openai-format'
 
@@ -22,6 +23,7 @@ export interface ChatReply {
   toolCalls: ToolCall[]
   /** As the upstream reported it; null when it did not. */
   usage: Usage | null
+  /** `stop`, `length`, `tool_calls`… as the upstream reported it (the front door passes it on). */
   finishReason: string | null
 }
 
@@ -32,7 +34,6 @@ export interface ChatReply {
  * const reply = await model.chat({ model: 'gpt-4o-mini', messages, maxTokens: 1024 })
  */
 export interface ChatModel {
-  readonly provider: 'openai-compatible' | 'workers-ai'
   chat(request: ChatRequest): Promise<ChatReply>
 }
 
@@ -83,3 +84,13 @@ const CONTEXT_LENGTH =
   /context[_ ]length|context window|maximum context|too many tokens|prompt is too long|exceeds? (the )?(model'?s? )?(max|context)/i
 
 export const isContextLengthMessage = (text: string): boolean => CONTEXT_LENGTH.test(text)
+
+/**
+ * A failed model call in the contract's words (502 `upstream_error`), or the error itself when it
+ * is not one: the one place an upstream failure becomes a contract error.
+ */
+export function toServiceError(error: unknown): unknown {
+  if (error instanceof UpstreamError)
+    return new ServiceError('upstream_error', `the model failed (${error.failure}): ${error.message}`)
+  return error
+}

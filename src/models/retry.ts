@@ -17,7 +17,6 @@ export interface RetryOptions {
 export function withRetries(model: ChatModel, options: RetryOptions = {}): ChatModel {
   const { retries = 2, backoffMs = 250 } = options
   return {
-    provider: model.provider,
     async chat(request: ChatRequest) {
       let sent = false
       const tracked: ChatRequest = request.onDelta

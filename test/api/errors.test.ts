@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { LIMITS } from '../../src/limits'
+import { LIMITS } from '../../src/contract/limits'
 import { call, expectError, newSessionId, user } from '../helpers'
 
 describe('the error contract', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { LIMITS } from '../../src/limits'
+import { LIMITS } from '../../src/contract/limits'
 import { append, assistant, call, expectError, newSessionId, user } from '../helpers'
 
 const events = (sessionId: string, query = '') => call('GET', `/v1/sessions/${sessionId}/events${query}`)

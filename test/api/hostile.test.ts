@@ -7,7 +7,7 @@
 import { exports } from 'cloudflare:workers'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { LIMITS } from '../../src/limits'
+import { LIMITS } from '../../src/contract/limits'
 import { append, type Call, call, newSessionId, tokenFor, user } from '../helpers'
 
 /** A 4xx in the contract's shape. */

@@ -44,7 +44,7 @@ describe('secrets and bearer tokens', () => {
     await record(call('GET', `/v1/sessions/${id}/nope`, { user: null, headers: { Authorization: `Bearer ${validToken}` } }))
 
     expect(leaked.body.error.message).toContain('[redacted]')
-    expect(logged.join('\n')).toContain('summarizer failure') // the capture sees the objects' logs too
+    expect(logged.join('\n')).toContain('summarizer failed') // the capture sees the objects' logs too
     const everything = [...logged, ...answers].join('\n')
     for (const secret of [SECRET, env.OPENAI_API_KEY!, validToken, ...tokens.slice(0, 3)]) {
       expect(everything).not.toContain(secret)

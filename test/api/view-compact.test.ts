@@ -1,6 +1,7 @@
 import { evictDurableObject } from 'cloudflare:test'
 import { env } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
+import { TRICKY_CASES } from '../../src/core/testing/tricky-cases'
 import { sessionStub } from '../../src/store/address'
 import { append, call, expectError, newSessionId } from '../helpers'
 
@@ -37,13 +38,7 @@ const compactNow = (id: string, body: unknown) => call('POST', `/v1/sessions/${i
 const labels = (text: string) => text.replace(/'/g, '_')
 
 describe('the tricky cases of the spec, through HTTP', () => {
-  it.each([
-    ['cut lands mid-turn', 'U1 A1 U2 A2a A2b U3 A3', { lastEvents: 3 }, 'U3 A3', 'U1 A1 U2 A2a A2b'],
-    ['newest turn alone is over the window', "U1 A1 U2 A2 T2 A2'", { lastEvents: 2 }, "U2 A2 T2 A2'", 'U1 A1'],
-    ['the whole history is one oversize turn', "U1 A1 T1 A1'", { lastEvents: 2 }, null, ''],
-    ['system message updated mid-session, no cut needed', 'S:v1 U1 A1 S:v2 U2 A2', { lastTurns: 10 }, null, ''],
-    ['system prompt stored in an old turn', 'U1 A1 S U2 A2 U3 A3', { lastTurns: 1 }, 'S U3 A3', 'U1 A1 U2 A2'],
-  ])('%s', async (_name, before, window, after, covered) => {
+  it.each(TRICKY_CASES)('$name', async ({ before, window, after, covered }) => {
     const id = newSessionId()
     await append(id, notation(before))
     const result = await compactNow(id, { strategy: { window } })

@@ -9,13 +9,13 @@ import {
 import { newMessageEvent } from '../events/new-event'
 import { type PassCut, planPass } from '../pass'
 import { rebase } from '../rebase'
-import { type SessionStore, VersionConflictError } from '../store'
-import type { SessionRef, Summarizer, SummaryMessage } from '../summarizer'
+import { type SessionStore, VersionConflictError } from '../session-store'
+import type { SessionInfo, Summarizer, SummaryMessage } from '../summarizer'
 import type { TokenEstimator } from '../tokens'
 import { fires, type Trigger } from '../triggers'
 import { analyzeView } from '../view'
 import { DEFAULT_WINDOW, type Window } from '../windows'
-import { recordPass } from './record'
+import { recordPass } from './pass-events'
 
 export interface Strategy {
   /** Default `lastEvents(20)`. */
@@ -28,7 +28,7 @@ export interface CompactRequest {
   /** Default `always`. */
   trigger?: Trigger
   strategy?: Strategy
-  session: SessionRef
+  session: SessionInfo
   /**
    * A user message about to be sent (not stored): it counts as the newest turn, so every stored
    * turn may be covered to make room for it. The boundary names stored events only.
@@ -63,7 +63,8 @@ export interface CompactionResult {
 /** How many times a pass is moved onto newer events before it gives up with `conflict`. */
 export const MAX_REBASES = 8
 
-const unchanged = (reason: UnchangedReason, version: number): CompactionResult => ({
+/** The result of a pass that changed nothing, and why. */
+export const unchangedResult = (reason: UnchangedReason, version: number): CompactionResult => ({
   unchanged: true,
   reason,
   covered: [],
@@ -97,13 +98,13 @@ export async function compact(request: CompactRequest, deps: CompactDeps): Promi
   const summarizer = request.strategy?.summarizer ?? null
   const { view, version } = await store.readView()
 
-  if (!fires(request.trigger ?? { always: true }, analyzeView(view))) return unchanged('trigger_not_fired', version)
+  if (!fires(request.trigger ?? { always: true }, analyzeView(view))) return unchangedResult('trigger_not_fired', version)
   const plan = planPass(view, {
     window: request.strategy?.window ?? DEFAULT_WINDOW,
     summarizing: summarizer !== null,
     pending: request.pending,
   })
-  if (plan.kind === 'unchanged') return unchanged(plan.reason, version)
+  if (plan.kind === 'unchanged') return unchangedResult(plan.reason, version)
 
   let summary: NewMessageEvent[] = []
   if (summarizer) {
@@ -114,14 +115,14 @@ export async function compact(request: CompactRequest, deps: CompactDeps): Promi
       preserved: plan.preserved,
     })
     if (outcome.kind === 'declined' || (outcome.kind === 'summary' && outcome.messages.length === 0)) {
-      return unchanged('summarizer_declined', version)
+      return unchangedResult('summarizer_declined', version)
     }
     if (outcome.kind === 'failed' || !outcome.messages.every(isUsable)) {
       deps.warn?.('summarizer failed; the view is left unchanged', {
         session: request.session.id,
         detail: outcome.kind === 'failed' ? outcome.detail : 'blank or invalid summary message',
       })
-      return unchanged('summarizer_failed', version)
+      return unchangedResult('summarizer_failed', version)
     }
     summary = outcome.messages.map((message) =>
       newMessageEvent(
@@ -159,7 +160,7 @@ async function write(first: PassCut, summary: NewMessageEvent[], version: number
       const since = await deps.store.readSince(at)
       const latest = since.at(-1)?.seq ?? error.actual
       const outcome = rebase(plan, since)
-      if (outcome.kind === 'conflict' || attempt >= MAX_REBASES) return unchanged('conflict', latest)
+      if (outcome.kind === 'conflict' || attempt >= MAX_REBASES) return unchangedResult('conflict', latest)
       plan = outcome.plan
       at = latest
     }

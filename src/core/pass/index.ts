@@ -1,4 +1,4 @@
-import { isSystem, isTurnStart, type MessageEvent, type MessageSkeleton } from '../events'
+import { isTurnStart, type MessageEvent, type MessageSkeleton } from '../events'
 import { analyzeView, type ViewAnalysis } from '../view'
 import { rawCut, type Window } from '../windows'
 
@@ -33,9 +33,9 @@ export function turnSafeCut(raw: number, size: number, turnStarts: readonly numb
 }
 
 /**
- * Splits a view at a given cut of its conversation (steps 1, 2 and 6 of the spec), in one walk
- * over the view. Used by the pass and again by a rebase, which keeps the cut and re-splits a
- * longer view.
+ * Splits a view at a given cut of its conversation (steps 1, 2 and 6 of the spec). The parts come
+ * from the view's analysis, the one place the spec's split is made; this only lists them in view
+ * order. Used by the pass and again by a rebase, which keeps the cut and re-splits a longer view.
  */
 export function splitView(
   before: MessageEvent[],
@@ -43,31 +43,25 @@ export function splitView(
   cut: number,
   summarizing: boolean,
 ): PassCut {
-  const { latestSystem, priorSummary, conversation } = analysis
-  const pinned: MessageEvent[] = latestSystem ? [latestSystem] : []
-  const covered: MessageEvent[] = []
-  let position = 0 // index into the conversation of the next non-system, non-synthetic event
-  let started = false
+  const { latestSystem, superseded, priorSummary, preamble, conversation } = analysis
+  const coveredConversation = conversation.slice(0, cut)
+  const pinnedAfterSystem = new Set<MessageEvent>(summarizing ? preamble : [...preamble, ...priorSummary])
+  const covered = new Set<MessageEvent>([...superseded, ...coveredConversation, ...(summarizing ? priorSummary : [])])
+  const pinnedList: MessageEvent[] = latestSystem ? [latestSystem] : []
+  const coveredList: MessageEvent[] = []
   for (const event of before) {
-    if (event === latestSystem) continue
-    if (isSystem(event)) covered.push(event)
-    else if (event.synthetic) (summarizing ? covered : pinned).push(event)
-    else {
-      started ||= isTurnStart(event)
-      if (!started)
-        pinned.push(event) // the preamble
-      else if (position++ < cut) covered.push(event)
-    }
+    if (pinnedAfterSystem.has(event)) pinnedList.push(event)
+    else if (covered.has(event)) coveredList.push(event)
   }
   return {
     before,
     cut,
     summarizing,
-    pinned,
-    covered,
+    pinned: pinnedList,
+    covered: coveredList,
     preserved: conversation.slice(cut),
     priorSummary,
-    coveredConversation: conversation.slice(0, cut),
+    coveredConversation,
   }
 }
 

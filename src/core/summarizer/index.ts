@@ -1,13 +1,13 @@
 import type { MessageEvent, Metadata } from '../events'
 
 /** Who the summary is for; a summarizer may use it to choose a prompt or for logging. */
-export interface SessionRef {
+export interface SessionInfo {
   id: string
   metadata: Metadata
 }
 
 export interface SummaryRequest {
-  session: SessionRef
+  session: SessionInfo
   /** The summary left by the previous pass, fed back so that summaries roll. */
   priorSummary: MessageEvent[]
   /** The conversation the pass covers: no system messages and no prior summary. */

@@ -3,9 +3,9 @@
  */
 
 import type { CompactDeps } from '../compact'
-import { atSeq, type Message, type MessageEvent, type NewEvent, type NewMessageEvent, type SessionEvent } from '../events'
+import { atSeq, type Message, type MessageEvent, type NewEvent, type NewMessageEvent } from '../events'
 import { newMessageEvent } from '../events/new-event'
-import { ArrayStore } from '../store/array-store'
+import { ArrayStore } from '../session-store/array-store'
 import type { Summarizer, SummaryOutcome, SummaryRequest } from '../summarizer'
 import { countingEstimator, type TokenEstimator } from '../tokens'
 import { defaultEstimator } from '../tokens/gpt-tokenizer'
@@ -87,8 +87,6 @@ export function depsFor(store: ArrayStore, estimator: TokenEstimator = defaultEs
   }
   return deps
 }
-
-export const messagesOf = (log: readonly SessionEvent[]) => log.filter((event) => event.type === 'MESSAGE')
 
 /** A summarizer that writes a two-message summary turn naming what it covered, and records calls. */
 export function recordingSummarizer(answer?: (request: SummaryRequest) => Promise<SummaryOutcome> | SummaryOutcome) {

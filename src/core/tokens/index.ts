@@ -1,3 +1,5 @@
+import { isHighSurrogate } from '../text'
+
 /**
  * Token estimation: a pluggable estimator port, a guard that keeps any BPE tokenizer linear, and
  * the one place where an event's estimate is computed.
@@ -18,8 +20,6 @@ export interface TokenEstimator {
 export const MAX_RUN = 256
 
 const LONG_RUN = new RegExp(`[\\p{L}\\p{M}]{${MAX_RUN},}|[^\\s\\p{L}\\p{M}\\p{N}]{${MAX_RUN},}|\\s{${MAX_RUN},}`, 'gu')
-
-const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff
 
 /**
  * Counts `text` with `countPiece`, cutting every run of {@link MAX_RUN} or more letters,

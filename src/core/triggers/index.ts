@@ -20,6 +20,21 @@ export interface TriggerInput {
 /** Nesting and width limits, so a hostile policy cannot make evaluation expensive. */
 export const TRIGGER_LIMITS = { depth: 8, items: 16 } as const
 
+/** What a trigger or window kind takes as its value. */
+export type KindValue = 'positiveInteger' | 'triggers' | 'true'
+
+/**
+ * Every trigger kind, the value it takes and what it means: the one definition that validation
+ * (below) and the API's document (the HTTP schemas) are built from.
+ */
+export const TRIGGER_KINDS = {
+  turnCount: { value: 'positiveInteger', means: 'fires when the view has more than n turns' },
+  tokenCount: { value: 'positiveInteger', means: 'fires when the view has at least n tokens' },
+  anyOf: { value: 'triggers', means: 'fires when any of the triggers fires' },
+  allOf: { value: 'triggers', means: 'fires when all of the triggers fire' },
+  always: { value: 'true', means: 'always fires' },
+} as const satisfies Record<string, { value: KindValue; means: string }>
+
 /**
  * Builds triggers, checking their arguments.
  *
@@ -54,17 +69,17 @@ export function triggerProblem(trigger: unknown, depth = 1): Problem | null {
   if (depth > TRIGGER_LIMITS.depth) return { path: [], message: `nested deeper than ${TRIGGER_LIMITS.depth} levels` }
   if (typeof trigger !== 'object' || trigger === null || Array.isArray(trigger)) return { path: [], message: 'must be an object' }
   const keys = Object.keys(trigger)
-  if (keys.length !== 1) return { path: [], message: 'must have exactly one of turnCount, tokenCount, anyOf, allOf, always' }
+  const names = Object.keys(TRIGGER_KINDS).join(', ')
+  if (keys.length !== 1) return { path: [], message: `must have exactly one of ${names}` }
   const key = keys[0]!
+  if (!Object.hasOwn(TRIGGER_KINDS, key)) return { path: [], message: `unknown trigger "${key}"` }
   const value = (trigger as Record<string, unknown>)[key]
-  switch (key) {
-    case 'turnCount':
-    case 'tokenCount':
+  switch (TRIGGER_KINDS[key as keyof typeof TRIGGER_KINDS].value) {
+    case 'positiveInteger':
       return isPositiveInteger(value) ? null : { path: [key], message: 'must be an integer ≥ 1' }
-    case 'always':
+    case 'true':
       return value === true ? null : { path: [key], message: 'must be true' }
-    case 'anyOf':
-    case 'allOf': {
+    case 'triggers': {
       if (!Array.isArray(value) || value.length === 0 || value.length > TRIGGER_LIMITS.items) {
         return { path: [key], message: `must be a list of 1 to ${TRIGGER_LIMITS.items} triggers` }
       }
@@ -74,8 +89,6 @@ export function triggerProblem(trigger: unknown, depth = 1): Problem | null {
       }
       return null
     }
-    default:
-      return { path: [], message: `unknown trigger "${key}"` }
   }
 }
 

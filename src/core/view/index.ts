@@ -1,10 +1,7 @@
 import { isSystem, isTurnStart, type MessageSkeleton } from '../events'
 
-/** A view event: a full event or a skeleton; events not yet written have no `seq`. */
-export type ViewEvent = MessageSkeleton
-
 /** A view taken apart the way the compaction spec names its parts. */
-export interface ViewAnalysis<E extends ViewEvent = ViewEvent> {
+export interface ViewAnalysis<E extends MessageSkeleton = MessageSkeleton> {
   /** The system message with the highest `seq`: the only one the model is shown. */
   latestSystem: E | null
   /** Every other system message of the view, in view order. */
@@ -22,7 +19,7 @@ export interface ViewAnalysis<E extends ViewEvent = ViewEvent> {
   tokens: number
 }
 
-const newer = (a: ViewEvent, b: ViewEvent) => (a.seq ?? Infinity) >= (b.seq ?? Infinity)
+const newer = (a: MessageSkeleton, b: MessageSkeleton) => (a.seq ?? Infinity) >= (b.seq ?? Infinity)
 
 /**
  * Analyses a view in one pass over it.
@@ -30,7 +27,7 @@ const newer = (a: ViewEvent, b: ViewEvent) => (a.seq ?? Infinity) >= (b.seq ?? I
  * @example
  * const { turns, tokens, latestSystem } = analyzeView(view)
  */
-export function analyzeView<E extends ViewEvent>(view: readonly E[]): ViewAnalysis<E> {
+export function analyzeView<E extends MessageSkeleton>(view: readonly E[]): ViewAnalysis<E> {
   const systems: E[] = []
   const priorSummary: E[] = []
   const preamble: E[] = []
@@ -68,4 +65,4 @@ export function analyzeView<E extends ViewEvent>(view: readonly E[]): ViewAnalys
 }
 
 /** The spec's view tokens of a list of events (latest system message + non-system events). */
-export const viewTokens = (view: readonly ViewEvent[]): number => analyzeView(view).tokens
+export const viewTokens = (view: readonly MessageSkeleton[]): number => analyzeView(view).tokens

@@ -31,6 +31,11 @@ describe('view stats', () => {
       atSeq(msg('u1', { role: 'user', content: 'b' }, { tokens: 3 }), 2),
       atSeq(msg('s2', { role: 'system', content: 'c' }, { tokens: 4 }), 3),
     ]
-    expect(advanceStats(EMPTY_STATS, events)).toEqual({ events: 3, tokens: 7, turns: 1, latestSystem: { seq: 3, tokens: 4 } })
+    expect(advanceStats(EMPTY_STATS, events)).toEqual({
+      viewEvents: 3,
+      viewTokens: 7,
+      turns: 1,
+      latestSystem: { seq: 3, tokens: 4 },
+    })
   })
 })

@@ -3,22 +3,24 @@ import { analyzeView } from '.'
 
 /** The counters a store keeps for its view, so that reading them never walks the log. */
 export interface ViewStats {
-  events: number
-  tokens: number
+  /** Events in the view (not in the log: the log's count is the session's version). */
+  viewEvents: number
+  /** The view's tokens, as a token trigger measures them. */
+  viewTokens: number
   turns: number
   /** The latest system message: a newer one replaces its tokens in the view's tokens. */
   latestSystem: { seq: number; tokens: number } | null
 }
 
-export const EMPTY_STATS: ViewStats = { events: 0, tokens: 0, turns: 0, latestSystem: null }
+export const EMPTY_STATS: ViewStats = { viewEvents: 0, viewTokens: 0, turns: 0, latestSystem: null }
 
 /** The stats of a view (O(view)): after a boundary, or on a cold start. */
 export function statsOf(view: readonly (MessageSkeleton & { seq: number })[]): ViewStats {
   const analysis = analyzeView(view)
   const latest = analysis.latestSystem
   return {
-    events: view.length,
-    tokens: analysis.tokens,
+    viewEvents: view.length,
+    viewTokens: analysis.tokens,
     turns: analysis.turns,
     latestSystem: latest ? { seq: latest.seq, tokens: latest.tokens } : null,
   }
@@ -32,16 +34,16 @@ export function statsOf(view: readonly (MessageSkeleton & { seq: number })[]): V
  * advanceStats(statsOf(view), newMessages) // equals statsOf([...view, ...newMessages])
  */
 export function advanceStats(stats: ViewStats, appended: readonly (MessageSkeleton & { seq: number })[]): ViewStats {
-  let { events, tokens, turns, latestSystem } = stats
+  let { viewEvents, viewTokens, turns, latestSystem } = stats
   for (const event of appended) {
-    events += 1
+    viewEvents += 1
     if (isSystem(event)) {
-      tokens += event.tokens - (latestSystem?.tokens ?? 0)
+      viewTokens += event.tokens - (latestSystem?.tokens ?? 0)
       latestSystem = { seq: event.seq, tokens: event.tokens }
       continue
     }
-    tokens += event.tokens
+    viewTokens += event.tokens
     if (isTurnStart(event)) turns += 1
   }
-  return { events, tokens, turns, latestSystem }
+  return { viewEvents, viewTokens, turns, latestSystem }
 }

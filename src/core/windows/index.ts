@@ -1,4 +1,5 @@
 import { formatProblem, isPositiveInteger, type Problem } from '../problem'
+import type { KindValue } from '../triggers'
 
 /**
  * Windows say how much of the conversation a pass keeps. Plain data, the shape the HTTP API
@@ -7,6 +8,13 @@ import { formatProblem, isPositiveInteger, type Problem } from '../problem'
 export type Window = { lastEvents: number } | { lastTurns: number } | { tokenBudget: number }
 
 export const DEFAULT_LAST_EVENTS = 20
+
+/** Every window kind and what it keeps: the one definition validation and the API document use. */
+export const WINDOW_KINDS = {
+  lastEvents: { value: 'positiveInteger', means: 'keeps the last n conversation events (whole turns)' },
+  lastTurns: { value: 'positiveInteger', means: 'keeps the last n turns' },
+  tokenBudget: { value: 'positiveInteger', means: 'keeps the newest turns whose tokens, with the pinned events, fit in n' },
+} as const satisfies Record<string, { value: KindValue; means: string }>
 
 /**
  * Builds windows, checking their arguments.

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono'
 import { verify } from 'hono/jwt'
-import { ApiHttpError } from '../errors'
+import { ServiceError } from '../../contract/errors'
 
 export interface BearerJwtOptions {
   /** The HS256 secret; a deployment without one refuses every request (503). */
@@ -12,12 +12,12 @@ export interface BearerJwtOptions {
 }
 
 /** The longest user id accepted (it becomes part of Durable Object names). */
-export const MAX_USER_ID = 256
+const MAX_USER_ID = 256
 
 const REALM = 'durable-sessions'
 
 const unauthorized = (description: string, invalidToken: boolean) =>
-  new ApiHttpError(401, 'unauthorized', description, {
+  new ServiceError('unauthorized', description, {
     'WWW-Authenticate': invalidToken
       ? `Bearer realm="${REALM}", error="invalid_token", error_description="${description}"`
       : `Bearer realm="${REALM}"`,
@@ -28,8 +28,15 @@ const unauthorized = (description: string, invalidToken: boolean) =>
  * required and enforced, `nbf` honoured, both with leeway; `iss`/`aud` checked when configured.
  * Sets `userId` on the context.
  *
+ * @param options - read per request, since a Worker's variables come with each request:
+ *   `secret` (none: every request is a 503), `issuer`, `audience`, `leewaySeconds` (default 60).
+ * @throws {ServiceError} 401 `unauthorized` with `WWW-Authenticate: Bearer` for a missing or bad
+ *   token; 503 `not_configured` when no secret is set.
+ *
  * @example
- * app.use('/v1/*', bearerJwt((c) => ({ secret: c.env.JWT_SECRET })))
+ * ```ts
+ * app.use('/v1/*', bearerJwt((c) => ({ secret: c.env.JWT_SECRET, issuer: c.env.JWT_ISSUER })))
+ * ```
  */
 export function bearerJwt<E extends { Variables: { userId: string } }>(
   options: (c: Parameters<MiddlewareHandler<E>>[0]) => BearerJwtOptions,
@@ -37,7 +44,7 @@ export function bearerJwt<E extends { Variables: { userId: string } }>(
   return async function bearerJwtAuth(c, next) {
     const { secret, issuer, audience, leewaySeconds = 60 } = options(c)
     if (!secret) {
-      throw new ApiHttpError(503, 'not_configured', 'authentication is not configured: set the JWT_SECRET secret')
+      throw new ServiceError('not_configured', 'authentication is not configured: set the JWT_SECRET secret')
     }
     const match = /^Bearer[ ]+([A-Za-z0-9._~+/=-]+)$/i.exec(c.req.header('Authorization') ?? '')
     if (!match) throw unauthorized('a bearer token is required', false)

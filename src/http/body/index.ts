@@ -1,23 +1,28 @@
 import type { MiddlewareHandler } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
-import { ApiHttpError } from '../errors'
+import { ServiceError } from '../../contract/errors'
 
-/**
- * Request bodies: refused with 413 beyond `maxBytes` (declared or streamed), refused with 400 when
- * a JSON body is not valid UTF-8 (rather than silently replacing bytes), and a JSON body that is
- * empty treated as `{}`, so `curl -X POST -H 'Content-Type: application/json'` with no data means
- * "all defaults". Content types are checked by the routes (415).
- *
- * @example
- * app.use('/v1/*', jsonBody({ maxBytes: 8 * 1024 * 1024 }))
- */
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
 
+/**
+ * Request bodies: refused with 413 beyond `maxBytes` (declared or streamed); a JSON body that is
+ * not valid UTF-8 (rather than silently replacing bytes) or not valid JSON refused with 400; an
+ * empty JSON body treated as `{}`, so `curl -X POST -H 'Content-Type: application/json'` with no
+ * data means "all defaults". Content types are checked by the routes (415).
+ *
+ * @param options - `maxBytes`: the largest body accepted.
+ * @throws {ServiceError} 413 `payload_too_large`; 400 `invalid_request` naming `body`.
+ *
+ * @example
+ * ```ts
+ * app.use('/v1/*', jsonBody({ maxBytes: 8 * 1024 * 1024 }))
+ * ```
+ */
 export function jsonBody(options: { maxBytes: number }): MiddlewareHandler {
   const limit = bodyLimit({
     maxSize: options.maxBytes,
     onError: () => {
-      throw new ApiHttpError(413, 'payload_too_large', `the request body is larger than ${options.maxBytes} bytes`)
+      throw new ServiceError('payload_too_large', `the request body is larger than ${options.maxBytes} bytes`)
     },
   })
   return async function jsonBodyLimits(c, next) {
@@ -28,11 +33,17 @@ export function jsonBody(options: { maxBytes: number }): MiddlewareHandler {
         try {
           text = strictUtf8.decode(await c.req.arrayBuffer())
         } catch (error) {
-          if (error instanceof TypeError) throw new ApiHttpError(400, 'invalid_request', 'body: not valid UTF-8')
+          if (error instanceof TypeError) throw new ServiceError('invalid_request', 'body: not valid UTF-8')
           throw error
         }
+        if (text.trim() === '') text = '{}'
+        try {
+          JSON.parse(text) // checked here so the error says so in the contract's words
+        } catch {
+          throw new ServiceError('invalid_request', 'body: not valid JSON')
+        }
         // Hono caches body reads as promises; its validators then parse this text.
-        ;(c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(text.trim() === '' ? '{}' : text)
+        ;(c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(text)
       }
       await next()
     })

@@ -5,11 +5,10 @@ import {
   type ChatRequest,
   isContextLengthMessage,
   UpstreamError,
-  type Usage,
   usageOf,
   type WireUsage,
 } from '../port'
-import { sseEvents } from '../sse'
+import { collectStream, type StreamChunk, type ToolCallDelta } from '../stream'
 
 export interface OpenAICompatibleOptions {
   /** e.g. `https://api.openai.com/v1`, `http://localhost:11434/v1` (Ollama). */
@@ -21,6 +20,28 @@ export interface OpenAICompatibleOptions {
 }
 
 type WireToolCall = { index?: number; id?: string; function?: { name?: string; arguments?: string } }
+
+type WireChunk = {
+  choices?: { delta?: { content?: string | null; tool_calls?: ToolCallDelta[] }; finish_reason?: string | null }[]
+  usage?: WireUsage
+}
+
+/** One chunk of an OpenAI chat-completions stream; one that is not JSON is a protocol error. */
+function openAIChunk(data: string): StreamChunk {
+  let chunk: WireChunk
+  try {
+    chunk = JSON.parse(data)
+  } catch {
+    throw new UpstreamError('malformed', 'the model streamed a chunk that is not JSON')
+  }
+  const choice = chunk.choices?.[0]
+  return {
+    text: choice?.delta?.content,
+    toolCalls: choice?.delta?.tool_calls,
+    usage: usageOf(chunk.usage),
+    finishReason: choice?.finish_reason,
+  }
+}
 
 const toolCallsOf = (calls: WireToolCall[] | undefined): ToolCall[] =>
   (calls ?? []).map((call, i) => ({
@@ -81,35 +102,31 @@ export function openAICompatible(options: OpenAICompatibleOptions): ChatModel {
   }
 
   async function complete(request: ChatRequest): Promise<ChatReply> {
-    const controller = new AbortController()
-    const timer = setTimeout(() => controller.abort(), options.timeoutMs)
+    // One deadline for the whole answer: the response and its body.
+    const signal = AbortSignal.timeout(options.timeoutMs)
+    const response = await post(request, signal)
+    let json: {
+      choices?: { message?: { content?: string | null; tool_calls?: WireToolCall[] }; finish_reason?: string }[]
+      usage?: WireUsage
+    }
     try {
-      const response = await post(request, controller.signal)
-      let json: {
-        choices?: { message?: { content?: string | null; tool_calls?: WireToolCall[] }; finish_reason?: string }[]
-        usage?: WireUsage
-      }
-      try {
-        json = await response.json()
-      } catch {
-        if (controller.signal.aborted)
-          throw new UpstreamError('timeout', `the model did not finish within ${options.timeoutMs} ms`)
-        throw new UpstreamError('malformed', 'the model answered with a body that is not JSON')
-      }
-      const choice = json?.choices?.[0]
-      if (!choice?.message) throw new UpstreamError('malformed', 'the model answered without choices[0].message')
-      return {
-        content: choice.message.content ?? null,
-        toolCalls: toolCallsOf(choice.message.tool_calls),
-        usage: usageOf(json.usage),
-        finishReason: choice.finish_reason ?? null,
-      }
-    } finally {
-      clearTimeout(timer)
+      json = await response.json()
+    } catch {
+      if (signal.aborted) throw new UpstreamError('timeout', `the model did not finish within ${options.timeoutMs} ms`)
+      throw new UpstreamError('malformed', 'the model answered with a body that is not JSON')
+    }
+    const choice = json?.choices?.[0]
+    if (!choice?.message) throw new UpstreamError('malformed', 'the model answered without choices[0].message')
+    return {
+      content: choice.message.content ?? null,
+      toolCalls: toolCallsOf(choice.message.tool_calls),
+      usage: usageOf(json.usage),
+      finishReason: choice.finish_reason ?? null,
     }
   }
 
-  async function stream(request: ChatRequest): Promise<ChatReply> {
+  async function stream(request: ChatRequest, onDelta: (text: string) => void): Promise<ChatReply> {
+    // The deadline covers the start of the answer; the stream then has an idle timeout per chunk.
     const controller = new AbortController()
     const timer = setTimeout(() => controller.abort(), options.timeoutMs)
     let response: Response
@@ -119,65 +136,10 @@ export function openAICompatible(options: OpenAICompatibleOptions): ChatModel {
       clearTimeout(timer)
     }
     if (!response.body) throw new UpstreamError('malformed', 'the model answered a stream with no body')
-    let content = ''
-    let started = false
-    let finishReason: string | null = null
-    let usage: Usage | null = null
-    let done = false
-    const calls = new Map<number, { id: string; name: string; arguments: string }>()
-    try {
-      for await (const event of sseEvents(response.body, options.timeoutMs)) {
-        if (event.data.trim() === '[DONE]') {
-          done = true
-          break
-        }
-        let chunk: {
-          choices?: { delta?: { content?: string | null; tool_calls?: WireToolCall[] }; finish_reason?: string | null }[]
-          usage?: WireUsage
-        }
-        try {
-          chunk = JSON.parse(event.data)
-        } catch {
-          throw new UpstreamError('malformed', 'the model streamed a chunk that is not JSON', { outputStarted: started })
-        }
-        usage = usageOf(chunk.usage) ?? usage
-        const choice = chunk.choices?.[0]
-        if (!choice) continue // e.g. the usage chunk
-        const text = choice.delta?.content
-        if (text) {
-          started = true
-          content += text
-          request.onDelta!(text)
-        }
-        for (const call of choice.delta?.tool_calls ?? []) {
-          const at = call.index ?? 0
-          const current = calls.get(at) ?? { id: '', name: '', arguments: '' }
-          calls.set(at, {
-            id: call.id ?? current.id,
-            name: current.name + (call.function?.name ?? ''),
-            arguments: current.arguments + (call.function?.arguments ?? ''),
-          })
-        }
-        finishReason = choice.finish_reason ?? finishReason
-      }
-    } catch (error) {
-      if (error instanceof UpstreamError)
-        throw new UpstreamError(error.failure, error.message, { ...error.options, outputStarted: started })
-      throw new UpstreamError('cut_off', `the model's stream broke: ${(error as Error).message}`, { outputStarted: started })
-    }
-    if (!done && finishReason === null) {
-      throw new UpstreamError('cut_off', 'the model’s stream ended before it finished', { outputStarted: started })
-    }
-    return {
-      content: content === '' && calls.size > 0 ? null : content,
-      toolCalls: [...calls.entries()].sort(([a], [b]) => a - b).map(([i, call]) => ({ ...call, id: call.id || `call_${i}` })),
-      usage,
-      finishReason,
-    }
+    return collectStream(response.body, { idleMs: options.timeoutMs, onDelta, readChunk: openAIChunk, source: 'the model' })
   }
 
   return {
-    provider: 'openai-compatible',
-    chat: (request) => (request.onDelta ? stream(request) : complete(request)),
+    chat: (request) => (request.onDelta ? stream(request, request.onDelta) : complete(request)),
   }
 }

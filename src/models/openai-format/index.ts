@@ -10,16 +10,20 @@ export type OpenAIMessage =
     }
   | { role: 'tool'; tool_call_id: string; content: string }
 
+/** The text of the view's latest system message, or null when it has none. */
+const latestSystemText = (view: readonly MessageEvent[]) => analyzeView(view).latestSystem?.message.content ?? null
+
 /**
- * A view as OpenAI chat messages: the latest system message only, first; assistant tool calls
- * as `tool_calls`; one `tool` message per tool response.
+ * A view as OpenAI chat messages: one system message first (the view's latest, or `system` when
+ * given: a turn's own), the view's other events in order; assistant tool calls as `tool_calls`;
+ * one `tool` message per tool response.
  *
  * @example
  * toOpenAIMessages(view) // [{ role: 'system', ... }, { role: 'user', ... }, ...]
+ * toOpenAIMessages(view, 'Be brief.') // the same, with the turn's system message instead
  */
-export function toOpenAIMessages(view: readonly MessageEvent[]): OpenAIMessage[] {
-  const latestSystem = analyzeView(view).latestSystem
-  const messages: OpenAIMessage[] = latestSystem ? [{ role: 'system', content: latestSystem.message.content ?? '' }] : []
+export function toOpenAIMessages(view: readonly MessageEvent[], system: string | null = latestSystemText(view)): OpenAIMessage[] {
+  const messages: OpenAIMessage[] = system !== null ? [{ role: 'system', content: system }] : []
   for (const { message } of view) {
     switch (message.role) {
       case 'system':

@@ -1,7 +1,7 @@
 import {
   EventText,
   type MessageEvent,
-  type SessionRef,
+  type SessionInfo,
   type Summarizer,
   type SummaryOutcome,
   type SummaryRequest,
@@ -10,7 +10,7 @@ import type { ChatModel } from '../port'
 import { DEFAULT_SHADOW_PROMPT, DEFAULT_SYSTEM_PROMPT } from './prompt'
 
 export interface SummarizerFailure {
-  session: SessionRef
+  session: SessionInfo
   /** `blank` when the model answered nothing usable; `error` when the call failed. */
   kind: 'blank' | 'error'
   error?: unknown

@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest'
 import { UpstreamError } from '../port'
 import { type AiBinding, workersAI } from '.'
 
-/** A test double of the `AI` binding answering in the platform's documented shapes. */
+/**
+ * A test double of the `AI` binding, answering in the platform's documented shapes. The real binding
+ * runs only on Cloudflare's network (it needs a login), so it cannot run in these offline tests;
+ * everything else model-facing is faked at the wire (test/upstream/fake-openai.ts).
+ */
 function fakeAI(answer: (input: Record<string, unknown>) => unknown) {
   const calls: { model: string; input: Record<string, unknown> }[] = []
   const binding: AiBinding = {

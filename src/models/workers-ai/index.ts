@@ -5,11 +5,10 @@ import {
   type ChatRequest,
   isContextLengthMessage,
   UpstreamError,
-  type Usage,
   usageOf,
   type WireUsage,
 } from '../port'
-import { sseEvents } from '../sse'
+import { collectStream, type StreamChunk, type ToolCallDelta } from '../stream'
 
 /** The part of the `AI` binding this adapter uses. */
 export interface AiBinding {
@@ -34,11 +33,38 @@ const toolCallsOf = (calls: LegacyToolCall[] | undefined): ToolCall[] =>
     arguments: text(call.function?.arguments ?? call.arguments) ?? '',
   }))
 
+type WireChunk = {
+  response?: unknown
+  usage?: WireUsage
+  tool_calls?: ToolCallDelta[]
+  choices?: { delta?: { content?: string | null; tool_calls?: ToolCallDelta[] }; finish_reason?: string | null }[]
+}
+
+/**
+ * One chunk of a Workers AI stream, in either shape: OpenAI-style `choices[0].delta` or the older
+ * `{ response }`. Heartbeats and keep-alives that are not JSON are skipped.
+ */
+function workersAIChunk(data: string): StreamChunk | null {
+  let chunk: WireChunk
+  try {
+    chunk = JSON.parse(data)
+  } catch {
+    return null
+  }
+  const choice = chunk.choices?.[0]
+  return {
+    text: chunk.choices ? choice?.delta?.content : typeof chunk.response === 'string' ? chunk.response : null,
+    toolCalls: choice?.delta?.tool_calls ?? chunk.tool_calls,
+    usage: usageOf(chunk.usage),
+    finishReason: choice?.finish_reason,
+  }
+}
+
 /**
  * Reads one answer in either shape the platform returns: the older `{ response, usage,
  * tool_calls }` or the OpenAI-style `{ choices, usage }`.
  */
-export function replyOf(result: unknown): ChatReply {
+function replyOf(result: unknown): ChatReply {
   if (typeof result !== 'object' || result === null) throw new UpstreamError('malformed', 'Workers AI answered with no object')
   const r = result as {
     response?: unknown
@@ -99,57 +125,19 @@ export function workersAI(options: WorkersAIOptions): ChatModel {
     }
   }
 
-  async function stream(request: ChatRequest, body: ReadableStream<Uint8Array>): Promise<ChatReply> {
-    let content = ''
-    let started = false
-    let usage: Usage | null = null
-    let finishReason: string | null = null
-    let done = false
-    try {
-      for await (const event of sseEvents(body, options.timeoutMs)) {
-        if (event.data.trim() === '[DONE]') {
-          done = true
-          break
-        }
-        let chunk: {
-          response?: unknown
-          usage?: WireUsage
-          choices?: { delta?: { content?: string | null }; finish_reason?: string | null }[]
-        }
-        try {
-          chunk = JSON.parse(event.data)
-        } catch {
-          continue // heartbeats and keep-alives that are not JSON: skip them
-        }
-        usage = usageOf(chunk.usage) ?? usage
-        const piece = chunk.choices
-          ? chunk.choices[0]?.delta?.content
-          : typeof chunk.response === 'string'
-            ? chunk.response
-            : null
-        finishReason = chunk.choices?.[0]?.finish_reason ?? finishReason
-        if (piece) {
-          started = true
-          content += piece
-          request.onDelta!(piece)
-        }
-      }
-    } catch (error) {
-      if (error instanceof UpstreamError)
-        throw new UpstreamError(error.failure, error.message, { ...error.options, outputStarted: started })
-      throw new UpstreamError('cut_off', `the Workers AI stream broke: ${(error as Error).message}`, { outputStarted: started })
-    }
-    if (!done && finishReason === null)
-      throw new UpstreamError('cut_off', 'the Workers AI stream ended before it finished', { outputStarted: started })
-    return { content, toolCalls: [], usage, finishReason }
-  }
-
   return {
-    provider: 'workers-ai',
     async chat(request) {
       const result = await run(request)
       if (request.onDelta === undefined) return replyOf(result)
-      if (result instanceof ReadableStream) return stream(request, result as ReadableStream<Uint8Array>)
+      if (result instanceof ReadableStream) {
+        const body = result as ReadableStream<Uint8Array>
+        return collectStream(body, {
+          idleMs: options.timeoutMs,
+          onDelta: request.onDelta,
+          readChunk: workersAIChunk,
+          source: 'Workers AI',
+        })
+      }
       // A model that does not stream answered whole: pass it on as one piece.
       const reply = replyOf(result)
       if (reply.content) request.onDelta(reply.content)

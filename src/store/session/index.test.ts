@@ -3,9 +3,10 @@ import { env } from 'cloudflare:workers'
 import fc from 'fast-check'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { append, call, expectError, newSessionId, user, wholeLog } from '../../../test/helpers'
-import { defaultEstimator, newMessageEvent, project, statsOf } from '../../core'
+import { defaultEstimator, newMessageEvent, project, statsOf, VersionConflictError } from '../../core'
 import { sessionStub, userIndexStub } from '../address'
 import type { SessionObject } from '.'
+import { StoredSession } from './stored-session'
 
 const stubOf = (id: string, userId = 'alice') => sessionStub(env, userId, id)
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -15,16 +16,19 @@ describe('appends are all or nothing', () => {
     const id = newSessionId()
     await append(id, [user('first', 'e1')])
     const before = await call('GET', `/v1/sessions/${id}/view`)
-    await runInDurableObject(stubOf(id), async (instance: SessionObject, state) => {
+    await runInDurableObject(stubOf(id), async (_instance, state) => {
+      // The session's storage as the object keeps it, written through the port compaction uses.
+      const stored = new StoredSession(state.storage, env, defaultEstimator)
       const event = (eventId: string) =>
         newMessageEvent({ id: eventId, message: { role: 'user', content: eventId }, timestamp: 't' }, defaultEstimator)
-      const commit = (instance as unknown as { commit(r: unknown, e: unknown[]): void }).commit.bind(instance)
-      const record = (instance as unknown as { record: unknown }).record
+      const view = await stored.viewOf()
       // The second row repeats the first one's id: the UNIQUE constraint fails on it.
-      expect(() => commit(record, [event('e2'), event('e2')])).toThrow()
-      const rows = state.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM events').one().n
-      expect(rows).toBe(1)
+      await expect(stored.append([event('e2'), event('e2')], 1)).rejects.toThrow()
+      expect(state.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM events').one().n).toBe(1)
       expect(state.storage.sql.exec<{ version: number }>('SELECT version FROM session').one().version).toBe(1)
+      expect(await stored.viewOf()).toEqual(view)
+      // A stale version is refused before anything is written.
+      await expect(stored.append([event('e3')], 0)).rejects.toThrow(VersionConflictError)
     })
     expect((await call('GET', `/v1/sessions/${id}/view`)).body).toEqual(before.body)
     expect((await append(id, [user('second', 'e2')])).version).toBe(2)
@@ -154,8 +158,12 @@ describe('the cached view', () => {
           const expected = project(await wholeLog(id))
           expect(view.events).toEqual(expected)
           const stats = statsOf(expected)
-          expect(session.body.stats).toMatchObject({ viewEvents: stats.events, viewTokens: stats.tokens, turns: stats.turns })
-          expect(view.tokens).toBe(stats.tokens)
+          expect(session.body.stats).toMatchObject({
+            viewEvents: stats.viewEvents,
+            viewTokens: stats.viewTokens,
+            turns: stats.turns,
+          })
+          expect(view.tokens).toBe(stats.viewTokens)
         }
       }),
       { numRuns: 15 },

@@ -1,4 +1,13 @@
-import type { Boundary, Message, MessageEvent, MessageSkeleton, Role, SessionEvent } from '../../core'
+import {
+  type Boundary,
+  isHighSurrogate,
+  type Message,
+  type MessageEvent,
+  type MessageSkeleton,
+  type Role,
+  type SessionEvent,
+} from '../../core'
+import { fragment, inChunks, type Sql } from '../sql'
 
 /**
  * The event log in SQLite: one row per event, bodies larger than one value's limit stored in
@@ -6,10 +15,7 @@ import type { Boundary, Message, MessageEvent, MessageSkeleton, Role, SessionEve
  */
 
 /** Characters of JSON per stored part: at most 6 UTF-8 bytes each, so a part stays under 2 MB. */
-export const PART_CHARS = 256 * 1024
-
-/** The Durable Object SQL API binds at most 100 parameters per statement. */
-const MAX_PARAMS = 100
+const PART_CHARS = 256 * 1024
 
 type Row = {
   seq: number
@@ -24,18 +30,31 @@ type Row = {
   parts: number
 }
 
-type SkeletonRow = Pick<Row, 'seq' | 'id' | 'type' | 'role' | 'synthetic' | 'tokens'>
+type EntryRow = Pick<Row, 'seq' | 'id' | 'type' | 'role' | 'synthetic' | 'tokens'>
 
 /**
  * A view entry as cached in memory: what compaction decides on, and the whole event only when it
- * is small (see ViewBodies), so a view of big events stays small.
+ * is small (see BodyCache), so a view of big events stays small.
  */
 export type ViewEntry = MessageSkeleton & { seq: number; full?: MessageEvent }
 
-const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff
+/** The one way a view entry is made, from a stored row or a new event. */
+export const viewEntry = (event: { id: string; seq: number; tokens: number; synthetic: boolean; role: Role }): ViewEntry => ({
+  type: 'MESSAGE',
+  id: event.id,
+  seq: event.seq,
+  tokens: event.tokens,
+  synthetic: event.synthetic,
+  message: { role: event.role },
+})
+
+const ENTRY_COLUMNS = fragment('seq, id, type, role, synthetic, tokens')
+
+const entryOf = (row: EntryRow) =>
+  viewEntry({ id: row.id, seq: row.seq, tokens: row.tokens, synthetic: row.synthetic === 1, role: row.role! })
 
 /** Cuts a string into parts of at most PART_CHARS, never between the halves of a surrogate pair. */
-export function splitParts(text: string): string[] {
+function splitParts(text: string): string[] {
   const parts: string[] = []
   for (let at = 0; at < text.length; ) {
     let end = Math.min(at + PART_CHARS, text.length)
@@ -46,41 +65,29 @@ export function splitParts(text: string): string[] {
   return parts.length > 0 ? parts : ['']
 }
 
-const SKELETON_COLUMNS = 'seq, id, type, role, synthetic, tokens'
-
 export class SessionLog {
-  constructor(private readonly sql: SqlStorage) {}
+  constructor(private readonly sql: Sql) {}
 
   /** Writes one event (the caller wraps a batch in a transaction). */
   insert(event: SessionEvent): void {
-    const body = JSON.stringify(event.type === 'MESSAGE' ? event.message : event.boundary)
-    const parts = splitParts(body)
-    this.sql.exec(
-      'INSERT INTO events (seq, id, type, role, synthetic, tokens, timestamp, metadata, body, parts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      event.seq,
-      event.id,
-      event.type,
-      event.type === 'MESSAGE' ? event.message.role : null,
-      event.synthetic ? 1 : 0,
-      event.tokens,
-      event.timestamp,
-      JSON.stringify(event.metadata),
-      parts[0]!,
-      parts.length,
-    )
+    const parts = splitParts(JSON.stringify(event.type === 'MESSAGE' ? event.message : event.boundary))
+    const role = event.type === 'MESSAGE' ? event.message.role : null
+    this.sql.run`INSERT INTO events (seq, id, type, role, synthetic, tokens, timestamp, metadata, body, parts)
+      VALUES (${event.seq}, ${event.id}, ${event.type}, ${role}, ${event.synthetic ? 1 : 0}, ${event.tokens},
+        ${event.timestamp}, ${JSON.stringify(event.metadata)}, ${parts[0]!}, ${parts.length})`
     for (let part = 1; part < parts.length; part++) {
-      this.sql.exec('INSERT INTO event_parts (seq, part, chunk) VALUES (?, ?, ?)', event.seq, part, parts[part]!)
+      this.sql.run`INSERT INTO event_parts (seq, part, chunk) VALUES (${event.seq}, ${part}, ${parts[part]!})`
     }
   }
 
-  /** Events with `from < seq`, in order, at most `limit` of them. */
+  /** Events with `from < seq`, in order, at most `limit` of them (-1: no limit). */
   after(from: number, limit = -1): SessionEvent[] {
-    return this.events(this.sql.exec<Row>('SELECT * FROM events WHERE seq > ? ORDER BY seq LIMIT ?', from, limit))
+    return this.events(this.sql.all<Row>`SELECT * FROM events WHERE seq > ${from} ORDER BY seq LIMIT ${limit}`)
   }
 
   /** Events with `from <= seq <= to`, in order. */
   range(from: number, to: number): SessionEvent[] {
-    return this.events(this.sql.exec<Row>('SELECT * FROM events WHERE seq BETWEEN ? AND ? ORDER BY seq', from, to))
+    return this.events(this.sql.all<Row>`SELECT * FROM events WHERE seq BETWEEN ${from} AND ${to} ORDER BY seq`)
   }
 
   /** The events of the given seqs, in the given order (fetched by contiguous runs). */
@@ -99,78 +106,54 @@ export class SessionLog {
   /** The stored events with these ids (absent ids are simply missing from the map). */
   byIds(ids: readonly string[]): Map<string, SessionEvent> {
     const found = new Map<string, SessionEvent>()
-    for (let i = 0; i < ids.length; i += MAX_PARAMS) {
-      const chunk = ids.slice(i, i + MAX_PARAMS)
-      const rows = this.sql.exec<Row>(`SELECT * FROM events WHERE id IN (${chunk.map(() => '?').join(',')})`, ...chunk)
-      for (const event of this.events(rows)) found.set(event.id, event)
+    for (const chunk of inChunks(ids)) {
+      for (const event of this.events(this.sql.all<Row>`SELECT * FROM events WHERE id IN (${chunk})`)) found.set(event.id, event)
     }
     return found
   }
 
-  /** View entries of the events with these ids. */
-  skeletonsByIds(ids: readonly string[]): Map<string, ViewEntry> {
+  /** View entries of the message events with these ids. */
+  entriesByIds(ids: readonly string[]): Map<string, ViewEntry> {
     const found = new Map<string, ViewEntry>()
-    for (let i = 0; i < ids.length; i += MAX_PARAMS) {
-      const chunk = ids.slice(i, i + MAX_PARAMS)
-      const rows = this.sql.exec<SkeletonRow>(
-        `SELECT ${SKELETON_COLUMNS} FROM events WHERE id IN (${chunk.map(() => '?').join(',')})`,
-        ...chunk,
-      )
-      for (const row of rows) if (row.type === 'MESSAGE') found.set(row.id, skeleton(row))
+    for (const chunk of inChunks(ids)) {
+      for (const row of this.sql.all<EntryRow>`SELECT ${ENTRY_COLUMNS} FROM events WHERE id IN (${chunk})`) {
+        if (row.type === 'MESSAGE') found.set(row.id, entryOf(row))
+      }
     }
     return found
   }
 
   /** View entries of the message events after `from`, in order. */
-  skeletonsAfter(from: number): ViewEntry[] {
-    const rows = this.sql.exec<SkeletonRow>(
-      `SELECT ${SKELETON_COLUMNS} FROM events WHERE seq > ? AND type = 'MESSAGE' ORDER BY seq`,
-      from,
+  entriesAfter(from: number): ViewEntry[] {
+    return this.sql.all<EntryRow>`SELECT ${ENTRY_COLUMNS} FROM events WHERE seq > ${from} AND type = 'MESSAGE' ORDER BY seq`.map(
+      entryOf,
     )
-    return Array.from(rows, skeleton)
   }
 
-  private events(rows: Iterable<Row>): SessionEvent[] {
-    return Array.from(rows, (row) => this.event(row))
+  private events(rows: readonly Row[]): SessionEvent[] {
+    return rows.map((row) => this.event(row))
   }
 
   private event(row: Row): SessionEvent {
     let body = row.body
     if (row.parts > 1) {
-      const rest = this.sql.exec<{ chunk: string }>('SELECT chunk FROM event_parts WHERE seq = ? ORDER BY part', row.seq)
-      body += Array.from(rest, (r) => r.chunk).join('')
+      const rest = this.sql.all<{ chunk: string }>`SELECT chunk FROM event_parts WHERE seq = ${row.seq} ORDER BY part`
+      body += rest.map((r) => r.chunk).join('')
     }
     const metadata = JSON.parse(row.metadata) as Record<string, unknown>
+    const { id, seq, timestamp, tokens } = row
     // Object literals of one fixed shape per type: see atSeq in the core.
     return row.type === 'MESSAGE'
       ? {
           type: 'MESSAGE',
-          id: row.id,
-          seq: row.seq,
-          timestamp: row.timestamp,
+          id,
+          seq,
+          timestamp,
           metadata,
           synthetic: row.synthetic === 1,
-          tokens: row.tokens,
+          tokens,
           message: JSON.parse(body) as Message,
         }
-      : {
-          type: 'COMPACTION',
-          id: row.id,
-          seq: row.seq,
-          timestamp: row.timestamp,
-          metadata,
-          synthetic: false,
-          tokens: 0,
-          boundary: JSON.parse(body) as Boundary,
-        }
+      : { type: 'COMPACTION', id, seq, timestamp, metadata, synthetic: false, tokens: 0, boundary: JSON.parse(body) as Boundary }
   }
 }
-
-const skeleton = (row: SkeletonRow): ViewEntry => ({
-  type: 'MESSAGE',
-  id: row.id,
-  seq: row.seq,
-  tokens: row.tokens,
-  synthetic: row.synthetic === 1,
-  message: { role: row.role! },
-})

@@ -13,12 +13,12 @@ const sizeOf = (event: MessageEvent) => {
 }
 
 /**
- * The view's small events kept whole on their entries, within a budget, so a view read mostly
- * skips storage; a big event (a large tool result) keeps only its entry and is read by seq.
- * Events never change, so a kept event is never stale: only the view's shape changes, and that
- * goes through the object's commit, which keeps this in step.
+ * The memory budget for the view's small events kept whole on their entries, so a view read
+ * mostly skips storage; a big event (a large tool result) keeps only its entry and is read by
+ * seq. Events never change, so a kept event is never stale: only the view's shape changes, and
+ * that goes through the view cache, which keeps this in step.
  */
-export class ViewBodies {
+export class BodyBudget {
   private chars = 0
 
   constructor(private readonly limits = VIEW_BODY_LIMITS) {}

@@ -50,8 +50,6 @@ const MIGRATIONS: string[] = [
    ) WITHOUT ROWID;`,
 ]
 
-export const SCHEMA_VERSION = MIGRATIONS.length
-
 /** Brings the database to the newest schema. Cheap when it is there already (one query). */
 export function migrate(storage: DurableObjectStorage): void {
   const sql = storage.sql

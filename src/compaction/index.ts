@@ -1,0 +1,97 @@
+import { ServiceError } from '../contract/errors'
+import { newEventId } from '../contract/ids'
+import type { StrategySpec } from '../contract/schemas'
+import {
+  type CompactionResult,
+  compact,
+  type MessageSkeleton,
+  type SessionInfo,
+  type SessionStore,
+  type Summarizer,
+  type TokenEstimator,
+  type Trigger,
+} from '../core'
+import { log } from '../log'
+import { modelSettings, NOT_CONFIGURED } from '../models/config'
+import { toServiceError, UpstreamError } from '../models/port'
+import { modelSummarizer } from '../models/summarizer'
+
+/** One pass as the service asks for it: a strategy as stored (its summarizer as options, not a model). */
+export interface PassRequest {
+  /** Default `always`. */
+  trigger?: Trigger
+  strategy: StrategySpec
+  /** A user message about to be sent: it counts as the newest turn (see the core's `compact`). */
+  pending?: readonly MessageSkeleton[]
+}
+
+/** Runs compaction passes on a session's store, with a model-backed summarizer when a strategy asks for one. */
+export interface Compactor {
+  /**
+   * Runs one pass. A summarizer with no model configured is a 503; a summarizer that fails at the
+   * upstream is a 502 and nothing is written (logged once, here).
+   */
+  run(store: SessionStore, session: SessionInfo, request: PassRequest): Promise<CompactionResult>
+}
+
+export interface CompactorOptions {
+  /** The deployment's variables: its models are read from them when a pass first needs a summarizer. */
+  env: Env
+  estimator: TokenEstimator
+}
+
+/**
+ * The compaction use case: the core's `compact()` with the service's summarizer, ids, clock and
+ * logs, and upstream failures in the contract's words.
+ *
+ * @example
+ * const compaction = compactor({ env, estimator: defaultEstimator })
+ * const result = await compaction.run(store, { id: 'chat-1', metadata: {} }, { strategy: { window: { lastTurns: 8 } } })
+ */
+export function compactor(options: CompactorOptions): Compactor {
+  const summarizerFor = (spec: StrategySpec['summarizer']): Summarizer | null => {
+    if (!spec) return null
+    const models = modelSettings(options.env)
+    if (!models.model) throw new ServiceError('not_configured', `summaries need a model; ${NOT_CONFIGURED}`)
+    return modelSummarizer({
+      model: models.model,
+      modelName: spec.model ?? models.summaryModel,
+      maxTokens: models.summaryTokens,
+      overlapSize: spec.overlapSize,
+      systemPrompt: spec.systemPrompt,
+      shadowPrompt: spec.shadowPrompt,
+    })
+  }
+
+  return {
+    async run(store, session, request) {
+      const summarizer = summarizerFor(request.strategy.summarizer)
+      try {
+        return await compact(
+          {
+            trigger: request.trigger,
+            strategy: { window: request.strategy.window, summarizer },
+            session,
+            pending: request.pending,
+          },
+          {
+            store,
+            estimator: options.estimator,
+            newId: newEventId,
+            now: () => new Date().toISOString(),
+            // A blank summary: the core's one WARN for it.
+            warn: (message, data) => log.warn(message, data),
+          },
+        )
+      } catch (error) {
+        if (error instanceof UpstreamError)
+          log.warn('summarizer failed; nothing was written', {
+            session: session.id,
+            failure: error.failure,
+            detail: error.message,
+          })
+        throw toServiceError(error)
+      }
+    },
+  }
+}

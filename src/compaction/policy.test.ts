@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest'
+import { parsePolicyJson } from '../contract/schemas'
+import { defaultPolicy, turnPolicy } from './policy'
+
+const parse = (json: string) => parsePolicyJson(json, 'COMPACTION_POLICY')
+
+describe('COMPACTION_POLICY', () => {
+  it('accepts a valid policy and defaults the strategy', () => {
+    expect(parse('{"trigger":{"tokenCount":6000},"strategy":{"window":{"tokenBudget":3000},"summarizer":{}}}')).toEqual({
+      policy: { trigger: { tokenCount: 6000 }, strategy: { window: { tokenBudget: 3000 }, summarizer: {} } },
+    })
+    expect(parse('{"trigger":{"always":true}}')).toEqual({ policy: { trigger: { always: true }, strategy: {} } })
+  })
+
+  it.each([
+    ['{', 'COMPACTION_POLICY: not valid JSON'],
+    ['[]', 'COMPACTION_POLICY: Invalid input: expected object, received array'],
+    ['{"trigger":{"turnCount":0}}', 'COMPACTION_POLICY.trigger.turnCount: must be an integer ≥ 1'],
+    [
+      '{"trigger":{"always":true},"strategy":{"window":{"lastTurns":-1}}}',
+      'COMPACTION_POLICY.strategy.window.lastTurns: must be an integer ≥ 1',
+    ],
+    ['{"trigger":{"always":true},"extra":1}', 'COMPACTION_POLICY.extra: unknown field'],
+    ['{"trigger":{"always":true},"strategy":{"windows":{}}}', 'COMPACTION_POLICY.strategy.windows: unknown field'],
+  ])('refuses %s', (json, problem) => {
+    expect(parse(json)).toEqual({ problem })
+  })
+
+  it('refuses the summarizer settings the API refuses (it used to accept any object there)', () => {
+    const bad = '{"trigger":{"always":true},"strategy":{"summarizer":{"overlapSize":"lots","temperature":1}}}'
+    const result = parse(bad)
+    expect('problem' in result && result.problem).toContain('COMPACTION_POLICY.strategy.summarizer.overlapSize:')
+    expect('problem' in result && result.problem).toContain('COMPACTION_POLICY.strategy.summarizer.temperature: unknown field')
+  })
+})
+
+describe('turnPolicy', () => {
+  const session = { trigger: { turnCount: 3 }, strategy: {} }
+  const base = { requested: undefined, session: null, deployment: undefined, promptBudget: 7168, summaries: true }
+
+  it('takes the request’s, then the session’s, then the deployment’s, then the built-in one', () => {
+    const requested = { trigger: { always: true as const }, strategy: {} }
+    expect(turnPolicy({ ...base, requested, session })).toBe(requested)
+    expect(turnPolicy({ ...base, requested: false, session })).toBeNull()
+    expect(turnPolicy({ ...base, session, deployment: '{"trigger":{"turnCount":9}}' })).toBe(session)
+    expect(turnPolicy({ ...base, deployment: '{"trigger":{"turnCount":9}}' })).toEqual({
+      trigger: { turnCount: 9 },
+      strategy: {},
+    })
+    expect(turnPolicy(base)).toEqual(defaultPolicy(7168, true))
+  })
+
+  it('falls back to the built-in default when COMPACTION_POLICY is not valid', () => {
+    expect(turnPolicy({ ...base, deployment: '{"trigger":{"turnCount":"nine"}}' })).toEqual(defaultPolicy(7168, true))
+  })
+})
+
+describe('defaultPolicy', () => {
+  it('fires at 60% of the prompt budget, keeps 30%, and summarizes when a model is configured', () => {
+    expect(defaultPolicy(7168, true)).toEqual({
+      trigger: { tokenCount: 4300 },
+      strategy: { window: { tokenBudget: 2150 }, summarizer: {} },
+    })
+    expect(defaultPolicy(7168, false).strategy.summarizer).toBeUndefined()
+  })
+})

@@ -1,0 +1,63 @@
+import { type Policy, parsePolicyJson } from '../contract/schemas'
+import { log } from '../log'
+
+/**
+ * The built-in policy for turns when neither the request, the session nor COMPACTION_POLICY
+ * gives one: leave conversations alone until they fill 60% of the prompt budget, then keep the
+ * newest 30% (whole turns) and summarize the rest when a model is configured.
+ *
+ * @example
+ * defaultPolicy(7168, true) // { trigger: { tokenCount: 4300 }, strategy: { window: { tokenBudget: 2150 }, summarizer: {} } }
+ */
+export function defaultPolicy(promptBudget: number, summaries: boolean): Policy {
+  return {
+    trigger: { tokenCount: Math.max(1, Math.floor(promptBudget * 0.6)) },
+    strategy: { window: { tokenBudget: Math.max(1, Math.floor(promptBudget * 0.3)) }, ...(summaries ? { summarizer: {} } : {}) },
+  }
+}
+
+/** COMPACTION_POLICY as parsed, by its text: parsed (and a bad one reported) once per isolate. */
+const parsed = new Map<string, Policy | null>()
+
+/**
+ * The deployment's policy from the `COMPACTION_POLICY` variable, read with the API's own policy
+ * schema; null when unset, or when it is not valid (logged once, the built-in default applies).
+ */
+export function deploymentPolicy(json: string | undefined): Policy | null {
+  if (!json) return null
+  let policy = parsed.get(json)
+  if (policy === undefined) {
+    const result = parsePolicyJson(json, 'COMPACTION_POLICY')
+    if ('problem' in result) log.error('COMPACTION_POLICY is not valid; using the built-in default', { problem: result.problem })
+    policy = 'policy' in result ? result.policy : null
+    parsed.set(json, policy)
+  }
+  return policy
+}
+
+/** Where a turn's policy may come from, most specific first. */
+export interface PolicySources {
+  /** The turn request's `compaction` (false: none for this turn). */
+  requested: Policy | false | undefined
+  /** The session's own policy. */
+  session: Policy | null
+  /** The deployment's COMPACTION_POLICY text. */
+  deployment: string | undefined
+  /** The prompt budget and whether summaries are possible, for the built-in default. */
+  promptBudget: number
+  summaries: boolean
+}
+
+/**
+ * A turn's policy: the request's (false: none), the session's, COMPACTION_POLICY, or the
+ * built-in default.
+ */
+export function turnPolicy(sources: PolicySources): Policy | null {
+  if (sources.requested === false) return null
+  return (
+    sources.requested ??
+    sources.session ??
+    deploymentPolicy(sources.deployment) ??
+    defaultPolicy(sources.promptBudget, sources.summaries)
+  )
+}

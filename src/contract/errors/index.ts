@@ -1,0 +1,84 @@
+/**
+ * The error contract: every error code with its HTTP status, the one error class the layers
+ * throw, and the value a Durable Object answers across RPC (an error thrown across RPC loses its
+ * type, so methods answer an {@link Outcome} instead).
+ */
+
+/** Each error code of the contract and its HTTP status: the one place a code's status is decided. */
+export const ERROR_STATUS = {
+  invalid_request: 400,
+  unauthorized: 401,
+  not_found: 404,
+  version_conflict: 409,
+  id_conflict: 409,
+  session_exists: 409,
+  payload_too_large: 413,
+  context_overflow: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal: 500,
+  upstream_error: 502,
+  not_configured: 503,
+} as const
+
+export type ErrorCode = keyof typeof ERROR_STATUS
+export type ErrorStatus = (typeof ERROR_STATUS)[ErrorCode]
+
+/** The `error` member of the contract's error body: `{"error": {"code", "message"}}`. */
+export interface ErrorBody {
+  code: ErrorCode
+  message: string
+}
+
+/**
+ * An error of the contract, thrown in any layer: its code decides its status, and the HTTP layer
+ * renders it as the contract's error body with its extra headers (e.g. `WWW-Authenticate`).
+ *
+ * @example
+ * throw new ServiceError('id_conflict', 'event id "e1" is already in the log with a different message')
+ */
+export class ServiceError extends Error {
+  override readonly name = 'ServiceError'
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message)
+  }
+
+  get status(): ErrorStatus {
+    return ERROR_STATUS[this.code]
+  }
+
+  get body(): ErrorBody {
+    return { code: this.code, message: this.message }
+  }
+}
+
+export const sessionNotFound = () => new ServiceError('not_found', 'session not found')
+
+/** What an RPC method answers: a value, or an error of the contract. */
+export type Outcome<T> = { ok: true; value: T } | { ok: false; error: ErrorBody }
+
+/**
+ * Runs a Durable Object method's body, answering a thrown {@link ServiceError} as an error
+ * outcome; anything else is a bug and is thrown on (the HTTP layer answers 500).
+ *
+ * @example
+ * get(): Promise<Outcome<SessionJson>> { return toOutcome(() => this.session.json()) }
+ */
+export async function toOutcome<T>(body: () => T | Promise<T>): Promise<Outcome<T>> {
+  try {
+    return { ok: true, value: await body() }
+  } catch (error) {
+    if (error instanceof ServiceError) return { ok: false, error: error.body }
+    throw error
+  }
+}
+
+/** The value of an outcome, or its error thrown again as a {@link ServiceError}. */
+export function unwrap<T>(outcome: Outcome<T>): T {
+  if (!outcome.ok) throw new ServiceError(outcome.error.code, outcome.error.message)
+  return outcome.value
+}

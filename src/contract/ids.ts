@@ -1,0 +1,8 @@
+/** Ids the service makes: a prefix naming the kind, then 32 hex digits of a random UUID. */
+const newId = (prefix: string) => `${prefix}_${crypto.randomUUID().replaceAll('-', '')}`
+
+/** An event id the server assigns (`evt_…`). */
+export const newEventId = (): string => newId('evt')
+
+/** A session id the server assigns when the client gives none (`ses_…`). */
+export const newSessionId = (): string => newId('ses')

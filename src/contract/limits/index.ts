@@ -1,0 +1,51 @@
+import { type Message, utf8Length } from '../../core'
+import { ServiceError } from '../errors'
+
+/** The service's documented limits (README "Limits"). */
+export const LIMITS = {
+  /** Largest request body. */
+  requestBytes: 8 * 1024 * 1024,
+  /** An event's content: the UTF-8 bytes of its text, tool arguments and tool data together. */
+  eventContentBytes: 1024 * 1024,
+  /** Metadata of an event or a session, serialized as JSON. */
+  metadataBytes: 16 * 1024,
+  /** Nesting levels of metadata. */
+  metadataDepth: 32,
+  /** Events in one append. */
+  eventsPerAppend: 1000,
+  /** Tool calls or tool responses in one message. */
+  toolItems: 128,
+  /** Tool call ids and names. */
+  toolNameChars: 256,
+  /** Session ttl: ten years. */
+  ttlSeconds: 10 * 365 * 24 * 3600,
+  sessionsPage: { default: 20, max: 100 },
+  eventsPage: { default: 100, max: 1000 },
+} as const
+
+/** Session and event ids. */
+export const ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/
+
+/**
+ * An event's size as the contract measures it: the UTF-8 bytes of its text, tool arguments and
+ * tool data together (checked against {@link LIMITS.eventContentBytes}).
+ *
+ * @example
+ * contentBytes({ role: 'user', content: 'héllo' }) // 6
+ */
+export function contentBytes(message: Message): number {
+  let bytes = utf8Length(message.content ?? '')
+  for (const call of message.toolCalls ?? []) bytes += utf8Length(call.arguments)
+  for (const response of message.toolResponses ?? []) bytes += utf8Length(response.data)
+  return bytes
+}
+
+/** The 413 for a message over the event content limit, naming where it is. */
+export function contentTooLarge(where: string, message: Message): ServiceError | null {
+  const bytes = contentBytes(message)
+  if (bytes <= LIMITS.eventContentBytes) return null
+  return new ServiceError(
+    'payload_too_large',
+    `${where}: ${bytes} bytes of content; the limit is ${LIMITS.eventContentBytes} bytes per event`,
+  )
+}

@@ -1,0 +1,56 @@
+import { z } from '@hono/zod-openapi'
+import { ID_PATTERN, LIMITS } from '../limits'
+
+export const ID_RULE = 'must be 1–128 characters of A-Z a-z 0-9 . _ : -'
+
+/** Session and event ids. */
+export const Id = z.string().regex(ID_PATTERN, ID_RULE).openapi({ example: 'chat-42' })
+
+/** Session ids appear in URL paths, where `.` and `..` are dot segments no client can send as a name. */
+export const SessionId = Id.refine((id) => id !== '.' && id !== '..', 'must not be "." or ".." (URL dot segments)')
+
+/** Nesting depth of a JSON value (0 for a primitive), measured level by level without recursion. */
+function depthOf(value: unknown, limit: number): number {
+  const isObject = (item: unknown): item is object => typeof item === 'object' && item !== null
+  let depth = 0
+  let level: unknown[] = [value]
+  while (depth <= limit) {
+    const next: unknown[] = []
+    for (const item of level) if (isObject(item)) for (const child of Object.values(item)) next.push(child)
+    if (!level.some(isObject)) return depth
+    depth += 1
+    level = next
+  }
+  return depth
+}
+
+export const MetadataSchema = z
+  .record(z.string(), z.unknown())
+  .superRefine((value, ctx) => {
+    // Depth first: serializing a very deep value would overflow the stack.
+    if (depthOf(value, LIMITS.metadataDepth) > LIMITS.metadataDepth) {
+      ctx.addIssue({ code: 'custom', message: `must not be nested deeper than ${LIMITS.metadataDepth} levels` })
+    } else if (new TextEncoder().encode(JSON.stringify(value)).length > LIMITS.metadataBytes) {
+      ctx.addIssue({ code: 'custom', message: `must serialize to at most ${LIMITS.metadataBytes} bytes of JSON` })
+    }
+  })
+  .openapi('Metadata', { type: 'object', additionalProperties: true, example: { channel: 'web' } })
+
+export const Timestamp = z.iso.datetime({ offset: true }).openapi({ example: '2026-01-01T00:00:00.000Z' })
+
+/** `limit`: 1..max, larger values clamped, zero/negative/non-numbers refused. */
+export const Limit = (defaults: { default: number; max: number }) =>
+  z
+    .string()
+    .regex(/^\d+$/, 'must be a positive integer')
+    .transform(Number)
+    .refine((n) => n >= 1, 'must be at least 1')
+    .transform((n) => Math.min(n, defaults.max))
+    .optional()
+    .openapi({ param: { name: 'limit', in: 'query' }, example: String(defaults.default), type: 'integer' })
+
+export const SessionParams = z.object({ id: SessionId.openapi({ param: { name: 'id', in: 'path' } }) })
+
+export const ErrorResponse = z
+  .object({ error: z.object({ code: z.string(), message: z.string() }) })
+  .openapi('Error', { example: { error: { code: 'not_found', message: 'session not found' } } })

@@ -1,0 +1,143 @@
+import { z } from '@hono/zod-openapi'
+import type { Problem } from '../../core'
+import { ID_PATTERN, LIMITS } from '../limits'
+import { ID_RULE, Id, Limit, MetadataSchema, Timestamp } from './common'
+
+const ToolCallSchema = z
+  .strictObject({
+    id: z.string().min(1).max(LIMITS.toolNameChars),
+    name: z.string().min(1).max(LIMITS.toolNameChars),
+    arguments: z.string(),
+  })
+  .openapi('ToolCall')
+
+const ToolResponseSchema = z
+  .strictObject({
+    id: z.string().min(1).max(LIMITS.toolNameChars),
+    name: z.string().min(1).max(LIMITS.toolNameChars),
+    data: z.string(),
+  })
+  .openapi('ToolResponse')
+
+export const MessageSchema = z
+  .strictObject({
+    role: z.enum(['system', 'user', 'assistant', 'tool']),
+    content: z.string().nullable(),
+    toolCalls: z.array(ToolCallSchema).min(1).max(LIMITS.toolItems).optional(),
+    toolResponses: z.array(ToolResponseSchema).min(1).max(LIMITS.toolItems).optional(),
+  })
+  .superRefine((m, ctx) => {
+    const problem = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message })
+    if (m.toolCalls && m.role !== 'assistant') problem('toolCalls', 'only assistant messages carry tool calls')
+    if (m.toolResponses && m.role !== 'tool') problem('toolResponses', 'only tool messages carry tool responses')
+    if (m.role === 'tool' && !m.toolResponses) problem('toolResponses', 'a tool message needs at least one tool response')
+    if ((m.role === 'system' || m.role === 'user') && m.content === null)
+      problem('content', `a ${m.role} message needs text content`)
+    if (m.role === 'assistant' && m.content === null && !m.toolCalls)
+      problem('content', 'an assistant message needs content or tool calls')
+  })
+  .openapi('Message')
+
+export const EventInputSchema = z
+  .strictObject({
+    id: Id.optional(),
+    type: z.literal('MESSAGE', 'clients can only write MESSAGE events').optional(),
+    synthetic: z.literal(false, 'clients cannot write synthetic events').optional(),
+    message: MessageSchema,
+    metadata: MetadataSchema.optional(),
+    timestamp: Timestamp.optional(),
+  })
+  .openapi('EventInput')
+
+/** An event a client appends, as the store takes it (`type` and `synthetic` only restate the defaults). */
+export type EventInput = Omit<z.output<typeof EventInputSchema>, 'type' | 'synthetic'>
+
+/**
+ * The rules of one append that span its events: 1 to 1000 of them, ids well-formed and unique
+ * within the request. The schema below and the session object (whoever calls it) both check them
+ * here, in the same words. Null when they hold.
+ *
+ * @example
+ * appendProblem([{ id: 'a' }, { id: 'a' }]) // { path: ['events', 1, 'id'], message: '"a" is also the id of events[0]' }
+ */
+export function appendProblem(events: readonly { id?: string }[]): Problem | null {
+  if (events.length === 0 || events.length > LIMITS.eventsPerAppend) {
+    return { path: ['events'], message: `must hold 1 to ${LIMITS.eventsPerAppend} events` }
+  }
+  const seen = new Map<string, number>()
+  for (const [i, { id }] of events.entries()) {
+    if (id === undefined) continue
+    if (!ID_PATTERN.test(id)) return { path: ['events', i, 'id'], message: ID_RULE }
+    const first = seen.get(id)
+    if (first !== undefined) return { path: ['events', i, 'id'], message: `"${id}" is also the id of events[${first}]` }
+    seen.set(id, i)
+  }
+  return null
+}
+
+export const AppendRequest = z
+  .strictObject({
+    events: z.array(EventInputSchema).min(1).max(LIMITS.eventsPerAppend),
+    expectedVersion: z.int().min(0).optional(),
+  })
+  .superRefine((body, ctx) => {
+    const problem = appendProblem(body.events)
+    if (problem) ctx.addIssue({ code: 'custom', path: problem.path, message: problem.message })
+  })
+  .openapi('AppendRequest')
+
+const BoundarySchema = z
+  .object({
+    pinned: z.array(z.string()),
+    summary: z.array(z.string()),
+    preserved: z.array(z.string()),
+    coveredEventCount: z.int(),
+    tokensEstimatedSaved: z.int(),
+  })
+  .openapi('Boundary')
+
+export const EventSchema = z
+  .object({
+    id: z.string(),
+    seq: z.int(),
+    type: z.enum(['MESSAGE', 'COMPACTION']),
+    timestamp: z.string(),
+    synthetic: z.boolean(),
+    tokens: z.int(),
+    metadata: z.record(z.string(), z.unknown()),
+    message: MessageSchema.optional(),
+    boundary: BoundarySchema.optional(),
+  })
+  .openapi('Event')
+
+export const AppendResponse = z.object({ version: z.int(), events: z.array(EventSchema) }).openapi('AppendResponse')
+
+export const LogQuery = z.strictObject({
+  after: z
+    .string()
+    .regex(/^\d+$/, 'must be a sequence number ≥ 0')
+    .transform(Number)
+    .refine(Number.isSafeInteger, 'is too large')
+    .optional()
+    .openapi({ param: { name: 'after', in: 'query' }, type: 'integer' }),
+  limit: Limit(LIMITS.eventsPage),
+})
+
+export const LogPage = z
+  .object({ events: z.array(EventSchema), version: z.int(), nextAfter: z.int().nullable() })
+  .openapi('LogPage')
+
+export const ViewQuery = z.strictObject({
+  format: z
+    .enum(['openai'])
+    .optional()
+    .openapi({ param: { name: 'format', in: 'query' } }),
+})
+
+export const ViewSchema = z
+  .object({ events: z.array(EventSchema), tokens: z.int(), turns: z.int(), version: z.int() })
+  .openapi('View')
+
+export const OpenAIView = z
+  .object({ messages: z.array(z.record(z.string(), z.unknown())) })
+  .openapi('OpenAIView', { description: 'The view as OpenAI chat messages (latest system message only, first).' })

@@ -1,0 +1,42 @@
+import type { z } from '@hono/zod-openapi'
+import { formatProblem } from '../../core'
+
+/** Where a field is: body fields from the body's root (`events[0].id`), others by their part. */
+function where(target: string, path: (string | number)[], message: string): string {
+  const prefix = target === 'json' ? (path.length === 0 ? 'body' : '') : target === 'param' ? 'path' : target
+  return formatProblem(prefix, { path, message })
+}
+
+/** The value at a path inside the input, or undefined when there is none. */
+function valueAt(input: unknown, path: readonly (string | number)[]): unknown {
+  let value = input
+  for (const key of path) {
+    if (typeof value !== 'object' || value === null) return undefined
+    value = (value as Record<string | number, unknown>)[key]
+  }
+  return value
+}
+
+/** One zod issue in words: the field's path and why (zod's issues do not say whether a value was there). */
+function describe(issue: z.core.$ZodIssue, target: string, input: unknown): string {
+  const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol')
+  if (issue.code === 'unrecognized_keys')
+    return issue.keys.map((key) => where(target, [...path, key], 'unknown field')).join('; ')
+  if (issue.code === 'invalid_type' && valueAt(input, path) === undefined) return where(target, path, 'is required')
+  return where(target, path, issue.message)
+}
+
+/**
+ * A failed validation of `input` in words, naming each bad field (at most five) and why. `target`
+ * is where the value came from: `json` (a request body), `query`, `param`, or a name such as a
+ * variable's.
+ *
+ * @example
+ * describeIssues(PolicySchema.safeParse(value).error!.issues, 'COMPACTION_POLICY', value)
+ * // 'COMPACTION_POLICY.strategy.summarizer.overlapSize: Invalid input: expected int, received string'
+ */
+export function describeIssues(issues: readonly z.core.$ZodIssue[], target: string, input: unknown): string {
+  const described = issues.slice(0, 5).map((issue) => describe(issue, target, input))
+  const more = issues.length > 5 ? ` (and ${issues.length - 5} more)` : ''
+  return described.join('; ') + more
+}

@@ -1,0 +1,57 @@
+import { z } from '@hono/zod-openapi'
+import { LIMITS } from '../limits'
+import { Limit, MetadataSchema, SessionId } from './common'
+import { PolicySchema } from './policy'
+
+const TtlSeconds = z.int().min(1).max(LIMITS.ttlSeconds)
+
+export const CreateSessionRequest = z
+  .strictObject({
+    id: SessionId.optional(),
+    ttlSeconds: TtlSeconds.optional(),
+    metadata: MetadataSchema.optional(),
+    policy: PolicySchema.nullable().optional(),
+  })
+  .openapi('CreateSessionRequest')
+
+export const PatchSessionRequest = z
+  .strictObject({
+    metadata: MetadataSchema.optional(),
+    ttlSeconds: TtlSeconds.nullable().optional(),
+    policy: PolicySchema.nullable().optional(),
+  })
+  .refine((body) => Object.keys(body).length > 0, 'give at least one of metadata, ttlSeconds, policy')
+  .openapi('PatchSessionRequest')
+
+export type CreateSessionInput = Omit<z.output<typeof CreateSessionRequest>, 'id'>
+export type PatchSessionInput = z.output<typeof PatchSessionRequest>
+
+export const SessionSchema = z
+  .object({
+    id: z.string(),
+    userId: z.string(),
+    createdAt: z.string(),
+    expiresAt: z.string().nullable(),
+    metadata: z.record(z.string(), z.unknown()),
+    version: z.int(),
+    policy: PolicySchema.nullable(),
+    stats: z.object({ events: z.int(), viewEvents: z.int(), viewTokens: z.int(), turns: z.int() }).optional(),
+  })
+  .openapi('Session')
+
+/** The contract's Session object. */
+export type SessionJson = z.output<typeof SessionSchema>
+
+export const SessionList = z
+  .object({ sessions: z.array(SessionSchema), nextCursor: z.string().nullable() })
+  .openapi('SessionList')
+
+export const ListQuery = z.strictObject({
+  limit: Limit(LIMITS.sessionsPage),
+  cursor: z
+    .string()
+    .min(1)
+    .max(512)
+    .optional()
+    .openapi({ param: { name: 'cursor', in: 'query' } }),
+})

@@ -1,0 +1,39 @@
+import { z } from '@hono/zod-openapi'
+import { Id } from './common'
+import { CompactionResultSchema } from './compaction'
+import { EventSchema } from './events'
+import { PolicySchema } from './policy'
+
+export const TurnRequest = z
+  .strictObject({
+    id: Id.optional(),
+    content: z.string().min(1, 'must not be empty'),
+    system: z.string().min(1, 'must not be empty').optional(),
+    model: z.string().min(1).max(256).optional(),
+    stream: z.boolean().optional(),
+    compaction: z.union([z.literal(false), PolicySchema]).optional(),
+  })
+  .openapi('TurnRequest')
+
+/** A chat turn as the session object takes it. */
+export type TurnInput = z.output<typeof TurnRequest>
+
+const UsageSchema = z
+  .object({ promptTokens: z.int(), completionTokens: z.int(), totalTokens: z.int() })
+  .nullable()
+  .openapi('Usage')
+
+const ErrorObject = z.object({ error: z.object({ code: z.string(), message: z.string() }) })
+
+export const TurnResponse = z
+  .object({
+    reply: EventSchema,
+    events: z.array(EventSchema),
+    compaction: z.union([CompactionResultSchema, ErrorObject]).nullable(),
+    usage: UsageSchema,
+    context: z
+      .object({ promptTokens: z.int(), budget: z.int(), compactions: z.array(CompactionResultSchema), retried: z.boolean() })
+      .nullable()
+      .openapi({ description: 'How the prompt was fitted into CHAT_CONTEXT_TOKENS (null for a replayed turn).' }),
+  })
+  .openapi('TurnResponse')

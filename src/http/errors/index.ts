@@ -1,0 +1,41 @@
+import type { Context } from 'hono'
+import { HTTPException } from 'hono/http-exception'
+import type { ContentfulStatusCode } from 'hono/utils/http-status'
+import { type ErrorCode, ServiceError } from '../../contract/errors'
+import { log } from '../../log'
+
+/** A response with the contract's error body. */
+export const errorJson = (c: Context, status: ContentfulStatusCode, code: ErrorCode, message: string) =>
+  c.json({ error: { code, message } }, status)
+
+/** Hono's own exceptions (its body limit and validators) in the contract's words. */
+function fromHonoException(error: HTTPException): ServiceError {
+  switch (error.status) {
+    case 413:
+      return new ServiceError('payload_too_large', error.message)
+    case 415:
+      return new ServiceError('unsupported_media_type', 'the request body must be JSON (Content-Type: application/json)')
+    default:
+      // Bodies are decoded and parsed by the body middleware first: anything else here is a 400.
+      return new ServiceError('invalid_request', error.message)
+  }
+}
+
+/**
+ * `app.onError`: every error in the contract's shape — a {@link ServiceError} with its status and
+ * headers, Hono's exceptions translated, anything else a 500 that names the request id and never
+ * shows a stack trace.
+ *
+ * @example
+ * app.onError(onError)
+ */
+export function onError(error: Error, c: Context) {
+  const known = error instanceof ServiceError ? error : error instanceof HTTPException ? fromHonoException(error) : null
+  if (known) {
+    for (const [name, value] of Object.entries(known.headers)) c.header(name, value)
+    return errorJson(c, known.status as ContentfulStatusCode, known.code, known.message)
+  }
+  const requestId = c.get('requestId' as never) as string | undefined
+  log.error('unhandled error', { requestId, error: String(error), stack: error.stack })
+  return errorJson(c, 500, 'internal', `internal error (request ${requestId ?? 'unknown'})`)
+}

@@ -1,0 +1,63 @@
+import { createRoute } from '@hono/zod-openapi'
+import { unwrap } from '../../contract/errors'
+import { LIMITS } from '../../contract/limits'
+import {
+  AppendRequest,
+  AppendResponse,
+  LogPage,
+  LogQuery,
+  OpenAIView,
+  SessionParams,
+  ViewQuery,
+  ViewSchema,
+} from '../../contract/schemas'
+import { toOpenAIMessages } from '../../models/openai-format'
+import { body, errors, json, routes, SESSION_PATH, sessionOf } from './openapi'
+
+const appendEvents = createRoute({
+  method: 'post',
+  path: `${SESSION_PATH}/events`,
+  summary: 'Append events (creates the session if needed)',
+  request: { params: SessionParams, ...body(AppendRequest) },
+  responses: {
+    201: json(AppendResponse, 'Appended'),
+    200: json(AppendResponse, 'Every event was already in the log: returned as stored'),
+    ...errors(400, 401, 409, 413, 415),
+  },
+})
+
+const readLog = createRoute({
+  method: 'get',
+  path: `${SESSION_PATH}/events`,
+  summary: 'Read the log, COMPACTION events included',
+  request: { params: SessionParams, query: LogQuery },
+  responses: { 200: json(LogPage, 'A page of the log'), ...errors(400, 401, 404) },
+})
+
+const readView = createRoute({
+  method: 'get',
+  path: `${SESSION_PATH}/view`,
+  summary: 'Read the view: what the model is shown',
+  request: { params: SessionParams, query: ViewQuery },
+  responses: { 200: json(ViewSchema.or(OpenAIView), 'The view'), ...errors(400, 401, 404) },
+})
+
+/** The log and the view: append, read a page of the log, read the view. */
+export const eventRoutes = routes()
+  .openapi(appendEvents, async (c) => {
+    const { events, expectedVersion } = c.req.valid('json')
+    const { id } = c.req.valid('param')
+    // `type` and `synthetic` may only restate the defaults (the schema checks): drop them.
+    const inputs = events.map(({ type: _type, synthetic: _synthetic, ...event }) => event)
+    const result = unwrap(await sessionOf(c, id).append({ userId: c.get('userId'), sessionId: id }, inputs, expectedVersion))
+    return c.json({ version: result.version, events: result.events }, result.written ? 201 : 200)
+  })
+  .openapi(readLog, async (c) => {
+    const { after = 0, limit = LIMITS.eventsPage.default } = c.req.valid('query')
+    return c.json(unwrap(await sessionOf(c, c.req.valid('param').id).readLog(after, limit)), 200)
+  })
+  .openapi(readView, async (c) => {
+    const view = unwrap(await sessionOf(c, c.req.valid('param').id).readView())
+    if (c.req.valid('query').format === 'openai') return c.json({ messages: toOpenAIMessages(view.events) }, 200)
+    return c.json(view, 200)
+  })

@@ -1,0 +1,30 @@
+import { OpenAPIHono, type z } from '@hono/zod-openapi'
+import { ErrorResponse } from '../../contract/schemas'
+import { sessionClient } from '../../store/session/client'
+import type { AppEnv } from '../env'
+import { validationHook } from '../validation'
+
+/** A JSON response or request body of a route, for the OpenAPI document. */
+export const json = <T extends z.ZodType>(schema: T, description: string) => ({
+  content: { 'application/json': { schema } },
+  description,
+})
+
+export const body = <T extends z.ZodType>(schema: T, required = true) => ({
+  body: { content: { 'application/json': { schema } }, required },
+})
+
+/** The error responses a route can answer, all in the contract's error shape. */
+export const errors = (...statuses: (400 | 401 | 404 | 409 | 413 | 415 | 502 | 503)[]) =>
+  Object.fromEntries(statuses.map((status) => [status, json(ErrorResponse, `Error (${status})`)])) as Record<
+    number,
+    ReturnType<typeof json<typeof ErrorResponse>>
+  >
+
+export const SESSION_PATH = '/v1/sessions/{id}'
+
+/** A group of routes, validated with the API's hook. */
+export const routes = () => new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+
+/** The caller's session `id` (validated by the route's path schema), as a typed RPC client. */
+export const sessionOf = (c: { env: Env; get(key: 'userId'): string }, id: string) => sessionClient(c.env, c.get('userId'), id)

@@ -1,0 +1,61 @@
+import { createRoute } from '@hono/zod-openapi'
+import { streamSSE } from 'hono/streaming'
+import { ServiceError } from '../../contract/errors'
+import { SessionParams, TurnRequest, TurnResponse } from '../../contract/schemas'
+import { log } from '../../log'
+import { type TurnFrame, turnFrames } from '../../turns/frames'
+import { body, errors, routes, SESSION_PATH, sessionOf } from './openapi'
+
+const runTurn = createRoute({
+  method: 'post',
+  path: `${SESSION_PATH}/turns`,
+  summary: 'Run a chat turn (creates the session if needed)',
+  description:
+    'With `stream: true` the answer is `text/event-stream`: `delta` events `{"text"}`, then one `done` event (the JSON response) or `error` event.',
+  request: { params: SessionParams, ...body(TurnRequest) },
+  responses: {
+    200: {
+      description: 'The reply, the events written, the compaction result',
+      content: { 'application/json': { schema: TurnResponse }, 'text/event-stream': { schema: TurnResponse } },
+    },
+    ...errors(400, 401, 409, 413, 415, 502, 503),
+  },
+})
+
+/** The frames, with a session object that went away mid-turn (restart, abort) reported in the contract's words. */
+async function* interruptible(frames: AsyncGenerator<TurnFrame>): AsyncGenerator<TurnFrame> {
+  try {
+    yield* frames
+  } catch (error) {
+    log.error('turn interrupted', { error: String(error) })
+    yield {
+      type: 'error',
+      error: { code: 'internal', message: 'the session was interrupted before the turn finished; retry it with the same id' },
+    }
+  }
+}
+
+/** A chat turn, answered as JSON or streamed as server-sent events. */
+export const turnRoutes = routes().openapi(runTurn, async (c) => {
+  const input = c.req.valid('json')
+  const { id } = c.req.valid('param')
+  const frames = interruptible(turnFrames(await sessionOf(c, id).turn({ userId: c.get('userId'), sessionId: id }, input)))
+  const first = (await frames.next()).value
+  if (!first) throw new Error('the turn ended without an answer')
+  // A failure before anything was sent is an ordinary error response.
+  if (first.type === 'error') throw new ServiceError(first.error.code, first.error.message)
+  if (!input.stream) {
+    if (first.type !== 'done') throw new Error('a plain turn answered with a delta')
+    return c.json(first.result, 200)
+  }
+  return streamSSE(c, async (sse) => {
+    // A client that goes away stops the forwarding, not the turn: the object stores it anyway.
+    sse.onAbort(() => void frames.return(undefined))
+    for (let frame: TurnFrame | undefined = first; frame; frame = (await frames.next()).value ?? undefined) {
+      if (frame.type === 'delta') await sse.writeSSE({ event: 'delta', data: JSON.stringify({ text: frame.text }) })
+      else if (frame.type === 'done') await sse.writeSSE({ event: 'done', data: JSON.stringify(frame.result) })
+      else await sse.writeSSE({ event: 'error', data: JSON.stringify({ error: frame.error }) })
+      if (frame.type !== 'delta') break
+    }
+  })
+})

@@ -1,0 +1,148 @@
+import type { CreateSessionInput, Policy, SessionJson } from '../../contract/schemas'
+import { EMPTY_STATS, type Metadata, type ViewStats } from '../../core'
+import type { SessionAddress } from '../address'
+import type { Sql } from '../sql'
+import { expiryFrom } from './lifecycle'
+import { migrate } from './migrations'
+
+/** The session row: owner, lifecycle, policy and the counters kept in step with every append. */
+export interface SessionRecord {
+  id: string
+  userId: string
+  createdAt: string
+  expiresAt: string | null
+  metadata: Metadata
+  policy: Policy | null
+  /** The seq of the last event (0 when empty), which is also the number of events. */
+  version: number
+  /** The seq of the newest COMPACTION event, 0 if none. */
+  boundarySeq: number
+  stats: ViewStats
+  /** Whether the user's session index lists this session (its update is retried until it does). */
+  indexed: boolean
+}
+
+type Row = {
+  id: string
+  user_id: string
+  created_at: string
+  expires_at: string | null
+  metadata: string
+  policy: string | null
+  version: number
+  boundary_seq: number
+  view_events: number
+  view_tokens: number
+  turns: number
+  latest_system_seq: number | null
+  latest_system_tokens: number | null
+  indexed: number
+}
+
+export function readRecord(sql: Sql): SessionRecord | null {
+  const row = sql.first<Row>`SELECT * FROM session`
+  if (!row) return null
+  return {
+    id: row.id,
+    userId: row.user_id,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    metadata: JSON.parse(row.metadata) as Metadata,
+    policy: row.policy === null ? null : (JSON.parse(row.policy) as Policy),
+    version: row.version,
+    boundarySeq: row.boundary_seq,
+    stats: {
+      viewEvents: row.view_events,
+      viewTokens: row.view_tokens,
+      turns: row.turns,
+      latestSystem: row.latest_system_seq === null ? null : { seq: row.latest_system_seq, tokens: row.latest_system_tokens ?? 0 },
+    },
+    indexed: row.indexed === 1,
+  }
+}
+
+/** Inserts or replaces the session row (one row, a handful of columns: cheap). */
+export function writeRecord(sql: Sql, r: SessionRecord): void {
+  const { stats } = r
+  sql.run`INSERT OR REPLACE INTO session (singleton, id, user_id, created_at, expires_at, metadata, policy, version,
+      boundary_seq, view_events, view_tokens, turns, latest_system_seq, latest_system_tokens, indexed)
+    VALUES (1, ${r.id}, ${r.userId}, ${r.createdAt}, ${r.expiresAt}, ${JSON.stringify(r.metadata)},
+      ${r.policy === null ? null : JSON.stringify(r.policy)}, ${r.version}, ${r.boundarySeq}, ${stats.viewEvents},
+      ${stats.viewTokens}, ${stats.turns}, ${stats.latestSystem?.seq ?? null}, ${stats.latestSystem?.tokens ?? null},
+      ${r.indexed ? 1 : 0})`
+}
+
+/** The contract's Session object: `stats.events` counts every log event, which is the version. */
+export const sessionJson = (r: SessionRecord): SessionJson => ({
+  id: r.id,
+  userId: r.userId,
+  createdAt: r.createdAt,
+  expiresAt: r.expiresAt,
+  metadata: r.metadata,
+  version: r.version,
+  policy: r.policy,
+  stats: { events: r.version, viewEvents: r.stats.viewEvents, viewTokens: r.stats.viewTokens, turns: r.stats.turns },
+})
+
+/** The row of a session about to be created. */
+export function newRecord(address: SessionAddress, input: CreateSessionInput): SessionRecord {
+  return {
+    id: address.sessionId,
+    userId: address.userId,
+    createdAt: new Date().toISOString(),
+    expiresAt: expiryFrom(input.ttlSeconds ?? null),
+    metadata: input.metadata ?? {},
+    policy: input.policy ?? null,
+    version: 0,
+    boundarySeq: 0,
+    stats: EMPTY_STATS,
+    indexed: false,
+  }
+}
+
+/**
+ * The session row, read once and then kept in step by every write. Reads never create tables:
+ * probing an id that was never stored leaves no storage behind.
+ */
+export class SessionRowCache {
+  /** null: this object holds no session; undefined: not read yet. */
+  private record: SessionRecord | null | undefined
+  private schemaReady = false
+
+  constructor(
+    private readonly storage: DurableObjectStorage,
+    private readonly sql: Sql,
+  ) {}
+
+  /** The session row as stored, expired or not (null when there is none). */
+  stored(): SessionRecord | null {
+    if (this.record === undefined) this.record = this.openExisting() ? readRecord(this.sql) : null
+    return this.record
+  }
+
+  /** The row as just written. */
+  set(record: SessionRecord): void {
+    this.record = record
+  }
+
+  /** Forgets the row and the schema: the object's storage was deleted. */
+  forget(): void {
+    this.record = undefined
+    this.schemaReady = false
+  }
+
+  /** Creates or upgrades the schema; called before the first write. */
+  ensureSchema(): void {
+    if (this.schemaReady) return
+    migrate(this.storage)
+    this.schemaReady = true
+  }
+
+  /** Whether this object has ever stored a session; if so its schema is brought up to date. */
+  private openExisting(): boolean {
+    if (this.schemaReady) return true
+    const found = this.sql.first`SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'` !== null
+    if (found) this.ensureSchema()
+    return found
+  }
+}

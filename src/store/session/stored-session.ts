@@ -1,0 +1,291 @@
+import { ServiceError, sessionNotFound } from '../../contract/errors'
+import { newEventId } from '../../contract/ids'
+import type { CreateSessionInput, EventInput, PatchSessionInput } from '../../contract/schemas'
+import {
+  atSeq,
+  type MessageEvent,
+  type NewEvent,
+  type NewMessageEvent,
+  newMessageEvent,
+  type SessionEvent,
+  type SessionInfo,
+  type TokenEstimator,
+  VersionConflictError,
+  type ViewSnapshot,
+} from '../../core'
+import type { PromptState, TurnResult, TurnSession } from '../../turns/session'
+import type { SessionAddress } from '../address'
+import { Sql } from '../sql'
+import { checkAppendInputs, planAppend } from './append-input'
+import { expiryFrom, hasExpired, Lifecycle } from './lifecycle'
+import { SessionLog } from './log'
+import { newRecord, type SessionRecord, SessionRowCache, writeRecord } from './session-row'
+import { TurnLog } from './turn-log'
+import { ViewCache } from './view-cache'
+
+export interface AppendResult {
+  version: number
+  events: SessionEvent[]
+  /** Whether anything new was written (201) or every event was already stored (200). */
+  written: boolean
+}
+
+/**
+ * The session as this object stores it: the session row, the event log, the cached view and the
+ * turn record, in the object's SQLite storage. Every write goes through {@link commit}: one
+ * transaction, version-checked, counters and view advanced together. It is the storage port the
+ * compaction core and the chat turn work through.
+ */
+export class StoredSession implements TurnSession {
+  readonly sql: Sql
+  private readonly log: SessionLog
+  private readonly view: ViewCache
+  private readonly turns: TurnLog
+  private readonly lifecycle: Lifecycle
+  private readonly row: SessionRowCache
+  /** Who this object is for: set by the first call that may create the session (the object's name says the same). */
+  private address: SessionAddress | null = null
+
+  constructor(
+    private readonly storage: DurableObjectStorage,
+    env: Env,
+    private readonly estimator: TokenEstimator,
+  ) {
+    this.sql = new Sql(storage.sql)
+    this.log = new SessionLog(this.sql)
+    this.view = new ViewCache(this.log)
+    this.turns = new TurnLog(this.sql, this.log)
+    this.lifecycle = new Lifecycle(storage, env)
+    this.row = new SessionRowCache(storage, this.sql)
+  }
+
+  /** Tells the object which session it is for; calls that may create the session pass it. */
+  addressedAs(address: SessionAddress): this {
+    this.address = address
+    return this
+  }
+
+  // ── the session row ──────────────────────────────────────────────────────────────────────
+
+  /** The session if it exists; an expired one is wiped on the way and is absent. */
+  async current(): Promise<SessionRecord | null> {
+    const record = this.row.stored()
+    if (!record) return null
+    if (hasExpired(record)) {
+      await this.wipe(record)
+      return null
+    }
+    if (!record.indexed) await this.syncIndex(record)
+    return this.row.stored()
+  }
+
+  /** The session, or 404. */
+  async existing(): Promise<SessionRecord> {
+    const record = await this.current()
+    if (!record) throw sessionNotFound()
+    return record
+  }
+
+  async create(input: CreateSessionInput): Promise<SessionRecord> {
+    if (await this.current())
+      throw new ServiceError('session_exists', `session "${this.addressOrThrow().sessionId}" already exists`)
+    return (await this.writeCreating(null, [], { input })).record
+  }
+
+  async patch(input: PatchSessionInput): Promise<SessionRecord> {
+    const record = { ...(await this.existing()) }
+    if (input.metadata !== undefined) record.metadata = input.metadata
+    if (input.policy !== undefined) record.policy = input.policy
+    if (input.ttlSeconds !== undefined) record.expiresAt = expiryFrom(input.ttlSeconds)
+    this.commit(record, [])
+    if (input.ttlSeconds !== undefined) {
+      await this.lifecycle.scheduleExpiry(record)
+      await this.syncIndex(record) // the index hides sessions past their expiry: keep it in step
+    }
+    return record
+  }
+
+  async destroy(): Promise<void> {
+    await this.wipe(await this.existing())
+  }
+
+  /** Deletes the session once it has expired; idempotent, and reschedules itself if early. */
+  async expire(): Promise<void> {
+    const record = this.row.stored()
+    if (!record || record.expiresAt === null) return
+    if (hasExpired(record)) await this.wipe(record)
+    else await this.lifecycle.scheduleExpiry(record)
+  }
+
+  // ── the log ──────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Appends events all together or not at all, creating the session when it does not exist. Ids
+   * already in the log must carry the same message and come back as stored; `expectedVersion` is
+   * checked only when something new is to be written.
+   */
+  async appendInputs(inputs: EventInput[], expectedVersion?: number): Promise<AppendResult> {
+    checkAppendInputs(inputs)
+    const existing = await this.current()
+    const ids = inputs.flatMap((input) => (input.id === undefined ? [] : [input.id]))
+    const plan = planAppend(inputs, existing ? this.log.byIds(ids) : new Map())
+    const version = existing?.version ?? 0
+    if (plan.fresh.length === 0) return { version, events: plan.answer([]), written: false }
+    const at = new Date().toISOString()
+    const events = plan.fresh.map((input) =>
+      newMessageEvent(
+        {
+          id: input.id ?? newEventId(),
+          message: input.message,
+          timestamp: input.timestamp ? new Date(input.timestamp).toISOString() : at,
+          metadata: input.metadata ?? {},
+        },
+        this.estimator,
+      ),
+    )
+    try {
+      // Nothing was awaited since `existing` was read: no other request ran in between.
+      const written = await this.writeCreating(existing, events, { expectedVersion })
+      return { version: written.version, events: plan.answer(written.events), written: true }
+    } catch (error) {
+      if (error instanceof VersionConflictError) throw new ServiceError('version_conflict', error.message)
+      throw error
+    }
+  }
+
+  /** A page of the log, COMPACTION events included, from `after` on. */
+  async readLog(after: number, limit: number): Promise<{ events: SessionEvent[]; version: number; nextAfter: number | null }> {
+    const record = await this.existing()
+    const events = this.log.after(after, limit + 1)
+    const page = events.slice(0, limit)
+    return { events: page, version: record.version, nextAfter: events.length > limit ? page.at(-1)!.seq : null }
+  }
+
+  // ── the ports: the compaction core's store and the chat turn's session ────────────────────
+
+  async readView(): Promise<ViewSnapshot> {
+    const record = await this.current()
+    return record ? { view: this.view.events(record), version: record.version } : { view: [], version: 0 }
+  }
+
+  async readSince(version: number): Promise<SessionEvent[]> {
+    return this.log.after(version)
+  }
+
+  async append(events: NewEvent[], expectedVersion: number): Promise<SessionEvent[]> {
+    return this.commit(await this.existing(), events, expectedVersion)
+  }
+
+  info(): SessionInfo {
+    const record = this.row.stored()
+    return { id: record?.id ?? this.addressOrThrow().sessionId, metadata: record?.metadata ?? {} }
+  }
+
+  async promptState(): Promise<PromptState | null> {
+    const record = await this.current()
+    if (!record) return null
+    const latest = record.stats.latestSystem
+    const system = latest ? this.view.event(record, latest.seq) : null
+    return {
+      policy: record.policy,
+      viewTokens: record.stats.viewTokens,
+      latestSystem: latest && system ? { tokens: latest.tokens, content: system.message.content ?? '' } : null,
+    }
+  }
+
+  async completedTurn(id: string, content: string): Promise<TurnResult | 'conflict' | null> {
+    return (await this.current()) ? this.turns.find(id, content) : null
+  }
+
+  async writeTurn(events: NewMessageEvent[], usage: TurnResult['usage']): Promise<SessionEvent[]> {
+    const existing = await this.current()
+    return (await this.writeCreating(existing, events, { alsoInTransaction: (written) => this.turns.record(written, usage) }))
+      .events
+  }
+
+  /** The view's events and counters, for `GET /view`. */
+  async viewOf(): Promise<{ events: MessageEvent[]; tokens: number; turns: number; version: number }> {
+    const record = await this.existing()
+    return {
+      events: this.view.events(record),
+      tokens: record.stats.viewTokens,
+      turns: record.stats.turns,
+      version: record.version,
+    }
+  }
+
+  // ── writing ──────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * The one create-if-absent write: appends to the existing session, or creates it (with the
+   * given settings) holding these events, then arms its expiry and lists it in the user's index.
+   */
+  private async writeCreating(
+    existing: SessionRecord | null,
+    events: NewEvent[],
+    options: { input?: CreateSessionInput; expectedVersion?: number; alsoInTransaction?: (written: SessionEvent[]) => void },
+  ): Promise<{ record: SessionRecord; events: SessionEvent[]; version: number }> {
+    const { input = {}, expectedVersion, alsoInTransaction } = options
+    const written = this.commit(existing ?? newRecord(this.addressOrThrow(), input), events, expectedVersion, alsoInTransaction)
+    const record = this.row.stored()!
+    if (!existing) {
+      await this.lifecycle.scheduleExpiry(record)
+      await this.syncIndex(record)
+    }
+    return { record, events: written, version: record.version }
+  }
+
+  /**
+   * Writes events after the record's version in one transaction, with the session row and its
+   * counters; then advances the cached view. Synchronous: nothing can interleave. Throws
+   * {@link VersionConflictError} when `expectedVersion` is given and is not the record's.
+   */
+  private commit(
+    record: SessionRecord,
+    events: NewEvent[],
+    expectedVersion?: number,
+    alsoInTransaction?: (written: SessionEvent[]) => void,
+  ): SessionEvent[] {
+    if (expectedVersion !== undefined && expectedVersion !== record.version) {
+      throw new VersionConflictError(expectedVersion, record.version)
+    }
+    const sequenced = events.map((event, i) => atSeq(event, record.version + 1 + i))
+    const advance = this.view.advance(record, sequenced)
+    const boundary = sequenced.findLast((event) => event.type === 'COMPACTION')
+    const next: SessionRecord = {
+      ...record,
+      version: record.version + sequenced.length,
+      boundarySeq: boundary?.seq ?? record.boundarySeq,
+      stats: advance.stats,
+    }
+    this.row.ensureSchema()
+    this.storage.transactionSync(() => {
+      for (const event of sequenced) this.log.insert(event)
+      writeRecord(this.sql, next)
+      alsoInTransaction?.(sequenced)
+    })
+    this.row.set(next)
+    advance.install()
+    return sequenced
+  }
+
+  // ── lifecycle ────────────────────────────────────────────────────────────────────────────
+
+  /** Lists the session in the user's index, and records that it is listed. */
+  private async syncIndex(record: SessionRecord): Promise<void> {
+    if (!(await this.lifecycle.syncIndex(record)) || record.indexed) return
+    const current = this.row.stored()
+    if (current && current.createdAt === record.createdAt) this.commit({ ...current, indexed: true }, [])
+  }
+
+  private async wipe(record: SessionRecord): Promise<void> {
+    await this.lifecycle.wipe(record)
+    this.row.forget()
+    this.view.reset()
+  }
+
+  private addressOrThrow(): SessionAddress {
+    if (!this.address) throw new Error('the session object was not told its address before a write')
+    return this.address
+  }
+}

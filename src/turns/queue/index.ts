@@ -1,0 +1,31 @@
+/**
+ * Turns on one session, one at a time, in arrival order. A turn may release the queue early —
+ * once its events are written — so the next turn's prompt includes them while this one still
+ * runs its compaction.
+ *
+ * @example
+ * const queue = new TurnQueue()
+ * await queue.run(async (releaseEarly) => {
+ *   await write()
+ *   releaseEarly()
+ *   await compactAfter()
+ * })
+ */
+export class TurnQueue {
+  private last: Promise<void> = Promise.resolve()
+
+  /** Runs `work` after every earlier turn released the queue; released when `work` ends, if not before. */
+  async run<T>(work: (releaseEarly: () => void) => Promise<T>): Promise<T> {
+    const previous = this.last
+    let release!: () => void
+    this.last = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    await previous
+    try {
+      return await work(release)
+    } finally {
+      release()
+    }
+  }
+}

@@ -1,0 +1,209 @@
+import type { Compactor } from '../compaction'
+import { turnPolicy } from '../compaction/policy'
+import { ServiceError } from '../contract/errors'
+import { newEventId } from '../contract/ids'
+import { contentTooLarge } from '../contract/limits'
+import type { Policy, TurnInput } from '../contract/schemas'
+import {
+  type CompactionResult,
+  type FitState,
+  type FitStep,
+  type NewMessageEvent,
+  newMessageEvent,
+  planPromptFit,
+  type TokenEstimator,
+} from '../core'
+import { log } from '../log'
+import { type ModelSettings, NOT_CONFIGURED } from '../models/config'
+import { toOpenAIMessages } from '../models/openai-format'
+import { type ChatReply, toServiceError, UpstreamError } from '../models/port'
+import type { ContextReport, TurnResult, TurnSession } from './session'
+
+/** What one turn runs with. */
+export interface TurnDeps {
+  session: TurnSession
+  models: ModelSettings
+  compactor: Compactor
+  estimator: TokenEstimator
+  /** The deployment's COMPACTION_POLICY text. */
+  deploymentPolicy: string | undefined
+  /** Passes each piece of the reply on as it comes (streamed turns only). */
+  onDelta?: (text: string) => void
+  /** Called once the turn's events are written: the next turn on the session may start. */
+  written: () => void
+}
+
+const overflow = (message: string) => new ServiceError('context_overflow', message)
+const now = () => new Date().toISOString()
+
+/**
+ * One chat turn, as the HTTP contract describes it: fit the prompt (compacting first if needed),
+ * call the model, write system?/user/assistant in one append, then compact by policy. Compaction
+ * after the turn never fails it.
+ */
+export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnResult> {
+  const { session, models, compactor } = deps
+  if (input.id !== undefined) {
+    const done = await session.completedTurn(input.id, input.content)
+    if (done === 'conflict') {
+      throw new ServiceError(
+        'id_conflict',
+        `event id "${input.id}" is already in the log, but not as the user message of a completed turn with this content`,
+      )
+    }
+    if (done) return done
+  }
+  const model = models.model
+  if (!model) throw new ServiceError('not_configured', NOT_CONFIGURED)
+  const tooLarge = contentTooLarge('content', { role: 'user', content: input.content })
+  if (tooLarge) throw tooLarge
+
+  const event = (role: 'system' | 'user', content: string, id = newEventId()) =>
+    newMessageEvent({ id, message: { role, content }, timestamp: now() }, deps.estimator)
+  const userEvent = event('user', input.content, input.id)
+  let state = await session.promptState()
+  const policy = turnPolicy({
+    requested: input.compaction,
+    session: state?.policy ?? null,
+    deployment: deps.deploymentPolicy,
+    promptBudget: models.contextTokens - models.replyTokens,
+    summaries: models.model !== null,
+  })
+  // The request's system message is written only when it differs from the latest stored one.
+  const systemEvent =
+    input.system !== undefined && input.system !== state?.latestSystem?.content ? event('system', input.system) : null
+
+  const context: ContextReport = {
+    promptTokens: 0,
+    budget: models.contextTokens - models.replyTokens,
+    compactions: [],
+    retried: false,
+  }
+  let passes = 0
+  const planFit = (refused?: FitState['refused']): FitStep =>
+    planPromptFit({
+      budget: context.budget,
+      parts: {
+        viewTokens: state?.viewTokens ?? 0,
+        storedSystemTokens: state?.latestSystem?.tokens ?? 0,
+        newSystemTokens: systemEvent?.tokens ?? null,
+        addedTokens: userEvent.tokens,
+      },
+      canCompact: policy !== null,
+      summaryReserve: models.summaryTokens,
+      passes,
+      refused,
+    })
+
+  /** Runs the plan's passes until the prompt fits (or throws 413); answers the prompt's tokens. */
+  const makeFit = async (refusal?: string): Promise<number> => {
+    for (let since = 0; ; since++) {
+      const step = planFit(refusal === undefined ? undefined : { passes: since, message: refusal, again: false })
+      if (step.kind === 'overflow') throw overflow(step.message)
+      if (step.kind === 'call') return step.promptTokens
+      context.compactions.push(await makeRoom(step, policy!, userEvent, deps))
+      if (refusal === undefined) passes++
+      state = await session.promptState()
+    }
+  }
+
+  const call = async (): Promise<ChatReply> => {
+    const { view } = await session.readView()
+    const system = systemEvent?.message.content ?? state?.latestSystem?.content ?? null
+    return model.chat({
+      model: input.model ?? models.chatModel,
+      messages: [...toOpenAIMessages(view, system), { role: 'user', content: input.content }],
+      maxTokens: models.replyTokens,
+      onDelta: input.stream ? deps.onDelta : undefined,
+    })
+  }
+
+  context.promptTokens = await makeFit()
+  let reply: ChatReply
+  try {
+    reply = await call()
+  } catch (error) {
+    if (!(error instanceof UpstreamError) || error.failure !== 'context_length' || error.options.outputStarted)
+      throw toServiceError(error)
+    // The upstream counts differently than our estimate: compact harder and retry once.
+    context.promptTokens = await makeFit(error.message)
+    context.retried = true
+    try {
+      reply = await call()
+    } catch (again) {
+      if (again instanceof UpstreamError && again.failure === 'context_length') {
+        const step = planFit({ passes: 1, message: again.message, again: true })
+        throw overflow(step.kind === 'overflow' ? step.message : again.message)
+      }
+      throw toServiceError(again)
+    }
+  }
+
+  if ((reply.content ?? '').trim() === '' && reply.toolCalls.length === 0) {
+    // Nothing to store: a retry should start clean rather than find an empty reply in the log.
+    throw new ServiceError('upstream_error', 'the model answered with an empty reply')
+  }
+  const toolCalls = reply.toolCalls.length > 0 ? { toolCalls: reply.toolCalls } : {}
+  const assistant = newMessageEvent(
+    {
+      id: newEventId(),
+      message: { role: 'assistant', content: reply.content, ...toolCalls },
+      timestamp: now(),
+      metadata: { model: input.model ?? models.chatModel },
+    },
+    deps.estimator,
+  )
+  const events = await session.writeTurn([...(systemEvent ? [systemEvent] : []), userEvent, assistant], reply.usage)
+  deps.written()
+  const result: TurnResult = {
+    reply: events.at(-1) as TurnResult['reply'],
+    events,
+    compaction: null,
+    usage: reply.usage,
+    context,
+  }
+
+  if (policy) {
+    try {
+      result.compaction = await compactor.run(session, session.info(), { trigger: policy.trigger, strategy: policy.strategy })
+    } catch (error) {
+      // The turn is written: a failed pass is reported, never the turn's failure. A summarizer's
+      // upstream failure was logged where it happened; anything else is a bug, logged here.
+      if (!(error instanceof ServiceError)) log.error('compaction after a turn failed', { error: String(error) })
+      result.compaction = {
+        error: error instanceof ServiceError ? error.body : { code: 'internal', message: 'compaction failed' },
+      }
+    }
+  }
+  return result
+}
+
+/**
+ * One pass that makes room for the pending user message (it counts as the newest turn). When the
+ * strategy summarizes and the summary fails or is declined, the same pass runs without one: the
+ * turn must still fit.
+ */
+async function makeRoom(
+  step: Extract<FitStep, { kind: 'compact' }>,
+  policy: Policy,
+  userEvent: NewMessageEvent,
+  deps: TurnDeps,
+): Promise<CompactionResult> {
+  const summarizer = policy.strategy.summarizer
+  const info = deps.session.info()
+  const pass = (withSummary: boolean) => {
+    const tokenBudget = withSummary ? step.tokenBudget.withSummary : step.tokenBudget.withoutSummary
+    const window = step.window === 'strategy' && policy.strategy.window ? policy.strategy.window : { tokenBudget }
+    const strategy = { window, summarizer: withSummary ? summarizer : null }
+    return deps.compactor.run(deps.session, info, { trigger: { always: true }, strategy, pending: [userEvent] })
+  }
+  if (!summarizer) return pass(false)
+  let result: CompactionResult
+  try {
+    result = await pass(true)
+  } catch {
+    return pass(false) // whatever failed, the pass without a summary still makes room
+  }
+  if (result.reason === 'summarizer_failed' || result.reason === 'summarizer_declined') return pass(false)
+  return result
+}

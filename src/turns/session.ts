@@ -1,0 +1,47 @@
+import type { ErrorBody } from '../contract/errors'
+import type { Policy } from '../contract/schemas'
+import type { CompactionResult, MessageEvent, NewMessageEvent, SessionEvent, SessionInfo, SessionStore } from '../core'
+import type { Usage } from '../models/port'
+
+/** What happened to fit the prompt into the model's context budget. */
+export interface ContextReport {
+  promptTokens: number
+  budget: number
+  /** Passes run before the model call (they stay written even if the call then failed). */
+  compactions: CompactionResult[]
+  /** Whether the upstream refused the prompt as too long and the turn was retried once. */
+  retried: boolean
+}
+
+export interface TurnResult {
+  reply: MessageEvent
+  events: SessionEvent[]
+  compaction: CompactionResult | null | { error: ErrorBody }
+  usage: Usage | null
+  context: ContextReport | null
+}
+
+/** What a turn needs to know of its session before it builds the prompt: counters, not bodies. */
+export interface PromptState {
+  /** The session's own policy, if it has one. */
+  policy: Policy | null
+  /** The view's tokens (its latest system message and every non-system event). */
+  viewTokens: number
+  /** The latest system message of the view. */
+  latestSystem: { tokens: number; content: string } | null
+}
+
+/**
+ * The session a chat turn runs on: the compaction core's storage port plus what a turn reads and
+ * writes. The session object's storage implements it (`StoredSession`); the turn never sees SQL.
+ */
+export interface TurnSession extends SessionStore {
+  /** Who the session is, for a summarizer: call it only once the session exists. */
+  info(): SessionInfo
+  /** The session's state for a prompt; null while the session does not exist. */
+  promptState(): Promise<PromptState | null>
+  /** The completed turn whose user event has this id (see `TurnLog.find`). */
+  completedTurn(id: string, content: string): Promise<TurnResult | 'conflict' | null>
+  /** Appends the turn's events in one transaction with its record for retries, creating the session if needed. */
+  writeTurn(events: NewMessageEvent[], usage: Usage | null): Promise<SessionEvent[]>
+}
