@@ -1,5 +1,6 @@
 /** Helpers for tests that drive the real Worker (Hono app + Durable Objects) inside workerd. */
 import { env, exports } from 'cloudflare:workers'
+import { createParser } from 'eventsource-parser'
 import { sign } from 'hono/jwt'
 import { expect } from 'vitest'
 
@@ -90,20 +91,14 @@ let tags = 0
 /** A unique tag for the fake upstream's record. */
 export const newTag = () => `t${Date.now().toString(36)}${++tags}`
 
-/** Server-sent events of a response body. */
+/** Server-sent events of a response body, parsed by eventsource-parser (as the service reads upstreams). */
 export function parseSSE(text: string): { event: string; data: any }[] {
-  return text
-    .split(/\n\n/)
-    .filter((block) => block.trim() !== '')
-    .map((block) => {
-      const event = /^event: ?(.*)$/m.exec(block)?.[1] ?? 'message'
-      const data = block
-        .split('\n')
-        .filter((line) => line.startsWith('data:'))
-        .map((line) => line.replace(/^data: ?/, ''))
-        .join('\n')
-      return { event, data: JSON.parse(data) }
-    })
+  const events: { event: string; data: any }[] = []
+  const parser = createParser({
+    onEvent: (message) => events.push({ event: message.event ?? 'message', data: JSON.parse(message.data) }),
+  })
+  parser.feed(text)
+  return events
 }
 
 export const turn = (sessionId: string, body: Record<string, unknown>, as = 'alice') =>
@@ -113,11 +108,13 @@ export const turn = (sessionId: string, body: Record<string, unknown>, as = 'ali
  * Checks a whole log against the spec's invariant that nothing leaves the view except through a
  * boundary: at every COMPACTION, the view just before it must be exactly what the boundary names
  * (pinned + preserved) plus what it counts as covered — a message that slipped in while a pass
- * was running and was neither named nor covered would break the count.
+ * was running and was neither named nor covered would break the count. Answers the final view
+ * and the ids of every event some boundary covered.
  */
-export async function expectNothingLost(events: any[]) {
+export async function expectNothingLost(events: any[]): Promise<{ view: { id: string }[]; covered: Set<string> }> {
   const { extendView } = await import('../src/core')
   let view: { id: string }[] = []
+  const covered = new Set<string>()
   for (let i = 0; i < events.length; i++) {
     const event = events[i]
     if (event.type === 'COMPACTION') {
@@ -128,6 +125,8 @@ export async function expectNothingLost(events: any[]) {
         view.length,
         `boundary ${event.seq}: view of ${view.length} ≠ ${named.length} named + ${event.boundary.coveredEventCount} covered`,
       ).toBe(named.length + event.boundary.coveredEventCount)
+      const kept = new Set(named)
+      for (const e of view) if (!kept.has(e.id)) covered.add(e.id)
     }
     // A boundary is written together with the summary events that follow it.
     let end = i + 1
@@ -135,7 +134,7 @@ export async function expectNothingLost(events: any[]) {
     view = extendView(view as never[], events.slice(i, end)) as { id: string }[]
     i = end - 1
   }
-  return view
+  return { view, covered }
 }
 
 /** The whole log of a session, page by page. */

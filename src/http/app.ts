@@ -15,6 +15,12 @@ import { validationHook } from './validation'
 export const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
 
 app.use(requestId())
+app.use(async function jsonCharset(c, next) {
+  await next()
+  // The contract's JSON names its charset; Hono's c.json leaves it out.
+  if (c.res.headers.get('Content-Type') === 'application/json')
+    c.res.headers.set('Content-Type', 'application/json; charset=utf-8')
+})
 app.onError(onError)
 app.notFound((c) => errorJson(c, 404, 'not_found', `no route for ${c.req.method} ${c.req.path}`))
 

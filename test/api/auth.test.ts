@@ -10,6 +10,11 @@ describe('bearer tokens', () => {
   it('accepts a valid HS256 token and uses sub as the user', async () => {
     const result = await withToken(await tokenFor('bob'))
     expect(result.status).toBe(200)
+    const created = await call('POST', '/v1/sessions', {
+      user: null,
+      headers: { Authorization: `Bearer ${await tokenFor('bob')}` },
+    })
+    expect(created.body.userId).toBe('bob')
   })
 
   it('401 with WWW-Authenticate: Bearer when there is no token', async () => {

@@ -66,9 +66,10 @@ describe('the error contract', () => {
     expect(text).not.toMatch(/at |TypeError|\.ts:/)
   })
 
-  it('responses are JSON with charset', async () => {
-    const result = await call('GET', '/v1/sessions')
-    expect(result.headers.get('Content-Type')).toMatch(/^application\/json/)
+  it('responses are JSON with charset, errors included', async () => {
+    for (const result of [await call('GET', '/v1/sessions'), await call('GET', `/v1/sessions/${newSessionId()}`)]) {
+      expect(result.headers.get('Content-Type')).toBe('application/json; charset=utf-8')
+    }
   })
 })
 

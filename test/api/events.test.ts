@@ -189,8 +189,15 @@ describe('GET /v1/sessions/:id/events', () => {
 
   it('refuses bad paging values and clamps large limits', async () => {
     const id = newSessionId()
-    await append(id, [user('x')])
-    expect((await events(id, '?limit=5000')).status).toBe(200)
+    await append(
+      id,
+      Array.from({ length: 1000 }, (_, i) => user(`m${i}`)),
+    )
+    await append(id, [user('the 1001st')])
+    const clamped = await events(id, '?limit=5000')
+    expect(clamped.status).toBe(200)
+    expect(clamped.body.events).toHaveLength(1000)
+    expect(clamped.body.nextAfter).toBe(1000)
     for (const query of ['?limit=0', '?limit=-3', '?after=-1', '?after=x', '?limit=2.5']) {
       expectError(await events(id, query), 400, 'invalid_request')
     }

@@ -172,7 +172,12 @@ describe('GET /v1/sessions', () => {
   })
 
   it('clamps large limits and refuses zero, negative and non-numeric ones', async () => {
-    expect((await call('GET', '/v1/sessions?limit=100000')).status).toBe(200)
+    const owner = `many-${newSessionId()}`
+    for (let i = 0; i < 101; i++) expect((await call('POST', '/v1/sessions', { user: owner })).status).toBe(201)
+    const clamped = await call('GET', '/v1/sessions?limit=100000', { user: owner })
+    expect(clamped.status).toBe(200)
+    expect(clamped.body.sessions).toHaveLength(100)
+    expect(clamped.body.nextCursor).toEqual(expect.any(String))
     for (const limit of ['0', '-1', 'ten', '1.5', '']) {
       const result = await call('GET', `/v1/sessions?limit=${limit}`)
       expectError(result, 400, 'invalid_request')

@@ -1,5 +1,18 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
+import { DEFAULT_SYSTEM_PROMPT } from '../../src/models/summarizer/prompt'
 import { append, assistant, call, expectError, newSessionId, newTag, system, turn, upstreamRequests, user } from '../helpers'
+
+/** Counts the WARN lines logged from now on (the objects log in this isolate too), by message. */
+function countWarnings() {
+  const messages: string[] = []
+  const spy = vi
+    .spyOn(console, 'warn')
+    .mockImplementation((line: unknown) => void messages.push(JSON.parse(String(line)).message))
+  return () => {
+    spy.mockRestore()
+    return messages
+  }
+}
 
 const log = async (id: string) => (await call('GET', `/v1/sessions/${id}/events?limit=1000`)).body.events as any[]
 const view = async (id: string) => (await call('GET', `/v1/sessions/${id}/view`)).body.events as any[]
@@ -41,7 +54,7 @@ describe('summaries by a chat model', () => {
     const [call1, call2] = await upstreamRequests(tag)
     const prompt2 = call2!.body.messages[1]!.content!
     expect(call2!.body.messages[0]!.role).toBe('system')
-    expect(call2!.body.messages[0]!.content).toMatch(/summary/i)
+    expect(call2!.body.messages[0]!.content).toBe(DEFAULT_SYSTEM_PROMPT)
     expect(prompt2).toContain(`Previous summary:\n${first.body.summary[1].message.content}`)
     expect(prompt2).toContain('User: U2\nAssistant: A2')
     expect(prompt2).toContain('User: U3\nAssistant: A3') // the overlap, quoted for continuity
@@ -67,17 +80,21 @@ describe('summaries by a chat model', () => {
   it('an upstream error while summarizing is a 502 from /compact, and nothing is written', async () => {
     const id = newSessionId()
     await append(id, [user('U1'), assistant('A1'), user('U2'), assistant('A2')])
+    const warnings = countWarnings()
     const result = await compactNow(id, { strategy: { window: { lastTurns: 1 }, summarizer: { model: `fail-500#${newTag()}` } } })
     expectError(result, 502, 'upstream_error')
     expect(await log(id)).toHaveLength(4)
+    expect(warnings()).toEqual(['summarizer failed; nothing was written']) // one WARN per failure
   })
 
   it('a blank summary leaves the view unchanged with reason summarizer_failed', async () => {
     const id = newSessionId()
     await append(id, [user('U1'), assistant('A1'), user('U2'), assistant('A2')])
+    const warnings = countWarnings()
     const result = await compactNow(id, { strategy: { window: { lastTurns: 1 }, summarizer: { model: `blank#${newTag()}` } } })
     expect(result.body).toMatchObject({ unchanged: true, reason: 'summarizer_failed', boundary: null })
     expect(await log(id)).toHaveLength(4)
+    expect(warnings()).toEqual(['summarizer failed; the view is left unchanged'])
   })
 
   it('appends that land while a slow summary is written all stay in the view (rebase)', async () => {
@@ -150,8 +167,10 @@ describe('compaction after a turn', () => {
       strategy: { window: { lastTurns: 1 }, summarizer: { model: `fail-500#${newTag()}` } },
     }
     await turn(id, { content: 'one', compaction: false })
+    const warnings = countWarnings()
     const result = await turn(id, { content: 'two', compaction: failing })
     expect(result.status).toBe(200)
+    expect(warnings()).toEqual(['summarizer failed; nothing was written'])
     expect(result.body.compaction).toEqual({ error: { code: 'upstream_error', message: expect.stringContaining('500') } })
     expect(await log(id)).toHaveLength(4)
     const blank = { ...failing, strategy: { ...failing.strategy, summarizer: { model: `blank#${newTag()}` } } }

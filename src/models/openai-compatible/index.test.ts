@@ -1,34 +1,8 @@
-import { env } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
-import { type ChatRequest, UpstreamError } from '../port'
-import { withRetries } from '../retry'
+import { baseUrl, failure, recorded, request, tag } from '../testing'
 import { openAICompatible } from '.'
 
-const baseUrl = env.OPENAI_BASE_URL!
-const upstream = baseUrl.replace(/\/v1$/, '')
 const model = openAICompatible({ baseUrl, apiKey: 'k-123', timeoutMs: 1000 })
-let n = 0
-const tag = () => `oa${Date.now().toString(36)}${++n}`
-const request = (modelName: string, onDelta?: (text: string) => void): ChatRequest => ({
-  model: modelName,
-  messages: [
-    { role: 'system', content: 'Be brief.' },
-    { role: 'user', content: 'Hello there' },
-  ],
-  maxTokens: 77,
-  onDelta,
-})
-const recorded = async (t: string) =>
-  (await (await fetch(`${upstream}/__requests?tag=${t}`)).json()) as { body: Record<string, unknown>; authorization?: string }[]
-const failure = async (promise: Promise<unknown>) => {
-  try {
-    await promise
-  } catch (error) {
-    if (error instanceof UpstreamError) return error
-    throw error
-  }
-  throw new Error('expected an UpstreamError')
-}
 
 describe('openAICompatible', () => {
   it('posts chat completions with the key, the messages and max_tokens, and reads the answer and usage', async () => {
@@ -80,31 +54,5 @@ describe('openAICompatible', () => {
     expect((await failure(model.chat(request(`hang#${tag()}`, () => undefined)))).failure).toBe('timeout')
     const unreachable = openAICompatible({ baseUrl: 'http://127.0.0.1:9/v1', timeoutMs: 1000 })
     expect((await failure(unreachable.chat(request('echo')))).failure).toBe('transport')
-  })
-})
-
-describe('withRetries', () => {
-  const retrying = withRetries(model, { retries: 2, backoffMs: 5 })
-
-  it('retries 5xx before any output, then succeeds', async () => {
-    const t = tag()
-    const reply = await retrying.chat(request(`flaky-2#${t}`))
-    expect(reply.content).toBe('Echo: Hello there')
-    expect(await recorded(t)).toHaveLength(3)
-  })
-
-  it('gives up after the bounded number of attempts', async () => {
-    const t = tag()
-    expect((await failure(retrying.chat(request(`flaky-9#${t}`)))).options.status).toBe(503)
-    expect(await recorded(t)).toHaveLength(3)
-  })
-
-  it('never retries a client error or a stream that already produced output', async () => {
-    const t1 = tag()
-    await failure(retrying.chat(request(`fail-400#${t1}`)))
-    expect(await recorded(t1)).toHaveLength(1)
-    const t2 = tag()
-    await failure(retrying.chat(request(`cut#${t2}`, () => undefined)))
-    expect(await recorded(t2)).toHaveLength(1)
   })
 })

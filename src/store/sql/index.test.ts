@@ -1,0 +1,62 @@
+import { runInDurableObject } from 'cloudflare:test'
+import { env } from 'cloudflare:workers'
+import { describe, expect, it } from 'vitest'
+import { newSessionId } from '../../../test/helpers'
+import { sessionStub } from '../address'
+import { fragment, inChunks, MAX_BOUND, Sql } from '.'
+
+/** Runs `fn` on a fresh Durable Object's real SQLite storage. */
+const withStorage = (fn: (sql: Sql) => void) =>
+  runInDurableObject(sessionStub(env, 'sql-tests', newSessionId()), async (_instance, state) => {
+    const sql = new Sql(state.storage.sql)
+    sql.run`CREATE TABLE t (n INTEGER PRIMARY KEY, id TEXT NOT NULL, note TEXT)`
+    fn(sql)
+  })
+
+describe('Sql', () => {
+  it('binds each value where it stands, a list as a list, a fragment as written', async () => {
+    await withStorage((sql) => {
+      for (const [id, n] of [
+        ['a', 1],
+        ['b', 2],
+        ['c', 3],
+      ] as const)
+        sql.run`INSERT INTO t (id, n, note) VALUES (${id}, ${n}, ${null})`
+      // A value that looks like SQL stays a value.
+      sql.run`INSERT INTO t (id, n, note) VALUES (${"d'); DROP TABLE t; --"}, ${4}, ${'x'})`
+      expect(sql.all`SELECT id FROM t WHERE id IN (${['a', 'c']}) ORDER BY id`).toEqual([{ id: 'a' }, { id: 'c' }])
+      expect(sql.first<{ total: number }>`SELECT ${fragment('sum(n)')} AS total FROM t`).toEqual({ total: 10 })
+      expect(sql.first`SELECT id FROM t WHERE id = ${'zz'}`).toBeNull()
+    })
+  })
+
+  it('counts the rows statements read and wrote', async () => {
+    await withStorage((sql) => {
+      const before = sql.counts()
+      sql.run`INSERT INTO t (id, n) VALUES (${'a'}, ${1}), (${'b'}, ${2}), (${'c'}, ${3})`
+      const afterInsert = sql.counts()
+      expect(afterInsert.rowsWritten - before.rowsWritten).toBe(3)
+      sql.all`SELECT * FROM t WHERE n = ${2}`
+      expect(sql.counts().rowsRead - afterInsert.rowsRead).toBe(1) // one row, found by its primary key
+      sql.all`SELECT * FROM t WHERE note IS NULL`
+      expect(sql.counts().rowsRead - afterInsert.rowsRead).toBe(4) // no index on note: every row is read
+    })
+  })
+
+  it('refuses an empty list and more values than a statement may bind', async () => {
+    await withStorage((sql) => {
+      expect(() => sql.all`SELECT * FROM t WHERE id IN (${[]})`).toThrow('an empty list cannot be bound')
+      const many = Array.from({ length: MAX_BOUND + 1 }, (_, i) => `id${i}`)
+      expect(() => sql.all`SELECT * FROM t WHERE id IN (${many})`).toThrow(`at most ${MAX_BOUND} values`)
+      const found = [...inChunks(many)].flatMap((ids) => sql.all`SELECT * FROM t WHERE id IN (${ids})`)
+      expect(found).toEqual([])
+    })
+  })
+})
+
+describe('inChunks', () => {
+  it('cuts a list into pieces of at most the bound', () => {
+    expect([...inChunks([1, 2, 3, 4, 5], 2)]).toEqual([[1, 2], [3, 4], [5]])
+    expect([...inChunks([], 2)]).toEqual([])
+  })
+})
