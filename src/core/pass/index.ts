@@ -44,24 +44,36 @@ export function splitView(
   summarizing: boolean,
 ): PassCut {
   const { latestSystem, superseded, priorSummary, preamble, conversation } = analysis
-  const coveredConversation = conversation.slice(0, cut)
-  const pinnedAfterSystem = new Set<MessageEvent>(summarizing ? preamble : [...preamble, ...priorSummary])
-  const covered = new Set<MessageEvent>([...superseded, ...coveredConversation, ...(summarizing ? priorSummary : [])])
-  const pinnedList: MessageEvent[] = latestSystem ? [latestSystem] : []
-  const coveredList: MessageEvent[] = []
+  const pinned: MessageEvent[] = latestSystem ? [latestSystem] : []
+  const covered: MessageEvent[] = []
+  // Each part of the analysis is in view order: walking the view, the next event is the head of
+  // exactly one of them, so a pointer per part sorts it without sets or a second rule.
+  let s = 0
+  let p = 0
+  let r = 0
+  let c = 0
   for (const event of before) {
-    if (pinnedAfterSystem.has(event)) pinnedList.push(event)
-    else if (covered.has(event)) coveredList.push(event)
+    if (event === latestSystem) continue
+    if (event === superseded[s]) {
+      covered.push(event)
+      s++
+    } else if (event === priorSummary[p]) {
+      ;(summarizing ? covered : pinned).push(event)
+      p++
+    } else if (event === preamble[r]) {
+      pinned.push(event)
+      r++
+    } else if (c++ < cut) covered.push(event)
   }
   return {
     before,
     cut,
     summarizing,
-    pinned: pinnedList,
-    covered: coveredList,
+    pinned,
+    covered,
     preserved: conversation.slice(cut),
     priorSummary,
-    coveredConversation,
+    coveredConversation: conversation.slice(0, cut),
   }
 }
 

@@ -1,4 +1,4 @@
-/** Text measures the limits and the storage need, in one place. */
+/** Text measures, each with one home: the UTF-8 size limits count, and the cut no part may split. */
 
 /** Whether a UTF-16 code unit is the first half of a surrogate pair (a cut must not follow it). */
 export const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff

@@ -39,7 +39,7 @@ type Row = {
   indexed: number
 }
 
-export function readRecord(sql: Sql): SessionRecord | null {
+function readRecord(sql: Sql): SessionRecord | null {
   const row = sql.first<Row>`SELECT * FROM session`
   if (!row) return null
   return {

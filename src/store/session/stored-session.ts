@@ -37,7 +37,7 @@ export interface AppendResult {
  * compaction core and the chat turn work through.
  */
 export class StoredSession implements TurnSession {
-  readonly sql: Sql
+  private readonly sql: Sql
   private readonly log: SessionLog
   private readonly view: ViewCache
   private readonly turns: TurnLog
