@@ -150,7 +150,7 @@ const noCompaction = JSON.stringify({ trigger: { tokenCount: 1_000_000_000 }, st
 const turnsIn = await interleaved(
   SIZES,
   ROUNDS,
-  (size) => bench('turn', { user: USER, session: ours.get(size)!, runs: 1, batch: 5, compaction: noCompaction }),
+  (size) => bench('turn', { user: USER, session: ours.get(size)!, runs: 1, batch: 10, compaction: noCompaction }),
   keepViewShort,
 )
 const turnsHttp = await interleaved(
