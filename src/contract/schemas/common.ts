@@ -49,8 +49,8 @@ export const Limit = (defaults: { default: number; max: number }) =>
     .optional()
     .openapi({ param: { name: 'limit', in: 'query' }, example: String(defaults.default), type: 'integer' })
 
-export const SessionParams = z.object({ id: SessionId.openapi({ param: { name: 'id', in: 'path' } }) })
+export const SessionParamsSchema = z.object({ id: SessionId.openapi({ param: { name: 'id', in: 'path' } }) })
 
-export const ErrorResponse = z
+export const ErrorResponseSchema = z
   .object({ error: z.object({ code: z.string(), message: z.string() }) })
   .openapi('Error', { example: { error: { code: 'not_found', message: 'session not found' } } })

@@ -2,11 +2,11 @@ import { z } from '@hono/zod-openapi'
 import { EventSchema } from './events'
 import { StrategySchema, TriggerSchema } from './policy'
 
-export const CompactRequest = z
+export const CompactRequestSchema = z
   .strictObject({ trigger: TriggerSchema.optional(), strategy: StrategySchema.optional() })
   .openapi('CompactRequest')
 
-export type CompactInput = z.output<typeof CompactRequest>
+export type CompactInput = z.output<typeof CompactRequestSchema>
 
 export const CompactionResultSchema = z
   .object({

@@ -75,7 +75,7 @@ export function appendProblem(events: readonly { id?: string }[]): Problem | nul
   return null
 }
 
-export const AppendRequest = z
+export const AppendRequestSchema = z
   .strictObject({
     events: z.array(EventInputSchema).min(1).max(LIMITS.eventsPerAppend),
     expectedVersion: z.int().min(0).optional(),
@@ -110,9 +110,9 @@ export const EventSchema = z
   })
   .openapi('Event')
 
-export const AppendResponse = z.object({ version: z.int(), events: z.array(EventSchema) }).openapi('AppendResponse')
+export const AppendResponseSchema = z.object({ version: z.int(), events: z.array(EventSchema) }).openapi('AppendResponse')
 
-export const LogQuery = z.strictObject({
+export const LogQuerySchema = z.strictObject({
   after: z
     .string()
     .regex(/^\d+$/, 'must be a sequence number ≥ 0')
@@ -123,11 +123,11 @@ export const LogQuery = z.strictObject({
   limit: Limit(LIMITS.eventsPage),
 })
 
-export const LogPage = z
+export const LogPageSchema = z
   .object({ events: z.array(EventSchema), version: z.int(), nextAfter: z.int().nullable() })
   .openapi('LogPage')
 
-export const ViewQuery = z.strictObject({
+export const ViewQuerySchema = z.strictObject({
   format: z
     .enum(['openai'])
     .optional()
@@ -138,6 +138,6 @@ export const ViewSchema = z
   .object({ events: z.array(EventSchema), tokens: z.int(), turns: z.int(), version: z.int() })
   .openapi('View')
 
-export const OpenAIView = z
+export const OpenAIViewSchema = z
   .object({ messages: z.array(z.record(z.string(), z.unknown())) })
   .openapi('OpenAIView', { description: 'The view as OpenAI chat messages (latest system message only, first).' })

@@ -5,7 +5,7 @@ import { PolicySchema } from './policy'
 
 const TtlSeconds = z.int().min(1).max(LIMITS.ttlSeconds)
 
-export const CreateSessionRequest = z
+export const CreateSessionRequestSchema = z
   .strictObject({
     id: SessionId.optional(),
     ttlSeconds: TtlSeconds.optional(),
@@ -14,7 +14,7 @@ export const CreateSessionRequest = z
   })
   .openapi('CreateSessionRequest')
 
-export const PatchSessionRequest = z
+export const PatchSessionRequestSchema = z
   .strictObject({
     metadata: MetadataSchema.optional(),
     ttlSeconds: TtlSeconds.nullable().optional(),
@@ -23,8 +23,8 @@ export const PatchSessionRequest = z
   .refine((body) => Object.keys(body).length > 0, 'give at least one of metadata, ttlSeconds, policy')
   .openapi('PatchSessionRequest')
 
-export type CreateSessionInput = Omit<z.output<typeof CreateSessionRequest>, 'id'>
-export type PatchSessionInput = z.output<typeof PatchSessionRequest>
+export type CreateSessionInput = Omit<z.output<typeof CreateSessionRequestSchema>, 'id'>
+export type PatchSessionInput = z.output<typeof PatchSessionRequestSchema>
 
 export const SessionSchema = z
   .object({
@@ -42,11 +42,11 @@ export const SessionSchema = z
 /** The contract's Session object. */
 export type SessionJson = z.output<typeof SessionSchema>
 
-export const SessionList = z
+export const SessionListSchema = z
   .object({ sessions: z.array(SessionSchema), nextCursor: z.string().nullable() })
   .openapi('SessionList')
 
-export const ListQuery = z.strictObject({
+export const ListQuerySchema = z.strictObject({
   limit: Limit(LIMITS.sessionsPage),
   cursor: z
     .string()

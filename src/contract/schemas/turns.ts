@@ -4,7 +4,7 @@ import { CompactionResultSchema } from './compaction'
 import { EventSchema } from './events'
 import { PolicySchema } from './policy'
 
-export const TurnRequest = z
+export const TurnRequestSchema = z
   .strictObject({
     id: Id.optional(),
     content: z.string().min(1, 'must not be empty'),
@@ -16,7 +16,7 @@ export const TurnRequest = z
   .openapi('TurnRequest')
 
 /** A chat turn as the session object takes it. */
-export type TurnInput = z.output<typeof TurnRequest>
+export type TurnInput = z.output<typeof TurnRequestSchema>
 
 const UsageSchema = z
   .object({ promptTokens: z.int(), completionTokens: z.int(), totalTokens: z.int() })
@@ -25,7 +25,7 @@ const UsageSchema = z
 
 const ErrorObject = z.object({ error: z.object({ code: z.string(), message: z.string() }) })
 
-export const TurnResponse = z
+export const TurnResponseSchema = z
   .object({
     reply: EventSchema,
     events: z.array(EventSchema),

@@ -1,13 +1,13 @@
 import { createRoute } from '@hono/zod-openapi'
 import { unwrap } from '../../contract/errors'
-import { CompactionResultSchema, CompactRequest, SessionParams } from '../../contract/schemas'
+import { CompactionResultSchema, CompactRequestSchema, SessionParamsSchema } from '../../contract/schemas'
 import { body, errors, json, routes, SESSION_PATH, sessionOf } from './openapi'
 
 const compactSession = createRoute({
   method: 'post',
   path: `${SESSION_PATH}/compact`,
   summary: 'Compact the view now',
-  request: { params: SessionParams, ...body(CompactRequest, false) },
+  request: { params: SessionParamsSchema, ...body(CompactRequestSchema, false) },
   responses: { 200: json(CompactionResultSchema, 'The compaction result'), ...errors(400, 401, 404, 415, 502, 503) },
 })
 

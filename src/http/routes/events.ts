@@ -2,13 +2,13 @@ import { createRoute } from '@hono/zod-openapi'
 import { unwrap } from '../../contract/errors'
 import { LIMITS } from '../../contract/limits'
 import {
-  AppendRequest,
-  AppendResponse,
-  LogPage,
-  LogQuery,
-  OpenAIView,
-  SessionParams,
-  ViewQuery,
+  AppendRequestSchema,
+  AppendResponseSchema,
+  LogPageSchema,
+  LogQuerySchema,
+  OpenAIViewSchema,
+  SessionParamsSchema,
+  ViewQuerySchema,
   ViewSchema,
 } from '../../contract/schemas'
 import { toOpenAIMessages } from '../../models/openai-format'
@@ -18,10 +18,10 @@ const appendEvents = createRoute({
   method: 'post',
   path: `${SESSION_PATH}/events`,
   summary: 'Append events (creates the session if needed)',
-  request: { params: SessionParams, ...body(AppendRequest) },
+  request: { params: SessionParamsSchema, ...body(AppendRequestSchema) },
   responses: {
-    201: json(AppendResponse, 'Appended'),
-    200: json(AppendResponse, 'Every event was already in the log: returned as stored'),
+    201: json(AppendResponseSchema, 'Appended'),
+    200: json(AppendResponseSchema, 'Every event was already in the log: returned as stored'),
     ...errors(400, 401, 409, 413, 415),
   },
 })
@@ -30,16 +30,16 @@ const readLog = createRoute({
   method: 'get',
   path: `${SESSION_PATH}/events`,
   summary: 'Read the log, COMPACTION events included',
-  request: { params: SessionParams, query: LogQuery },
-  responses: { 200: json(LogPage, 'A page of the log'), ...errors(400, 401, 404) },
+  request: { params: SessionParamsSchema, query: LogQuerySchema },
+  responses: { 200: json(LogPageSchema, 'A page of the log'), ...errors(400, 401, 404) },
 })
 
 const readView = createRoute({
   method: 'get',
   path: `${SESSION_PATH}/view`,
   summary: 'Read the view: what the model is shown',
-  request: { params: SessionParams, query: ViewQuery },
-  responses: { 200: json(ViewSchema.or(OpenAIView), 'The view'), ...errors(400, 401, 404) },
+  request: { params: SessionParamsSchema, query: ViewQuerySchema },
+  responses: { 200: json(ViewSchema.or(OpenAIViewSchema), 'The view'), ...errors(400, 401, 404) },
 })
 
 /** The log and the view: append, read a page of the log, read the view. */

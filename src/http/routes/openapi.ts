@@ -1,5 +1,5 @@
 import { OpenAPIHono, type z } from '@hono/zod-openapi'
-import { ErrorResponse } from '../../contract/schemas'
+import { ErrorResponseSchema } from '../../contract/schemas'
 import { sessionClient } from '../../store/session/client'
 import type { AppEnv } from '../env'
 import { validationHook } from '../validation'
@@ -16,9 +16,9 @@ export const body = <T extends z.ZodType>(schema: T, required = true) => ({
 
 /** The error responses a route can answer, all in the contract's error shape. */
 export const errors = (...statuses: (400 | 401 | 404 | 409 | 413 | 415 | 502 | 503)[]) =>
-  Object.fromEntries(statuses.map((status) => [status, json(ErrorResponse, `Error (${status})`)])) as Record<
+  Object.fromEntries(statuses.map((status) => [status, json(ErrorResponseSchema, `Error (${status})`)])) as Record<
     number,
-    ReturnType<typeof json<typeof ErrorResponse>>
+    ReturnType<typeof json<typeof ErrorResponseSchema>>
   >
 
 export const SESSION_PATH = '/v1/sessions/{id}'

@@ -3,11 +3,11 @@ import { unwrap } from '../../contract/errors'
 import { newSessionId } from '../../contract/ids'
 import { LIMITS } from '../../contract/limits'
 import {
-  CreateSessionRequest,
-  ListQuery,
-  PatchSessionRequest,
-  SessionList,
-  SessionParams,
+  CreateSessionRequestSchema,
+  ListQuerySchema,
+  PatchSessionRequestSchema,
+  SessionListSchema,
+  SessionParamsSchema,
   SessionSchema,
 } from '../../contract/schemas'
 import { userIndexStub } from '../../store/address'
@@ -18,7 +18,7 @@ const createSession = createRoute({
   method: 'post',
   path: '/v1/sessions',
   summary: 'Create a session',
-  request: body(CreateSessionRequest, false),
+  request: body(CreateSessionRequestSchema, false),
   responses: { 201: json(SessionSchema, 'The new session'), ...errors(400, 401, 409, 415) },
 })
 
@@ -26,15 +26,15 @@ const listSessions = createRoute({
   method: 'get',
   path: '/v1/sessions',
   summary: "List the caller's sessions, newest first",
-  request: { query: ListQuery },
-  responses: { 200: json(SessionList, 'A page of sessions'), ...errors(400, 401) },
+  request: { query: ListQuerySchema },
+  responses: { 200: json(SessionListSchema, 'A page of sessions'), ...errors(400, 401) },
 })
 
 const getSession = createRoute({
   method: 'get',
   path: SESSION_PATH,
   summary: 'Read a session',
-  request: { params: SessionParams },
+  request: { params: SessionParamsSchema },
   responses: { 200: json(SessionSchema, 'The session'), ...errors(400, 401, 404) },
 })
 
@@ -42,7 +42,7 @@ const patchSession = createRoute({
   method: 'patch',
   path: SESSION_PATH,
   summary: "Change a session's metadata, ttl or policy",
-  request: { params: SessionParams, ...body(PatchSessionRequest) },
+  request: { params: SessionParamsSchema, ...body(PatchSessionRequestSchema) },
   responses: { 200: json(SessionSchema, 'The session'), ...errors(400, 401, 404, 415) },
 })
 
@@ -50,7 +50,7 @@ const deleteSession = createRoute({
   method: 'delete',
   path: SESSION_PATH,
   summary: 'Delete a session and its whole log',
-  request: { params: SessionParams },
+  request: { params: SessionParamsSchema },
   responses: { 204: { description: 'Deleted' }, ...errors(400, 401, 404) },
 })
 

@@ -1,7 +1,7 @@
 import { createRoute } from '@hono/zod-openapi'
 import { streamSSE } from 'hono/streaming'
 import { ServiceError } from '../../contract/errors'
-import { SessionParams, TurnRequest, TurnResponse } from '../../contract/schemas'
+import { SessionParamsSchema, TurnRequestSchema, TurnResponseSchema } from '../../contract/schemas'
 import { log } from '../../log'
 import { type TurnFrame, turnFrames } from '../../turns/frames'
 import { body, errors, routes, SESSION_PATH, sessionOf } from './openapi'
@@ -12,11 +12,11 @@ const runTurn = createRoute({
   summary: 'Run a chat turn (creates the session if needed)',
   description:
     'With `stream: true` the answer is `text/event-stream`: `delta` events `{"text"}`, then one `done` event (the JSON response) or `error` event.',
-  request: { params: SessionParams, ...body(TurnRequest) },
+  request: { params: SessionParamsSchema, ...body(TurnRequestSchema) },
   responses: {
     200: {
       description: 'The reply, the events written, the compaction result',
-      content: { 'application/json': { schema: TurnResponse }, 'text/event-stream': { schema: TurnResponse } },
+      content: { 'application/json': { schema: TurnResponseSchema }, 'text/event-stream': { schema: TurnResponseSchema } },
     },
     ...errors(400, 401, 409, 413, 415, 502, 503),
   },

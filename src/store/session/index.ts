@@ -9,19 +9,13 @@ import type {
   SessionJson,
   TurnInput,
 } from '../../contract/schemas'
-import { type CompactionResult, defaultEstimator, type SessionEvent, type TokenEstimator } from '../../core'
+import { type CompactionResult, defaultEstimator, type TokenEstimator } from '../../core'
 import { type ChatTurns, chatTurns } from '../../turns'
 import type { SessionAddress } from '../address'
 import { sessionJson } from './session-row'
-import { type AppendResult, StoredSession } from './stored-session'
+import { type AppendResult, type LogPage, StoredSession } from './stored-session'
 
-export type { AppendResult } from './stored-session'
-
-export interface LogPage {
-  events: SessionEvent[]
-  version: number
-  nextAfter: number | null
-}
+export type { AppendResult, LogPage } from './stored-session'
 
 /**
  * One chat session: its append-only event log in this object's SQLite storage, every append

@@ -30,6 +30,13 @@ export interface AppendResult {
   written: boolean
 }
 
+/** A page of the log: at most the limit's events after a seq; `nextAfter` continues (null at the end). */
+export interface LogPage {
+  events: SessionEvent[]
+  version: number
+  nextAfter: number | null
+}
+
 /**
  * The session as this object stores it: the session row, the event log, the cached view and the
  * turn record, in the object's SQLite storage. Every write goes through {@link commit}: one
@@ -154,7 +161,7 @@ export class StoredSession implements TurnSession {
   }
 
   /** A page of the log, COMPACTION events included, from `after` on. */
-  async readLog(after: number, limit: number): Promise<{ events: SessionEvent[]; version: number; nextAfter: number | null }> {
+  async readLog(after: number, limit: number): Promise<LogPage> {
     const record = await this.existing()
     const events = this.log.after(after, limit + 1)
     const page = events.slice(0, limit)
