@@ -23,7 +23,10 @@ describe('the error contract', () => {
     for (const text of ['{"events": [', '{events: []}', 'null', '[]', '"text"']) {
       const result = await call('POST', `/v1/sessions/${newSessionId()}/events`, { body: text })
       expectError(result, 400, 'invalid_request')
+      expect(result.body.error.message).toMatch(/^body/) // not valid JSON, or not an object
     }
+    const truncated = await call('POST', `/v1/sessions/${newSessionId()}/events`, { body: '{"events": [' })
+    expect(truncated.body.error.message).toBe('body: not valid JSON')
   })
 
   it('415 for a body that is not declared JSON; a request with no body needs no content type', async () => {

@@ -18,11 +18,10 @@ describe('jsonBody', () => {
     expect(await (await post('  ')).json()).toEqual({})
   })
 
-  it('refuses bodies over the limit, not valid UTF-8, or not valid JSON, in the contract’s words', async () => {
+  it('refuses bodies over the limit or not valid UTF-8, in the contract’s words', async () => {
     const cases: [BodyInit, number, string, string][] = [
       [JSON.stringify({ text: 'x'.repeat(100) }), 413, 'payload_too_large', 'the request body is larger than 64 bytes'],
       [new Uint8Array([0x7b, 0x22, 0xff, 0x22, 0x7d]), 400, 'invalid_request', 'body: not valid UTF-8'],
-      ['{"a":', 400, 'invalid_request', 'body: not valid JSON'],
     ]
     for (const [body, status, code, message] of cases) {
       const response = await post(body)

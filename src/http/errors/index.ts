@@ -15,9 +15,12 @@ function fromHonoException(error: HTTPException): ServiceError {
       return new ServiceError('payload_too_large', error.message)
     case 415:
       return new ServiceError('unsupported_media_type', 'the request body must be JSON (Content-Type: application/json)')
+    case 400:
+      // The body middleware has checked size and UTF-8, and our validation hook throws its own
+      // errors: the one 400 Hono raises is its JSON validator's parse failure.
+      return new ServiceError('invalid_request', 'body: not valid JSON')
     default:
-      // Bodies are decoded and parsed by the body middleware first: anything else here is a 400.
-      return new ServiceError('invalid_request', error.message)
+      return new ServiceError('internal', error.message)
   }
 }
 
