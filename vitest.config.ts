@@ -20,8 +20,25 @@ const pure = [
   'src/contract/**/*.test.ts',
   'src/compaction/**/*.test.ts',
   'src/turns/**/*.test.ts',
+  'src/json-stream/**/*.test.ts',
   'src/store/session/append-input.test.ts',
 ]
+/** workerd with the Worker's configuration and the fake upstream as its model. */
+const withUpstream = (bindings: Record<string, string> = {}) =>
+  cloudflareTest(({ inject }) => ({
+    wrangler: { configPath: './wrangler.toml' },
+    miniflare: {
+      bindings: {
+        JWT_SECRET: TEST_JWT_SECRET,
+        OPENAI_BASE_URL: `${inject('upstreamUrl')}/v1`,
+        OPENAI_API_KEY: 'test-upstream-key',
+        CHAT_MODEL: 'echo',
+        SUMMARY_MODEL: 'echo',
+        ...bindings,
+      },
+    },
+  }))
+
 export default defineConfig({
   test: {
     projects: [
@@ -29,27 +46,18 @@ export default defineConfig({
         test: { name: 'node', environment: 'node', include: pure },
       },
       {
-        plugins: [
-          cloudflareTest(({ inject }) => ({
-            wrangler: { configPath: './wrangler.toml' },
-            miniflare: {
-              bindings: {
-                JWT_SECRET: TEST_JWT_SECRET,
-                OPENAI_BASE_URL: `${inject('upstreamUrl')}/v1`,
-                OPENAI_API_KEY: 'test-upstream-key',
-                CHAT_MODEL: 'echo',
-                SUMMARY_MODEL: 'echo',
-                MODEL_TIMEOUT_MS: '2000',
-              },
-            },
-          })),
-        ],
+        plugins: [withUpstream({ MODEL_TIMEOUT_MS: '2000' })],
         test: {
           ...workers,
           name: 'workers',
           include: ['src/{store,http,models}/**/*.test.ts', 'test/**/*.test.ts'],
-          exclude: ['test/unconfigured/**', ...pure],
+          exclude: ['test/unconfigured/**', 'test/large/**', ...pure],
         },
+      },
+      {
+        // Sessions of any size: a minute or two of seeding, so a script of their own (`npm run test:large`).
+        plugins: [withUpstream()],
+        test: { ...workers, name: 'large', include: ['test/large/**/*.test.ts'], testTimeout: 600_000 },
       },
       {
         plugins: [

@@ -72,6 +72,7 @@ async function buildLog(size: number) {
             ...store,
             readView: async () => ({ view, version }),
             readSince: async (v: number) => store.log.slice(v),
+            readEvents: async (events) => [...events],
             append: async (e, v) => store.appendNow(e, v),
           },
         },

@@ -10,6 +10,7 @@ import {
   type Summarizer,
   type TokenEstimator,
   type Trigger,
+  type ViewEvent,
 } from '../core'
 import { log } from '../log'
 import { modelSettings, NOT_CONFIGURED } from '../models/config'
@@ -31,7 +32,7 @@ export interface Compactor {
    * Runs one pass. A summarizer with no model configured is a 503; a summarizer that fails at the
    * upstream is a 502 and nothing is written (logged once, here).
    */
-  run(store: SessionStore, session: SessionInfo, request: PassRequest): Promise<CompactionResult>
+  run<E extends ViewEvent>(store: SessionStore<E>, session: SessionInfo, request: PassRequest): Promise<CompactionResult<E>>
 }
 
 export interface CompactorOptions {
@@ -57,6 +58,7 @@ export function compactor(options: CompactorOptions): Compactor {
       model: models.model,
       modelName: spec.model ?? models.summaryModel,
       maxTokens: models.summaryTokens,
+      contextTokens: models.contextTokens,
       overlapSize: spec.overlapSize,
       systemPrompt: spec.systemPrompt,
       shadowPrompt: spec.shadowPrompt,
@@ -64,10 +66,10 @@ export function compactor(options: CompactorOptions): Compactor {
   }
 
   return {
-    async run(store, session, request) {
+    async run<E extends ViewEvent>(store: SessionStore<E>, session: SessionInfo, request: PassRequest) {
       const summarizer = summarizerFor(request.strategy.summarizer)
       try {
-        return await compact(
+        return await compact<E>(
           {
             trigger: request.trigger,
             strategy: { window: request.strategy.window, summarizer },

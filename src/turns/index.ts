@@ -1,7 +1,7 @@
 import type { Compactor } from '../compaction'
 import { ServiceError } from '../contract/errors'
 import type { TurnInput } from '../contract/schemas'
-import type { TokenEstimator } from '../core'
+import type { TokenEstimator, ViewEvent } from '../core'
 import { log } from '../log'
 import { modelSettings } from '../models/config'
 import { frameWriter } from './frames'
@@ -25,7 +25,7 @@ export interface ChatTurns {
    * one `done` or `error`. The turn runs to its end even if nobody reads, so a reply the model
    * finished is always stored.
    */
-  stream(session: TurnSession, input: TurnInput): ReadableStream<Uint8Array>
+  stream<E extends ViewEvent>(session: TurnSession<E>, input: TurnInput): ReadableStream<Uint8Array>
 }
 
 /**
@@ -38,7 +38,7 @@ export interface ChatTurns {
 export function chatTurns(options: ChatTurnsOptions): ChatTurns {
   const queue = new TurnQueue()
   return {
-    stream(session, input) {
+    stream<E extends ViewEvent>(session: TurnSession<E>, input: TurnInput) {
       const frames = frameWriter()
       queue
         .run((written) =>
@@ -52,13 +52,17 @@ export function chatTurns(options: ChatTurnsOptions): ChatTurns {
             written,
           }),
         )
-        .then((result) => frames.send({ type: 'done', result }))
-        .catch((error: unknown) => {
-          if (error instanceof ServiceError) return frames.send({ type: 'error', error: error.body })
-          log.error('turn failed', { error: String(error), stack: (error as Error)?.stack })
-          frames.send({ type: 'error', error: { code: 'internal', message: 'the turn failed unexpectedly' } })
-        })
-        .finally(() => frames.close())
+        .then(
+          (result) => frames.finish(session.resultJson(result)),
+          (error: unknown) => {
+            if (error instanceof ServiceError) frames.send({ type: 'error', error: error.body })
+            else {
+              log.error('turn failed', { error: String(error), stack: (error as Error)?.stack })
+              frames.send({ type: 'error', error: { code: 'internal', message: 'the turn failed unexpectedly' } })
+            }
+            frames.close()
+          },
+        )
       return frames.readable
     },
   }

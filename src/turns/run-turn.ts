@@ -12,6 +12,7 @@ import {
   newMessageEvent,
   planPromptFit,
   type TokenEstimator,
+  type ViewEvent,
 } from '../core'
 import { log } from '../log'
 import { type ModelSettings, NOT_CONFIGURED } from '../models/config'
@@ -20,8 +21,8 @@ import { type ChatReply, toServiceError, UpstreamError } from '../models/port'
 import type { ContextReport, TurnResult, TurnSession } from './session'
 
 /** What one turn runs with. */
-export interface TurnDeps {
-  session: TurnSession
+export interface TurnDeps<E extends ViewEvent = ViewEvent> {
+  session: TurnSession<E>
   models: ModelSettings
   compactor: Compactor
   estimator: TokenEstimator
@@ -41,7 +42,7 @@ const now = () => new Date().toISOString()
  * call the model, write system?/user/assistant in one append, then compact by policy. Compaction
  * after the turn never fails it.
  */
-export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnResult> {
+export async function runTurn<E extends ViewEvent>(input: TurnInput, deps: TurnDeps<E>): Promise<TurnResult<E>> {
   const { session, models, compactor } = deps
   if (input.id !== undefined) {
     const done = await session.completedTurn(input.id, input.content)
@@ -73,7 +74,7 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
   const systemEvent =
     input.system !== undefined && input.system !== state?.latestSystem?.content ? event('system', input.system) : null
 
-  const context: ContextReport = {
+  const context: ContextReport<E> = {
     promptTokens: 0,
     budget: models.contextTokens - models.replyTokens,
     compactions: [],
@@ -108,7 +109,7 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
   }
 
   const call = async (): Promise<ChatReply> => {
-    const { view } = await session.readView()
+    const view = await session.readEvents((await session.readView()).view)
     const system = systemEvent?.message.content ?? state?.latestSystem?.content ?? null
     return model.chat({
       model: input.model ?? models.chatModel,
@@ -155,7 +156,7 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
   )
   const events = await session.writeTurn([...(systemEvent ? [systemEvent] : []), userEvent, assistant], reply.usage)
   deps.written()
-  const result: TurnResult = {
+  const result: TurnResult<E> = {
     reply: events.at(-1) as TurnResult['reply'],
     events,
     compaction: null,
@@ -183,12 +184,12 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
  * strategy summarizes and the summary fails or is declined, the same pass runs without one: the
  * turn must still fit.
  */
-async function makeRoom(
+async function makeRoom<E extends ViewEvent>(
   step: Extract<FitStep, { kind: 'compact' }>,
   policy: Policy,
   userEvent: NewMessageEvent,
-  deps: TurnDeps,
-): Promise<CompactionResult> {
+  deps: TurnDeps<E>,
+): Promise<CompactionResult<E>> {
   const summarizer = policy.strategy.summarizer
   const info = deps.session.info()
   const pass = (withSummary: boolean) => {
@@ -198,7 +199,7 @@ async function makeRoom(
     return deps.compactor.run(deps.session, info, { trigger: { always: true }, strategy, pending: [userEvent] })
   }
   if (!summarizer) return pass(false)
-  let result: CompactionResult
+  let result: CompactionResult<E>
   try {
     result = await pass(true)
   } catch {

@@ -187,6 +187,20 @@ describe('GET /v1/sessions/:id/events', () => {
     expect(page2.body.nextAfter).toBeNull()
   })
 
+  it('ends a page of large events at about 4 MiB of JSON: fewer than the limit, nextAfter going on', async () => {
+    const id = newSessionId()
+    const big = (i: number) => user(`${i}`.repeat(1_000_000), `big-${i}`)
+    for (let i = 0; i < 6; i += 3) await append(id, [big(i), big(i + 1), big(i + 2)])
+    const first = await events(id, '?limit=100')
+    // The fifth 1 MB event brings the page past 4 MiB (4,194,304 bytes): it ends there.
+    expect(first.body.events.map((e: { id: string }) => e.id)).toEqual(['big-0', 'big-1', 'big-2', 'big-3', 'big-4'])
+    expect(first.body.nextAfter).toBe(5)
+    const rest = await events(id, '?after=5&limit=100')
+    expect(rest.body.events.map((e: { id: string }) => e.id)).toEqual(['big-5'])
+    expect(rest.body.events[0].message.content).toBe('5'.repeat(1_000_000))
+    expect(rest.body.nextAfter).toBeNull()
+  })
+
   it('refuses bad paging values and clamps large limits', async () => {
     const id = newSessionId()
     await append(

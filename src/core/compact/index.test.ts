@@ -4,7 +4,7 @@ import { newCompactionEvent } from '../events/new-event'
 import { project } from '../projection'
 import { assistant, depsFor, events, idString, recordingSummarizer, storeOf, system, user } from '../testing'
 import { TRICKY_CASES } from '../testing/tricky-cases'
-import { compact } from '.'
+import { compact, newestThatFit } from '.'
 
 const session = { id: 's1', metadata: {} }
 
@@ -135,6 +135,30 @@ describe('compact', () => {
     const deps = depsFor(store)
     await compact({ session, strategy: { window: { lastTurns: 1 }, summarizer: recordingSummarizer() } }, deps)
     expect(deps.estimator.calls).toBe(2)
+  })
+
+  it('sends a summarizer the newest covered events that fit its input, passing over one too big, all of them covered', async () => {
+    const store = storeOf([
+      user('U1', 10),
+      assistant('A1', 10),
+      user('U2', 10),
+      assistant('A2', 500),
+      user('U3', 1),
+      assistant('A3', 1),
+    ])
+    const summarizer = Object.assign(recordingSummarizer(), { inputTokens: 25 })
+    const result = await compact({ session, strategy: { window: { lastTurns: 1 }, summarizer } }, depsFor(store))
+    expect(idString(summarizer.requests[0]!.covered)).toBe('A1 U2')
+    expect(idString(result.covered)).toBe('U1 A1 U2 A2')
+  })
+
+  it('newestThatFit takes every event that still fits, newest first, in view order', () => {
+    const sized = (id: string, tokens: number) => ({ id, tokens })
+    const covered = [sized('a', 5), sized('b', 50), sized('c', 5), sized('d', 5)]
+    expect(newestThatFit(covered, 100).map((e) => e.id)).toEqual(['a', 'b', 'c', 'd'])
+    expect(newestThatFit(covered, 12).map((e) => e.id)).toEqual(['c', 'd'])
+    expect(newestThatFit(covered, 15).map((e) => e.id)).toEqual(['a', 'c', 'd'])
+    expect(newestThatFit(covered, 0)).toEqual([])
   })
 
   describe('summarizer outcomes', () => {

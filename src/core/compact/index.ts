@@ -5,6 +5,7 @@ import {
   type MessageEvent,
   type MessageSkeleton,
   type NewMessageEvent,
+  type ViewEvent,
 } from '../events'
 import { newMessageEvent } from '../events/new-event'
 import { type PassCut, planPass } from '../pass'
@@ -36,8 +37,8 @@ export interface CompactRequest {
   pending?: readonly MessageSkeleton[]
 }
 
-export interface CompactDeps {
-  store: SessionStore
+export interface CompactDeps<E extends ViewEvent = MessageEvent> {
+  store: SessionStore<E>
   estimator: TokenEstimator
   newId: () => string
   /** ISO-8601 timestamp for the events a pass writes. */
@@ -47,13 +48,18 @@ export interface CompactDeps {
 
 export type UnchangedReason = 'trigger_not_fired' | 'nothing_to_cover' | 'summarizer_declined' | 'summarizer_failed' | 'conflict'
 
-export interface CompactionResult {
+/**
+ * What a pass did. The lists hold the store's view events (`E`): whole events for a store of
+ * whole events, skeletons for the session object, which writes its answer from storage.
+ */
+export interface CompactionResult<E extends ViewEvent = MessageEvent> {
   unchanged: boolean
   reason: UnchangedReason | null
-  covered: MessageEvent[]
-  pinned: MessageEvent[]
+  covered: E[]
+  pinned: E[]
+  /** The summary events the pass wrote, whole. */
   summary: MessageEvent[]
-  preserved: MessageEvent[]
+  preserved: E[]
   tokensEstimatedSaved: number
   boundary: CompactionEvent | null
   /** The session's version after the call. */
@@ -64,7 +70,10 @@ export interface CompactionResult {
 export const MAX_REBASES = 8
 
 /** The result of a pass that changed nothing, and why. */
-export const unchangedResult = (reason: UnchangedReason, version: number): CompactionResult => ({
+export const unchangedResult = <E extends ViewEvent = MessageEvent>(
+  reason: UnchangedReason,
+  version: number,
+): CompactionResult<E> => ({
   unchanged: true,
   reason,
   covered: [],
@@ -93,7 +102,10 @@ const isUsable = (message: SummaryMessage) =>
  *   { store, estimator: defaultEstimator, newId: () => crypto.randomUUID(), now: () => new Date().toISOString() },
  * )
  */
-export async function compact(request: CompactRequest, deps: CompactDeps): Promise<CompactionResult> {
+export async function compact<E extends ViewEvent = MessageEvent>(
+  request: CompactRequest,
+  deps: CompactDeps<E>,
+): Promise<CompactionResult<E>> {
   const { store } = deps
   const summarizer = request.strategy?.summarizer ?? null
   const { view, version } = await store.readView()
@@ -108,11 +120,13 @@ export async function compact(request: CompactRequest, deps: CompactDeps): Promi
 
   let summary: NewMessageEvent[] = []
   if (summarizer) {
+    const priorTokens = plan.priorSummary.reduce((sum, event) => sum + event.tokens, 0)
+    const covered = newestThatFit(plan.coveredConversation, (summarizer.inputTokens ?? Infinity) - priorTokens)
     const outcome = await summarizer.summarize({
       session: request.session,
-      priorSummary: plan.priorSummary,
-      covered: plan.coveredConversation,
-      preserved: plan.preserved,
+      priorSummary: await store.readEvents(plan.priorSummary),
+      covered: await store.readEvents(covered),
+      preserved: await store.readEvents(plan.preserved),
     })
     if (outcome.kind === 'declined' || (outcome.kind === 'summary' && outcome.messages.length === 0)) {
       return unchangedResult('summarizer_declined', version)
@@ -135,7 +149,36 @@ export async function compact(request: CompactRequest, deps: CompactDeps): Promi
   return write(plan, summary, version, deps)
 }
 
-async function write(first: PassCut, summary: NewMessageEvent[], version: number, deps: CompactDeps): Promise<CompactionResult> {
+/**
+ * The covered events a summarizer is sent when not all of them fit its input: walking from the
+ * newest back, every event that still fits the tokens left (a huge tool result is passed over,
+ * the turns around it are kept), in view order. All of them when they fit.
+ *
+ * @example
+ * newestThatFit([a(5), b(50), c(5)], 12) // [a, c]
+ */
+export function newestThatFit<E extends { tokens: number }>(events: readonly E[], budget: number): E[] {
+  let total = 0
+  for (const event of events) total += event.tokens
+  if (total <= budget) return [...events]
+  const chosen: E[] = []
+  let left = budget
+  for (let i = events.length - 1; i >= 0 && left > 0; i--) {
+    const event = events[i]!
+    if (event.tokens <= left) {
+      chosen.push(event)
+      left -= event.tokens
+    }
+  }
+  return chosen.reverse()
+}
+
+async function write<E extends ViewEvent>(
+  first: PassCut<E>,
+  summary: NewMessageEvent[],
+  version: number,
+  deps: CompactDeps<E>,
+): Promise<CompactionResult<E>> {
   const boundaryDraft = { id: deps.newId(), timestamp: deps.now() }
   let plan = first
   let at = version
@@ -159,7 +202,7 @@ async function write(first: PassCut, summary: NewMessageEvent[], version: number
       if (!(error instanceof VersionConflictError)) throw error
       const since = await deps.store.readSince(at)
       const latest = since.at(-1)?.seq ?? error.actual
-      const outcome = rebase(plan, since)
+      const outcome = rebase<E>(plan, since)
       if (outcome.kind === 'conflict' || attempt >= MAX_REBASES) return unchangedResult('conflict', latest)
       plan = outcome.plan
       at = latest

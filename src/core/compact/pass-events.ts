@@ -1,4 +1,4 @@
-import type { NewCompactionEvent, NewMessageEvent } from '../events'
+import type { NewCompactionEvent, NewMessageEvent, ViewEvent } from '../events'
 import { newCompactionEvent } from '../events/new-event'
 import type { PassCut } from '../pass'
 import { viewTokens } from '../view'
@@ -7,8 +7,8 @@ import { viewTokens } from '../view'
  * The exact events a pass appends (step 8 of the spec): one boundary naming the view after the
  * pass — pinned, then summary, then preserved — followed by the summary events it names.
  */
-export function recordPass(
-  plan: PassCut,
+export function recordPass<E extends ViewEvent>(
+  plan: PassCut<E>,
   summary: NewMessageEvent[],
   boundary: { id: string; timestamp: string },
 ): { events: [NewCompactionEvent, ...NewMessageEvent[]]; tokensEstimatedSaved: number } {

@@ -93,6 +93,9 @@ export interface MessageSkeleton {
   message: { role: Role }
 }
 
+/** A message of a view as compaction sees it: a skeleton at its place in the log. Full events fit it. */
+export type ViewEvent = MessageSkeleton & { seq: number }
+
 /** What projection needs of a boundary event. */
 export interface CompactionSkeleton {
   type: 'COMPACTION'

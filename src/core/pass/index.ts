@@ -1,24 +1,26 @@
-import { isTurnStart, type MessageEvent, type MessageSkeleton } from '../events'
+import { isTurnStart, type MessageEvent, type MessageSkeleton, type ViewEvent } from '../events'
 import { analyzeView, type ViewAnalysis } from '../view'
 import { rawCut, type Window } from '../windows'
 
 /** Where a pass cuts, and the view split accordingly (every list in view order). */
-export interface PassCut {
+export interface PassCut<E extends ViewEvent = MessageEvent> {
   /** The view the pass was computed from. */
-  before: MessageEvent[]
+  before: E[]
   /** How many conversation events (from the first turn start) the pass covers. */
   cut: number
   summarizing: boolean
-  pinned: MessageEvent[]
-  covered: MessageEvent[]
-  preserved: MessageEvent[]
+  pinned: E[]
+  covered: E[]
+  preserved: E[]
   /** The prior summary, which is covered (and summarized) when summarizing, pinned otherwise. */
-  priorSummary: MessageEvent[]
+  priorSummary: E[]
   /** Covered conversation for the summarizer: no system messages, no prior summary. */
-  coveredConversation: MessageEvent[]
+  coveredConversation: E[]
 }
 
-export type PassPlan = { kind: 'unchanged'; reason: 'nothing_to_cover' } | ({ kind: 'cut' } & PassCut)
+export type PassPlan<E extends ViewEvent = MessageEvent> =
+  | { kind: 'unchanged'; reason: 'nothing_to_cover' }
+  | ({ kind: 'cut' } & PassCut<E>)
 
 /**
  * Moves a raw cut to a turn start: forward to the next one, or, when there is none or the cut
@@ -37,15 +39,15 @@ export function turnSafeCut(raw: number, size: number, turnStarts: readonly numb
  * from the view's analysis, the one place the spec's split is made; this only lists them in view
  * order. Used by the pass and again by a rebase, which keeps the cut and re-splits a longer view.
  */
-export function splitView(
-  before: MessageEvent[],
-  analysis: ViewAnalysis<MessageEvent>,
+export function splitView<E extends ViewEvent>(
+  before: E[],
+  analysis: ViewAnalysis<E>,
   cut: number,
   summarizing: boolean,
-): PassCut {
+): PassCut<E> {
   const { latestSystem, superseded, priorSummary, preamble, conversation } = analysis
-  const pinned: MessageEvent[] = latestSystem ? [latestSystem] : []
-  const covered: MessageEvent[] = []
+  const pinned: E[] = latestSystem ? [latestSystem] : []
+  const covered: E[] = []
   // Each part of the analysis is in view order: walking the view, the next event is the head of
   // exactly one of them, so a pointer per part sorts it without sets or a second rule.
   let s = 0
@@ -92,7 +94,7 @@ export interface PassOptions {
  * const plan = planPass(view, { window: { lastTurns: 4 }, summarizing: false })
  * if (plan.kind === 'cut') console.log(plan.covered.length)
  */
-export function planPass(view: MessageEvent[], options: PassOptions): PassPlan {
+export function planPass<E extends ViewEvent>(view: E[], options: PassOptions): PassPlan<E> {
   const analysis = analyzeView(view)
   const { latestSystem, preamble, priorSummary, conversation, turnStarts } = analysis
   const pinnedTokens =

@@ -1,8 +1,8 @@
-import { isMessage, type MessageEvent, type SessionEvent } from '../events'
+import { type CompactionSkeleton, isMessage, type MessageEvent, type ViewEvent } from '../events'
 import { type PassCut, splitView } from '../pass'
 import { analyzeView } from '../view'
 
-export type RebaseOutcome = { kind: 'rebased'; plan: PassCut } | { kind: 'conflict' }
+export type RebaseOutcome<E extends ViewEvent = MessageEvent> = { kind: 'rebased'; plan: PassCut<E> } | { kind: 'conflict' }
 
 /**
  * Moves a planned pass onto events appended while it waited for a summarizer (the spec's
@@ -15,9 +15,9 @@ export type RebaseOutcome = { kind: 'rebased'; plan: PassCut } | { kind: 'confli
  * const outcome = rebase(plan, await store.readSince(version))
  * if (outcome.kind === 'conflict') return unchanged('conflict')
  */
-export function rebase(plan: PassCut, since: readonly SessionEvent[]): RebaseOutcome {
+export function rebase<E extends ViewEvent>(plan: PassCut<E>, since: readonly (E | CompactionSkeleton)[]): RebaseOutcome<E> {
   // Only a pass writes synthetic messages, and always with its boundary.
   if (!since.every((event) => isMessage(event) && !event.synthetic)) return { kind: 'conflict' }
-  const before = [...plan.before, ...(since as MessageEvent[])]
+  const before = [...plan.before, ...(since as E[])]
   return { kind: 'rebased', plan: splitView(before, analyzeView(before), plan.cut, plan.summarizing) }
 }

@@ -1,4 +1,4 @@
-import { atSeq, type NewEvent, type SessionEvent } from '../events'
+import { atSeq, type MessageEvent, type NewEvent, type SessionEvent } from '../events'
 import { project } from '../projection'
 import { type SessionStore, VersionConflictError, type ViewSnapshot } from '.'
 
@@ -24,6 +24,10 @@ export class ArrayStore implements SessionStore {
 
   async readSince(version: number): Promise<SessionEvent[]> {
     return this.log.slice(version)
+  }
+
+  async readEvents(events: readonly MessageEvent[]): Promise<MessageEvent[]> {
+    return [...events]
   }
 
   async append(events: NewEvent[], expectedVersion: number): Promise<SessionEvent[]> {

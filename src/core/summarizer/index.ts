@@ -47,4 +47,10 @@ export type SummaryOutcome =
  */
 export interface Summarizer {
   summarize(request: SummaryRequest): Promise<SummaryOutcome>
+  /**
+   * The most tokens of prior summary and covered conversation one request can carry (its model's
+   * context less its answer and its own instructions). When the covered events do not fit, the
+   * newest of them that fit are sent; absent, all of them are.
+   */
+  readonly inputTokens?: number
 }

@@ -1,7 +1,7 @@
 import { createRoute } from '@hono/zod-openapi'
 import { unwrap } from '../../contract/errors'
 import { CompactionResultSchema, CompactRequestSchema, SessionParamsSchema } from '../../contract/schemas'
-import { body, errors, json, routes, SESSION_PATH, sessionOf } from './openapi'
+import { body, errors, json, routes, SESSION_PATH, sessionOf, streamedJson } from './openapi'
 
 const compactSession = createRoute({
   method: 'post',
@@ -13,5 +13,8 @@ const compactSession = createRoute({
 
 /** One compaction pass now. */
 export const compactRoutes = routes().openapi(compactSession, async (c) =>
-  c.json(unwrap(await sessionOf(c, c.req.valid('param').id).compact(c.req.valid('json'))), 200),
+  streamedJson<typeof CompactionResultSchema>(
+    c,
+    unwrap(await sessionOf(c, c.req.valid('param').id).compact(c.req.valid('json'))),
+  ),
 )

@@ -11,8 +11,7 @@ import {
   ViewQuerySchema,
   ViewSchema,
 } from '../../contract/schemas'
-import { toOpenAIMessages } from '../../models/openai-format'
-import { body, errors, json, routes, SESSION_PATH, sessionOf } from './openapi'
+import { body, errors, json, routes, SESSION_PATH, sessionOf, streamedJson } from './openapi'
 
 const appendEvents = createRoute({
   method: 'post',
@@ -31,7 +30,13 @@ const readLog = createRoute({
   path: `${SESSION_PATH}/events`,
   summary: 'Read the log, COMPACTION events included',
   request: { params: SessionParamsSchema, query: LogQuerySchema },
-  responses: { 200: json(LogPageSchema, 'A page of the log'), ...errors(400, 401, 404) },
+  responses: {
+    200: json(
+      LogPageSchema,
+      `A page of the log: at most \`limit\` events, fewer when they are large (a page ends after the event that brings it to ${LIMITS.eventsPage.bytes / 1024 / 1024} MiB of JSON); \`nextAfter\` continues, null at the end`,
+    ),
+    ...errors(400, 401, 404),
+  },
 })
 
 const readView = createRoute({
@@ -54,10 +59,9 @@ export const eventRoutes = routes()
   })
   .openapi(readLog, async (c) => {
     const { after = 0, limit = LIMITS.eventsPage.default } = c.req.valid('query')
-    return c.json(unwrap(await sessionOf(c, c.req.valid('param').id).readLog(after, limit)), 200)
+    return streamedJson<typeof LogPageSchema>(c, unwrap(await sessionOf(c, c.req.valid('param').id).readLog(after, limit)))
   })
   .openapi(readView, async (c) => {
-    const view = unwrap(await sessionOf(c, c.req.valid('param').id).readView())
-    if (c.req.valid('query').format === 'openai') return c.json({ messages: toOpenAIMessages(view.events) }, 200)
-    return c.json(view, 200)
+    const format = c.req.valid('query').format === 'openai' ? 'openai' : 'events'
+    return streamedJson<typeof ViewSchema>(c, unwrap(await sessionOf(c, c.req.valid('param').id).readView(format)))
   })

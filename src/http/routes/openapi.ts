@@ -1,4 +1,6 @@
 import { OpenAPIHono, type z } from '@hono/zod-openapi'
+import type { Context, TypedResponse } from 'hono'
+import type { JSONParsed } from 'hono/utils/types'
 import { ErrorResponseSchema } from '../../contract/schemas'
 import { sessionClient } from '../../store/session/client'
 import type { AppEnv } from '../env'
@@ -28,3 +30,14 @@ export const routes = () => new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
 
 /** The caller's session `id` (validated by the route's path schema), as a typed RPC client. */
 export const sessionOf = (c: { env: Env; get(key: 'userId'): string }, id: string) => sessionClient(c.env, c.get('userId'), id)
+
+/**
+ * A JSON answer the session object streams (`JsonBody`), passed on as it comes, never parsed or
+ * held here: typed as the route's declared schema, which is what the object writes.
+ *
+ * @example
+ * return streamedJson<typeof LogPageSchema>(c, unwrap(await sessionOf(c, id).readLog(0, 100)))
+ */
+export const streamedJson = <S extends z.ZodType>(c: Context, body: ReadableStream<Uint8Array>) =>
+  c.body(body, 200, { 'Content-Type': 'application/json; charset=utf-8' }) as unknown as Response &
+    TypedResponse<JSONParsed<z.output<S>>, 200, 'json'>

@@ -3,8 +3,8 @@ import { streamSSE } from 'hono/streaming'
 import { ServiceError } from '../../contract/errors'
 import { SessionParamsSchema, TurnRequestSchema, TurnResponseSchema } from '../../contract/schemas'
 import { log } from '../../log'
-import { type TurnFrame, turnFrames } from '../../turns/frames'
-import { body, errors, routes, SESSION_PATH, sessionOf } from './openapi'
+import { type ReadFrame, turnFrames } from '../../turns/frames'
+import { body, errors, routes, SESSION_PATH, sessionOf, streamedJson } from './openapi'
 
 const runTurn = createRoute({
   method: 'post',
@@ -23,7 +23,7 @@ const runTurn = createRoute({
 })
 
 /** The frames, with a session object that went away mid-turn (restart, abort) reported in the contract's words. */
-async function* interruptible(frames: AsyncGenerator<TurnFrame>): AsyncGenerator<TurnFrame> {
+async function* interruptible(frames: AsyncGenerator<ReadFrame>): AsyncGenerator<ReadFrame> {
   try {
     yield* frames
   } catch (error) {
@@ -46,15 +46,20 @@ export const turnRoutes = routes().openapi(runTurn, async (c) => {
   if (first.type === 'error') throw new ServiceError(first.error.code, first.error.message)
   if (!input.stream) {
     if (first.type !== 'done') throw new Error('a plain turn answered with a delta')
-    return c.json(first.result, 200)
+    return streamedJson<typeof TurnResponseSchema>(c, first.result)
   }
   return streamSSE(c, async (sse) => {
     // A client that goes away stops the forwarding, not the turn: the object stores it anyway.
     sse.onAbort(() => void frames.return(undefined))
-    for (let frame: TurnFrame | undefined = first; frame; frame = (await frames.next()).value ?? undefined) {
+    for (let frame: ReadFrame | undefined = first; frame; frame = (await frames.next()).value ?? undefined) {
       if (frame.type === 'delta') await sse.writeSSE({ event: 'delta', data: JSON.stringify({ text: frame.text }) })
-      else if (frame.type === 'done') await sse.writeSSE({ event: 'done', data: JSON.stringify(frame.result) })
-      else await sse.writeSSE({ event: 'error', data: JSON.stringify({ error: frame.error }) })
+      else if (frame.type === 'error') await sse.writeSSE({ event: 'error', data: JSON.stringify({ error: frame.error }) })
+      else {
+        // The result's JSON is one line (JSON text holds no raw newline): one `data` field, passed on as it comes.
+        await sse.write('event: done\ndata: ')
+        for await (const chunk of frame.result) await sse.write(chunk)
+        await sse.write('\n\n')
+      }
       if (frame.type !== 'delta') break
     }
   })

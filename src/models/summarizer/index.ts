@@ -21,6 +21,8 @@ export interface ModelSummarizerOptions {
   /** The model name, e.g. a smaller model than the chat model. */
   modelName: string
   maxTokens: number
+  /** The summary model's context window: what the conversation sent to it must fit in (with `maxTokens` for the answer). */
+  contextTokens?: number
   /** How many preserved events are quoted for continuity (default 2). */
   overlapSize?: number
   systemPrompt?: string
@@ -32,6 +34,12 @@ export interface ModelSummarizerOptions {
 }
 
 const defaultFormat = (event: MessageEvent) => EventText.of(event.message)
+
+/** Tokens kept for what a request holds besides the conversation: the instructions, headings and quoted events. */
+export const SUMMARY_PROMPT_RESERVE = 1536
+
+/** Characters of each preserved event quoted for continuity: a glimpse, whatever the event's size. */
+const QUOTE_CHARS = 2000
 
 /**
  * A summarizer that asks a chat model for a rolling summary: the previous summary is fed back,
@@ -46,20 +54,24 @@ const defaultFormat = (event: MessageEvent) => EventText.of(event.message)
 export function modelSummarizer(options: ModelSummarizerOptions): Summarizer {
   const format = options.formatEvent ?? defaultFormat
   const overlap = options.overlapSize ?? 2
-  const lines = (events: readonly MessageEvent[]) =>
+  const lines = (events: readonly MessageEvent[], clip = Infinity) =>
     events
       .filter((event) => event.message.role !== 'system')
-      .map(format)
+      .map((event) => format(event).slice(0, clip))
       .join('\n')
 
   return {
+    inputTokens:
+      options.contextTokens === undefined
+        ? undefined
+        : Math.max(0, options.contextTokens - options.maxTokens - SUMMARY_PROMPT_RESERVE),
     async summarize(request: SummaryRequest): Promise<SummaryOutcome> {
       const prior = request.priorSummary.filter((event) => event.message.role === 'assistant')
       const parts = [
         prior.length > 0 ? `Previous summary:\n${prior.map((event) => event.message.content ?? '').join('\n')}` : null,
         `Conversation to summarize:\n${lines(request.covered)}`,
         overlap > 0 && request.preserved.length > 0
-          ? `The conversation continues with these messages (context only; they stay in view, do not summarize them):\n${lines(request.preserved.slice(0, overlap))}`
+          ? `The conversation continues with these messages (context only; they stay in view, do not summarize them):\n${lines(request.preserved.slice(0, overlap), QUOTE_CHARS)}`
           : null,
         prior.length > 0 ? 'Write the updated summary.' : 'Write the summary.',
       ]

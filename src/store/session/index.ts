@@ -9,13 +9,17 @@ import type {
   SessionJson,
   TurnInput,
 } from '../../contract/schemas'
-import { type CompactionResult, defaultEstimator, type TokenEstimator } from '../../core'
+import { defaultEstimator, type TokenEstimator } from '../../core'
+import { jsonStream } from '../../json-stream'
 import { type ChatTurns, chatTurns } from '../../turns'
 import type { SessionAddress } from '../address'
 import { sessionJson } from './session-row'
-import { type AppendResult, type LogPage, StoredSession } from './stored-session'
+import { type AppendResult, StoredSession, type ViewFormat } from './stored-session'
 
-export type { AppendResult, LogPage } from './stored-session'
+export type { AppendResult, ViewFormat } from './stored-session'
+
+/** A JSON answer as bytes, generated from storage as it is read: it may be larger than an RPC value may be (32 MiB). */
+export type JsonBody = ReadableStream<Uint8Array>
 
 /**
  * One chat session: its append-only event log in this object's SQLite storage, every append
@@ -68,25 +72,27 @@ export class SessionObject extends DurableObject<Env> {
     return toOutcome(() => this.stored.addressedAs(address).appendInputs(inputs, expectedVersion))
   }
 
-  /** The log, COMPACTION events included, from `after` on. */
-  readLog(after: number, limit: number): Promise<Outcome<LogPage>> {
-    return toOutcome(() => this.stored.readLog(after, limit))
+  /** A page of the log, COMPACTION events included, from `after` on (see `LIMITS.eventsPage`). */
+  readLog(after: number, limit: number): Promise<Outcome<JsonBody>> {
+    return toOutcome(async () => jsonStream(await this.stored.logPage(after, limit)))
   }
 
   /** The view: what the model is shown. */
-  readView() {
-    return toOutcome(() => this.stored.viewOf())
+  readView(format: ViewFormat = 'events'): Promise<Outcome<JsonBody>> {
+    return toOutcome(async () => jsonStream(await this.stored.viewJson(format)))
   }
 
   /**
    * One compaction pass: the trigger (default `always`), the given strategy or the session's
    * policy strategy, or `lastEvents(20)` without a summarizer. A summarizer error is a 502.
    */
-  compact(request: CompactInput): Promise<Outcome<CompactionResult>> {
+  compact(request: CompactInput): Promise<Outcome<JsonBody>> {
     return toOutcome(async () => {
       const record = await this.stored.existing()
       const strategy = request.strategy ?? record.policy?.strategy ?? {}
-      return this.compaction.run(this.stored, this.stored.info(), { trigger: request.trigger, strategy })
+      const result = await this.compaction.run(this.stored, this.stored.info(), { trigger: request.trigger, strategy })
+      // Streamed: a written pass is answered whatever the size of what it covered.
+      return jsonStream(this.stored.compactionJson(result))
     })
   }
 

@@ -32,6 +32,9 @@ type Row = {
 
 type EntryRow = Pick<Row, 'seq' | 'id' | 'type' | 'role' | 'synthetic' | 'tokens'>
 
+/** Rows per statement when a range is walked: each row's body is at most PART_CHARS, so a batch stays small. */
+const WALK_BATCH = 16
+
 /**
  * A view entry as cached in memory: what compaction decides on, and the whole event only when it
  * is small (see BodyCache), so a view of big events stays small.
@@ -90,6 +93,20 @@ export class SessionLog {
     return this.events(this.sql.all<Row>`SELECT * FROM events WHERE seq BETWEEN ${from} AND ${to} ORDER BY seq`)
   }
 
+  /**
+   * The events with `from <= seq <= to` as JSON text, in order, read a few rows at a time and
+   * written from the stored columns without parsing them: the same text as `JSON.stringify` of
+   * the event. Throws when a seq of the range is missing (the session was deleted meanwhile).
+   */
+  *jsonRange(from: number, to: number): Generator<{ seq: number; json: string }> {
+    for (const row of this.walk(from, to)) yield { seq: row.seq, json: this.json(row) }
+  }
+
+  /** The events with `from <= seq <= to`, in order, read a few rows at a time. */
+  *eventRange(from: number, to: number): Generator<SessionEvent> {
+    for (const row of this.walk(from, to)) yield this.event(row)
+  }
+
   /** The events of the given seqs, in the given order (fetched by contiguous runs). */
   bySeqs(seqs: readonly number[]): SessionEvent[] {
     const sorted = [...seqs].sort((a, b) => a - b)
@@ -130,16 +147,39 @@ export class SessionLog {
     )
   }
 
+  private *walk(from: number, to: number): Generator<Row> {
+    for (let at = from; at <= to; ) {
+      const rows = this.sql.all<Row>`SELECT * FROM events WHERE seq BETWEEN ${at} AND ${to} ORDER BY seq LIMIT ${WALK_BATCH}`
+      for (const row of rows) {
+        if (row.seq !== at) break
+        yield row
+        at += 1
+      }
+      if (rows.length === 0 || rows.at(-1)!.seq !== at - 1)
+        throw new Error(`event ${at} is missing: the session was deleted while it was read`)
+    }
+  }
+
+  private body(row: Row): string {
+    if (row.parts <= 1) return row.body
+    const rest = this.sql.all<{ chunk: string }>`SELECT chunk FROM event_parts WHERE seq = ${row.seq} ORDER BY part`
+    return row.body + rest.map((r) => r.chunk).join('')
+  }
+
+  /** An event's JSON from its row, in the key order of the event objects (see atSeq). */
+  private json(row: Row): string {
+    const head = `{"type":"${row.type}","id":${JSON.stringify(row.id)},"seq":${row.seq},"timestamp":${JSON.stringify(row.timestamp)},"metadata":${row.metadata}`
+    return row.type === 'MESSAGE'
+      ? `${head},"synthetic":${row.synthetic === 1},"tokens":${row.tokens},"message":${this.body(row)}}`
+      : `${head},"synthetic":false,"tokens":0,"boundary":${this.body(row)}}`
+  }
+
   private events(rows: readonly Row[]): SessionEvent[] {
     return rows.map((row) => this.event(row))
   }
 
   private event(row: Row): SessionEvent {
-    let body = row.body
-    if (row.parts > 1) {
-      const rest = this.sql.all<{ chunk: string }>`SELECT chunk FROM event_parts WHERE seq = ${row.seq} ORDER BY part`
-      body += rest.map((r) => r.chunk).join('')
-    }
+    const body = this.body(row)
     const metadata = JSON.parse(row.metadata) as Record<string, unknown>
     const { id, seq, timestamp, tokens } = row
     // Object literals of one fixed shape per type: see atSeq in the core.

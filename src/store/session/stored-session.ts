@@ -3,6 +3,8 @@ import { newEventId } from '../../contract/ids'
 import type { CreateSessionInput, EventInput, PatchSessionInput } from '../../contract/schemas'
 import {
   atSeq,
+  type CompactionEvent,
+  type CompactionResult,
   type MessageEvent,
   type NewEvent,
   type NewMessageEvent,
@@ -18,7 +20,8 @@ import type { SessionAddress } from '../address'
 import { Sql } from '../sql'
 import { checkAppendInputs, planAppend } from './append-input'
 import { expiryFrom, hasExpired, Lifecycle } from './lifecycle'
-import { SessionLog } from './log'
+import { SessionLog, type ViewEntry, viewEntry } from './log'
+import { compactionJson, logPageJson, openAIViewJson, turnResultJson, viewJson } from './responses'
 import { newRecord, type SessionRecord, SessionRowCache, writeRecord } from './session-row'
 import { TurnLog } from './turn-log'
 import { ViewCache } from './view-cache'
@@ -30,12 +33,8 @@ export interface AppendResult {
   written: boolean
 }
 
-/** A page of the log: at most the limit's events after a seq; `nextAfter` continues (null at the end). */
-export interface LogPage {
-  events: SessionEvent[]
-  version: number
-  nextAfter: number | null
-}
+/** How `GET /view` writes the view: as events, or as OpenAI chat messages. */
+export type ViewFormat = 'events' | 'openai'
 
 /**
  * The session as this object stores it: the session row, the event log, the cached view and the
@@ -43,7 +42,7 @@ export interface LogPage {
  * transaction, version-checked, counters and view advanced together. It is the storage port the
  * compaction core and the chat turn work through.
  */
-export class StoredSession implements TurnSession {
+export class StoredSession implements TurnSession<ViewEntry> {
   private readonly sql: Sql
   private readonly log: SessionLog
   private readonly view: ViewCache
@@ -160,23 +159,49 @@ export class StoredSession implements TurnSession {
     }
   }
 
-  /** A page of the log, COMPACTION events included, from `after` on. */
-  async readLog(after: number, limit: number): Promise<LogPage> {
+  /** A page of the log, COMPACTION events included, from `after` on, as JSON text made as it is read. */
+  async logPage(after: number, limit: number): Promise<Iterable<string>> {
     const record = await this.existing()
-    const events = this.log.after(after, limit + 1)
-    const page = events.slice(0, limit)
-    return { events: page, version: record.version, nextAfter: events.length > limit ? page.at(-1)!.seq : null }
+    return logPageJson(this.log, record.version, after, limit)
+  }
+
+  /** The view as JSON text made as it is read: events with the view's counters, or OpenAI chat messages. */
+  async viewJson(format: ViewFormat): Promise<Iterable<string>> {
+    const record = await this.existing()
+    const entries = this.view.snapshot(record)
+    if (format === 'events') {
+      const { viewTokens: tokens, turns } = record.stats
+      return viewJson(this.view, entries, { tokens, turns, version: record.version })
+    }
+    const latest = record.stats.latestSystem
+    return openAIViewJson(this.view, entries, latest ? (this.view.event(record, latest.seq)?.message.content ?? '') : null)
+  }
+
+  /** A pass's result as JSON text, its events written from storage as it is read. */
+  compactionJson(result: CompactionResult<ViewEntry>): Iterable<string> {
+    return compactionJson(this.view, result)
+  }
+
+  resultJson(result: TurnResult<ViewEntry>): Iterable<string> {
+    return turnResultJson(this.view, result)
   }
 
   // ── the ports: the compaction core's store and the chat turn's session ────────────────────
 
-  async readView(): Promise<ViewSnapshot> {
+  async readView(): Promise<ViewSnapshot<ViewEntry>> {
     const record = await this.current()
-    return record ? { view: this.view.events(record), version: record.version } : { view: [], version: 0 }
+    return record ? { view: this.view.snapshot(record), version: record.version } : { view: [], version: 0 }
   }
 
-  async readSince(version: number): Promise<SessionEvent[]> {
-    return this.log.after(version)
+  async readSince(version: number): Promise<(ViewEntry | CompactionEvent)[]> {
+    // The few events a pass missed while its summarizer ran: whole, as the entries they become.
+    return this.log
+      .after(version)
+      .map((event) => (event.type === 'MESSAGE' ? { ...viewEntry({ ...event, role: event.message.role }), full: event } : event))
+  }
+
+  async readEvents(entries: readonly ViewEntry[]): Promise<MessageEvent[]> {
+    return [...this.view.eventsOf(entries)]
   }
 
   async append(events: NewEvent[], expectedVersion: number): Promise<SessionEvent[]> {
@@ -200,7 +225,7 @@ export class StoredSession implements TurnSession {
     }
   }
 
-  async completedTurn(id: string, content: string): Promise<TurnResult | 'conflict' | null> {
+  async completedTurn(id: string, content: string): Promise<TurnResult<ViewEntry> | 'conflict' | null> {
     return (await this.current()) ? this.turns.find(id, content) : null
   }
 
@@ -208,17 +233,6 @@ export class StoredSession implements TurnSession {
     const existing = await this.current()
     return (await this.writeCreating(existing, events, { alsoInTransaction: (written) => this.turns.record(written, usage) }))
       .events
-  }
-
-  /** The view's events and counters, for `GET /view`. */
-  async viewOf(): Promise<{ events: MessageEvent[]; tokens: number; turns: number; version: number }> {
-    const record = await this.existing()
-    return {
-      events: this.view.events(record),
-      tokens: record.stats.viewTokens,
-      turns: record.stats.turns,
-      version: record.version,
-    }
   }
 
   // ── writing ──────────────────────────────────────────────────────────────────────────────

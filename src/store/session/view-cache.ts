@@ -78,15 +78,33 @@ export class ViewCache {
     }
   }
 
-  /** The view's full events: kept ones from memory, the rest read by seq ranges (and kept if small). */
-  events(record: SessionRecord): MessageEvent[] {
-    const entries = this.entriesOf(record)
-    const missing = entries.filter((entry) => !entry.full)
-    if (missing.length === 0) return entries.map((entry) => entry.full!)
-    const read = this.log.bySeqs(missing.map((entry) => entry.seq)) as MessageEvent[]
-    const bySeq = new Map(read.map((event) => [event.seq, event]))
-    for (const entry of missing) this.bodies.keep(entry, bySeq.get(entry.seq)!)
-    return entries.map((entry) => entry.full ?? bySeq.get(entry.seq)!)
+  /** A copy of the view's entries as of the record: a pass or a response holds it while writes go on. */
+  snapshot(record: SessionRecord): ViewEntry[] {
+    return this.entriesOf(record).slice()
+  }
+
+  /** The whole events of some entries, in their order: kept ones from memory, the rest read in batches (and kept if small). */
+  *eventsOf(entries: readonly ViewEntry[]): Generator<MessageEvent> {
+    for (const run of runs(entries)) {
+      if ('kept' in run) {
+        yield run.kept
+        continue
+      }
+      let i = run.start
+      for (const event of this.log.eventRange(entries[run.start]!.seq, entries[run.end]!.seq)) {
+        const entry = entries[i++]!
+        this.bodies.keep(entry, event as MessageEvent)
+        yield event as MessageEvent
+      }
+    }
+  }
+
+  /** The JSON text of some entries' events, in their order, written from memory or straight from storage. */
+  *jsonOf(entries: readonly ViewEntry[]): Generator<string> {
+    for (const run of runs(entries)) {
+      if ('kept' in run) yield JSON.stringify(run.kept)
+      else for (const { json } of this.log.jsonRange(entries[run.start]!.seq, entries[run.end]!.seq)) yield json
+    }
   }
 
   /** One event of the view by its seq, from memory when it is kept whole. */
@@ -103,5 +121,21 @@ export class ViewCache {
   reset(): void {
     this.entries = null
     this.bodies.reset()
+  }
+}
+
+/** Entries cut into the ones kept whole and runs of consecutive seqs (index ranges) to read from storage. */
+function* runs(entries: readonly ViewEntry[]): Generator<{ kept: MessageEvent } | { start: number; end: number }> {
+  for (let i = 0; i < entries.length; ) {
+    const kept = entries[i]!.full
+    if (kept) {
+      yield { kept }
+      i++
+      continue
+    }
+    let end = i
+    while (end + 1 < entries.length && !entries[end + 1]!.full && entries[end + 1]!.seq === entries[end]!.seq + 1) end++
+    yield { start: i, end }
+    i = end + 1
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { frameWriter, type TurnFrame, turnFrames } from '.'
+import { frameWriter, type ReadFrame, type TurnFrame, turnFrames } from '.'
 
 /** The bytes of a stream, re-cut into chunks of `size` bytes. */
 async function rechunk(stream: ReadableStream<Uint8Array>, size: number): Promise<ReadableStream<Uint8Array>> {
@@ -23,10 +23,44 @@ describe('turn frames', () => {
       const frames = frameWriter()
       for (const frame of sent) frames.send(frame)
       frames.close()
-      const received: TurnFrame[] = []
+      const received: ReadFrame[] = []
       for await (const frame of turnFrames(await rechunk(frames.readable, size))) received.push(frame)
       expect(received, `chunks of ${size}`).toEqual(sent)
     }
+  })
+
+  it('end with done: the rest of the stream is the result, byte for byte, whatever the chunks', async () => {
+    const result = ['{"reply":"Grüße 𝒜",', '"events":[', '"x"'.repeat(50_000), ']}']
+    for (const size of [7, 4096, 100_000]) {
+      const frames = frameWriter()
+      frames.send({ type: 'delta', text: 'Hel' })
+      const finished = frames.finish(result)
+      const received: ReadFrame[] = []
+      let body = ''
+      for await (const frame of turnFrames(await rechunk(frames.readable, size))) {
+        received.push(frame)
+        if (frame.type === 'done') body = await new Response(frame.result).text()
+      }
+      await finished
+      expect(
+        received.map((frame) => frame.type),
+        `chunks of ${size}`,
+      ).toEqual(['delta', 'done'])
+      expect(body, `chunks of ${size}`).toBe(result.join(''))
+    }
+  })
+
+  it('fail the result stream when the result cannot be read to its end', async () => {
+    const frames = frameWriter()
+    const broken = (function* () {
+      yield '{"reply":'
+      throw new Error('storage went away')
+    })()
+    void frames.finish(broken)
+    let done: ReadFrame | undefined
+    for await (const frame of turnFrames(frames.readable)) done = frame
+    if (done?.type !== 'done') throw new Error('no done frame')
+    await expect(new Response(done.result).text()).rejects.toThrow()
   })
 
   it('keep sending without throwing after the reader went away', async () => {

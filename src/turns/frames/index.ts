@@ -1,21 +1,29 @@
 import type { ErrorBody } from '../../contract/errors'
-import type { TurnResult } from '../session'
+import { encodedChunks } from '../../json-stream'
 
 /**
  * The channel from the session object to the Worker for one turn: newline-delimited JSON frames
- * (RPC streams carry bytes only) — text deltas as they come, then exactly one `done` or `error`.
+ * (RPC streams carry bytes only) — text deltas as they come, then either one `error` frame or a
+ * `done` line followed by the turn's result as JSON up to the end of the stream. The result goes
+ * last and raw so that it can be as large as it needs to be (a pass may list a whole view) and
+ * still be passed on to the client without being parsed or held.
  */
-export type TurnFrame =
-  | { type: 'delta'; text: string }
-  | { type: 'done'; result: TurnResult }
-  | { type: 'error'; error: ErrorBody }
+export type TurnFrame = { type: 'delta'; text: string } | { type: 'error'; error: ErrorBody }
 
-/** A frame stream being written: `send` never throws, even when the reader went away. */
+/** A frame as the Worker reads it: `done` carries the rest of the stream, the result's JSON bytes. */
+export type ReadFrame = TurnFrame | { type: 'done'; result: ReadableStream<Uint8Array> }
+
+/** A frame stream being written: nothing here throws, even when the reader went away. */
 export interface FrameWriter {
   readable: ReadableStream<Uint8Array>
   send(frame: TurnFrame): void
+  /** Writes the `done` line and the result's JSON, as fast as the reader takes it, then closes. */
+  finish(result: Iterable<string>): Promise<void>
   close(): void
 }
+
+const NEWLINE = 10
+const encoder = new TextEncoder()
 
 /**
  * Opens a frame stream.
@@ -23,42 +31,117 @@ export interface FrameWriter {
  * @example
  * const frames = frameWriter()
  * frames.send({ type: 'delta', text: 'Hel' })
+ * await frames.finish(['{"reply":', '…', '}'])
  * return frames.readable
  */
 export function frameWriter(): FrameWriter {
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>()
   const writer = writable.getWriter()
-  const encoder = new TextEncoder()
+  const close = () => void writer.close().catch(() => undefined)
   return {
     readable,
     // A reader that went away (the client disconnected) must not stop the turn: ignore the failure.
     send: (frame) => void writer.write(encoder.encode(`${JSON.stringify(frame)}\n`)).catch(() => undefined),
-    close: () => void writer.close().catch(() => undefined),
+    async finish(result) {
+      try {
+        await writer.write(encoder.encode('{"type":"done"}\n'))
+        // One chunk at a time, each made when the reader took the one before.
+        for (const chunk of encodedChunks(result)) await writer.write(chunk)
+        close()
+      } catch (error) {
+        // The reader went away (the turn is stored all the same), or the result could not be
+        // read: a reader still there sees a failed stream, never a cut-off one taken as whole.
+        void writer.abort(error).catch(() => undefined)
+      }
+    },
+    close,
   }
 }
 
+/** Bytes collected until a newline, whatever the chunks split at (a newline byte is never inside a UTF-8 character). */
+class LineBuffer {
+  private chunks: Uint8Array[] = []
+
+  /** Adds bytes; answers the complete lines now available. */
+  push(bytes: Uint8Array): Uint8Array[] {
+    const lines: Uint8Array[] = []
+    let start = 0
+    for (let at = bytes.indexOf(NEWLINE); at >= 0; at = bytes.indexOf(NEWLINE, start)) {
+      lines.push(concat([...this.chunks, bytes.subarray(start, at)]))
+      this.chunks = []
+      start = at + 1
+    }
+    if (start < bytes.length) this.chunks.push(bytes.subarray(start))
+    return lines
+  }
+
+  /** The bytes after the last newline, and forgets them. */
+  take(): Uint8Array {
+    const rest = concat(this.chunks)
+    this.chunks = []
+    return rest
+  }
+}
+
+const concat = (chunks: Uint8Array[]): Uint8Array => {
+  if (chunks.length === 1) return chunks[0]!
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0))
+  let at = 0
+  for (const chunk of chunks) {
+    out.set(chunk, at)
+    at += chunk.length
+  }
+  return out
+}
+
 /**
- * Reads a frame stream, whatever bytes its chunks split at.
+ * Reads a frame stream, whatever bytes its chunks split at. After `done` it stops: the frame's
+ * `result` is the rest of the stream, for the caller to pass on or read.
  *
  * @example
  * for await (const frame of turnFrames(stream)) if (frame.type === 'delta') write(frame.text)
  */
-export async function* turnFrames(stream: ReadableStream<Uint8Array>): AsyncGenerator<TurnFrame> {
+export async function* turnFrames(stream: ReadableStream<Uint8Array>): AsyncGenerator<ReadFrame> {
   const reader = stream.getReader()
   const decoder = new TextDecoder()
-  let buffer = ''
+  const lines = new LineBuffer()
+  let handedOn = false
   try {
     for (;;) {
       const { done, value } = await reader.read()
-      buffer += done ? decoder.decode() : decoder.decode(value, { stream: true })
-      for (let newline = buffer.indexOf('\n'); newline >= 0; newline = buffer.indexOf('\n')) {
-        const line = buffer.slice(0, newline)
-        buffer = buffer.slice(newline + 1)
-        if (line.trim() !== '') yield JSON.parse(line) as TurnFrame
-      }
       if (done) return
+      const complete = lines.push(value)
+      for (let i = 0; i < complete.length; i++) {
+        const text = decoder.decode(complete[i])
+        if (text.trim() === '') continue
+        const frame = JSON.parse(text) as ReadFrame
+        if (frame.type !== 'done') {
+          yield frame
+          continue
+        }
+        // What followed the done line in this chunk belongs to the result, with the rest of the stream.
+        const after = [...complete.slice(i + 1).flatMap((line) => [line, Uint8Array.of(NEWLINE)]), lines.take()]
+        handedOn = true
+        yield { type: 'done', result: restOf(reader, concat(after)) }
+        return
+      }
     }
   } finally {
-    reader.cancel().catch(() => undefined)
+    if (!handedOn) reader.cancel().catch(() => undefined)
   }
+}
+
+/** A stream of `first`, then whatever the reader still has. */
+function restOf(reader: ReadableStreamDefaultReader<Uint8Array>, first: Uint8Array): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      if (first.length > 0) controller.enqueue(first)
+    },
+    async pull(controller) {
+      const { done, value } = await reader.read()
+      if (done) controller.close()
+      else controller.enqueue(value)
+    },
+    cancel: (reason) => reader.cancel(reason),
+  })
 }

@@ -1,0 +1,91 @@
+/**
+ * Large responses as byte streams made from JSON text generated piece by piece: an RPC value is
+ * limited to 32 MiB while a stream is not, and a stream pulled as it is read holds one chunk at a
+ * time, whatever the response's size.
+ */
+
+/** UTF-16 characters gathered into one chunk before it is encoded and handed on. */
+const CHUNK_CHARS = 64 * 1024
+
+/**
+ * A byte stream of the given pieces of text, generated only as the reader pulls: a piece is
+ * asked for when the chunk before it was taken. A generator that throws errors the stream (the
+ * reader sees a failed body, never a silently cut one); a reader that cancels closes it.
+ *
+ * @example
+ * return jsonStream(jsonObject({ version: '3', events: jsonArray(eventTexts) }))
+ */
+export function jsonStream(pieces: Iterable<string>): ReadableStream<Uint8Array> {
+  let source: Iterator<Uint8Array> | null = null
+  return new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        source ??= encodedChunks(pieces)
+        const next = source.next()
+        if (next.done) controller.close()
+        else controller.enqueue(next.value)
+      },
+      cancel() {
+        source?.return?.()
+      },
+    },
+    { highWaterMark: 0 },
+  )
+}
+
+/**
+ * The pieces gathered into chunks of about 64 Ki characters, UTF-8 encoded, each made only when
+ * it is asked for. Pieces never end inside a surrogate pair (JSON text of whole values), so
+ * encoding chunk by chunk is exact.
+ */
+export function* encodedChunks(pieces: Iterable<string>): Generator<Uint8Array> {
+  const encoder = new TextEncoder()
+  let text = ''
+  for (const piece of pieces) {
+    text += piece
+    if (text.length >= CHUNK_CHARS) {
+      yield encoder.encode(text)
+      text = ''
+    }
+  }
+  if (text !== '') yield encoder.encode(text)
+}
+
+/** JSON text, whole or as pieces generated when they are reached. */
+export type JsonText = string | Iterable<string>
+
+/** A JSON array of items already written as JSON text. */
+export function* jsonArray(items: Iterable<JsonText>): Generator<string> {
+  yield '['
+  let first = true
+  for (const item of items) {
+    if (!first) yield ','
+    first = false
+    if (typeof item === 'string') yield item
+    else yield* item
+  }
+  yield ']'
+}
+
+/** A JSON object whose values are JSON text, each given whole or as pieces (generated when reached). */
+export function* jsonObject(fields: Record<string, JsonText>): Generator<string> {
+  let first = true
+  for (const [key, value] of Object.entries(fields)) {
+    yield `${first ? '{' : ','}${JSON.stringify(key)}:`
+    first = false
+    if (typeof value === 'string') yield value
+    else yield* value
+  }
+  yield first ? '{}' : '}'
+}
+
+/**
+ * Reads a whole byte stream as JSON: for callers inside the service that need the value (tests,
+ * small answers); a route passes the stream on instead.
+ *
+ * @example
+ * const page = await readJson<{ events: unknown[] }>(stream)
+ */
+export async function readJson<T>(stream: ReadableStream<Uint8Array>): Promise<T> {
+  return JSON.parse(await new Response(stream).text()) as T
+}

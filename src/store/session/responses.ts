@@ -1,0 +1,95 @@
+import { LIMITS } from '../../contract/limits'
+import { type CompactionResult, utf8Length } from '../../core'
+import { jsonArray, jsonObject } from '../../json-stream'
+import { toOpenAIMessages } from '../../models/openai-format'
+import type { TurnResult } from '../../turns/session'
+import type { SessionLog, ViewEntry } from './log'
+import type { ViewCache } from './view-cache'
+
+/**
+ * The session object's large answers as JSON text generated piece by piece from storage (see
+ * `../json-stream`): what they hold is fixed when they are made (a version, a snapshot of view
+ * entries), the bodies are read as the reader gets to them. Events never change once written,
+ * so a body read late is the body as of the snapshot.
+ */
+
+const json = (value: unknown) => JSON.stringify(value)
+
+/**
+ * A page of the log after `after`, as of `version`: at most `limit` events, ending after the
+ * event that brings it to `LIMITS.eventsPage.bytes` of JSON (so a page of large events holds
+ * fewer); `nextAfter` is the last seq sent while the log goes on, null at its end.
+ */
+export function* logPageJson(log: SessionLog, version: number, after: number, limit: number): Generator<string> {
+  let count = 0
+  let bytes = 0
+  let last = after
+  yield '{"events":['
+  for (const event of log.jsonRange(after + 1, version)) {
+    yield count === 0 ? event.json : `,${event.json}`
+    count += 1
+    bytes += utf8Length(event.json)
+    last = event.seq
+    if (count >= limit || bytes >= LIMITS.eventsPage.bytes) break
+  }
+  yield `],"version":${version},"nextAfter":${count > 0 && last < version ? last : 'null'}}`
+}
+
+/** `GET /view`: the view's events and counters. */
+export function* viewJson(
+  view: ViewCache,
+  entries: readonly ViewEntry[],
+  counters: { tokens: number; turns: number; version: number },
+): Generator<string> {
+  yield* jsonObject({
+    events: jsonArray(view.jsonOf(entries)),
+    tokens: json(counters.tokens),
+    turns: json(counters.turns),
+    version: json(counters.version),
+  })
+}
+
+/** `GET /view?format=openai`: the view as OpenAI chat messages, the latest system message first. */
+export function* openAIViewJson(view: ViewCache, entries: readonly ViewEntry[], system: string | null): Generator<string> {
+  function* messages(): Generator<string> {
+    if (system !== null) yield json({ role: 'system', content: system })
+    // One event at a time: a system message is never repeated (it is given first, or not at all).
+    for (const event of view.eventsOf(entries)) for (const message of toOpenAIMessages([event], null)) yield json(message)
+  }
+  yield* jsonObject({ messages: jsonArray(messages()) })
+}
+
+/** A CompactionResult, its events written from storage. */
+export function compactionJson(view: ViewCache, result: CompactionResult<ViewEntry>): Generator<string> {
+  return jsonObject({
+    unchanged: json(result.unchanged),
+    reason: json(result.reason),
+    covered: jsonArray(view.jsonOf(result.covered)),
+    pinned: jsonArray(view.jsonOf(result.pinned)),
+    summary: jsonArray(result.summary.map(json)),
+    preserved: jsonArray(view.jsonOf(result.preserved)),
+    tokensEstimatedSaved: json(result.tokensEstimatedSaved),
+    boundary: json(result.boundary),
+    version: json(result.version),
+  })
+}
+
+/** A turn's result, its compaction results written from storage. */
+export function turnResultJson(view: ViewCache, result: TurnResult<ViewEntry>): Generator<string> {
+  const { compaction, context } = result
+  return jsonObject({
+    reply: json(result.reply),
+    events: json(result.events),
+    compaction: compaction === null || 'error' in compaction ? json(compaction) : compactionJson(view, compaction),
+    usage: json(result.usage),
+    context:
+      context === null
+        ? 'null'
+        : jsonObject({
+            promptTokens: json(context.promptTokens),
+            budget: json(context.budget),
+            compactions: jsonArray(context.compactions.map((pass) => compactionJson(view, pass))),
+            retried: json(context.retried),
+          }),
+  })
+}
