@@ -22,6 +22,7 @@ const pure = [
   'src/turns/**/*.test.ts',
   'src/json-stream/**/*.test.ts',
   'src/store/session/append-input.test.ts',
+  'src/store/session/body-cache.test.ts',
 ]
 /** workerd with the Worker's configuration and the fake upstream as its model. */
 const withUpstream = (bindings: Record<string, string> = {}) =>

@@ -6,6 +6,7 @@ import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base'
 import {
   ArrayStore,
   atSeq,
+  columnsOf,
   compact,
   countingEstimator,
   defaultEstimator,
@@ -60,22 +61,12 @@ async function buildLog(size: number) {
     store.appendNow(batch)
     // Compact now and then, as a live session would (summarizing every other time).
     if (turn % 200 === 0) {
-      const { view, version } = await store.readView()
       await compact(
         {
           session: { id: 's', metadata: {} },
           strategy: { window: { lastTurns: 50 }, summarizer: turn % 400 === 0 ? summarizer : null },
         },
-        {
-          ...deps,
-          store: {
-            ...store,
-            readView: async () => ({ view, version }),
-            readSince: async (v: number) => store.log.slice(v),
-            readEvents: async (events) => [...events],
-            append: async (e, v) => store.appendNow(e, v),
-          },
-        },
+        deps,
       )
     }
   }
@@ -90,14 +81,16 @@ async function viewBenchmarks() {
     const { log, estimates, distinctMessages } = await buildLog(size)
     // An uncompacted view of `size` events too: the worst case for a pass.
     const flat: SessionEvent[] = log.filter((e) => e.type === 'MESSAGE' && !e.synthetic).map((e, i) => atSeq(e, i + 1))
-    const flatView = project(flat)
+    const flatView = columnsOf(project(flat))
+    const idsAt = (positions: Int32Array) => Array.from(positions, (p) => flat[p]!.id)
     const projection = await measure(() => project(flat))
     const tail = flat.slice(-3)
     const cached = project(flat.slice(0, -3))
     const incremental = await measure(() => extendView(cached, tail), { minRuns: 50 })
     const pass = await measure(() => {
       const plan = planPass(flatView, { window: { lastTurns: 20 }, summarizing: false })
-      if (plan.kind === 'cut') recordPass(plan, [], { id: 'b', timestamp: now() })
+      if (plan.kind === 'cut')
+        recordPass(plan, { pinned: idsAt(plan.pinned), preserved: idsAt(plan.preserved) }, [], { id: 'b', timestamp: now() })
     })
     const budget = await measure(() => planPass(flatView, { window: { tokenBudget: 8_000 }, summarizing: false }))
     rows.push([

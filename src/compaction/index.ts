@@ -10,7 +10,6 @@ import {
   type Summarizer,
   type TokenEstimator,
   type Trigger,
-  type ViewEvent,
 } from '../core'
 import { log } from '../log'
 import { modelSettings, NOT_CONFIGURED } from '../models/config'
@@ -32,7 +31,7 @@ export interface Compactor {
    * Runs one pass. A summarizer with no model configured is a 503; a summarizer that fails at the
    * upstream is a 502 and nothing is written (logged once, here).
    */
-  run<E extends ViewEvent>(store: SessionStore<E>, session: SessionInfo, request: PassRequest): Promise<CompactionResult<E>>
+  run<L>(store: SessionStore<L>, session: SessionInfo, request: PassRequest): Promise<CompactionResult<L>>
 }
 
 export interface CompactorOptions {
@@ -66,10 +65,10 @@ export function compactor(options: CompactorOptions): Compactor {
   }
 
   return {
-    async run<E extends ViewEvent>(store: SessionStore<E>, session: SessionInfo, request: PassRequest) {
+    async run<L>(store: SessionStore<L>, session: SessionInfo, request: PassRequest) {
       const summarizer = summarizerFor(request.strategy.summarizer)
       try {
-        return await compact<E>(
+        return await compact<L>(
           {
             trigger: request.trigger,
             strategy: { window: request.strategy.window, summarizer },

@@ -16,7 +16,7 @@ export { EventText } from './event-text'
 export * from './events'
 export { type MessageDraft, newCompactionEvent, newMessageEvent } from './events/new-event'
 export { formatProblem, type Problem } from './problem'
-export { extendView, project } from './projection'
+export { extendView, project, viewAfter } from './projection'
 export { type FitState, type FitStep, type PromptParts, planPromptFit, promptTokens } from './prompt-fit'
 export { type SessionStore, VersionConflictError, type ViewSnapshot } from './session-store'
 export { ArrayStore } from './session-store/array-store'
@@ -25,6 +25,17 @@ export { isHighSurrogate, utf8Length } from './text'
 export { countingEstimator, type TokenEstimator } from './tokens'
 export { defaultEstimator, gptTokenizerEstimator } from './tokens/gpt-tokenizer'
 export { fires, type KindValue, TRIGGER_KINDS, TRIGGER_LIMITS, type Trigger, triggerProblem, triggers } from './triggers'
-export { analyzeView, type ViewAnalysis, viewTokens } from './view'
-export { advanceStats, EMPTY_STATS, statsOf, type ViewStats } from './view/stats'
+export { analyzeColumns, analyzeView, type ColumnsAnalysis, type ViewAnalysis, viewTokens } from './view'
+export {
+  allSeqs,
+  columnsOf,
+  concatColumns,
+  PackedColumns,
+  type PackedEvent,
+  type Positions,
+  pickColumns,
+  seqsAt,
+  type ViewColumns,
+} from './view/columns'
+export { advanceStats, EMPTY_STATS, statsOf, statsOfColumns, type ViewStats } from './view/stats'
 export { DEFAULT_WINDOW, WINDOW_KINDS, type Window, windowProblem, windows } from './windows'

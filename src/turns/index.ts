@@ -1,7 +1,7 @@
 import type { Compactor } from '../compaction'
 import { ServiceError } from '../contract/errors'
 import type { TurnInput } from '../contract/schemas'
-import type { TokenEstimator, ViewEvent } from '../core'
+import type { TokenEstimator } from '../core'
 import { log } from '../log'
 import { modelSettings } from '../models/config'
 import { frameWriter } from './frames'
@@ -25,7 +25,7 @@ export interface ChatTurns {
    * one `done` or `error`. The turn runs to its end even if nobody reads, so a reply the model
    * finished is always stored.
    */
-  stream<E extends ViewEvent>(session: TurnSession<E>, input: TurnInput): ReadableStream<Uint8Array>
+  stream<L>(session: TurnSession<L>, input: TurnInput): ReadableStream<Uint8Array>
 }
 
 /**
@@ -38,7 +38,7 @@ export interface ChatTurns {
 export function chatTurns(options: ChatTurnsOptions): ChatTurns {
   const queue = new TurnQueue()
   return {
-    stream<E extends ViewEvent>(session: TurnSession<E>, input: TurnInput) {
+    stream<L>(session: TurnSession<L>, input: TurnInput) {
       const frames = frameWriter()
       queue
         .run((written) =>

@@ -5,6 +5,7 @@ import { newEventId } from '../contract/ids'
 import { contentTooLarge } from '../contract/limits'
 import type { Policy, TurnInput } from '../contract/schemas'
 import {
+  allSeqs,
   type CompactionResult,
   type FitState,
   type FitStep,
@@ -12,7 +13,6 @@ import {
   newMessageEvent,
   planPromptFit,
   type TokenEstimator,
-  type ViewEvent,
 } from '../core'
 import { log } from '../log'
 import { type ModelSettings, NOT_CONFIGURED } from '../models/config'
@@ -21,8 +21,8 @@ import { type ChatReply, toServiceError, UpstreamError } from '../models/port'
 import type { ContextReport, TurnResult, TurnSession } from './session'
 
 /** What one turn runs with. */
-export interface TurnDeps<E extends ViewEvent = ViewEvent> {
-  session: TurnSession<E>
+export interface TurnDeps<L = unknown> {
+  session: TurnSession<L>
   models: ModelSettings
   compactor: Compactor
   estimator: TokenEstimator
@@ -42,7 +42,7 @@ const now = () => new Date().toISOString()
  * call the model, write system?/user/assistant in one append, then compact by policy. Compaction
  * after the turn never fails it.
  */
-export async function runTurn<E extends ViewEvent>(input: TurnInput, deps: TurnDeps<E>): Promise<TurnResult<E>> {
+export async function runTurn<L>(input: TurnInput, deps: TurnDeps<L>): Promise<TurnResult<L>> {
   const { session, models, compactor } = deps
   if (input.id !== undefined) {
     const done = await session.completedTurn(input.id, input.content)
@@ -74,7 +74,7 @@ export async function runTurn<E extends ViewEvent>(input: TurnInput, deps: TurnD
   const systemEvent =
     input.system !== undefined && input.system !== state?.latestSystem?.content ? event('system', input.system) : null
 
-  const context: ContextReport<E> = {
+  const context: ContextReport<L> = {
     promptTokens: 0,
     budget: models.contextTokens - models.replyTokens,
     compactions: [],
@@ -109,7 +109,7 @@ export async function runTurn<E extends ViewEvent>(input: TurnInput, deps: TurnD
   }
 
   const call = async (): Promise<ChatReply> => {
-    const view = await session.readEvents((await session.readView()).view)
+    const view = await session.readEvents(allSeqs((await session.readView()).view))
     const system = systemEvent?.message.content ?? state?.latestSystem?.content ?? null
     return model.chat({
       model: input.model ?? models.chatModel,
@@ -156,7 +156,7 @@ export async function runTurn<E extends ViewEvent>(input: TurnInput, deps: TurnD
   )
   const events = await session.writeTurn([...(systemEvent ? [systemEvent] : []), userEvent, assistant], reply.usage)
   deps.written()
-  const result: TurnResult<E> = {
+  const result: TurnResult<L> = {
     reply: events.at(-1) as TurnResult['reply'],
     events,
     compaction: null,
@@ -184,12 +184,12 @@ export async function runTurn<E extends ViewEvent>(input: TurnInput, deps: TurnD
  * strategy summarizes and the summary fails or is declined, the same pass runs without one: the
  * turn must still fit.
  */
-async function makeRoom<E extends ViewEvent>(
+async function makeRoom<L>(
   step: Extract<FitStep, { kind: 'compact' }>,
   policy: Policy,
   userEvent: NewMessageEvent,
-  deps: TurnDeps<E>,
-): Promise<CompactionResult<E>> {
+  deps: TurnDeps<L>,
+): Promise<CompactionResult<L>> {
   const summarizer = policy.strategy.summarizer
   const info = deps.session.info()
   const pass = (withSummary: boolean) => {
@@ -199,7 +199,7 @@ async function makeRoom<E extends ViewEvent>(
     return deps.compactor.run(deps.session, info, { trigger: { always: true }, strategy, pending: [userEvent] })
   }
   if (!summarizer) return pass(false)
-  let result: CompactionResult<E>
+  let result: CompactionResult<L>
   try {
     result = await pass(true)
   } catch {

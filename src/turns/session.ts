@@ -1,25 +1,25 @@
 import type { ErrorBody } from '../contract/errors'
 import type { Policy } from '../contract/schemas'
-import type { CompactionResult, MessageEvent, NewMessageEvent, SessionEvent, SessionInfo, SessionStore, ViewEvent } from '../core'
+import type { CompactionResult, MessageEvent, NewMessageEvent, SessionEvent, SessionInfo, SessionStore } from '../core'
 import type { Usage } from '../models/port'
 
 /** What happened to fit the prompt into the model's context budget. */
-export interface ContextReport<E extends ViewEvent = ViewEvent> {
+export interface ContextReport<L = unknown> {
   promptTokens: number
   budget: number
   /** Passes run before the model call (they stay written even if the call then failed). */
-  compactions: CompactionResult<E>[]
+  compactions: CompactionResult<L>[]
   /** Whether the upstream refused the prompt as too long and the turn was retried once. */
   retried: boolean
 }
 
-/** What a turn did; its compaction results hold the session's view events (`E`). */
-export interface TurnResult<E extends ViewEvent = ViewEvent> {
+/** What a turn did; its compaction results list events as the session's store does (`L`). */
+export interface TurnResult<L = unknown> {
   reply: MessageEvent
   events: SessionEvent[]
-  compaction: CompactionResult<E> | null | { error: ErrorBody }
+  compaction: CompactionResult<L> | null | { error: ErrorBody }
   usage: Usage | null
-  context: ContextReport<E> | null
+  context: ContextReport<L> | null
 }
 
 /** What a turn needs to know of its session before it builds the prompt: counters, not bodies. */
@@ -36,15 +36,15 @@ export interface PromptState {
  * The session a chat turn runs on: the compaction core's storage port plus what a turn reads and
  * writes. The session object's storage implements it (`StoredSession`); the turn never sees SQL.
  */
-export interface TurnSession<E extends ViewEvent = ViewEvent> extends SessionStore<E> {
+export interface TurnSession<L = unknown> extends SessionStore<L> {
   /** Who the session is, for a summarizer: call it only once the session exists. */
   info(): SessionInfo
   /** The session's state for a prompt; null while the session does not exist. */
   promptState(): Promise<PromptState | null>
   /** The completed turn whose user event has this id (see `TurnLog.find`). */
-  completedTurn(id: string, content: string): Promise<TurnResult<E> | 'conflict' | null>
+  completedTurn(id: string, content: string): Promise<TurnResult<L> | 'conflict' | null>
   /** Appends the turn's events in one transaction with its record for retries, creating the session if needed. */
   writeTurn(events: NewMessageEvent[], usage: Usage | null): Promise<SessionEvent[]>
   /** The turn's result as JSON text, generated piece by piece (its compactions may list a whole view). */
-  resultJson(result: TurnResult<E>): Iterable<string>
+  resultJson(result: TurnResult<L>): Iterable<string>
 }

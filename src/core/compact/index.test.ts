@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest'
 import type { NewEvent } from '../events'
 import { newCompactionEvent } from '../events/new-event'
 import { project } from '../projection'
-import { assistant, depsFor, events, idString, recordingSummarizer, storeOf, system, user } from '../testing'
+import { assistant, depsFor, events, idString, recordingSummarizer, sequenced, storeOf, system, user } from '../testing'
 import { TRICKY_CASES } from '../testing/tricky-cases'
+import { columnsOf } from '../view/columns'
 import { compact, newestThatFit } from '.'
 
 const session = { id: 's1', metadata: {} }
@@ -153,12 +154,12 @@ describe('compact', () => {
   })
 
   it('newestThatFit takes every event that still fits, newest first, in view order', () => {
-    const sized = (id: string, tokens: number) => ({ id, tokens })
-    const covered = [sized('a', 5), sized('b', 50), sized('c', 5), sized('d', 5)]
-    expect(newestThatFit(covered, 100).map((e) => e.id)).toEqual(['a', 'b', 'c', 'd'])
-    expect(newestThatFit(covered, 12).map((e) => e.id)).toEqual(['c', 'd'])
-    expect(newestThatFit(covered, 15).map((e) => e.id)).toEqual(['a', 'c', 'd'])
-    expect(newestThatFit(covered, 0)).toEqual([])
+    const view = columnsOf(sequenced([user('a', 5), assistant('b', 50), user('c', 5), assistant('d', 5)]))
+    const all = Int32Array.of(0, 1, 2, 3)
+    expect([...newestThatFit(view, all, 100)]).toEqual([0, 1, 2, 3])
+    expect([...newestThatFit(view, all, 12)]).toEqual([2, 3])
+    expect([...newestThatFit(view, all, 15)]).toEqual([0, 2, 3])
+    expect([...newestThatFit(view, all, 0)]).toEqual([])
   })
 
   describe('summarizer outcomes', () => {

@@ -5,7 +5,6 @@ import {
   type MessageEvent,
   type MessageSkeleton,
   type NewMessageEvent,
-  type ViewEvent,
 } from '../events'
 import { newMessageEvent } from '../events/new-event'
 import { type PassCut, planPass } from '../pass'
@@ -14,7 +13,8 @@ import { type SessionStore, VersionConflictError } from '../session-store'
 import type { SessionInfo, Summarizer, SummaryMessage } from '../summarizer'
 import type { TokenEstimator } from '../tokens'
 import { fires, type Trigger } from '../triggers'
-import { analyzeView } from '../view'
+import { analyzeColumns } from '../view'
+import { type Positions, seqsAt, type ViewColumns } from '../view/columns'
 import { DEFAULT_WINDOW, type Window } from '../windows'
 import { recordPass } from './pass-events'
 
@@ -37,8 +37,8 @@ export interface CompactRequest {
   pending?: readonly MessageSkeleton[]
 }
 
-export interface CompactDeps<E extends ViewEvent = MessageEvent> {
-  store: SessionStore<E>
+export interface CompactDeps<L = MessageEvent[]> {
+  store: SessionStore<L>
   estimator: TokenEstimator
   newId: () => string
   /** ISO-8601 timestamp for the events a pass writes. */
@@ -49,17 +49,17 @@ export interface CompactDeps<E extends ViewEvent = MessageEvent> {
 export type UnchangedReason = 'trigger_not_fired' | 'nothing_to_cover' | 'summarizer_declined' | 'summarizer_failed' | 'conflict'
 
 /**
- * What a pass did. The lists hold the store's view events (`E`): whole events for a store of
- * whole events, skeletons for the session object, which writes its answer from storage.
+ * What a pass did. The lists are as the store lists events (`L`): whole events for a store of
+ * whole events; seqs for the session object, which writes its answer from storage.
  */
-export interface CompactionResult<E extends ViewEvent = MessageEvent> {
+export interface CompactionResult<L = MessageEvent[]> {
   unchanged: boolean
   reason: UnchangedReason | null
-  covered: E[]
-  pinned: E[]
+  covered: L
+  pinned: L
   /** The summary events the pass wrote, whole. */
   summary: MessageEvent[]
-  preserved: E[]
+  preserved: L
   tokensEstimatedSaved: number
   boundary: CompactionEvent | null
   /** The session's version after the call. */
@@ -69,17 +69,16 @@ export interface CompactionResult<E extends ViewEvent = MessageEvent> {
 /** How many times a pass is moved onto newer events before it gives up with `conflict`. */
 export const MAX_REBASES = 8
 
+const NONE = new Int32Array(0)
+
 /** The result of a pass that changed nothing, and why. */
-export const unchangedResult = <E extends ViewEvent = MessageEvent>(
-  reason: UnchangedReason,
-  version: number,
-): CompactionResult<E> => ({
+export const unchangedResult = <L>(reason: UnchangedReason, version: number, none: L): CompactionResult<L> => ({
   unchanged: true,
   reason,
-  covered: [],
-  pinned: [],
+  covered: none,
+  pinned: none,
   summary: [],
-  preserved: [],
+  preserved: none,
   tokensEstimatedSaved: 0,
   boundary: null,
   version,
@@ -102,41 +101,41 @@ const isUsable = (message: SummaryMessage) =>
  *   { store, estimator: defaultEstimator, newId: () => crypto.randomUUID(), now: () => new Date().toISOString() },
  * )
  */
-export async function compact<E extends ViewEvent = MessageEvent>(
-  request: CompactRequest,
-  deps: CompactDeps<E>,
-): Promise<CompactionResult<E>> {
+export async function compact<L = MessageEvent[]>(request: CompactRequest, deps: CompactDeps<L>): Promise<CompactionResult<L>> {
   const { store } = deps
+  const unchanged = (reason: UnchangedReason, version: number) => unchangedResult(reason, version, store.listed(NONE))
   const summarizer = request.strategy?.summarizer ?? null
   const { view, version } = await store.readView()
 
-  if (!fires(request.trigger ?? { always: true }, analyzeView(view))) return unchangedResult('trigger_not_fired', version)
-  const plan = planPass(view, {
-    window: request.strategy?.window ?? DEFAULT_WINDOW,
-    summarizing: summarizer !== null,
-    pending: request.pending,
-  })
-  if (plan.kind === 'unchanged') return unchangedResult(plan.reason, version)
+  const analysis = analyzeColumns(view)
+  if (!fires(request.trigger ?? { always: true }, analysis)) return unchanged('trigger_not_fired', version)
+  const plan = planPass(
+    view,
+    { window: request.strategy?.window ?? DEFAULT_WINDOW, summarizing: summarizer !== null, pending: request.pending },
+    analysis,
+  )
+  if (plan.kind === 'unchanged') return unchanged(plan.reason, version)
 
   let summary: NewMessageEvent[] = []
   if (summarizer) {
-    const priorTokens = plan.priorSummary.reduce((sum, event) => sum + event.tokens, 0)
-    const covered = newestThatFit(plan.coveredConversation, (summarizer.inputTokens ?? Infinity) - priorTokens)
+    const seqs = (positions: Int32Array) => seqsAt(view, positions)
+    const priorTokens = plan.priorSummary.reduce((sum, p) => sum + view.tokens(p), 0)
+    const budget = (summarizer.inputTokens ?? Infinity) - priorTokens
     const outcome = await summarizer.summarize({
       session: request.session,
-      priorSummary: await store.readEvents(plan.priorSummary),
-      covered: await store.readEvents(covered),
-      preserved: await store.readEvents(plan.preserved),
+      priorSummary: await store.readEvents(seqs(plan.priorSummary)),
+      covered: await store.readEvents(seqs(newestThatFit(view, plan.coveredConversation, budget))),
+      preserved: await store.readEvents(seqs(plan.preserved)),
     })
     if (outcome.kind === 'declined' || (outcome.kind === 'summary' && outcome.messages.length === 0)) {
-      return unchangedResult('summarizer_declined', version)
+      return unchanged('summarizer_declined', version)
     }
     if (outcome.kind === 'failed' || !outcome.messages.every(isUsable)) {
       deps.warn?.('summarizer failed; the view is left unchanged', {
         session: request.session.id,
         detail: outcome.kind === 'failed' ? outcome.detail : 'blank or invalid summary message',
       })
-      return unchangedResult('summarizer_failed', version)
+      return unchanged('summarizer_failed', version)
     }
     summary = outcome.messages.map((message) =>
       newMessageEvent(
@@ -155,55 +154,58 @@ export async function compact<E extends ViewEvent = MessageEvent>(
  * the turns around it are kept), in view order. All of them when they fit.
  *
  * @example
- * newestThatFit([a(5), b(50), c(5)], 12) // [a, c]
+ * newestThatFit(columnsOf(view), Int32Array.of(0, 1, 2), 12) // positions, e.g. [0, 2]
  */
-export function newestThatFit<E extends { tokens: number }>(events: readonly E[], budget: number): E[] {
+export function newestThatFit(view: ViewColumns, positions: Positions, budget: number): Positions {
   let total = 0
-  for (const event of events) total += event.tokens
-  if (total <= budget) return [...events]
-  const chosen: E[] = []
+  for (const p of positions) total += view.tokens(p)
+  if (total <= budget) return positions
+  const chosen: number[] = []
   let left = budget
-  for (let i = events.length - 1; i >= 0 && left > 0; i--) {
-    const event = events[i]!
-    if (event.tokens <= left) {
-      chosen.push(event)
-      left -= event.tokens
+  for (let i = positions.length - 1; i >= 0 && left > 0; i--) {
+    const tokens = view.tokens(positions[i]!)
+    if (tokens <= left) {
+      chosen.push(positions[i]!)
+      left -= tokens
     }
   }
-  return chosen.reverse()
+  return Int32Array.from(chosen.reverse())
 }
 
-async function write<E extends ViewEvent>(
-  first: PassCut<E>,
+async function write<L>(
+  first: PassCut,
   summary: NewMessageEvent[],
   version: number,
-  deps: CompactDeps<E>,
-): Promise<CompactionResult<E>> {
+  deps: CompactDeps<L>,
+): Promise<CompactionResult<L>> {
+  const { store } = deps
   const boundaryDraft = { id: deps.newId(), timestamp: deps.now() }
   let plan = first
   let at = version
   for (let attempt = 0; ; attempt++) {
-    const { events, tokensEstimatedSaved } = recordPass(plan, summary, boundaryDraft)
+    const seqs = (positions: Positions) => seqsAt(plan.before, positions)
+    const kept = { pinned: await store.readIds(seqs(plan.pinned)), preserved: await store.readIds(seqs(plan.preserved)) }
+    const { events, tokensEstimatedSaved } = recordPass(plan, kept, summary, boundaryDraft)
     try {
-      const written = await deps.store.append(events, at)
+      const written = await store.append(events, at)
       const boundary = written.find(isCompaction)!
       return {
         unchanged: false,
         reason: null,
-        covered: plan.covered,
-        pinned: plan.pinned,
+        covered: store.listed(seqs(plan.covered)),
+        pinned: store.listed(seqs(plan.pinned)),
         summary: written.filter(isMessage),
-        preserved: plan.preserved,
+        preserved: store.listed(seqs(plan.preserved)),
         tokensEstimatedSaved,
         boundary,
         version: written.at(-1)!.seq,
       }
     } catch (error) {
       if (!(error instanceof VersionConflictError)) throw error
-      const since = await deps.store.readSince(at)
+      const since = await store.readSince(at)
       const latest = since.at(-1)?.seq ?? error.actual
-      const outcome = rebase<E>(plan, since)
-      if (outcome.kind === 'conflict' || attempt >= MAX_REBASES) return unchangedResult('conflict', latest)
+      const outcome = rebase(plan, since)
+      if (outcome.kind === 'conflict' || attempt >= MAX_REBASES) return unchangedResult('conflict', latest, store.listed(NONE))
       plan = outcome.plan
       at = latest
     }

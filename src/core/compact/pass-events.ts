@@ -1,23 +1,36 @@
 import type { NewCompactionEvent, NewMessageEvent, ViewEvent } from '../events'
 import { newCompactionEvent } from '../events/new-event'
 import type { PassCut } from '../pass'
-import { viewTokens } from '../view'
+import { analyzeColumns } from '../view'
+import { columnsOf, concatColumns, pickColumns } from '../view/columns'
+
+/** The ids of the events a pass keeps, in the order of its lists. */
+export interface KeptIds {
+  pinned: string[]
+  preserved: string[]
+}
 
 /**
  * The exact events a pass appends (step 8 of the spec): one boundary naming the view after the
  * pass — pinned, then summary, then preserved — followed by the summary events it names.
  */
-export function recordPass<E extends ViewEvent>(
-  plan: PassCut<E>,
+export function recordPass(
+  plan: PassCut,
+  kept: KeptIds,
   summary: NewMessageEvent[],
   boundary: { id: string; timestamp: string },
 ): { events: [NewCompactionEvent, ...NewMessageEvent[]]; tokensEstimatedSaved: number } {
-  const ids = (events: readonly { id: string }[]) => events.map((event) => event.id)
-  const tokensEstimatedSaved = viewTokens(plan.before) - viewTokens([...plan.pinned, ...summary, ...plan.preserved])
+  // Summary events are not written yet: they have no seq, and are never system messages.
+  const written = columnsOf(summary.map((event) => ({ ...event, seq: 0 }) as ViewEvent))
+  const after = concatColumns(
+    concatColumns(pickColumns(plan.before, plan.pinned), written),
+    pickColumns(plan.before, plan.preserved),
+  )
+  const tokensEstimatedSaved = plan.beforeTokens - analyzeColumns(after).tokens
   const event = newCompactionEvent(boundary, {
-    pinned: ids(plan.pinned),
-    summary: ids(summary),
-    preserved: ids(plan.preserved),
+    pinned: kept.pinned,
+    summary: summary.map((e) => e.id),
+    preserved: kept.preserved,
     coveredEventCount: plan.covered.length,
     tokensEstimatedSaved,
   })

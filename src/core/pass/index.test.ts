@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { assistant, events, idString, sequenced, system, user } from '../testing'
+import { assistant, events, idString, planOf, sequenced, system, user } from '../testing'
 import type { Window } from '../windows'
-import { planPass, turnSafeCut } from '.'
+import { turnSafeCut } from '.'
 
 const plan = (notation: string, window: Window, summarizing = false) =>
-  planPass(sequenced(events(notation)), { window, summarizing })
+  planOf(sequenced(events(notation)), { window, summarizing })
 
 describe('turnSafeCut', () => {
   it('keeps a cut that is already at a turn start', () => {
@@ -55,7 +55,7 @@ describe('planPass', () => {
   it('takes pinned tokens off a token budget first', () => {
     // Pinned preamble of 10 leaves 10 of 20: only the newest turn (8) fits.
     const view = sequenced([assistant('A0', 10), user('U1', 4), assistant('A1', 4), user('U2', 4), assistant('A2', 4)])
-    const p = planPass(view, { window: { tokenBudget: 20 }, summarizing: false })
+    const p = planOf(view, { window: { tokenBudget: 20 }, summarizing: false })
     if (p.kind !== 'cut') throw new Error('expected a cut')
     expect(idString(p.preserved)).toBe('U2 A2')
   })
@@ -68,7 +68,7 @@ describe('planPass', () => {
 
   it('keeps a system message that only appears later pinned, never in the conversation', () => {
     const view = sequenced([user('U1'), assistant('A1'), system('S'), user('U2'), assistant('A2')])
-    const p = planPass(view, { window: { lastEvents: 2 }, summarizing: false })
+    const p = planOf(view, { window: { lastEvents: 2 }, summarizing: false })
     if (p.kind !== 'cut') throw new Error('expected a cut')
     expect(idString(p.pinned)).toBe('S')
     expect(idString(p.preserved)).toBe('U2 A2')
@@ -80,7 +80,7 @@ describe('planPass with a pending user message', () => {
   const pending = [user('Unew', 5)]
 
   it('counts it as the newest turn, so every stored turn may be covered', () => {
-    const p = planPass(view, { window: { lastTurns: 1 }, summarizing: false, pending })
+    const p = planOf(view, { window: { lastTurns: 1 }, summarizing: false, pending })
     if (p.kind !== 'cut') throw new Error('expected a cut')
     expect(idString(p.covered)).toBe('U1 A1 U2 A2')
     expect(idString(p.preserved)).toBe('')
@@ -88,20 +88,20 @@ describe('planPass with a pending user message', () => {
   })
 
   it('never covers the pending message itself, nor names it', () => {
-    const p = planPass(view, { window: { tokenBudget: 1 }, summarizing: false, pending })
+    const p = planOf(view, { window: { tokenBudget: 1 }, summarizing: false, pending })
     if (p.kind !== 'cut') throw new Error('expected a cut')
     expect(p.preserved).toEqual([])
     expect([...p.pinned, ...p.covered].some((e) => e.id === 'Unew')).toBe(false)
   })
 
   it('without one, the newest stored turn is kept', () => {
-    const p = planPass(view, { window: { lastTurns: 1 }, summarizing: false })
+    const p = planOf(view, { window: { lastTurns: 1 }, summarizing: false })
     if (p.kind !== 'cut') throw new Error('expected a cut')
     expect(idString(p.preserved)).toBe('U2 A2')
   })
 
   it('changes nothing when nothing is stored but a preamble', () => {
-    expect(planPass(sequenced(events('S1 A0')), { window: { lastTurns: 1 }, summarizing: false, pending })).toEqual({
+    expect(planOf(sequenced(events('S1 A0')), { window: { lastTurns: 1 }, summarizing: false, pending })).toEqual({
       kind: 'unchanged',
       reason: 'nothing_to_cover',
     })

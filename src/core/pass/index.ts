@@ -1,37 +1,58 @@
-import { isTurnStart, type MessageEvent, type MessageSkeleton, type ViewEvent } from '../events'
-import { analyzeView, type ViewAnalysis } from '../view'
+import { isTurnStart, type MessageSkeleton } from '../events'
+import { analyzeColumns, type ColumnsAnalysis } from '../view'
+import type { Positions, ViewColumns } from '../view/columns'
 import { rawCut, type Window } from '../windows'
 
-/** Where a pass cuts, and the view split accordingly (every list in view order). */
-export interface PassCut<E extends ViewEvent = MessageEvent> {
-  /** The view the pass was computed from. */
-  before: E[]
+/** Where a pass cuts, and the view split accordingly: positions in `before`, every list in view order. */
+export interface PassCut {
+  /** The view the pass was computed from, and its tokens. */
+  before: ViewColumns
+  beforeTokens: number
   /** How many conversation events (from the first turn start) the pass covers. */
   cut: number
   summarizing: boolean
-  pinned: E[]
-  covered: E[]
-  preserved: E[]
+  pinned: Positions
+  covered: Positions
+  preserved: Positions
   /** The prior summary, which is covered (and summarized) when summarizing, pinned otherwise. */
-  priorSummary: E[]
+  priorSummary: Positions
   /** Covered conversation for the summarizer: no system messages, no prior summary. */
-  coveredConversation: E[]
+  coveredConversation: Positions
 }
 
-export type PassPlan<E extends ViewEvent = MessageEvent> =
-  | { kind: 'unchanged'; reason: 'nothing_to_cover' }
-  | ({ kind: 'cut' } & PassCut<E>)
+export type PassPlan = { kind: 'unchanged'; reason: 'nothing_to_cover' } | ({ kind: 'cut' } & PassCut)
 
 /**
  * Moves a raw cut to a turn start: forward to the next one, or, when there is none or the cut
  * would cover everything, back to the newest turn so that it is always kept.
  */
-export function turnSafeCut(raw: number, size: number, turnStarts: readonly number[]): number {
+export function turnSafeCut(raw: number, size: number, turnStarts: ArrayLike<number>): number {
+  const count = turnStarts.length
   if (raw < size) {
-    const next = turnStarts.find((start) => start >= raw)
-    if (next !== undefined) return next
+    // The first turn start at or after the raw cut (turn starts ascend).
+    let low = 0
+    let high = count
+    while (low < high) {
+      const mid = (low + high) >>> 1
+      if (turnStarts[mid]! < raw) low = mid + 1
+      else high = mid
+    }
+    if (low < count) return turnStarts[low]!
   }
-  return turnStarts.at(-1) ?? 0
+  return count > 0 ? turnStarts[count - 1]! : 0
+}
+
+/** A list of positions being filled, at most `capacity` long. */
+const filling = (capacity: number) => {
+  const list = new Int32Array(capacity)
+  let size = 0
+  return {
+    push: (p: number) => {
+      list[size] = p
+      size += 1
+    },
+    done: () => list.subarray(0, size),
+  }
 }
 
 /**
@@ -39,43 +60,40 @@ export function turnSafeCut(raw: number, size: number, turnStarts: readonly numb
  * from the view's analysis, the one place the spec's split is made; this only lists them in view
  * order. Used by the pass and again by a rebase, which keeps the cut and re-splits a longer view.
  */
-export function splitView<E extends ViewEvent>(
-  before: E[],
-  analysis: ViewAnalysis<E>,
-  cut: number,
-  summarizing: boolean,
-): PassCut<E> {
+export function splitView(before: ViewColumns, analysis: ColumnsAnalysis, cut: number, summarizing: boolean): PassCut {
   const { latestSystem, superseded, priorSummary, preamble, conversation } = analysis
-  const pinned: E[] = latestSystem ? [latestSystem] : []
-  const covered: E[] = []
-  // Each part of the analysis is in view order: walking the view, the next event is the head of
-  // exactly one of them, so a pointer per part sorts it without sets or a second rule.
+  const pinned = filling(before.length)
+  const covered = filling(before.length)
+  if (latestSystem >= 0) pinned.push(latestSystem)
+  // Each part of the analysis is in view order: walking the view, the next position is the head
+  // of exactly one of them, so a pointer per part sorts it without sets or a second rule.
   let s = 0
   let p = 0
   let r = 0
   let c = 0
-  for (const event of before) {
-    if (event === latestSystem) continue
-    if (event === superseded[s]) {
-      covered.push(event)
+  for (let at = 0; at < before.length; at++) {
+    if (at === latestSystem) continue
+    if (at === superseded[s]) {
+      covered.push(at)
       s++
-    } else if (event === priorSummary[p]) {
-      ;(summarizing ? covered : pinned).push(event)
+    } else if (at === priorSummary[p]) {
+      ;(summarizing ? covered : pinned).push(at)
       p++
-    } else if (event === preamble[r]) {
-      pinned.push(event)
+    } else if (at === preamble[r]) {
+      pinned.push(at)
       r++
-    } else if (c++ < cut) covered.push(event)
+    } else if (c++ < cut) covered.push(at)
   }
   return {
     before,
+    beforeTokens: analysis.tokens,
     cut,
     summarizing,
-    pinned,
-    covered,
-    preserved: conversation.slice(cut),
+    pinned: pinned.done(),
+    covered: covered.done(),
+    preserved: conversation.subarray(cut),
     priorSummary,
-    coveredConversation: conversation.slice(0, cut),
+    coveredConversation: conversation.subarray(0, cut),
   }
 }
 
@@ -91,26 +109,29 @@ export interface PassOptions {
  * covered and preserved, or that there is nothing to cover.
  *
  * @example
- * const plan = planPass(view, { window: { lastTurns: 4 }, summarizing: false })
+ * const plan = planPass(columnsOf(view), { window: { lastTurns: 4 }, summarizing: false })
  * if (plan.kind === 'cut') console.log(plan.covered.length)
  */
-export function planPass<E extends ViewEvent>(view: E[], options: PassOptions): PassPlan<E> {
-  const analysis = analyzeView(view)
+export function planPass(view: ViewColumns, options: PassOptions, analysis = analyzeColumns(view)): PassPlan {
   const { latestSystem, preamble, priorSummary, conversation, turnStarts } = analysis
+  const sum = (positions: Positions) => positions.reduce((total, at) => total + view.tokens(at), 0)
   const pinnedTokens =
-    (latestSystem?.tokens ?? 0) +
-    preamble.reduce((sum, event) => sum + event.tokens, 0) +
-    (options.summarizing ? 0 : priorSummary.reduce((sum, event) => sum + event.tokens, 0))
+    (latestSystem >= 0 ? view.tokens(latestSystem) : 0) + sum(preamble) + (options.summarizing ? 0 : sum(priorSummary))
   // Pending events (a user message about to be sent) join the conversation for the cut only:
   // as the newest turn they let every stored turn be covered, and they are never covered.
   const pending = options.pending ?? []
-  const events = pending.length > 0 ? [...conversation, ...pending] : conversation
-  const starts = [...turnStarts]
-  pending.forEach((event, i) => {
-    if (isTurnStart(event)) starts.push(conversation.length + i)
-  })
-  const raw = rawCut(options.window, { events, turnStarts: starts, pinnedTokens })
-  const cut = Math.min(turnSafeCut(raw, events.length, starts), conversation.length)
+  const size = conversation.length + pending.length
+  const tokens = (i: number) =>
+    i < conversation.length ? view.tokens(conversation[i]!) : pending[i - conversation.length]!.tokens
+  const pendingStarts = pending.flatMap((event, i) => (isTurnStart(event) ? [conversation.length + i] : []))
+  let starts = turnStarts
+  if (pendingStarts.length > 0) {
+    starts = new Int32Array(turnStarts.length + pendingStarts.length)
+    starts.set(turnStarts)
+    starts.set(pendingStarts, turnStarts.length)
+  }
+  const raw = rawCut(options.window, { size, tokens, turnStarts: starts, pinnedTokens })
+  const cut = Math.min(turnSafeCut(raw, size, starts), conversation.length)
   if (cut === 0) return { kind: 'unchanged', reason: 'nothing_to_cover' }
   return { kind: 'cut', ...splitView(view, analysis, cut, options.summarizing) }
 }

@@ -36,16 +36,30 @@ export function extendView<M extends { type: 'MESSAGE'; id: string }>(
   const pool = new Map<string, M>()
   for (const event of view) pool.set(event.id, event)
   for (const event of messages(appended)) pool.set(event.id, event)
+  return [...viewAfter(boundary, (id) => pool.get(id), messages(appended.slice(last + 1)))]
+}
 
-  const named = namedIds(boundary.boundary)
-  const namedSet = new Set(named)
-  const head = named.map((id) => {
-    const event = pool.get(id)
+/**
+ * The view after a boundary, one event at a time (the rule of {@link extendView}): the events
+ * the boundary names, in its order, found by id, then the messages after it that it does not
+ * name. A store can walk `after` from storage without holding it.
+ *
+ * @example
+ * for (const entry of viewAfter(boundary, (id) => byId.get(id), entriesAfter(boundarySeq))) view.push(entry)
+ */
+export function* viewAfter<M extends { id: string }>(
+  boundary: CompactionSkeleton,
+  named: (id: string) => M | undefined,
+  after: Iterable<M>,
+): Generator<M> {
+  const ids = namedIds(boundary.boundary)
+  for (const id of ids) {
+    const event = named(id)
     if (!event) throw new Error(`boundary ${boundary.id} names ${id}, which is not in the view it was written for`)
-    return event
-  })
-  const tail = messages(appended.slice(last + 1)).filter((event) => !namedSet.has(event.id))
-  return [...head, ...tail]
+    yield event
+  }
+  const namedSet = new Set(ids)
+  for (const event of after) if (!namedSet.has(event.id)) yield event
 }
 
 /**

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { compact, MAX_REBASES } from '../compact'
-import type { NewEvent, SessionEvent } from '../events'
+import type { MessageEvent, NewEvent, SessionEvent } from '../events'
 import { newCompactionEvent } from '../events/new-event'
 import { planPass } from '../pass'
 import { project } from '../projection'
-import { depsFor, events, idString, recordingSummarizer, sequenced, storeOf } from '../testing'
+import { depsFor, events, idString, listedCut, recordingSummarizer, sequenced, storeOf } from '../testing'
+import { columnsOf } from '../view/columns'
 import { rebase } from '.'
 
 const session = { id: 's1', metadata: {} }
@@ -12,23 +13,28 @@ const at = (from: number, list: NewEvent[]) => list.map((event, i) => ({ ...even
 
 describe('rebase', () => {
   const view = sequenced(events('S1 U1 A1 U2 A2'))
-  const plan = planPass(view, { window: { lastTurns: 1 }, summarizing: true })
+  const plan = planPass(columnsOf(view), { window: { lastTurns: 1 }, summarizing: true })
   if (plan.kind !== 'cut') throw new Error('expected a cut')
+  /** The rebased plan's lists as events: the new messages follow the planned view. */
+  const listed = (outcome: ReturnType<typeof rebase>, since: SessionEvent[]) => {
+    if (outcome.kind !== 'rebased') throw new Error('expected a rebase')
+    return listedCut([...view, ...(since as MessageEvent[])], outcome.plan)
+  }
 
   it('adds messages appended meanwhile to the end of the preserved list', () => {
-    const outcome = rebase(plan, at(6, events('U3 A3')))
-    if (outcome.kind !== 'rebased') throw new Error('expected a rebase')
-    expect(idString(outcome.plan.preserved)).toBe('U2 A2 U3 A3')
-    expect(idString(outcome.plan.covered)).toBe('U1 A1')
-    expect(idString(outcome.plan.pinned)).toBe('S1')
+    const since = at(6, events('U3 A3'))
+    const rebased = listed(rebase(plan, since), since)
+    expect(idString(rebased.preserved)).toBe('U2 A2 U3 A3')
+    expect(idString(rebased.covered)).toBe('U1 A1')
+    expect(idString(rebased.pinned)).toBe('S1')
   })
 
   it('makes a new system message the pinned one and covers the previous', () => {
-    const outcome = rebase(plan, at(6, events('S2 U3')))
-    if (outcome.kind !== 'rebased') throw new Error('expected a rebase')
-    expect(idString(outcome.plan.pinned)).toBe('S2')
-    expect(idString(outcome.plan.covered)).toBe('S1 U1 A1')
-    expect(idString(outcome.plan.preserved)).toBe('U2 A2 U3')
+    const since = at(6, events('S2 U3'))
+    const rebased = listed(rebase(plan, since), since)
+    expect(idString(rebased.pinned)).toBe('S2')
+    expect(idString(rebased.covered)).toBe('S1 U1 A1')
+    expect(idString(rebased.preserved)).toBe('U2 A2 U3')
   })
 
   it('is a conflict when another boundary was written', () => {

@@ -1,23 +1,24 @@
-import { type CompactionSkeleton, isMessage, type MessageEvent, type ViewEvent } from '../events'
+import { type CompactionSkeleton, isMessage, type ViewEvent } from '../events'
 import { type PassCut, splitView } from '../pass'
-import { analyzeView } from '../view'
+import { analyzeColumns } from '../view'
+import { columnsOf, concatColumns } from '../view/columns'
 
-export type RebaseOutcome<E extends ViewEvent = MessageEvent> = { kind: 'rebased'; plan: PassCut<E> } | { kind: 'conflict' }
+export type RebaseOutcome = { kind: 'rebased'; plan: PassCut } | { kind: 'conflict' }
 
 /**
  * Moves a planned pass onto events appended while it waited for a summarizer (the spec's
  * concurrency rule). New messages are newer than everything the pass preserved, so they join
  * the end of the preserved list — a new system message becomes the pinned one and the previous
  * one is covered — and the summary stays valid. A boundary among them means another pass won:
- * this one must not be written.
+ * this one must not be written. The new messages take the positions after the planned view's.
  *
  * @example
  * const outcome = rebase(plan, await store.readSince(version))
  * if (outcome.kind === 'conflict') return unchanged('conflict')
  */
-export function rebase<E extends ViewEvent>(plan: PassCut<E>, since: readonly (E | CompactionSkeleton)[]): RebaseOutcome<E> {
+export function rebase(plan: PassCut, since: readonly (ViewEvent | CompactionSkeleton)[]): RebaseOutcome {
   // Only a pass writes synthetic messages, and always with its boundary.
   if (!since.every((event) => isMessage(event) && !event.synthetic)) return { kind: 'conflict' }
-  const before = [...plan.before, ...(since as E[])]
-  return { kind: 'rebased', plan: splitView(before, analyzeView(before), plan.cut, plan.summarizing) }
+  const before = concatColumns(plan.before, columnsOf(since as ViewEvent[]))
+  return { kind: 'rebased', plan: splitView(before, analyzeColumns(before), plan.cut, plan.summarizing) }
 }

@@ -1,11 +1,12 @@
 import { atSeq, type MessageEvent, type NewEvent, type SessionEvent } from '../events'
 import { project } from '../projection'
+import { columnsOf } from '../view/columns'
 import { type SessionStore, VersionConflictError, type ViewSnapshot } from '.'
 
 /**
  * The storage port on a plain array: the log in memory, the view projected from all of it on
- * every read. For the core's tests and benchmarks, and as the reference the Durable Object's
- * store must agree with.
+ * every read, results listing whole events. For the core's tests and benchmarks, and as the
+ * reference the Durable Object's store must agree with.
  *
  * @example
  * const store = new ArrayStore()
@@ -19,15 +20,23 @@ export class ArrayStore implements SessionStore {
   }
 
   async readView(): Promise<ViewSnapshot> {
-    return { view: project(this.log), version: this.version }
+    return { view: columnsOf(project(this.log)), version: this.version }
   }
 
   async readSince(version: number): Promise<SessionEvent[]> {
     return this.log.slice(version)
   }
 
-  async readEvents(events: readonly MessageEvent[]): Promise<MessageEvent[]> {
-    return [...events]
+  listed(seqs: Int32Array): MessageEvent[] {
+    return Array.from(seqs, (seq) => this.log[seq - 1] as MessageEvent)
+  }
+
+  async readEvents(seqs: Int32Array): Promise<MessageEvent[]> {
+    return this.listed(seqs)
+  }
+
+  async readIds(seqs: Int32Array): Promise<string[]> {
+    return Array.from(seqs, (seq) => this.log[seq - 1]!.id)
   }
 
   async append(events: NewEvent[], expectedVersion: number): Promise<SessionEvent[]> {

@@ -1,4 +1,5 @@
-import type { CompactionEvent, MessageEvent, NewEvent, SessionEvent, ViewEvent } from '../events'
+import type { MessageEvent, NewEvent, SessionEvent } from '../events'
+import type { ViewColumns } from '../view/columns'
 
 /** Thrown by {@link SessionStore.append} when the log's version is not the expected one. */
 export class VersionConflictError extends Error {
@@ -12,23 +13,27 @@ export class VersionConflictError extends Error {
 }
 
 /** A view as of a version of the log (the version is the `seq` of the last event, 0 if none). */
-export interface ViewSnapshot<E extends ViewEvent = MessageEvent> {
-  view: E[]
+export interface ViewSnapshot {
+  view: ViewColumns
   version: number
 }
 
 /**
- * The storage port compaction works against. The session Durable Object implements it on its
- * SQLite log, with a view of skeletons (`E`) so that a pass holds no bodies; the core's tests
- * implement it on an array of whole events.
+ * The storage port compaction works against. A pass decides on the view's columns alone and
+ * names events by `seq`; it reads whole events only for its summarizer. The session Durable
+ * Object implements it on its SQLite log, listing results as seqs it writes its answer from; the
+ * core's tests implement it on an array of whole events (`L`, how a result lists events).
  */
-export interface SessionStore<E extends ViewEvent = MessageEvent> {
-  /** The view as compaction decides on it: skeletons are enough. */
-  readView(): Promise<ViewSnapshot<E>>
-  /** Events appended after `version`, in log order: messages as view events, boundaries whole. */
-  readSince(version: number): Promise<(E | CompactionEvent)[]>
-  /** The whole events of some view events, in their order: what a summarizer reads. */
-  readEvents(events: readonly E[]): Promise<MessageEvent[]>
+export interface SessionStore<L = MessageEvent[]> {
+  readView(): Promise<ViewSnapshot>
+  /** Events appended after `version`, in log order (a pass that waited for its summarizer reads these few). */
+  readSince(version: number): Promise<SessionEvent[]>
+  /** The events of these seqs, in order, as a result lists them. */
+  listed(seqs: Int32Array): L
+  /** The whole events of these seqs, in order: what a summarizer reads. */
+  readEvents(seqs: Int32Array): Promise<MessageEvent[]>
+  /** The ids of the events of these seqs, in order: what a boundary names. */
+  readIds(seqs: Int32Array): Promise<string[]>
   /**
    * Appends every event or none, in order, assigning `seq`s. Throws
    * {@link VersionConflictError} when the log is not at `expectedVersion`.

@@ -5,10 +5,12 @@
 import type { CompactDeps } from '../compact'
 import { atSeq, type Message, type MessageEvent, type NewEvent, type NewMessageEvent } from '../events'
 import { newMessageEvent } from '../events/new-event'
+import { type PassCut, type PassOptions, type PassPlan, planPass } from '../pass'
 import { ArrayStore } from '../session-store/array-store'
 import type { Summarizer, SummaryOutcome, SummaryRequest } from '../summarizer'
 import { countingEstimator, type TokenEstimator } from '../tokens'
 import { defaultEstimator } from '../tokens/gpt-tokenizer'
+import { columnsOf, type Positions } from '../view/columns'
 
 export const TIMESTAMP = '2026-01-01T00:00:00.000Z'
 
@@ -107,4 +109,31 @@ export function recordingSummarizer(answer?: (request: SummaryRequest) => Promis
     },
   }
   return summarizer
+}
+
+/** A pass's lists with the view's events in place of positions (the pass itself holds positions). */
+export type ListedCut = Omit<PassCut, 'pinned' | 'covered' | 'preserved' | 'priorSummary' | 'coveredConversation'> & {
+  [K in 'pinned' | 'covered' | 'preserved' | 'priorSummary' | 'coveredConversation']: MessageEvent[]
+}
+
+/** The events at a cut's positions of `view` (the events the cut was planned over, in view order). */
+export function listedCut(view: readonly MessageEvent[], cut: PassCut): ListedCut {
+  const at = (positions: Positions) => Array.from(positions, (p) => view[p]!)
+  return {
+    ...cut,
+    pinned: at(cut.pinned),
+    covered: at(cut.covered),
+    preserved: at(cut.preserved),
+    priorSummary: at(cut.priorSummary),
+    coveredConversation: at(cut.coveredConversation),
+  }
+}
+
+/** `planPass` over a view given as events, its lists as those events. */
+export function planOf(
+  view: MessageEvent[],
+  options: PassOptions,
+): Exclude<PassPlan, { kind: 'cut' }> | ({ kind: 'cut' } & ListedCut) {
+  const plan = planPass(columnsOf(view), options)
+  return plan.kind === 'cut' ? { ...listedCut(view, plan), kind: 'cut' } : plan
 }

@@ -1,66 +1,108 @@
-import { isSystem, isTurnStart, type MessageSkeleton } from '../events'
+import type { MessageSkeleton, ViewEvent } from '../events'
+import { columnsOf, type Positions, type ViewColumns } from './columns'
 
-/** A view taken apart the way the compaction spec names its parts. */
-export interface ViewAnalysis<E extends MessageSkeleton = MessageSkeleton> {
-  /** The system message with the highest `seq`: the only one the model is shown. */
-  latestSystem: E | null
+/** A view taken apart the way the compaction spec names its parts: positions in the view. */
+export interface ColumnsAnalysis {
+  /** The system message with the highest `seq`, the only one the model is shown; -1 if none. */
+  latestSystem: number
   /** Every other system message of the view, in view order. */
-  superseded: E[]
+  superseded: Positions
   /** Synthetic messages left by an earlier pass, in view order. */
-  priorSummary: E[]
+  priorSummary: Positions
   /** Non-system, non-synthetic events before the first turn start. */
-  preamble: E[]
+  preamble: Positions
   /** Everything else, in view order: it starts at the first turn start. */
-  conversation: E[]
+  conversation: Positions
   /** Indices into `conversation` where a turn starts. */
-  turnStarts: number[]
+  turnStarts: Int32Array
   turns: number
   /** The latest system message plus every non-system event; superseded ones do not count. */
   tokens: number
 }
 
-const newer = (a: MessageSkeleton, b: MessageSkeleton) => (a.seq ?? Infinity) >= (b.seq ?? Infinity)
+const isTurnStartAt = (view: ViewColumns, p: number) => view.role(p) === 'user' && !view.synthetic(p)
 
 /**
- * Analyses a view in one pass over it.
+ * Analyses a view in one pass over it, holding positions only (a few bytes an event).
+ *
+ * @example
+ * const { turns, tokens, latestSystem } = analyzeColumns(columnsOf(view))
+ */
+export function analyzeColumns(view: ViewColumns): ColumnsAnalysis {
+  const n = view.length
+  const conversation = new Int32Array(n)
+  const turnStarts = new Int32Array(n)
+  const systems: number[] = []
+  const priorSummary: number[] = []
+  const preamble: number[] = []
+  let conversed = 0
+  let turns = 0
+  let latestSystem = -1
+  let tokens = 0
+
+  for (let p = 0; p < n; p++) {
+    if (view.role(p) === 'system') {
+      systems.push(p)
+      if (latestSystem < 0 || view.seq(p) >= view.seq(latestSystem)) latestSystem = p
+      continue
+    }
+    tokens += view.tokens(p)
+    if (view.synthetic(p)) priorSummary.push(p)
+    else if (isTurnStartAt(view, p)) {
+      turnStarts[turns++] = conversed
+      conversation[conversed++] = p
+    } else if (conversed === 0) preamble.push(p)
+    else conversation[conversed++] = p
+  }
+  if (latestSystem >= 0) tokens += view.tokens(latestSystem)
+
+  return {
+    latestSystem,
+    superseded: Int32Array.from(systems.filter((p) => p !== latestSystem)),
+    priorSummary: Int32Array.from(priorSummary),
+    preamble: Int32Array.from(preamble),
+    conversation: conversation.subarray(0, conversed),
+    turnStarts: turnStarts.subarray(0, turns),
+    turns,
+    tokens,
+  }
+}
+
+/** The same analysis with the view's own events in place of positions. */
+export interface ViewAnalysis<E extends MessageSkeleton = MessageSkeleton> {
+  latestSystem: E | null
+  superseded: E[]
+  priorSummary: E[]
+  preamble: E[]
+  conversation: E[]
+  /** Indices into `conversation` where a turn starts. */
+  turnStarts: number[]
+  turns: number
+  tokens: number
+}
+
+/** Events not written yet have no seq: they count as the newest. */
+const withSeq = <E extends MessageSkeleton>(view: readonly E[]) =>
+  columnsOf(view.map((event) => ({ ...event, seq: event.seq ?? Number.MAX_SAFE_INTEGER }) as ViewEvent))
+
+/**
+ * Analyses a view given as events (see {@link analyzeColumns}, the one home of the rules).
  *
  * @example
  * const { turns, tokens, latestSystem } = analyzeView(view)
  */
 export function analyzeView<E extends MessageSkeleton>(view: readonly E[]): ViewAnalysis<E> {
-  const systems: E[] = []
-  const priorSummary: E[] = []
-  const preamble: E[] = []
-  const conversation: E[] = []
-  const turnStarts: number[] = []
-  let latestSystem: E | null = null
-  let tokens = 0
-
-  for (const event of view) {
-    if (isSystem(event)) {
-      systems.push(event)
-      if (!latestSystem || newer(event, latestSystem)) latestSystem = event
-      continue
-    }
-    tokens += event.tokens
-    if (event.synthetic) priorSummary.push(event)
-    else if (isTurnStart(event)) {
-      turnStarts.push(conversation.length)
-      conversation.push(event)
-    } else if (conversation.length === 0) preamble.push(event)
-    else conversation.push(event)
-  }
-  if (latestSystem) tokens += latestSystem.tokens
-
+  const a = analyzeColumns(withSeq(view))
+  const at = (positions: Positions) => Array.from(positions, (p) => view[p]!)
   return {
-    latestSystem,
-    superseded: systems.filter((event) => event !== latestSystem),
-    priorSummary,
-    preamble,
-    conversation,
-    turnStarts,
-    turns: turnStarts.length,
-    tokens,
+    latestSystem: a.latestSystem >= 0 ? view[a.latestSystem]! : null,
+    superseded: at(a.superseded),
+    priorSummary: at(a.priorSummary),
+    preamble: at(a.preamble),
+    conversation: at(a.conversation),
+    turnStarts: Array.from(a.turnStarts),
+    turns: a.turns,
+    tokens: a.tokens,
   }
 }
 

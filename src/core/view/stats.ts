@@ -1,5 +1,6 @@
 import { isSystem, isTurnStart, type MessageSkeleton } from '../events'
-import { analyzeView } from '.'
+import { analyzeColumns } from '.'
+import { columnsOf, type ViewColumns } from './columns'
 
 /** The counters a store keeps for its view, so that reading them never walks the log. */
 export interface ViewStats {
@@ -15,16 +16,19 @@ export interface ViewStats {
 export const EMPTY_STATS: ViewStats = { viewEvents: 0, viewTokens: 0, turns: 0, latestSystem: null }
 
 /** The stats of a view (O(view)): after a boundary, or on a cold start. */
-export function statsOf(view: readonly (MessageSkeleton & { seq: number })[]): ViewStats {
-  const analysis = analyzeView(view)
+export function statsOfColumns(view: ViewColumns): ViewStats {
+  const analysis = analyzeColumns(view)
   const latest = analysis.latestSystem
   return {
     viewEvents: view.length,
     viewTokens: analysis.tokens,
     turns: analysis.turns,
-    latestSystem: latest ? { seq: latest.seq, tokens: latest.tokens } : null,
+    latestSystem: latest >= 0 ? { seq: view.seq(latest), tokens: view.tokens(latest) } : null,
   }
 }
+
+/** The same, of a view given as events. */
+export const statsOf = (view: readonly (MessageSkeleton & { seq: number })[]): ViewStats => statsOfColumns(columnsOf(view))
 
 /**
  * The stats after messages are appended with no boundary among them (O(appended)): what a store

@@ -8,8 +8,8 @@ const windowProblem = (input: unknown) => {
 }
 
 // Three turns of two events each, one token per event.
-const weights = (...tokens: number[]) => tokens.map((t) => ({ tokens: t }))
-const conversation = { events: weights(1, 1, 1, 1, 1, 1), turnStarts: [0, 2, 4], pinnedTokens: 0 }
+const weights = (...tokens: number[]) => ({ size: tokens.length, tokens: (i: number) => tokens[i]! })
+const conversation = { ...weights(1, 1, 1, 1, 1, 1), turnStarts: [0, 2, 4], pinnedTokens: 0 }
 
 describe('rawCut', () => {
   it('lastEvents(n) keeps the last n events', () => {
@@ -26,7 +26,7 @@ describe('rawCut', () => {
   })
 
   it('tokenBudget(t) keeps the longest suffix that fits after the pinned tokens', () => {
-    const weighted = { events: weights(5, 5, 2, 3, 4), turnStarts: [0, 2], pinnedTokens: 0 }
+    const weighted = { ...weights(5, 5, 2, 3, 4), turnStarts: [0, 2], pinnedTokens: 0 }
     expect(rawCut(windows.tokenBudget(9), weighted)).toBe(2) // 2+3+4 = 9
     expect(rawCut(windows.tokenBudget(8), weighted)).toBe(3)
     expect(rawCut(windows.tokenBudget(9), { ...weighted, pinnedTokens: 2 })).toBe(3)
@@ -34,8 +34,8 @@ describe('rawCut', () => {
   })
 
   it('tokenBudget(t) cuts everything when not even the last event fits', () => {
-    expect(rawCut(windows.tokenBudget(3), { events: weights(1, 9), turnStarts: [0], pinnedTokens: 0 })).toBe(2)
-    expect(rawCut(windows.tokenBudget(3), { events: weights(1, 1), turnStarts: [0], pinnedTokens: 5 })).toBe(2)
+    expect(rawCut(windows.tokenBudget(3), { ...weights(1, 9), turnStarts: [0], pinnedTokens: 0 })).toBe(2)
+    expect(rawCut(windows.tokenBudget(3), { ...weights(1, 1), turnStarts: [0], pinnedTokens: 5 })).toBe(2)
   })
 })
 

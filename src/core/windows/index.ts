@@ -58,10 +58,12 @@ export function windowProblem(window: unknown): Problem | null {
 
 /** What a window needs to know about the conversation it cuts. */
 export interface CutInput {
-  /** The conversation's events (only their token estimates matter), in view order. */
-  events: readonly { tokens: number }[]
+  /** The conversation's length in events. */
+  size: number
+  /** The token estimate of the conversation's event at an index (only estimates matter), in view order. */
+  tokens(index: number): number
   /** Indices where a turn starts, ascending. */
-  turnStarts: readonly number[]
+  turnStarts: ArrayLike<number>
   /** Tokens of the pinned events, which come off a token budget first. */
   pinnedTokens: number
 }
@@ -71,10 +73,10 @@ export interface CutInput {
  * applied afterwards (see `../pass`).
  *
  * @example
- * rawCut({ lastEvents: 2 }, { events: [{ tokens: 1 }, { tokens: 1 }, { tokens: 1 }], turnStarts: [0, 2], pinnedTokens: 0 }) // 1
+ * rawCut({ lastEvents: 2 }, { size: 3, tokens: () => 1, turnStarts: [0, 2], pinnedTokens: 0 }) // 1
  */
 export function rawCut(window: Window, input: CutInput): number {
-  const size = input.events.length
+  const size = input.size
   if ('lastEvents' in window) return Math.max(0, size - window.lastEvents)
   if ('lastTurns' in window) {
     const starts = input.turnStarts
@@ -83,9 +85,9 @@ export function rawCut(window: Window, input: CutInput): number {
   const budget = window.tokenBudget - input.pinnedTokens
   let r = size
   let suffix = 0
-  while (r > 0 && suffix + input.events[r - 1]!.tokens <= budget) {
+  while (r > 0 && suffix + input.tokens(r - 1) <= budget) {
     r -= 1
-    suffix += input.events[r]!.tokens
+    suffix += input.tokens(r)
   }
   return r
 }

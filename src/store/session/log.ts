@@ -1,12 +1,4 @@
-import {
-  type Boundary,
-  isHighSurrogate,
-  type Message,
-  type MessageEvent,
-  type MessageSkeleton,
-  type Role,
-  type SessionEvent,
-} from '../../core'
+import { type Boundary, isHighSurrogate, type Message, type PackedEvent, type Role, type SessionEvent } from '../../core'
 import { fragment, inChunks, type Sql } from '../sql'
 
 /**
@@ -30,31 +22,27 @@ type Row = {
   parts: number
 }
 
-type EntryRow = Pick<Row, 'seq' | 'id' | 'type' | 'role' | 'synthetic' | 'tokens'>
+type EntryRow = Pick<Row, 'seq' | 'id' | 'role' | 'synthetic' | 'tokens'>
 
 /** Rows per statement when a range is walked: each row's body is at most PART_CHARS, so a batch stays small. */
 const WALK_BATCH = 16
+/** Rows per statement when only the small columns are read (a view being loaded). */
+const ENTRY_BATCH = 4096
 
-/**
- * A view entry as cached in memory: what compaction decides on, and the whole event only when it
- * is small (see BodyCache), so a view of big events stays small.
- */
-export type ViewEntry = MessageSkeleton & { seq: number; full?: MessageEvent }
+/** What the view keeps of a message event: no body, no id. */
+export interface ViewEntry extends PackedEvent {
+  id: string
+}
 
-/** The one way a view entry is made, from a stored row or a new event. */
-export const viewEntry = (event: { id: string; seq: number; tokens: number; synthetic: boolean; role: Role }): ViewEntry => ({
-  type: 'MESSAGE',
-  id: event.id,
-  seq: event.seq,
-  tokens: event.tokens,
-  synthetic: event.synthetic,
-  message: { role: event.role },
+const ENTRY_COLUMNS = fragment('seq, id, role, synthetic, tokens')
+
+const entryOf = (row: EntryRow): ViewEntry => ({
+  seq: row.seq,
+  id: row.id,
+  tokens: row.tokens,
+  role: row.role!,
+  synthetic: row.synthetic === 1,
 })
-
-const ENTRY_COLUMNS = fragment('seq, id, type, role, synthetic, tokens')
-
-const entryOf = (row: EntryRow) =>
-  viewEntry({ id: row.id, seq: row.seq, tokens: row.tokens, synthetic: row.synthetic === 1, role: row.role! })
 
 /** Cuts a string into parts of at most PART_CHARS, never between the halves of a surrogate pair. */
 function splitParts(text: string): string[] {
@@ -107,19 +95,6 @@ export class SessionLog {
     for (const row of this.walk(from, to)) yield this.event(row)
   }
 
-  /** The events of the given seqs, in the given order (fetched by contiguous runs). */
-  bySeqs(seqs: readonly number[]): SessionEvent[] {
-    const sorted = [...seqs].sort((a, b) => a - b)
-    const found = new Map<number, SessionEvent>()
-    for (let i = 0; i < sorted.length; ) {
-      let j = i
-      while (j + 1 < sorted.length && sorted[j + 1]! === sorted[j]! + 1) j++
-      for (const event of this.range(sorted[i]!, sorted[j]!)) found.set(event.seq, event)
-      i = j + 1
-    }
-    return seqs.map((seq) => found.get(seq)!)
-  }
-
   /** The stored events with these ids (absent ids are simply missing from the map). */
   byIds(ids: readonly string[]): Map<string, SessionEvent> {
     const found = new Map<string, SessionEvent>()
@@ -129,22 +104,40 @@ export class SessionLog {
     return found
   }
 
-  /** View entries of the message events with these ids. */
+  /** The view entries of the message events with these ids. */
   entriesByIds(ids: readonly string[]): Map<string, ViewEntry> {
     const found = new Map<string, ViewEntry>()
     for (const chunk of inChunks(ids)) {
-      for (const row of this.sql.all<EntryRow>`SELECT ${ENTRY_COLUMNS} FROM events WHERE id IN (${chunk})`) {
-        if (row.type === 'MESSAGE') found.set(row.id, entryOf(row))
+      for (const row of this.sql.all<EntryRow>`SELECT ${ENTRY_COLUMNS} FROM events WHERE id IN (${chunk}) AND type = 'MESSAGE'`) {
+        found.set(row.id, entryOf(row))
       }
     }
     return found
   }
 
-  /** View entries of the message events after `from`, in order. */
-  entriesAfter(from: number): ViewEntry[] {
-    return this.sql.all<EntryRow>`SELECT ${ENTRY_COLUMNS} FROM events WHERE seq > ${from} AND type = 'MESSAGE' ORDER BY seq`.map(
-      entryOf,
-    )
+  /** The view entries of the message events after `from`, in order, read a few thousand rows at a time. */
+  *entriesAfter(from: number): Generator<ViewEntry> {
+    for (let at = from; ; ) {
+      const rows = this.sql.all<EntryRow>`SELECT ${ENTRY_COLUMNS} FROM events
+        WHERE seq > ${at} AND type = 'MESSAGE' ORDER BY seq LIMIT ${ENTRY_BATCH}`
+      for (const row of rows) yield entryOf(row)
+      if (rows.length < ENTRY_BATCH) return
+      at = rows.at(-1)!.seq
+    }
+  }
+
+  /** The ids of the events of these seqs, in their order (read by runs of consecutive seqs). */
+  idsOf(seqs: ArrayLike<number>): string[] {
+    const ids: string[] = []
+    for (const run of seqRuns(seqs)) {
+      const rows = this.sql.all<{
+        seq: number
+        id: string
+      }>`SELECT seq, id FROM events WHERE seq BETWEEN ${run.from} AND ${run.to} ORDER BY seq`
+      if (rows.length !== run.to - run.from + 1) throw new Error(`events ${run.from}–${run.to} are missing`)
+      for (const row of rows) ids.push(row.id)
+    }
+    return ids
   }
 
   private *walk(from: number, to: number): Generator<Row> {
@@ -195,5 +188,15 @@ export class SessionLog {
           message: JSON.parse(body) as Message,
         }
       : { type: 'COMPACTION', id, seq, timestamp, metadata, synthetic: false, tokens: 0, boundary: JSON.parse(body) as Boundary }
+  }
+}
+
+/** Seqs cut into runs of consecutive ones, in their order. */
+export function* seqRuns(seqs: ArrayLike<number>): Generator<{ from: number; to: number; start: number }> {
+  for (let i = 0; i < seqs.length; ) {
+    let j = i
+    while (j + 1 < seqs.length && seqs[j + 1]! === seqs[j]! + 1) j++
+    yield { from: seqs[i]!, to: seqs[j]!, start: i }
+    i = j + 1
   }
 }

@@ -3,7 +3,7 @@ import { type CompactionResult, utf8Length } from '../../core'
 import { jsonArray, jsonObject } from '../../json-stream'
 import { toOpenAIMessages } from '../../models/openai-format'
 import type { TurnResult } from '../../turns/session'
-import type { SessionLog, ViewEntry } from './log'
+import type { SessionLog } from './log'
 import type { ViewCache } from './view-cache'
 
 /**
@@ -38,11 +38,11 @@ export function* logPageJson(log: SessionLog, version: number, after: number, li
 /** `GET /view`: the view's events and counters. */
 export function* viewJson(
   view: ViewCache,
-  entries: readonly ViewEntry[],
+  seqs: Int32Array,
   counters: { tokens: number; turns: number; version: number },
 ): Generator<string> {
   yield* jsonObject({
-    events: jsonArray(view.jsonOf(entries)),
+    events: jsonArray(view.jsonOf(seqs)),
     tokens: json(counters.tokens),
     turns: json(counters.turns),
     version: json(counters.version),
@@ -50,17 +50,17 @@ export function* viewJson(
 }
 
 /** `GET /view?format=openai`: the view as OpenAI chat messages, the latest system message first. */
-export function* openAIViewJson(view: ViewCache, entries: readonly ViewEntry[], system: string | null): Generator<string> {
+export function* openAIViewJson(view: ViewCache, seqs: Int32Array, system: string | null): Generator<string> {
   function* messages(): Generator<string> {
     if (system !== null) yield json({ role: 'system', content: system })
     // One event at a time: a system message is never repeated (it is given first, or not at all).
-    for (const event of view.eventsOf(entries)) for (const message of toOpenAIMessages([event], null)) yield json(message)
+    for (const event of view.eventsOf(seqs)) for (const message of toOpenAIMessages([event], null)) yield json(message)
   }
   yield* jsonObject({ messages: jsonArray(messages()) })
 }
 
 /** A CompactionResult, its events written from storage. */
-export function compactionJson(view: ViewCache, result: CompactionResult<ViewEntry>): Generator<string> {
+export function compactionJson(view: ViewCache, result: CompactionResult<Int32Array>): Generator<string> {
   return jsonObject({
     unchanged: json(result.unchanged),
     reason: json(result.reason),
@@ -75,7 +75,7 @@ export function compactionJson(view: ViewCache, result: CompactionResult<ViewEnt
 }
 
 /** A turn's result, its compaction results written from storage. */
-export function turnResultJson(view: ViewCache, result: TurnResult<ViewEntry>): Generator<string> {
+export function turnResultJson(view: ViewCache, result: TurnResult<Int32Array>): Generator<string> {
   const { compaction, context } = result
   return jsonObject({
     reply: json(result.reply),

@@ -2,13 +2,14 @@ import { ServiceError, sessionNotFound } from '../../contract/errors'
 import { newEventId } from '../../contract/ids'
 import type { CreateSessionInput, EventInput, PatchSessionInput } from '../../contract/schemas'
 import {
+  allSeqs,
   atSeq,
-  type CompactionEvent,
   type CompactionResult,
   type MessageEvent,
   type NewEvent,
   type NewMessageEvent,
   newMessageEvent,
+  PackedColumns,
   type SessionEvent,
   type SessionInfo,
   type TokenEstimator,
@@ -20,7 +21,7 @@ import type { SessionAddress } from '../address'
 import { Sql } from '../sql'
 import { checkAppendInputs, planAppend } from './append-input'
 import { expiryFrom, hasExpired, Lifecycle } from './lifecycle'
-import { SessionLog, type ViewEntry, viewEntry } from './log'
+import { SessionLog } from './log'
 import { compactionJson, logPageJson, openAIViewJson, turnResultJson, viewJson } from './responses'
 import { newRecord, type SessionRecord, SessionRowCache, writeRecord } from './session-row'
 import { TurnLog } from './turn-log'
@@ -33,6 +34,8 @@ export interface AppendResult {
   written: boolean
 }
 
+const EMPTY_VIEW = new PackedColumns().prefix()
+
 /** How `GET /view` writes the view: as events, or as OpenAI chat messages. */
 export type ViewFormat = 'events' | 'openai'
 
@@ -42,7 +45,7 @@ export type ViewFormat = 'events' | 'openai'
  * transaction, version-checked, counters and view advanced together. It is the storage port the
  * compaction core and the chat turn work through.
  */
-export class StoredSession implements TurnSession<ViewEntry> {
+export class StoredSession implements TurnSession<Int32Array> {
   private readonly sql: Sql
   private readonly log: SessionLog
   private readonly view: ViewCache
@@ -168,40 +171,46 @@ export class StoredSession implements TurnSession<ViewEntry> {
   /** The view as JSON text made as it is read: events with the view's counters, or OpenAI chat messages. */
   async viewJson(format: ViewFormat): Promise<Iterable<string>> {
     const record = await this.existing()
-    const entries = this.view.snapshot(record)
+    const seqs = allSeqs(this.view.snapshot(record))
     if (format === 'events') {
       const { viewTokens: tokens, turns } = record.stats
-      return viewJson(this.view, entries, { tokens, turns, version: record.version })
+      return viewJson(this.view, seqs, { tokens, turns, version: record.version })
     }
     const latest = record.stats.latestSystem
-    return openAIViewJson(this.view, entries, latest ? (this.view.event(record, latest.seq)?.message.content ?? '') : null)
+    return openAIViewJson(this.view, seqs, latest ? (this.view.event(latest.seq)?.message.content ?? '') : null)
   }
 
   /** A pass's result as JSON text, its events written from storage as it is read. */
-  compactionJson(result: CompactionResult<ViewEntry>): Iterable<string> {
+  compactionJson(result: CompactionResult<Int32Array>): Iterable<string> {
     return compactionJson(this.view, result)
   }
 
-  resultJson(result: TurnResult<ViewEntry>): Iterable<string> {
+  resultJson(result: TurnResult<Int32Array>): Iterable<string> {
     return turnResultJson(this.view, result)
   }
 
   // ── the ports: the compaction core's store and the chat turn's session ────────────────────
 
-  async readView(): Promise<ViewSnapshot<ViewEntry>> {
+  async readView(): Promise<ViewSnapshot> {
     const record = await this.current()
-    return record ? { view: this.view.snapshot(record), version: record.version } : { view: [], version: 0 }
+    return record ? { view: this.view.snapshot(record), version: record.version } : { view: EMPTY_VIEW, version: 0 }
   }
 
-  async readSince(version: number): Promise<(ViewEntry | CompactionEvent)[]> {
-    // The few events a pass missed while its summarizer ran: whole, as the entries they become.
-    return this.log
-      .after(version)
-      .map((event) => (event.type === 'MESSAGE' ? { ...viewEntry({ ...event, role: event.message.role }), full: event } : event))
+  async readSince(version: number): Promise<SessionEvent[]> {
+    return this.log.after(version)
   }
 
-  async readEvents(entries: readonly ViewEntry[]): Promise<MessageEvent[]> {
-    return [...this.view.eventsOf(entries)]
+  /** A result lists events by seq: its answer is written from storage (see `compactionJson`). */
+  listed(seqs: Int32Array): Int32Array {
+    return seqs
+  }
+
+  async readEvents(seqs: Int32Array): Promise<MessageEvent[]> {
+    return [...this.view.eventsOf(seqs)]
+  }
+
+  async readIds(seqs: Int32Array): Promise<string[]> {
+    return this.log.idsOf(seqs)
   }
 
   async append(events: NewEvent[], expectedVersion: number): Promise<SessionEvent[]> {
@@ -217,7 +226,7 @@ export class StoredSession implements TurnSession<ViewEntry> {
     const record = await this.current()
     if (!record) return null
     const latest = record.stats.latestSystem
-    const system = latest ? this.view.event(record, latest.seq) : null
+    const system = latest ? this.view.event(latest.seq) : null
     return {
       policy: record.policy,
       viewTokens: record.stats.viewTokens,
@@ -225,7 +234,7 @@ export class StoredSession implements TurnSession<ViewEntry> {
     }
   }
 
-  async completedTurn(id: string, content: string): Promise<TurnResult<ViewEntry> | 'conflict' | null> {
+  async completedTurn(id: string, content: string): Promise<TurnResult<Int32Array> | 'conflict' | null> {
     return (await this.current()) ? this.turns.find(id, content) : null
   }
 

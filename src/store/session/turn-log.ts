@@ -1,7 +1,7 @@
 import type { MessageEvent, SessionEvent } from '../../core'
 import type { TurnResult } from '../../turns/session'
 import type { Sql } from '../sql'
-import type { SessionLog, ViewEntry } from './log'
+import type { SessionLog } from './log'
 
 type Row = { first_seq: number; last_seq: number; user_seq: number; reply_seq: number; usage: string | null }
 
@@ -31,7 +31,7 @@ export class TurnLog {
    * The completed turn whose user event has this id: its stored result; 'conflict' when the id is
    * in the log as something else (or with other content); null when it is not in the log.
    */
-  find(id: string, content: string): TurnResult<ViewEntry> | 'conflict' | null {
+  find(id: string, content: string): TurnResult<Int32Array> | 'conflict' | null {
     const row = this.sql.first<Row>`SELECT first_seq, last_seq, user_seq, reply_seq, usage FROM turns WHERE id = ${id}`
     if (!row) return this.log.byIds([id]).size > 0 ? 'conflict' : null
     const events = this.log.range(row.first_seq, row.last_seq)

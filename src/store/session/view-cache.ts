@@ -1,6 +1,18 @@
-import { advanceStats, extendView, isCompaction, type MessageEvent, type SessionEvent, statsOf, type ViewStats } from '../../core'
-import { BodyBudget } from './body-budget'
-import { type SessionLog, type ViewEntry, viewEntry } from './log'
+import {
+  advanceStats,
+  type CompactionEvent,
+  isCompaction,
+  type MessageEvent,
+  namedIds,
+  PackedColumns,
+  type SessionEvent,
+  statsOfColumns,
+  type ViewColumns,
+  type ViewStats,
+  viewAfter,
+} from '../../core'
+import { type BodyCache, isolateBodies } from './body-cache'
+import { type SessionLog, seqRuns, type ViewEntry } from './log'
 import type { SessionRecord } from './session-row'
 
 /** The view after a write, computed before the write and installed once it committed. */
@@ -11,36 +23,40 @@ export interface ViewAdvance {
 }
 
 /**
- * The session's view, cached as small entries (ids, roles, token estimates), with the small
- * events kept whole within a budget. Loaded on first use in O(view) from the newest boundary and
- * the events after it, then advanced with every write, so reading the view never touches the
- * rest of the log.
+ * The session's view in memory as packed columns (seq, tokens, role, synthetic: 9 bytes an event,
+ * no object per event), loaded on first use from the newest boundary and the events after it,
+ * then advanced with every write, so reading the view never touches the rest of the log. Bodies
+ * are read by seq, in batches, through the isolate's shared body cache.
  */
 export class ViewCache {
-  private entries: ViewEntry[] | null = null
-  private readonly bodies = new BodyBudget()
+  private columns: PackedColumns | null = null
+  private owner: number
 
-  constructor(private readonly log: SessionLog) {}
+  constructor(
+    private readonly log: SessionLog,
+    private readonly bodies: BodyCache = isolateBodies,
+  ) {
+    this.owner = bodies.newOwner()
+  }
 
-  /**
-   * The view's entries as of the record: the cached ones, or loaded from the newest boundary's
-   * named events and the messages after it. Call it before new events are written.
-   */
-  entriesOf(record: SessionRecord): ViewEntry[] {
-    if (this.entries) return this.entries
-    this.bodies.reset()
+  /** The view's columns as of the record: the cached ones, or loaded (call it before new events are written). */
+  columnsOf(record: SessionRecord): PackedColumns {
+    if (this.columns) return this.columns
+    const columns = new PackedColumns()
     if (record.boundarySeq === 0) {
-      this.entries = this.log.entriesAfter(0)
-      return this.entries
+      for (const entry of this.log.entriesAfter(0)) columns.push(entry)
+    } else {
+      const [boundary] = this.log.range(record.boundarySeq, record.boundarySeq)
+      if (boundary?.type !== 'COMPACTION') throw new Error(`session ${record.id}: boundary ${record.boundarySeq} is missing`)
+      this.fill(columns, boundary, new Map(), this.log.entriesAfter(record.boundarySeq))
     }
-    const boundary = this.log.range(record.boundarySeq, record.boundarySeq)[0]
-    if (boundary?.type !== 'COMPACTION') throw new Error(`session ${record.id}: boundary ${record.boundarySeq} is missing`)
-    const { pinned, preserved } = boundary.boundary
-    const named = this.log.entriesByIds([...pinned, ...preserved])
-    // The summary events come right after the boundary: extendView takes them from there.
-    const head = [...pinned, ...preserved].flatMap((id) => named.get(id) ?? [])
-    this.entries = extendView<ViewEntry>(head, [boundary, ...this.log.entriesAfter(record.boundarySeq)])
-    return this.entries
+    this.columns = columns
+    return columns
+  }
+
+  /** The view as of the record, held as it is now while writes go on (appends only ever add past its end). */
+  snapshot(record: SessionRecord): ViewColumns {
+    return this.columnsOf(record).prefix()
   }
 
   /**
@@ -50,92 +66,96 @@ export class ViewCache {
    */
   advance(record: SessionRecord, written: readonly SessionEvent[]): ViewAdvance {
     const messages = written.filter((event): event is MessageEvent => event.type === 'MESSAGE')
-    const entries = messages.map((event) => viewEntry({ ...event, role: event.message.role }))
-    const entryOf = new Map(messages.map((event, i) => [event, entries[i]!]))
     const keepBodies = () => {
-      if (this.entries) for (const [event, entry] of entryOf) this.bodies.keep(entry, event)
+      for (const event of messages) this.bodies.keep(this.owner, event)
     }
-    if (!written.some(isCompaction)) {
+    const boundary = written.findLast(isCompaction)
+    if (!boundary) {
       return {
-        stats: advanceStats(record.stats, entries),
+        stats: advanceStats(record.stats, messages),
         install: () => {
-          if (this.entries) for (const entry of entries) this.entries.push(entry)
+          if (this.columns) for (const event of messages) this.columns.push(entryOf(event))
           keepBodies()
         },
       }
     }
-    const view = extendView<ViewEntry>(
-      this.entriesOf(record),
-      written.map((event) => (event.type === 'MESSAGE' ? entryOf.get(event)! : event)),
-    )
+    const columns = new PackedColumns()
+    const fresh = new Map(messages.map((event) => [event.id, entryOf(event)]))
+    this.fill(columns, boundary, fresh, messages.filter((event) => event.seq > boundary.seq).map(entryOf))
     return {
-      stats: statsOf(view),
+      stats: statsOfColumns(columns),
       install: () => {
-        this.entries = view
-        this.bodies.recount(view) // entries that left the view free their share
-        keepBodies() // a boundary names its summary events: they are in the new view
+        this.columns = columns
+        keepBodies()
       },
     }
   }
 
-  /** A copy of the view's entries as of the record: a pass or a response holds it while writes go on. */
-  snapshot(record: SessionRecord): ViewEntry[] {
-    return this.entriesOf(record).slice()
+  /**
+   * A view after its newest boundary (the core's projection rule, `viewAfter`): the events it
+   * names — written with it (`fresh`) or read by id — then the messages after it.
+   */
+  private fill(
+    columns: PackedColumns,
+    boundary: CompactionEvent,
+    fresh: Map<string, ViewEntry>,
+    after: Iterable<ViewEntry>,
+  ): void {
+    const stored = this.log.entriesByIds(namedIds(boundary.boundary).filter((id) => !fresh.has(id)))
+    for (const entry of viewAfter(boundary, (id) => fresh.get(id) ?? stored.get(id), after)) columns.push(entry)
   }
 
-  /** The whole events of some entries, in their order: kept ones from memory, the rest read in batches (and kept if small). */
-  *eventsOf(entries: readonly ViewEntry[]): Generator<MessageEvent> {
-    for (const run of runs(entries)) {
-      if ('kept' in run) {
-        yield run.kept
-        continue
-      }
-      let i = run.start
-      for (const event of this.log.eventRange(entries[run.start]!.seq, entries[run.end]!.seq)) {
-        const entry = entries[i++]!
-        this.bodies.keep(entry, event as MessageEvent)
-        yield event as MessageEvent
-      }
+  /** The whole events of these seqs, in their order: kept ones from memory, the rest read in batches (and kept if small). */
+  *eventsOf(seqs: ArrayLike<number>): Generator<MessageEvent> {
+    for (const run of this.runs(seqs)) {
+      if ('kept' in run) yield run.kept
+      else
+        for (const event of this.log.eventRange(run.from, run.to)) {
+          this.bodies.keep(this.owner, event as MessageEvent)
+          yield event as MessageEvent
+        }
     }
   }
 
-  /** The JSON text of some entries' events, in their order, written from memory or straight from storage. */
-  *jsonOf(entries: readonly ViewEntry[]): Generator<string> {
-    for (const run of runs(entries)) {
+  /** The JSON text of the events of these seqs, in their order, written from memory or straight from storage. */
+  *jsonOf(seqs: ArrayLike<number>): Generator<string> {
+    for (const run of this.runs(seqs)) {
       if ('kept' in run) yield JSON.stringify(run.kept)
-      else for (const { json } of this.log.jsonRange(entries[run.start]!.seq, entries[run.end]!.seq)) yield json
+      else for (const { json } of this.log.jsonRange(run.from, run.to)) yield json
     }
   }
 
-  /** One event of the view by its seq, from memory when it is kept whole. */
-  event(record: SessionRecord, seq: number): MessageEvent | null {
-    const entry = this.entriesOf(record).find((e) => e.seq === seq)
-    if (!entry) return null
-    if (entry.full) return entry.full
-    const [event] = this.log.range(seq, seq) as MessageEvent[]
-    if (event) this.bodies.keep(entry, event)
-    return event ?? null
+  /** One event by its seq, from memory when it is kept. */
+  event(seq: number): MessageEvent | null {
+    return this.eventsOf([seq]).next().value ?? null
   }
 
-  /** Forgets the view: the session was wiped. */
+  /** Forgets the view and what was kept of it: the session was wiped. */
   reset(): void {
-    this.entries = null
-    this.bodies.reset()
+    this.columns = null
+    this.owner = this.bodies.newOwner()
+  }
+
+  /** Seqs cut into kept events and runs of consecutive seqs to read from storage. */
+  private *runs(seqs: ArrayLike<number>): Generator<{ kept: MessageEvent } | { from: number; to: number }> {
+    for (const run of seqRuns(seqs)) {
+      let from = run.from
+      for (let seq = run.from; seq <= run.to; seq++) {
+        const kept = this.bodies.get(this.owner, seq)
+        if (!kept) continue
+        if (from < seq) yield { from, to: seq - 1 }
+        yield { kept }
+        from = seq + 1
+      }
+      if (from <= run.to) yield { from, to: run.to }
+    }
   }
 }
 
-/** Entries cut into the ones kept whole and runs of consecutive seqs (index ranges) to read from storage. */
-function* runs(entries: readonly ViewEntry[]): Generator<{ kept: MessageEvent } | { start: number; end: number }> {
-  for (let i = 0; i < entries.length; ) {
-    const kept = entries[i]!.full
-    if (kept) {
-      yield { kept }
-      i++
-      continue
-    }
-    let end = i
-    while (end + 1 < entries.length && !entries[end + 1]!.full && entries[end + 1]!.seq === entries[end]!.seq + 1) end++
-    yield { start: i, end }
-    i = end + 1
-  }
-}
+const entryOf = (event: MessageEvent): ViewEntry => ({
+  seq: event.seq,
+  id: event.id,
+  tokens: event.tokens,
+  role: event.message.role,
+  synthetic: event.synthetic,
+})
