@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url'
 // Bundles the benchmark suites with esbuild and runs them, printing Markdown tables.
 import { build } from 'esbuild'
 
-const suites = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['core', 'worker']
+const suites = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['core', 'worker', 'large']
 process.env.WRANGLER_SEND_METRICS = 'false'
 mkdirSync('.bench', { recursive: true })
 for (const suite of suites) {

@@ -46,11 +46,11 @@ export class BodyCache {
     return entry.event
   }
 
-  /** Keeps the event if it is small, dropping the least recently used ones past the budget. */
-  keep(owner: number, event: MessageEvent): void {
+  /** Keeps the event if it is small, dropping the least recently used ones past the budget; answers the characters kept. */
+  keep(owner: number, event: MessageEvent): number {
     const size = sizeOf(event)
     const key = `${owner}:${event.seq}`
-    if (size > this.limits.perEvent || this.kept.has(key)) return
+    if (size > this.limits.perEvent || this.kept.has(key)) return 0
     this.kept.set(key, { event, size })
     this.chars += size
     for (const [oldest, entry] of this.kept) {
@@ -58,6 +58,7 @@ export class BodyCache {
       this.kept.delete(oldest)
       this.chars -= entry.size
     }
+    return size
   }
 
   /** Characters kept, for tests and benchmarks. */

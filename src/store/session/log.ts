@@ -24,8 +24,13 @@ type Row = {
 
 type EntryRow = Pick<Row, 'seq' | 'id' | 'role' | 'synthetic' | 'tokens'>
 
-/** Rows per statement when a range is walked: each row's body is at most PART_CHARS, so a batch stays small. */
-const WALK_BATCH = 16
+/**
+ * A range is walked in statements of at most WALK_ROWS rows, each holding the rows that start
+ * within WALK_CHARS characters of body (at least one): many small events a statement, a few large
+ * ones (a body column holds at most PART_CHARS), so a batch stays small whatever the events.
+ */
+const WALK_ROWS = 256
+const WALK_CHARS = 1024 * 1024
 /** Rows per statement when only the small columns are read (a view being loaded). */
 const ENTRY_BATCH = 4096
 
@@ -86,8 +91,11 @@ export class SessionLog {
    * written from the stored columns without parsing them: the same text as `JSON.stringify` of
    * the event. Throws when a seq of the range is missing (the session was deleted meanwhile).
    */
-  *jsonRange(from: number, to: number): Generator<{ seq: number; json: string }> {
-    for (const row of this.walk(from, to)) yield { seq: row.seq, json: this.json(row) }
+  *jsonRange(from: number, to: number): Generator<{ seq: number; json: string; bodyChars: number; event: () => SessionEvent }> {
+    for (const row of this.walk(from, to)) {
+      const bodyChars = row.body.length + (row.parts - 1) * PART_CHARS
+      yield { seq: row.seq, json: this.json(row), bodyChars, event: () => this.event(row) }
+    }
   }
 
   /** The events with `from <= seq <= to`, in order, read a few rows at a time. */
@@ -142,7 +150,10 @@ export class SessionLog {
 
   private *walk(from: number, to: number): Generator<Row> {
     for (let at = from; at <= to; ) {
-      const rows = this.sql.all<Row>`SELECT * FROM events WHERE seq BETWEEN ${at} AND ${to} ORDER BY seq LIMIT ${WALK_BATCH}`
+      const rows = this.sql.all<Row>`SELECT * FROM (
+          SELECT *, SUM(length(body)) OVER (ORDER BY seq) - length(body) AS before
+          FROM (SELECT * FROM events WHERE seq BETWEEN ${at} AND ${to} ORDER BY seq LIMIT ${WALK_ROWS})
+        ) WHERE before < ${WALK_CHARS} ORDER BY seq`
       for (const row of rows) {
         if (row.seq !== at) break
         yield row

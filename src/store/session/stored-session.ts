@@ -25,7 +25,7 @@ import { SessionLog } from './log'
 import { compactionJson, logPageJson, openAIViewJson, turnResultJson, viewJson } from './responses'
 import { newRecord, type SessionRecord, SessionRowCache, writeRecord } from './session-row'
 import { TurnLog } from './turn-log'
-import { ViewCache } from './view-cache'
+import { KEEP, ViewCache } from './view-cache'
 
 export interface AppendResult {
   version: number
@@ -205,8 +205,9 @@ export class StoredSession implements TurnSession<Int32Array> {
     return seqs
   }
 
+  /** Whole events for a prompt or a summary: bounded by a model's context, kept for the next turn. */
   async readEvents(seqs: Int32Array): Promise<MessageEvent[]> {
-    return [...this.view.eventsOf(seqs)]
+    return [...this.view.eventsOf(seqs, KEEP.prompt)]
   }
 
   async readIds(seqs: Int32Array): Promise<string[]> {

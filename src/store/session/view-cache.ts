@@ -11,9 +11,16 @@ import {
   type ViewStats,
   viewAfter,
 } from '../../core'
-import { type BodyCache, isolateBodies } from './body-cache'
+import { BODY_CACHE_LIMITS, type BodyCache, isolateBodies } from './body-cache'
 import { type SessionLog, seqRuns, type ViewEntry } from './log'
 import type { SessionRecord } from './session-row'
+
+/**
+ * How much of the isolate's body cache one read may fill (characters): a prompt or a summary all
+ * it reads (a model's context bounds it); a bulk answer — a view, a pass's result — an eighth of
+ * the cache, so that reading one huge view never pushes every other session's events out.
+ */
+export const KEEP = { prompt: Number.POSITIVE_INFINITY, bulk: BODY_CACHE_LIMITS.total / 8 }
 
 /** The view after a write, computed before the write and installed once it committed. */
 export interface ViewAdvance {
@@ -66,8 +73,10 @@ export class ViewCache {
    */
   advance(record: SessionRecord, written: readonly SessionEvent[]): ViewAdvance {
     const messages = written.filter((event): event is MessageEvent => event.type === 'MESSAGE')
+    // Only a view in use keeps what is written to it: a session being filled and never read
+    // (an import) must not push other sessions' events out of the isolate's cache.
     const keepBodies = () => {
-      for (const event of messages) this.bodies.keep(this.owner, event)
+      if (this.columns) for (const event of messages) this.bodies.keep(this.owner, event)
     }
     const boundary = written.findLast(isCompaction)
     if (!boundary) {
@@ -105,29 +114,45 @@ export class ViewCache {
     for (const entry of viewAfter(boundary, (id) => fresh.get(id) ?? stored.get(id), after)) columns.push(entry)
   }
 
-  /** The whole events of these seqs, in their order: kept ones from memory, the rest read in batches (and kept if small). */
-  *eventsOf(seqs: ArrayLike<number>): Generator<MessageEvent> {
+  /**
+   * The whole events of these seqs, in their order: kept ones from memory, the rest read in
+   * batches — and kept when small, up to `keep` characters for this read (see {@link KEEP}).
+   */
+  *eventsOf(seqs: ArrayLike<number>, keep = KEEP.bulk): Generator<MessageEvent> {
+    const keeper = this.keeper(keep)
     for (const run of this.runs(seqs)) {
       if ('kept' in run) yield run.kept
-      else
-        for (const event of this.log.eventRange(run.from, run.to)) {
-          this.bodies.keep(this.owner, event as MessageEvent)
-          yield event as MessageEvent
-        }
+      else for (const event of this.log.eventRange(run.from, run.to)) yield keeper(event as MessageEvent)
     }
   }
 
   /** The JSON text of the events of these seqs, in their order, written from memory or straight from storage. */
-  *jsonOf(seqs: ArrayLike<number>): Generator<string> {
+  *jsonOf(seqs: ArrayLike<number>, keep = KEEP.bulk): Generator<string> {
+    const keeper = this.keeper(keep)
     for (const run of this.runs(seqs)) {
       if ('kept' in run) yield JSON.stringify(run.kept)
-      else for (const { json } of this.log.jsonRange(run.from, run.to)) yield json
+      else
+        for (const row of this.log.jsonRange(run.from, run.to)) {
+          // Parsed only to be kept: while this read has a share left, and not for a big event.
+          if (keeper.left() > 0 && row.bodyChars <= 2 * BODY_CACHE_LIMITS.perEvent) keeper(row.event() as MessageEvent)
+          yield row.json
+        }
     }
   }
 
-  /** One event by its seq, from memory when it is kept. */
+  /** Keeps what a read brings in, within its share of the cache. */
+  private keeper(share: number) {
+    let left = share
+    const keep = (event: MessageEvent) => {
+      if (left > 0) left -= this.bodies.keep(this.owner, event)
+      return event
+    }
+    return Object.assign(keep, { left: () => left })
+  }
+
+  /** One event by its seq, from memory when it is kept (and kept when small). */
   event(seq: number): MessageEvent | null {
-    return this.eventsOf([seq]).next().value ?? null
+    return this.eventsOf([seq], KEEP.prompt).next().value ?? null
   }
 
   /** Forgets the view and what was kept of it: the session was wiped. */

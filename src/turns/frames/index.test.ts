@@ -50,17 +50,19 @@ describe('turn frames', () => {
     }
   })
 
-  it('fail the result stream when the result cannot be read to its end', async () => {
-    const frames = frameWriter()
-    const broken = (function* () {
-      yield '{"reply":'
-      throw new Error('storage went away')
-    })()
-    void frames.finish(broken)
-    let done: ReadFrame | undefined
-    for await (const frame of turnFrames(frames.readable)) done = frame
-    if (done?.type !== 'done') throw new Error('no done frame')
-    await expect(new Response(done.result).text()).rejects.toThrow()
+  it('fail, never end early, when the result cannot be read to its end', async () => {
+    for (const before of ['{"reply":', 'x'.repeat(100_000)]) {
+      const frames = frameWriter()
+      const broken = (function* () {
+        yield before
+        throw new Error('storage went away')
+      })()
+      void frames.finish(broken)
+      const readAll = async () => {
+        for await (const frame of turnFrames(frames.readable)) if (frame.type === 'done') await new Response(frame.result).text()
+      }
+      await expect(readAll(), `after ${before.length} characters`).rejects.toThrow()
+    }
   })
 
   it('keep sending without throwing after the reader went away', async () => {

@@ -23,6 +23,11 @@ export interface FrameWriter {
 }
 
 const NEWLINE = 10
+
+function* withDoneLine(result: Iterable<string>): Generator<string> {
+  yield '{"type":"done"}\n'
+  yield* result
+}
 const encoder = new TextEncoder()
 
 /**
@@ -44,9 +49,9 @@ export function frameWriter(): FrameWriter {
     send: (frame) => void writer.write(encoder.encode(`${JSON.stringify(frame)}\n`)).catch(() => undefined),
     async finish(result) {
       try {
-        await writer.write(encoder.encode('{"type":"done"}\n'))
-        // One chunk at a time, each made when the reader took the one before.
-        for (const chunk of encodedChunks(result)) await writer.write(chunk)
+        // One chunk at a time, each made when the reader took the one before; a small result
+        // goes in one chunk with the done line.
+        for (const chunk of encodedChunks(withDoneLine(result))) await writer.write(chunk)
         close()
       } catch (error) {
         // The reader went away (the turn is stored all the same), or the result could not be
