@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache'
 import type { MessageEvent } from '../../core'
 
 /** How much of the session events the isolate keeps whole in memory (UTF-16 characters of text, tool arguments and data). */
@@ -8,15 +9,18 @@ const sizeOf = (event: MessageEvent) => {
   let chars = m.content?.length ?? 0
   for (const call of m.toolCalls ?? []) chars += call.arguments.length + call.name.length
   for (const response of m.toolResponses ?? []) chars += response.data.length + response.name.length
-  return chars
+  return Math.max(1, chars)
 }
+
+/** Seqs fit in 31 bits (the view's columns are Int32): an owner and a seq make one number, no string to build. */
+const SEQS = 2 ** 31
 
 /**
  * Small events kept whole so that reading a view mostly skips storage: one budget for every
- * session object of the isolate (they share its 128 MB), the least recently used dropped first.
- * A big event (a large tool result) is never kept: it is read by seq when needed. Events never
- * change once written, so a kept one is never stale; an owner that was wiped takes a new key, and
- * what it kept ages out.
+ * session object of the isolate (they share its 128 MB), the least recently used dropped first
+ * (`lru-cache`). A big event (a large tool result) is never kept: it is read by seq when needed.
+ * Events never change once written, so a kept one is never stale; an owner that was wiped takes
+ * a new key, and what it kept ages out.
  *
  * @example
  * const bodies = new BodyCache()
@@ -25,11 +29,16 @@ const sizeOf = (event: MessageEvent) => {
  * bodies.get(owner, event.seq) // the event, until it is the least recently used one past the budget
  */
 export class BodyCache {
-  private readonly kept = new Map<string, { event: MessageEvent; size: number }>()
-  private chars = 0
+  private readonly kept: LRUCache<number, MessageEvent>
   private owners = 0
 
-  constructor(private readonly limits = BODY_CACHE_LIMITS) {}
+  constructor(private readonly limits = BODY_CACHE_LIMITS) {
+    this.kept = new LRUCache<number, MessageEvent>({
+      maxSize: limits.total,
+      maxEntrySize: limits.perEvent,
+      sizeCalculation: sizeOf,
+    })
+  }
 
   /** A key for one session's events (a new one after the session was wiped). */
   newOwner(): number {
@@ -38,32 +47,21 @@ export class BodyCache {
 
   /** The kept event of this owner and seq, marked as just used. */
   get(owner: number, seq: number): MessageEvent | undefined {
-    const key = `${owner}:${seq}`
-    const entry = this.kept.get(key)
-    if (!entry) return undefined
-    this.kept.delete(key)
-    this.kept.set(key, entry)
-    return entry.event
+    return this.kept.get(owner * SEQS + seq)
   }
 
   /** Keeps the event if it is small, dropping the least recently used ones past the budget; answers the characters kept. */
   keep(owner: number, event: MessageEvent): number {
+    const key = owner * SEQS + event.seq
     const size = sizeOf(event)
-    const key = `${owner}:${event.seq}`
     if (size > this.limits.perEvent || this.kept.has(key)) return 0
-    this.kept.set(key, { event, size })
-    this.chars += size
-    for (const [oldest, entry] of this.kept) {
-      if (this.chars <= this.limits.total) break
-      this.kept.delete(oldest)
-      this.chars -= entry.size
-    }
+    this.kept.set(key, event, { size })
     return size
   }
 
   /** Characters kept, for tests and benchmarks. */
   get size(): number {
-    return this.chars
+    return this.kept.calculatedSize
   }
 }
 

@@ -29,8 +29,11 @@ type EntryRow = Pick<Row, 'seq' | 'id' | 'role' | 'synthetic' | 'tokens'>
  * within WALK_CHARS characters of body (at least one): many small events a statement, a few large
  * ones (a body column holds at most PART_CHARS), so a batch stays small whatever the events.
  */
-const WALK_ROWS = 256
+const WALK_ROWS = 1024
 const WALK_CHARS = 1024 * 1024
+/** Ids looked up in one statement, bound as one JSON array (an id is at most 128 characters: well under a value's 2 MB). */
+const IDS_PER_STATEMENT = 8192
+
 /** Rows per statement when only the small columns are read (a view being loaded). */
 const ENTRY_BATCH = 4096
 
@@ -106,8 +109,11 @@ export class SessionLog {
   /** The stored events with these ids (absent ids are simply missing from the map). */
   byIds(ids: readonly string[]): Map<string, SessionEvent> {
     const found = new Map<string, SessionEvent>()
-    for (const chunk of inChunks(ids)) {
-      for (const event of this.events(this.sql.all<Row>`SELECT * FROM events WHERE id IN (${chunk})`)) found.set(event.id, event)
+    for (const chunk of inChunks(ids, IDS_PER_STATEMENT)) {
+      for (const event of this.events(
+        this.sql.all<Row>`SELECT * FROM events WHERE id IN (SELECT value FROM json_each(${JSON.stringify(chunk)}))`,
+      ))
+        found.set(event.id, event)
     }
     return found
   }
@@ -115,8 +121,9 @@ export class SessionLog {
   /** The view entries of the message events with these ids. */
   entriesByIds(ids: readonly string[]): Map<string, ViewEntry> {
     const found = new Map<string, ViewEntry>()
-    for (const chunk of inChunks(ids)) {
-      for (const row of this.sql.all<EntryRow>`SELECT ${ENTRY_COLUMNS} FROM events WHERE id IN (${chunk}) AND type = 'MESSAGE'`) {
+    for (const chunk of inChunks(ids, IDS_PER_STATEMENT)) {
+      for (const row of this.sql.all<EntryRow>`SELECT ${ENTRY_COLUMNS} FROM events
+          WHERE id IN (SELECT value FROM json_each(${JSON.stringify(chunk)})) AND type = 'MESSAGE'`) {
         found.set(row.id, entryOf(row))
       }
     }
@@ -134,18 +141,16 @@ export class SessionLog {
     }
   }
 
-  /** The ids of the events of these seqs, in their order (read by runs of consecutive seqs). */
-  idsOf(seqs: ArrayLike<number>): string[] {
-    const ids: string[] = []
+  /** The view entries of the message events of these seqs, in their order (read by runs of consecutive seqs). */
+  entriesOf(seqs: ArrayLike<number>): ViewEntry[] {
+    const entries: ViewEntry[] = []
     for (const run of seqRuns(seqs)) {
-      const rows = this.sql.all<{
-        seq: number
-        id: string
-      }>`SELECT seq, id FROM events WHERE seq BETWEEN ${run.from} AND ${run.to} ORDER BY seq`
+      const rows = this.sql
+        .all<EntryRow>`SELECT ${ENTRY_COLUMNS} FROM events WHERE seq BETWEEN ${run.from} AND ${run.to} ORDER BY seq`
       if (rows.length !== run.to - run.from + 1) throw new Error(`events ${run.from}–${run.to} are missing`)
-      for (const row of rows) ids.push(row.id)
+      for (const row of rows) entries.push(entryOf(row))
     }
-    return ids
+    return entries
   }
 
   private *walk(from: number, to: number): Generator<Row> {

@@ -64,7 +64,8 @@ export function compactionJson(view: ViewCache, result: CompactionResult<Int32Ar
   return jsonObject({
     unchanged: json(result.unchanged),
     reason: json(result.reason),
-    covered: jsonArray(view.jsonOf(result.covered)),
+    // Covered events left the view: nothing to keep them in memory for.
+    covered: jsonArray(view.jsonOf(result.covered, 0)),
     pinned: jsonArray(view.jsonOf(result.pinned)),
     summary: jsonArray(result.summary.map(json)),
     preserved: jsonArray(view.jsonOf(result.preserved)),

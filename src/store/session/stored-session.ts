@@ -211,7 +211,7 @@ export class StoredSession implements TurnSession<Int32Array> {
   }
 
   async readIds(seqs: Int32Array): Promise<string[]> {
-    return this.log.idsOf(seqs)
+    return this.view.named(seqs).map((entry) => entry.id)
   }
 
   async append(events: NewEvent[], expectedVersion: number): Promise<SessionEvent[]> {

@@ -38,6 +38,8 @@ export interface ViewAdvance {
 export class ViewCache {
   private columns: PackedColumns | null = null
   private owner: number
+  /** Events a pass just named by id (see {@link named}), so that its boundary is resolved without a lookup by id. */
+  private naming = new Map<string, ViewEntry>()
 
   constructor(
     private readonly log: SessionLog,
@@ -59,6 +61,16 @@ export class ViewCache {
     }
     this.columns = columns
     return columns
+  }
+
+  /**
+   * The entries of these seqs, remembered until the next boundary: a pass reads the ids of what it
+   * keeps through here, and the boundary it then writes names exactly those.
+   */
+  named(seqs: ArrayLike<number>): ViewEntry[] {
+    const entries = this.log.entriesOf(seqs)
+    for (const entry of entries) this.naming.set(entry.id, entry)
+    return entries
   }
 
   /** The view as of the record, held as it is now while writes go on (appends only ever add past its end). */
@@ -89,7 +101,9 @@ export class ViewCache {
       }
     }
     const columns = new PackedColumns()
-    const fresh = new Map(messages.map((event) => [event.id, entryOf(event)]))
+    const fresh = new Map(this.naming)
+    for (const event of messages) fresh.set(event.id, entryOf(event))
+    this.naming.clear()
     this.fill(columns, boundary, fresh, messages.filter((event) => event.seq > boundary.seq).map(entryOf))
     return {
       stats: statsOfColumns(columns),
@@ -102,7 +116,8 @@ export class ViewCache {
 
   /**
    * A view after its newest boundary (the core's projection rule, `viewAfter`): the events it
-   * names — written with it (`fresh`) or read by id — then the messages after it.
+   * names — written with it or just named by its pass (`fresh`), else read by id — then the
+   * messages after it.
    */
   private fill(
     columns: PackedColumns,
@@ -158,6 +173,7 @@ export class ViewCache {
   /** Forgets the view and what was kept of it: the session was wiped. */
   reset(): void {
     this.columns = null
+    this.naming.clear()
     this.owner = this.bodies.newOwner()
   }
 
