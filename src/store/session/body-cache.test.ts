@@ -32,4 +32,30 @@ describe('the isolate body cache', () => {
     expect(cache.get(cache.newOwner(), 2)).toBeUndefined()
     expect(cache.size).toBe(10)
   })
+
+  it('agrees with a plain list model of least-recently-used through long churn', () => {
+    const cache = new BodyCache({ perEvent: 10, total: 50 })
+    const owners = [cache.newOwner(), cache.newOwner()]
+    // The model: keys oldest first; a use moves a key to the end; past five events the first go.
+    let model: string[] = []
+    let random = 7
+    const next = (n: number) => {
+      random = (random * 48271) % 2147483647
+      return random % n
+    }
+    for (let step = 0; step < 3000; step++) {
+      const owner = owners[next(2)]!
+      const seq = 1 + next(12)
+      const key = `${owner}:${seq}`
+      if (next(2) === 0) {
+        const found = cache.get(owner, seq) !== undefined
+        expect(found, `step ${step}: get ${key}`).toBe(model.includes(key))
+        if (found) model = [...model.filter((k) => k !== key), key]
+      } else if (!model.includes(key)) {
+        cache.keep(owner, event(seq, 10))
+        model = [...model, key].slice(-5)
+      }
+    }
+    expect(cache.size).toBe(model.length * 10)
+  })
 })
