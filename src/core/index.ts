@@ -24,6 +24,7 @@ export type { SessionInfo, Summarizer, SummaryMessage, SummaryOutcome, SummaryRe
 export { isHighSurrogate, utf8Length } from './text'
 export { countingEstimator, type TokenEstimator } from './tokens'
 export { defaultEstimator, gptTokenizerEstimator } from './tokens/gpt-tokenizer'
+export { NO_RESULT, type PairedMessage, pairToolResults, pendingToolCalls, RECALL_TOOL } from './tool-pairs'
 export { fires, type KindValue, TRIGGER_KINDS, TRIGGER_LIMITS, type Trigger, triggerProblem, triggers } from './triggers'
 export { analyzeColumns, analyzeView, type ColumnsAnalysis, type ViewAnalysis, viewTokens } from './view'
 export {

@@ -54,6 +54,46 @@ describe('POST /v1/sessions/:id/turns', () => {
     expect((await log(id)).slice(-2).map((e) => e.message.content)).toEqual(['And tomorrow?', 'Echo: And tomorrow?'])
   })
 
+  it('sends a prompt valid on the wire whatever was appended: a placeholder for an unanswered call, a stray result left out, the log unchanged', async () => {
+    const id = newSessionId()
+    const tag = newTag()
+    const toolCall = (callId: string) => ({
+      message: { role: 'assistant', content: null, toolCalls: [{ id: callId, name: 'lookup', arguments: '{}' }] },
+    })
+    const toolResult = (callId: string, data: string) => ({
+      message: { role: 'tool', content: null, toolResponses: [{ id: callId, name: 'lookup', data }] },
+    })
+    await append(id, [
+      toolResult('stray', 'no call for me'),
+      user('Look it up'),
+      toolCall('c1'),
+      user('Never mind'),
+      toolResult('c1', 'late'),
+    ])
+    const result = await turn(id, { content: 'Thanks', model: `echo#${tag}`, compaction: false })
+    expect(result.status).toBe(200)
+    const [sent] = await upstreamRequests(tag)
+    expect(sent!.body.messages).toEqual([
+      { role: 'user', content: 'Look it up' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'lookup', arguments: '{}' } }],
+      },
+      // The stored result comes after a user message: it is moved up to its call, verbatim.
+      { role: 'tool', tool_call_id: 'c1', content: 'late' },
+      { role: 'user', content: 'Never mind' },
+      { role: 'user', content: 'Thanks' },
+    ])
+    const second = newSessionId()
+    await append(second, [user('Look it up'), toolCall('c2'), user('Never mind')])
+    await turn(second, { content: 'Thanks', model: `echo#${tag}-2`, compaction: false })
+    const [again] = await upstreamRequests(`${tag}-2`)
+    expect(again!.body.messages[2]).toEqual({ role: 'tool', tool_call_id: 'c2', content: '{"error":"no result was recorded"}' })
+    // The log is as appended: the prompt's repair is not stored.
+    expect((await log(second)).map((e) => e.message.role)).toEqual(['user', 'assistant', 'user', 'user', 'assistant'])
+  })
+
   it('writes the request system message only when it differs from the latest stored one, and sends it first', async () => {
     const id = newSessionId()
     const tag = newTag()

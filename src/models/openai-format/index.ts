@@ -1,4 +1,4 @@
-import { analyzeView, type MessageEvent } from '../../core'
+import { analyzeView, type Message, type MessageEvent, pairToolResults } from '../../core'
 
 /** An OpenAI chat-completions message. */
 export type OpenAIMessage =
@@ -14,25 +14,18 @@ export type OpenAIMessage =
 const latestSystemText = (view: readonly MessageEvent[]) => analyzeView(view).latestSystem?.message.content ?? null
 
 /**
- * A view as OpenAI chat messages: one system message first (the view's latest, or `system` when
- * given: a turn's own), the view's other events in order; assistant tool calls as `tool_calls`;
- * one `tool` message per tool response.
- *
- * @example
- * toOpenAIMessages(view) // [{ role: 'system', ... }, { role: 'user', ... }, ...]
- * toOpenAIMessages(view, 'Be brief.') // the same, with the turn's system message instead
+ * One stored message as OpenAI chat messages, as it is: assistant tool calls as `tool_calls`, one
+ * `tool` message per tool response, nothing for a system message (the view's is given first).
  */
-export function toOpenAIMessages(view: readonly MessageEvent[], system: string | null = latestSystemText(view)): OpenAIMessage[] {
-  const messages: OpenAIMessage[] = system !== null ? [{ role: 'system', content: system }] : []
-  for (const { message } of view) {
-    switch (message.role) {
-      case 'system':
-        break
-      case 'user':
-        messages.push({ role: 'user', content: message.content ?? '' })
-        break
-      case 'assistant':
-        messages.push({
+export function openAIMessagesOf(message: Message): OpenAIMessage[] {
+  switch (message.role) {
+    case 'system':
+      return []
+    case 'user':
+      return [{ role: 'user', content: message.content ?? '' }]
+    case 'assistant':
+      return [
+        {
           role: 'assistant',
           content: message.content,
           ...(message.toolCalls?.length
@@ -44,14 +37,32 @@ export function toOpenAIMessages(view: readonly MessageEvent[], system: string |
                 })),
               }
             : {}),
-        })
-        break
-      case 'tool':
-        for (const response of message.toolResponses ?? []) {
-          messages.push({ role: 'tool', tool_call_id: response.id, content: response.data })
-        }
-        break
-    }
+        },
+      ]
+    case 'tool':
+      return (message.toolResponses ?? []).map((response) => ({
+        role: 'tool',
+        tool_call_id: response.id,
+        content: response.data,
+      }))
+  }
+}
+
+/**
+ * A view as an OpenAI prompt: one system message first (the view's latest, or `system` when
+ * given: a turn's own), the view's other events in order, rendered pairing-safe (see the core's
+ * `pairToolResults`): each tool call followed by its result, a placeholder for one never
+ * answered, a stored result without its call left out — valid on the wire whatever was appended.
+ *
+ * @example
+ * toOpenAIMessages(view) // [{ role: 'system', ... }, { role: 'user', ... }, ...]
+ * toOpenAIMessages(view, 'Be brief.') // the same, with the turn's system message instead
+ */
+export function toOpenAIMessages(view: readonly MessageEvent[], system: string | null = latestSystemText(view)): OpenAIMessage[] {
+  const messages: OpenAIMessage[] = system !== null ? [{ role: 'system', content: system }] : []
+  for (const item of pairToolResults(view)) {
+    if (item.kind === 'result') messages.push({ role: 'tool', tool_call_id: item.id, content: item.data })
+    else messages.push(...openAIMessagesOf(item.event.message))
   }
   return messages
 }

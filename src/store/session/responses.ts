@@ -1,7 +1,7 @@
 import { LIMITS } from '../../contract/limits'
 import { type CompactionResult, utf8Length } from '../../core'
 import { jsonArray, jsonObject } from '../../json-stream'
-import { toOpenAIMessages } from '../../models/openai-format'
+import { openAIMessagesOf } from '../../models/openai-format'
 import type { TurnResult } from '../../turns/session'
 import type { SessionLog } from './log'
 import type { ViewCache } from './view-cache'
@@ -54,7 +54,7 @@ export function* openAIViewJson(view: ViewCache, seqs: Int32Array, system: strin
   function* messages(): Generator<string> {
     if (system !== null) yield json({ role: 'system', content: system })
     // One event at a time: a system message is never repeated (it is given first, or not at all).
-    for (const event of view.eventsOf(seqs)) for (const message of toOpenAIMessages([event], null)) yield json(message)
+    for (const event of view.eventsOf(seqs)) for (const message of openAIMessagesOf(event.message)) yield json(message)
   }
   yield* jsonObject({ messages: jsonArray(messages()) })
 }
