@@ -1,4 +1,5 @@
 import { ServiceError } from '../contract/errors'
+import type { ChatOptions, ToolChoiceInput, ToolInput } from '../contract/schemas'
 import type { ToolCall } from '../core'
 import type { OpenAIMessage } from './openai-format'
 
@@ -10,6 +11,12 @@ export interface ChatRequest {
   maxTokens: number
   /** When given, the call streams and this receives each piece of text as it arrives. */
   onDelta?: (text: string) => void
+  /** The client's tools, as OpenAI function tools (sent on this call only). */
+  tools?: ToolInput[]
+  toolChoice?: ToolChoiceInput
+  parallelToolCalls?: boolean
+  /** Sampling options (their `maxTokens` is already in `maxTokens`). */
+  options?: Omit<ChatOptions, 'maxTokens'>
 }
 
 export interface Usage {

@@ -62,12 +62,17 @@ export async function runTurn<L>(input: TurnInput, deps: TurnDeps<L>): Promise<T
   const event = (role: 'system' | 'user', content: string, id = newEventId()) =>
     newMessageEvent({ id, message: { role, content }, timestamp: now() }, deps.estimator)
   const userEvent = event('user', input.content, input.id)
+  const { maxTokens, ...options } = input.options ?? {}
+  // The request's maxTokens replaces CHAT_MAX_TOKENS for this call and in its fit check.
+  const replyTokens = maxTokens ?? models.replyTokens
+  // The tools are sent with the prompt: their JSON counts toward it.
+  const toolsTokens = input.tools ? deps.estimator.count(JSON.stringify(input.tools)) : 0
   let state = await session.promptState()
   const policy = turnPolicy({
     requested: input.compaction,
     session: state?.policy ?? null,
     deployment: deps.deploymentPolicy,
-    promptBudget: models.contextTokens - models.replyTokens,
+    promptBudget: models.contextTokens - replyTokens,
     summaries: models.model !== null,
   })
   // The request's system message is written only when it differs from the latest stored one.
@@ -76,7 +81,7 @@ export async function runTurn<L>(input: TurnInput, deps: TurnDeps<L>): Promise<T
 
   const context: ContextReport<L> = {
     promptTokens: 0,
-    budget: models.contextTokens - models.replyTokens,
+    budget: models.contextTokens - replyTokens,
     compactions: [],
     retried: false,
   }
@@ -88,7 +93,7 @@ export async function runTurn<L>(input: TurnInput, deps: TurnDeps<L>): Promise<T
         viewTokens: state?.viewTokens ?? 0,
         storedSystemTokens: state?.latestSystem?.tokens ?? 0,
         newSystemTokens: systemEvent?.tokens ?? null,
-        addedTokens: userEvent.tokens,
+        addedTokens: userEvent.tokens + toolsTokens,
       },
       canCompact: policy !== null,
       summaryReserve: models.summaryTokens,
@@ -114,8 +119,12 @@ export async function runTurn<L>(input: TurnInput, deps: TurnDeps<L>): Promise<T
     return model.chat({
       model: input.model ?? models.chatModel,
       messages: [...toOpenAIMessages(view, system), { role: 'user', content: input.content }],
-      maxTokens: models.replyTokens,
+      maxTokens: replyTokens,
       onDelta: input.stream ? deps.onDelta : undefined,
+      tools: input.tools,
+      toolChoice: input.toolChoice,
+      parallelToolCalls: input.parallelToolCalls,
+      options,
     })
   }
 

@@ -10,7 +10,7 @@ export const Id = z.string().regex(ID_PATTERN, ID_RULE).openapi({ example: 'chat
 export const SessionId = Id.refine((id) => id !== '.' && id !== '..', 'must not be "." or ".." (URL dot segments)')
 
 /** Nesting depth of a JSON value (0 for a primitive), measured level by level without recursion. */
-function depthOf(value: unknown, limit: number): number {
+export function depthOf(value: unknown, limit: number): number {
   const isObject = (item: unknown): item is object => typeof item === 'object' && item !== null
   let depth = 0
   let level: unknown[] = [value]

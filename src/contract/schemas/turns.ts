@@ -3,6 +3,7 @@ import { Id } from './common'
 import { CompactionResultSchema } from './compaction'
 import { EventSchema } from './events'
 import { PolicySchema } from './policy'
+import { toolFields, toolFieldsProblem } from './tools'
 
 export const TurnRequestSchema = z
   .strictObject({
@@ -12,6 +13,11 @@ export const TurnRequestSchema = z
     model: z.string().min(1).max(256).optional(),
     stream: z.boolean().optional(),
     compaction: z.union([z.literal(false), PolicySchema]).optional(),
+    ...toolFields,
+  })
+  .superRefine((input, ctx) => {
+    const problem = toolFieldsProblem(input)
+    if (problem) ctx.addIssue({ code: 'custom', path: problem.path, message: problem.message })
   })
   .openapi('TurnRequest')
 

@@ -1,4 +1,5 @@
 import type { ToolCall } from '../../core'
+import { wireFields } from '../openai-format'
 import {
   type ChatModel,
   type ChatReply,
@@ -68,6 +69,7 @@ export function openAICompatible(options: OpenAICompatibleOptions): ChatModel {
       model: request.model,
       messages: request.messages,
       max_tokens: request.maxTokens,
+      ...wireFields(request),
       stream,
       ...(stream ? { stream_options: { include_usage: true } } : {}),
     }

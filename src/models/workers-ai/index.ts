@@ -1,4 +1,5 @@
 import type { ToolCall } from '../../core'
+import { wireFields } from '../openai-format'
 import {
   type ChatModel,
   type ChatReply,
@@ -94,6 +95,17 @@ function replyOf(result: unknown): ChatReply {
  * const model = workersAI({ binding: env.AI, timeoutMs: 60_000 })
  * await model.chat({ model: '@cf/meta/llama-3.1-8b-instruct', messages, maxTokens: 1024 })
  */
+/** What the Workers AI text-generation input has of a request's tools and options (no `stop`, `tool_choice`, `parallel_tool_calls`). */
+const WORKERS_AI_FIELDS = [
+  'tools',
+  'temperature',
+  'top_p',
+  'seed',
+  'presence_penalty',
+  'frequency_penalty',
+  'response_format',
+] as const
+
 export function workersAI(options: WorkersAIOptions): ChatModel {
   async function run(request: ChatRequest): Promise<unknown> {
     let timer: ReturnType<typeof setTimeout> | undefined
@@ -108,6 +120,7 @@ export function workersAI(options: WorkersAIOptions): ChatModel {
         options.binding.run(request.model, {
           messages: request.messages,
           max_tokens: request.maxTokens,
+          ...wireFields(request, WORKERS_AI_FIELDS),
           stream: request.onDelta !== undefined,
         }),
         timeout,
