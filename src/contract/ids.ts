@@ -6,3 +6,6 @@ export const newEventId = (): string => newId('evt')
 
 /** A session id the server assigns when the client gives none (`ses_…`). */
 export const newSessionId = (): string => newId('ses')
+
+/** A tool call id the server mints for a call that came without one, or with one already used (`call_…`). */
+export const newToolCallId = (): string => newId('call')

@@ -27,6 +27,7 @@ export interface Usage {
 
 export interface ChatReply {
   content: string | null
+  /** As the model made them; an `id` it did not give is '' (the turn mints one). */
   toolCalls: ToolCall[]
   /** As the upstream reported it; null when it did not. */
   usage: Usage | null

@@ -1,7 +1,7 @@
 import type { Compactor } from '../compaction'
 import { turnPolicy } from '../compaction/policy'
 import { ServiceError } from '../contract/errors'
-import { newEventId } from '../contract/ids'
+import { newEventId, newToolCallId } from '../contract/ids'
 import { contentTooLarge } from '../contract/limits'
 import type { Policy, TurnInput } from '../contract/schemas'
 import {
@@ -13,12 +13,13 @@ import {
   newMessageEvent,
   planPromptFit,
   type TokenEstimator,
+  type ToolCall,
 } from '../core'
 import { log } from '../log'
 import { type ModelSettings, NOT_CONFIGURED } from '../models/config'
 import { toOpenAIMessages } from '../models/openai-format'
 import { type ChatReply, toServiceError, UpstreamError } from '../models/port'
-import type { ContextReport, TurnResult, TurnSession } from './session'
+import { type ContextReport, clientCallsOf, type TurnResult, type TurnSession } from './session'
 
 /** What one turn runs with. */
 export interface TurnDeps<L = unknown> {
@@ -153,7 +154,8 @@ export async function runTurn<L>(input: TurnInput, deps: TurnDeps<L>): Promise<T
     // Nothing to store: a retry should start clean rather than find an empty reply in the log.
     throw new ServiceError('upstream_error', 'the model answered with an empty reply')
   }
-  const toolCalls = reply.toolCalls.length > 0 ? { toolCalls: reply.toolCalls } : {}
+  const calls = withOwnIds(reply.toolCalls)
+  const toolCalls = calls.length > 0 ? { toolCalls: calls } : {}
   const assistant = newMessageEvent(
     {
       id: newEventId(),
@@ -165,8 +167,10 @@ export async function runTurn<L>(input: TurnInput, deps: TurnDeps<L>): Promise<T
   )
   const events = await session.writeTurn([...(systemEvent ? [systemEvent] : []), userEvent, assistant], reply.usage)
   deps.written()
+  const stored = events.at(-1) as TurnResult['reply']
   const result: TurnResult<L> = {
-    reply: events.at(-1) as TurnResult['reply'],
+    reply: stored,
+    ...clientCallsOf(stored),
     events,
     compaction: null,
     usage: reply.usage,
@@ -186,6 +190,20 @@ export async function runTurn<L>(input: TurnInput, deps: TurnDeps<L>): Promise<T
     }
   }
   return result
+}
+
+/**
+ * A reply's tool calls, each with an id of its own: a call the model gave no id, or one an
+ * earlier call of the reply already has, gets a fresh `call_…` id, minted once here, so the
+ * stored event and the response carry the same one.
+ */
+function withOwnIds(calls: readonly ToolCall[]): ToolCall[] {
+  const seen = new Set<string>()
+  return calls.map((call) => {
+    const id = call.id === '' || seen.has(call.id) ? newToolCallId() : call.id
+    seen.add(id)
+    return { ...call, id }
+  })
 }
 
 /**

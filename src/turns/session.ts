@@ -1,6 +1,15 @@
 import type { ErrorBody } from '../contract/errors'
 import type { Policy } from '../contract/schemas'
-import type { CompactionResult, MessageEvent, NewMessageEvent, SessionEvent, SessionInfo, SessionStore } from '../core'
+import {
+  type CompactionResult,
+  type MessageEvent,
+  type NewMessageEvent,
+  RECALL_TOOL,
+  type SessionEvent,
+  type SessionInfo,
+  type SessionStore,
+  type ToolCall,
+} from '../core'
 import type { Usage } from '../models/port'
 
 /** What happened to fit the prompt into the model's context budget. */
@@ -13,9 +22,21 @@ export interface ContextReport<L = unknown> {
   retried: boolean
 }
 
+/** Whether the turn is done, or waits for the results of the tool calls its reply made. */
+export type TurnStatus = 'completed' | 'requires_action'
+
+/** A reply's calls for the client (the service's own `recall_history` is never among them), and the status they make. */
+export function clientCallsOf(reply: MessageEvent): { status: TurnStatus; toolCalls: ToolCall[] } {
+  const toolCalls = (reply.message.toolCalls ?? []).filter((call) => call.name !== RECALL_TOOL)
+  return { status: toolCalls.length > 0 ? 'requires_action' : 'completed', toolCalls }
+}
+
 /** What a turn did; its compaction results list events as the session's store does (`L`). */
 export interface TurnResult<L = unknown> {
   reply: MessageEvent
+  status: TurnStatus
+  /** The reply's tool calls for the client; `[]` when completed. */
+  toolCalls: ToolCall[]
   events: SessionEvent[]
   compaction: CompactionResult<L> | null | { error: ErrorBody }
   usage: Usage | null

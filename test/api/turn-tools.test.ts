@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { expectError, newSessionId, newTag, turn, upstreamRequests } from '../helpers'
+import { call, expectError, newSessionId, newTag, parseSSE, turn, upstreamRequests } from '../helpers'
 
 const weather = {
   type: 'function',
@@ -106,5 +106,70 @@ describe('tools and options on /turns', () => {
       expectError(result, 400, 'invalid_request')
       expect(result.body.error.message, JSON.stringify(fields)).toContain(path)
     }
+  })
+})
+
+describe('a reply that calls tools', () => {
+  const minted = /^call_[0-9a-f]{32}$/
+
+  it('is stored as one assistant event and answered requires_action with its calls, ids minted for calls without one', async () => {
+    const id = newSessionId()
+    const result = await turn(id, {
+      content: 'Weather in Paris and Rome?',
+      model: `tools-c1,_#${newTag()}`,
+      tools: [weather],
+      compaction: false,
+    })
+    expect(result.status, result.text).toBe(200)
+    expect(result.body.status).toBe('requires_action')
+    const [first, second] = result.body.toolCalls
+    expect(first).toEqual({ id: 'c1', name: 'get_weather', arguments: '{"n":0}' })
+    expect(second.id).toMatch(minted)
+    expect(result.body.reply.message).toEqual({ role: 'assistant', content: null, toolCalls: result.body.toolCalls })
+    // The log holds the same ids as the response.
+    const log = (await call('GET', `/v1/sessions/${id}/events`)).body.events
+    expect(log.at(-1).message.toolCalls).toEqual(result.body.toolCalls)
+  })
+
+  it('is answered the same when the turn is retried by its id', async () => {
+    const id = newSessionId()
+    const body = { id: 'ask-1', content: 'Weather?', model: `tools-_#${newTag()}`, tools: [weather], compaction: false }
+    const first = await turn(id, body)
+    const again = await turn(id, body)
+    expect(again.body.status).toBe('requires_action')
+    expect(again.body.toolCalls).toEqual(first.body.toolCalls)
+  })
+
+  it('gets a fresh id for a call that repeats an id of the same reply', async () => {
+    const result = await turn(newSessionId(), {
+      content: 'Twice',
+      model: `tools-dup,dup#${newTag()}`,
+      tools: [weather],
+      compaction: false,
+    })
+    const [first, second] = result.body.toolCalls
+    expect(first.id).toBe('dup')
+    expect(second.id).toMatch(minted)
+  })
+
+  it('streamed: the calls are put together from their deltas, and done carries them with their ids', async () => {
+    const result = await turn(newSessionId(), {
+      content: 'Weather?',
+      model: `tools-_,c2#${newTag()}`,
+      tools: [weather],
+      stream: true,
+      compaction: false,
+    })
+    const done = parseSSE(result.text).find((event) => event.event === 'done')!.data
+    expect(done.status).toBe('requires_action')
+    expect(done.toolCalls.map((c: { arguments: string }) => c.arguments)).toEqual(['{"n":0}', '{"n":1}'])
+    expect(done.toolCalls[0].id).toMatch(minted)
+    expect(done.toolCalls[1].id).toBe('c2')
+    expect(done.reply.message.toolCalls).toEqual(done.toolCalls)
+  })
+
+  it('a reply without calls is completed, with no calls', async () => {
+    const result = await turn(newSessionId(), { content: 'Hi', model: `echo#${newTag()}`, tools: [weather], compaction: false })
+    expect(result.body).toMatchObject({ status: 'completed', toolCalls: [] })
   })
 })

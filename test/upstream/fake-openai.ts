@@ -18,6 +18,8 @@
  * | `context-<n>`   | a context-length 400 when the messages hold more than n characters     |
  * | `noisy`         | like echo, with SSE comments, heartbeats and a usage chunk             |
  * | `leak`          | a 401 whose message echoes the Authorization header it received        |
+ * | `tools-<ids>`   | calls the request's first tool once per comma-separated id (`_`: no id), |
+ * |                 | plain or streamed in the real delta format (arguments in pieces)        |
  *
  * Every request is recorded; `GET /__requests?tag=<tag>` returns those of a tag.
  */
@@ -130,6 +132,8 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
       break
   }
 
+  if (mode === 'tools') return answerWithToolCalls(res, body, (arg ?? '').split(','))
+
   if (!body.stream) {
     if (mode === 'cut') {
       res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': '500' })
@@ -164,6 +168,44 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
       `data: ${JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', choices: [], usage: usageFor(body.messages, answer ?? '') })}\n\n`,
     )
   }
+  res.end('data: [DONE]\n\n')
+}
+
+/** Calls the request's first tool once per id (`_`: a call without an id), as the real wire does. */
+function answerWithToolCalls(
+  res: ServerResponse,
+  body: { model: string; messages: Message[]; stream?: boolean; tools?: { function: { name: string } }[] },
+  ids: string[],
+) {
+  const name = body.tools?.[0]?.function.name ?? 'missing_tool'
+  const calls = ids.map((id, i) => ({
+    ...(id === '_' ? {} : { id }),
+    type: 'function',
+    function: { name, arguments: `{"n":${i}}` },
+  }))
+  if (!body.stream) {
+    return sendJson(res, 200, {
+      id: 'chatcmpl-fake',
+      object: 'chat.completion',
+      model: body.model,
+      choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: calls }, finish_reason: 'tool_calls' }],
+      usage: usageFor(body.messages, ''),
+    })
+  }
+  res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' })
+  res.write(chunk(body.model, { role: 'assistant', content: null }))
+  calls.forEach((call, index) => {
+    // The first delta of a call names it; its arguments follow in pieces.
+    res.write(
+      chunk(body.model, {
+        tool_calls: [{ index, ...('id' in call ? { id: call.id } : {}), type: 'function', function: { name, arguments: '' } }],
+      }),
+    )
+    const args = call.function.arguments
+    res.write(chunk(body.model, { tool_calls: [{ index, function: { arguments: args.slice(0, 3) } }] }))
+    res.write(chunk(body.model, { tool_calls: [{ index, function: { arguments: args.slice(3) } }] }))
+  })
+  res.write(chunk(body.model, {}, 'tool_calls'))
   res.end('data: [DONE]\n\n')
 }
 

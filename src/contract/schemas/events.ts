@@ -3,7 +3,7 @@ import type { Problem } from '../../core'
 import { ID_PATTERN, LIMITS } from '../limits'
 import { ID_RULE, Id, Limit, MetadataSchema, Timestamp } from './common'
 
-const ToolCallSchema = z
+export const ToolCallSchema = z
   .strictObject({
     id: z.string().min(1).max(LIMITS.toolNameChars),
     name: z.string().min(1).max(LIMITS.toolNameChars),

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import { Id } from './common'
 import { CompactionResultSchema } from './compaction'
-import { EventSchema } from './events'
+import { EventSchema, ToolCallSchema } from './events'
 import { PolicySchema } from './policy'
 import { toolFields, toolFieldsProblem } from './tools'
 
@@ -34,6 +34,10 @@ const ErrorObject = z.object({ error: z.object({ code: z.string(), message: z.st
 export const TurnResponseSchema = z
   .object({
     reply: EventSchema,
+    status: z
+      .enum(['completed', 'requires_action'])
+      .openapi({ description: '`requires_action` when the reply calls tools: their results are owed (toolCalls).' }),
+    toolCalls: z.array(ToolCallSchema).openapi({ description: 'The reply’s tool calls for the client; [] when completed.' }),
     events: z.array(EventSchema),
     compaction: z.union([CompactionResultSchema, ErrorObject]).nullable(),
     usage: UsageSchema,

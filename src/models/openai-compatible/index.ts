@@ -45,8 +45,8 @@ function openAIChunk(data: string): StreamChunk {
 }
 
 const toolCallsOf = (calls: WireToolCall[] | undefined): ToolCall[] =>
-  (calls ?? []).map((call, i) => ({
-    id: call.id ?? `call_${i}`,
+  (calls ?? []).map((call) => ({
+    id: call.id ?? '',
     name: call.function?.name ?? '',
     arguments: call.function?.arguments ?? '',
   }))

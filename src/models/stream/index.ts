@@ -108,6 +108,6 @@ export async function collectStream(body: ReadableStream<Uint8Array>, options: C
   if (!done && finishReason === null) {
     throw new UpstreamError('cut_off', `${options.source}'s stream ended before it finished`, { outputStarted: started })
   }
-  const toolCalls = [...calls.entries()].sort(([a], [b]) => a - b).map(([i, call]) => ({ ...call, id: call.id || `call_${i}` }))
+  const toolCalls = [...calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call)
   return { content: content === '' && toolCalls.length > 0 ? null : content, toolCalls, usage, finishReason }
 }

@@ -47,7 +47,7 @@ describe('workersAI', () => {
     })
     expect(reply).toEqual({
       content: 'Hello!',
-      toolCalls: [{ id: 'call_0', name: 'lookup', arguments: '{"q":"x"}' }],
+      toolCalls: [{ id: '', name: 'lookup', arguments: '{"q":"x"}' }],
       usage: { promptTokens: 3, completionTokens: 2, totalTokens: 5 },
       finishReason: null,
     })

@@ -28,8 +28,8 @@ const text = (value: unknown): string | null =>
   value === undefined || value === null ? null : typeof value === 'string' ? value : JSON.stringify(value)
 
 const toolCallsOf = (calls: LegacyToolCall[] | undefined): ToolCall[] =>
-  (calls ?? []).map((call, i) => ({
-    id: call.id ?? `call_${i}`,
+  (calls ?? []).map((call) => ({
+    id: call.id ?? '',
     name: call.function?.name ?? call.name ?? '',
     arguments: text(call.function?.arguments ?? call.arguments) ?? '',
   }))

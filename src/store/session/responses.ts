@@ -80,6 +80,8 @@ export function turnResultJson(view: ViewCache, result: TurnResult<Int32Array>):
   const { compaction, context } = result
   return jsonObject({
     reply: json(result.reply),
+    status: json(result.status),
+    toolCalls: json(result.toolCalls),
     events: json(result.events),
     compaction: compaction === null || 'error' in compaction ? json(compaction) : compactionJson(view, compaction),
     usage: json(result.usage),

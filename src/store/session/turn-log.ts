@@ -1,5 +1,5 @@
 import type { MessageEvent, SessionEvent } from '../../core'
-import type { TurnResult } from '../../turns/session'
+import { clientCallsOf, type TurnResult } from '../../turns/session'
 import type { Sql } from '../sql'
 import type { SessionLog } from './log'
 
@@ -37,8 +37,10 @@ export class TurnLog {
     const events = this.log.range(row.first_seq, row.last_seq)
     const user = events.find((e) => e.seq === row.user_seq)
     if (user?.type !== 'MESSAGE' || user.message.content !== content) return 'conflict'
+    const reply = events.find((e) => e.seq === row.reply_seq) as MessageEvent
     return {
-      reply: events.find((e) => e.seq === row.reply_seq) as MessageEvent,
+      reply,
+      ...clientCallsOf(reply),
       events,
       compaction: null,
       usage: row.usage === null ? null : (JSON.parse(row.usage) as Usage),
