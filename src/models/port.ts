@@ -1,7 +1,7 @@
 import { ServiceError } from '../contract/errors'
+import type { OpenAIMessage } from '../contract/openai-messages'
 import type { ChatOptions, ToolChoiceInput, ToolInput } from '../contract/schemas'
 import type { ToolCall } from '../core'
-import type { OpenAIMessage } from './openai-format'
 
 /** One chat-completion call. */
 export interface ChatRequest {

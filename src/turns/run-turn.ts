@@ -3,6 +3,7 @@ import { turnPolicy } from '../compaction/policy'
 import { ServiceError } from '../contract/errors'
 import { newEventId, newToolCallId } from '../contract/ids'
 import { contentTooLarge } from '../contract/limits'
+import { toOpenAIMessages } from '../contract/openai-messages'
 import type { Policy, TurnInput } from '../contract/schemas'
 import {
   allSeqs,
@@ -17,7 +18,6 @@ import {
 } from '../core'
 import { log } from '../log'
 import { type ModelSettings, NOT_CONFIGURED } from '../models/config'
-import { toOpenAIMessages } from '../models/openai-format'
 import { type ChatReply, toServiceError, UpstreamError } from '../models/port'
 import { type ContextReport, clientCallsOf, type TurnResult, type TurnSession } from './session'
 

@@ -1,5 +1,4 @@
 import type { ToolCall } from '../../core'
-import { wireFields } from '../openai-format'
 import {
   type ChatModel,
   type ChatReply,
@@ -10,6 +9,7 @@ import {
   type WireUsage,
 } from '../port'
 import { collectStream, type StreamChunk, type ToolCallDelta } from '../stream'
+import { wireFields } from '../wire-fields'
 
 export interface OpenAICompatibleOptions {
   /** e.g. `https://api.openai.com/v1`, `http://localhost:11434/v1` (Ollama). */

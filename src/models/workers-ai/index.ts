@@ -1,5 +1,4 @@
 import type { ToolCall } from '../../core'
-import { wireFields } from '../openai-format'
 import {
   type ChatModel,
   type ChatReply,
@@ -10,6 +9,7 @@ import {
   type WireUsage,
 } from '../port'
 import { collectStream, type StreamChunk, type ToolCallDelta } from '../stream'
+import { wireFields } from '../wire-fields'
 
 /** The part of the `AI` binding this adapter uses. */
 export interface AiBinding {

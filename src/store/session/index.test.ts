@@ -10,7 +10,8 @@ import { StoredSession } from './stored-session'
 
 const stubOf = (id: string, userId = 'alice') => sessionStub(env, userId, id)
 /** The view as `GET /view` answers it, read inside the object. */
-const viewOf = async (stored: StoredSession) => JSON.parse([...(await stored.viewJson('events'))].join('')) as unknown
+const viewOf = async (stored: StoredSession) =>
+  JSON.parse([...stored.answers.viewOf(await stored.existing(), 'events')].join('')) as unknown
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 describe('appends are all or nothing', () => {

@@ -13,10 +13,12 @@ import { defaultEstimator, type TokenEstimator } from '../../core'
 import { jsonStream } from '../../json-stream'
 import { type ChatTurns, chatTurns } from '../../turns'
 import type { SessionAddress } from '../address'
+import type { ViewFormat } from './responses'
 import { sessionJson } from './session-row'
-import { type AppendResult, StoredSession, type ViewFormat } from './stored-session'
+import { type AppendResult, StoredSession } from './stored-session'
 
-export type { AppendResult, ViewFormat } from './stored-session'
+export type { ViewFormat } from './responses'
+export type { AppendResult } from './stored-session'
 
 /** A JSON answer as bytes, generated from storage as it is read: it may be larger than an RPC value may be (32 MiB). */
 export type JsonBody = ReadableStream<Uint8Array>
@@ -74,12 +76,12 @@ export class SessionObject extends DurableObject<Env> {
 
   /** A page of the log, COMPACTION events included, from `after` on (see `LIMITS.eventsPage`). */
   readLog(after: number, limit: number): Promise<Outcome<JsonBody>> {
-    return toOutcome(async () => jsonStream(await this.stored.logPage(after, limit)))
+    return toOutcome(async () => jsonStream(this.stored.answers.logPage(await this.stored.existing(), after, limit)))
   }
 
   /** The view: what the model is shown. */
   readView(format: ViewFormat = 'events'): Promise<Outcome<JsonBody>> {
-    return toOutcome(async () => jsonStream(await this.stored.viewJson(format)))
+    return toOutcome(async () => jsonStream(this.stored.answers.viewOf(await this.stored.existing(), format)))
   }
 
   /**
@@ -92,7 +94,7 @@ export class SessionObject extends DurableObject<Env> {
       const strategy = request.strategy ?? record.policy?.strategy ?? {}
       const result = await this.compaction.run(this.stored, this.stored.info(), { trigger: request.trigger, strategy })
       // Streamed: a written pass is answered whatever the size of what it covered.
-      return jsonStream(this.stored.compactionJson(result))
+      return jsonStream(this.stored.answers.compaction(result))
     })
   }
 

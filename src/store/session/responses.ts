@@ -1,9 +1,10 @@
 import { LIMITS } from '../../contract/limits'
-import { type CompactionResult, utf8Length } from '../../core'
+import { openAIMessagesOf } from '../../contract/openai-messages'
+import { allSeqs, type CompactionResult, utf8Length } from '../../core'
 import { jsonArray, jsonObject } from '../../json-stream'
-import { openAIMessagesOf } from '../../models/openai-format'
 import type { TurnResult } from '../../turns/session'
 import type { SessionLog } from './log'
+import type { SessionRecord } from './session-row'
 import type { ViewCache } from './view-cache'
 
 /**
@@ -20,7 +21,7 @@ const json = (value: unknown) => JSON.stringify(value)
  * event that brings it to `LIMITS.eventsPage.bytes` of JSON (so a page of large events holds
  * fewer); `nextAfter` is the last seq sent while the log goes on, null at its end.
  */
-export function* logPageJson(log: SessionLog, version: number, after: number, limit: number): Generator<string> {
+function* logPageJson(log: SessionLog, version: number, after: number, limit: number): Generator<string> {
   let count = 0
   let bytes = 0
   let last = after
@@ -36,7 +37,7 @@ export function* logPageJson(log: SessionLog, version: number, after: number, li
 }
 
 /** `GET /view`: the view's events and counters. */
-export function* viewJson(
+function* viewJson(
   view: ViewCache,
   seqs: Int32Array,
   counters: { tokens: number; turns: number; version: number },
@@ -50,7 +51,7 @@ export function* viewJson(
 }
 
 /** `GET /view?format=openai`: the view as OpenAI chat messages, the latest system message first. */
-export function* openAIViewJson(view: ViewCache, seqs: Int32Array, system: string | null): Generator<string> {
+function* openAIViewJson(view: ViewCache, seqs: Int32Array, system: string | null): Generator<string> {
   function* messages(): Generator<string> {
     if (system !== null) yield json({ role: 'system', content: system })
     // One event at a time: a system message is never repeated (it is given first, or not at all).
@@ -60,7 +61,7 @@ export function* openAIViewJson(view: ViewCache, seqs: Int32Array, system: strin
 }
 
 /** A CompactionResult, its events written from storage. */
-export function compactionJson(view: ViewCache, result: CompactionResult<Int32Array>): Generator<string> {
+function compactionJson(view: ViewCache, result: CompactionResult<Int32Array>): Generator<string> {
   return jsonObject({
     unchanged: json(result.unchanged),
     reason: json(result.reason),
@@ -76,7 +77,7 @@ export function compactionJson(view: ViewCache, result: CompactionResult<Int32Ar
 }
 
 /** A turn's result, its compaction results written from storage. */
-export function turnResultJson(view: ViewCache, result: TurnResult<Int32Array>): Generator<string> {
+function turnResultJson(view: ViewCache, result: TurnResult<Int32Array>): Generator<string> {
   const { compaction, context } = result
   return jsonObject({
     reply: json(result.reply),
@@ -95,4 +96,39 @@ export function turnResultJson(view: ViewCache, result: TurnResult<Int32Array>):
             retried: json(context.retried),
           }),
   })
+}
+
+/** How `GET /view` writes the view: as events, or as OpenAI chat messages. */
+export type ViewFormat = 'events' | 'openai'
+
+/** One session's large answers, as JSON text made from its log and view while the reader takes it. */
+export class SessionAnswers {
+  constructor(
+    private readonly log: SessionLog,
+    private readonly view: ViewCache,
+  ) {}
+
+  /** A page of the log, COMPACTION events included, from `after` on. */
+  logPage(record: SessionRecord, after: number, limit: number): Iterable<string> {
+    return logPageJson(this.log, record.version, after, limit)
+  }
+
+  /** The view: events with the view's counters, or OpenAI chat messages. */
+  viewOf(record: SessionRecord, format: ViewFormat): Iterable<string> {
+    const seqs = allSeqs(this.view.snapshot(record))
+    if (format === 'events') {
+      const { viewTokens: tokens, turns } = record.stats
+      return viewJson(this.view, seqs, { tokens, turns, version: record.version })
+    }
+    const latest = record.stats.latestSystem
+    return openAIViewJson(this.view, seqs, latest ? (this.view.event(latest.seq)?.message.content ?? '') : null)
+  }
+
+  compaction(result: CompactionResult<Int32Array>): Iterable<string> {
+    return compactionJson(this.view, result)
+  }
+
+  turn(result: TurnResult<Int32Array>): Iterable<string> {
+    return turnResultJson(this.view, result)
+  }
 }

@@ -2,9 +2,7 @@ import { ServiceError, sessionNotFound } from '../../contract/errors'
 import { newEventId } from '../../contract/ids'
 import type { CreateSessionInput, EventInput, PatchSessionInput } from '../../contract/schemas'
 import {
-  allSeqs,
   atSeq,
-  type CompactionResult,
   type MessageEvent,
   type NewEvent,
   type NewMessageEvent,
@@ -22,7 +20,7 @@ import { Sql } from '../sql'
 import { checkAppendInputs, planAppend } from './append-input'
 import { expiryFrom, hasExpired, Lifecycle } from './lifecycle'
 import { SessionLog } from './log'
-import { compactionJson, logPageJson, openAIViewJson, turnResultJson, viewJson } from './responses'
+import { SessionAnswers } from './responses'
 import { newRecord, type SessionRecord, SessionRowCache, writeRecord } from './session-row'
 import { TurnLog } from './turn-log'
 import { KEEP, ViewCache } from './view-cache'
@@ -35,9 +33,6 @@ export interface AppendResult {
 }
 
 const EMPTY_VIEW = new PackedColumns().prefix()
-
-/** How `GET /view` writes the view: as events, or as OpenAI chat messages. */
-export type ViewFormat = 'events' | 'openai'
 
 /**
  * The session as this object stores it: the session row, the event log, the cached view and the
@@ -52,6 +47,8 @@ export class StoredSession implements TurnSession<Int32Array> {
   private readonly turns: TurnLog
   private readonly lifecycle: Lifecycle
   private readonly row: SessionRowCache
+  /** The large answers (log pages, views, results), written from this session's log and view. */
+  readonly answers: SessionAnswers
   /** Who this object is for: set by the first call that may create the session (the object's name says the same). */
   private address: SessionAddress | null = null
 
@@ -66,6 +63,7 @@ export class StoredSession implements TurnSession<Int32Array> {
     this.turns = new TurnLog(this.sql, this.log)
     this.lifecycle = new Lifecycle(storage, env)
     this.row = new SessionRowCache(storage, this.sql)
+    this.answers = new SessionAnswers(this.log, this.view)
   }
 
   /** Tells the object which session it is for; calls that may create the session pass it. */
@@ -162,31 +160,8 @@ export class StoredSession implements TurnSession<Int32Array> {
     }
   }
 
-  /** A page of the log, COMPACTION events included, from `after` on, as JSON text made as it is read. */
-  async logPage(after: number, limit: number): Promise<Iterable<string>> {
-    const record = await this.existing()
-    return logPageJson(this.log, record.version, after, limit)
-  }
-
-  /** The view as JSON text made as it is read: events with the view's counters, or OpenAI chat messages. */
-  async viewJson(format: ViewFormat): Promise<Iterable<string>> {
-    const record = await this.existing()
-    const seqs = allSeqs(this.view.snapshot(record))
-    if (format === 'events') {
-      const { viewTokens: tokens, turns } = record.stats
-      return viewJson(this.view, seqs, { tokens, turns, version: record.version })
-    }
-    const latest = record.stats.latestSystem
-    return openAIViewJson(this.view, seqs, latest ? (this.view.event(latest.seq)?.message.content ?? '') : null)
-  }
-
-  /** A pass's result as JSON text, its events written from storage as it is read. */
-  compactionJson(result: CompactionResult<Int32Array>): Iterable<string> {
-    return compactionJson(this.view, result)
-  }
-
   resultJson(result: TurnResult<Int32Array>): Iterable<string> {
-    return turnResultJson(this.view, result)
+    return this.answers.turn(result)
   }
 
   // ── the ports: the compaction core's store and the chat turn's session ────────────────────
