@@ -25,12 +25,21 @@ export { isHighSurrogate, utf8Length } from './text'
 export { countingEstimator, type TokenEstimator } from './tokens'
 export { defaultEstimator, gptTokenizerEstimator } from './tokens/gpt-tokenizer'
 export { NO_RESULT, type PairedMessage, pairToolResults, pendingToolCalls, RECALL_TOOL } from './tool-pairs'
+export {
+  INTERRUPTED_RESULT,
+  interruptedResults,
+  planToolResults,
+  type ToolResultInput,
+  type ToolResultsPlan,
+  type ToolResultsRefusal,
+} from './tool-results'
 export { fires, type KindValue, TRIGGER_KINDS, TRIGGER_LIMITS, type Trigger, triggerProblem, triggers } from './triggers'
 export { analyzeColumns, analyzeView, type ColumnsAnalysis, type ViewAnalysis, viewTokens } from './view'
 export {
   allSeqs,
   columnsOf,
   concatColumns,
+  newestTurnSeqs,
   PackedColumns,
   type PackedEvent,
   type Positions,

@@ -11,6 +11,8 @@ export interface ChatRequest {
   maxTokens: number
   /** When given, the call streams and this receives each piece of text as it arrives. */
   onDelta?: (text: string) => void
+  /** Streamed calls only: receives each tool call of the reply once it is whole, in reply order. */
+  onToolCall?: (call: ToolCall) => void
   /** The client's tools, as OpenAI function tools (sent on this call only). */
   tools?: ToolInput[]
   toolChoice?: ToolChoiceInput
@@ -27,7 +29,7 @@ export interface Usage {
 
 export interface ChatReply {
   content: string | null
-  /** As the model made them; an `id` it did not give is '' (the turn mints one). */
+  /** As the model made them (in the order `onToolCall` had them); an `id` it did not give is '' (the turn mints one). */
   toolCalls: ToolCall[]
   /** As the upstream reported it; null when it did not. */
   usage: Usage | null

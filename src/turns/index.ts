@@ -49,6 +49,7 @@ export function chatTurns(options: ChatTurnsOptions): ChatTurns {
             estimator: options.estimator,
             deploymentPolicy: options.env.COMPACTION_POLICY,
             onDelta: (text) => frames.send({ type: 'delta', text }),
+            onToolCall: (call) => frames.send({ type: 'tool_call', call }),
             written,
           }),
         )

@@ -1,7 +1,6 @@
 import type { Compactor } from '../compaction'
 import { turnPolicy } from '../compaction/policy'
 import { ServiceError } from '../contract/errors'
-import { newEventId, newToolCallId } from '../contract/ids'
 import { contentTooLarge } from '../contract/limits'
 import { toOpenAIMessages } from '../contract/openai-messages'
 import type { Policy, TurnInput } from '../contract/schemas'
@@ -11,14 +10,16 @@ import {
   type FitState,
   type FitStep,
   type NewMessageEvent,
-  newMessageEvent,
   planPromptFit,
+  RECALL_TOOL,
   type TokenEstimator,
   type ToolCall,
 } from '../core'
 import { log } from '../log'
 import { type ModelSettings, NOT_CONFIGURED } from '../models/config'
 import { type ChatReply, toServiceError, UpstreamError } from '../models/port'
+import { CallIds } from './call-ids'
+import { closeInterruptedCalls, openContentTurn, openContinuation, turnEvent } from './open-step'
 import { type ContextReport, clientCallsOf, type TurnResult, type TurnSession } from './session'
 
 /** What one turn runs with. */
@@ -31,43 +32,40 @@ export interface TurnDeps<L = unknown> {
   deploymentPolicy: string | undefined
   /** Passes each piece of the reply on as it comes (streamed turns only). */
   onDelta?: (text: string) => void
+  /** Passes each client tool call of the reply on once it is whole, with its stored id (streamed turns only). */
+  onToolCall?: (call: ToolCall) => void
   /** Called once the turn's events are written: the next turn on the session may start. */
   written: () => void
 }
 
 const overflow = (message: string) => new ServiceError('context_overflow', message)
-const now = () => new Date().toISOString()
 
 /**
- * One chat turn, as the HTTP contract describes it: fit the prompt (compacting first if needed),
- * call the model, write system?/user/assistant in one append, then compact by policy. Compaction
- * after the turn never fails it.
+ * One request on `/turns`, as the HTTP contract describes it: open the step (a retry answers the
+ * stored result; a content turn first closes calls left pending), fit the prompt (compacting
+ * first if needed), call the model, write the step's event and the reply in one append, then
+ * compact by policy. Compaction after the turn never fails it.
  */
 export async function runTurn<L>(input: TurnInput, deps: TurnDeps<L>): Promise<TurnResult<L>> {
-  const { session, models, compactor } = deps
-  if (input.id !== undefined) {
-    const done = await session.completedTurn(input.id, input.content)
-    if (done === 'conflict') {
-      throw new ServiceError(
-        'id_conflict',
-        `event id "${input.id}" is already in the log, but not as the user message of a completed turn with this content`,
-      )
-    }
-    if (done) return done
-  }
+  const { session, models, compactor, estimator } = deps
+  const opened =
+    input.content !== undefined
+      ? await openContentTurn({ ...input, content: input.content }, session, estimator)
+      : await openContinuation(input.toolResults ?? [], session, estimator)
+  if (opened.kind === 'done') return opened.result
+  const added = opened.added
   const model = models.model
   if (!model) throw new ServiceError('not_configured', NOT_CONFIGURED)
-  const tooLarge = contentTooLarge('content', { role: 'user', content: input.content })
+  const tooLarge = contentTooLarge(input.content !== undefined ? 'content' : 'toolResults', added.message)
   if (tooLarge) throw tooLarge
+  // The user moved on: calls left pending are closed first, in an append of their own.
+  const earlier = input.content !== undefined ? await closeInterruptedCalls(session, estimator) : []
 
-  const event = (role: 'system' | 'user', content: string, id = newEventId()) =>
-    newMessageEvent({ id, message: { role, content }, timestamp: now() }, deps.estimator)
-  const userEvent = event('user', input.content, input.id)
   const { maxTokens, ...options } = input.options ?? {}
   // The request's maxTokens replaces CHAT_MAX_TOKENS for this call and in its fit check.
   const replyTokens = maxTokens ?? models.replyTokens
   // The tools are sent with the prompt: their JSON counts toward it.
-  const toolsTokens = input.tools ? deps.estimator.count(JSON.stringify(input.tools)) : 0
+  const toolsTokens = input.tools ? estimator.count(JSON.stringify(input.tools)) : 0
   let state = await session.promptState()
   const policy = turnPolicy({
     requested: input.compaction,
@@ -78,7 +76,9 @@ export async function runTurn<L>(input: TurnInput, deps: TurnDeps<L>): Promise<T
   })
   // The request's system message is written only when it differs from the latest stored one.
   const systemEvent =
-    input.system !== undefined && input.system !== state?.latestSystem?.content ? event('system', input.system) : null
+    input.system !== undefined && input.system !== state?.latestSystem?.content
+      ? turnEvent({ role: 'system', content: input.system }, estimator)
+      : null
 
   const context: ContextReport<L> = {
     promptTokens: 0,
@@ -94,7 +94,7 @@ export async function runTurn<L>(input: TurnInput, deps: TurnDeps<L>): Promise<T
         viewTokens: state?.viewTokens ?? 0,
         storedSystemTokens: state?.latestSystem?.tokens ?? 0,
         newSystemTokens: systemEvent?.tokens ?? null,
-        addedTokens: userEvent.tokens + toolsTokens,
+        addedTokens: added.tokens + toolsTokens,
       },
       canCompact: policy !== null,
       summaryReserve: models.summaryTokens,
@@ -108,20 +108,30 @@ export async function runTurn<L>(input: TurnInput, deps: TurnDeps<L>): Promise<T
       const step = planFit(refusal === undefined ? undefined : { passes: since, message: refusal, again: false })
       if (step.kind === 'overflow') throw overflow(step.message)
       if (step.kind === 'call') return step.promptTokens
-      context.compactions.push(await makeRoom(step, policy!, userEvent, deps))
+      // The added event is the newest turn's (a continuation's tool event joins the stored turn): never covered.
+      context.compactions.push(await makeRoom(step, policy!, added, deps))
       if (refusal === undefined) passes++
       state = await session.promptState()
     }
   }
 
+  let ids = new CallIds((list) => session.usedToolIds(list))
   const call = async (): Promise<ChatReply> => {
     const view = await session.readEvents(allSeqs((await session.readView()).view))
     const system = systemEvent?.message.content ?? state?.latestSystem?.content ?? null
+    ids = new CallIds((list) => session.usedToolIds(list))
+    let position = 0
     return model.chat({
       model: input.model ?? models.chatModel,
-      messages: [...toOpenAIMessages(view, system), { role: 'user', content: input.content }],
+      messages: toOpenAIMessages([...view, added], system),
       maxTokens: replyTokens,
       onDelta: input.stream ? deps.onDelta : undefined,
+      onToolCall: input.stream
+        ? (made) => {
+            const owned = ids.at(position++, made)
+            if (owned.name !== RECALL_TOOL) deps.onToolCall?.(owned)
+          }
+        : undefined,
       tools: input.tools,
       toolChoice: input.toolChoice,
       parallelToolCalls: input.parallelToolCalls,
@@ -154,24 +164,24 @@ export async function runTurn<L>(input: TurnInput, deps: TurnDeps<L>): Promise<T
     // Nothing to store: a retry should start clean rather than find an empty reply in the log.
     throw new ServiceError('upstream_error', 'the model answered with an empty reply')
   }
-  const calls = withOwnIds(reply.toolCalls)
-  const toolCalls = calls.length > 0 ? { toolCalls: calls } : {}
-  const assistant = newMessageEvent(
-    {
-      id: newEventId(),
-      message: { role: 'assistant', content: reply.content, ...toolCalls },
-      timestamp: now(),
-      metadata: { model: input.model ?? models.chatModel },
-    },
-    deps.estimator,
+  const calls = ids.all(reply.toolCalls)
+  const assistant = turnEvent(
+    { role: 'assistant', content: reply.content, ...(calls.length > 0 ? { toolCalls: calls } : {}) },
+    estimator,
+    undefined,
+    { model: input.model ?? models.chatModel },
   )
-  const events = await session.writeTurn([...(systemEvent ? [systemEvent] : []), userEvent, assistant], reply.usage)
+  const written = await session.writeTurn([...(systemEvent ? [systemEvent] : []), added, assistant], {
+    keyId: added.id,
+    firstSeq: earlier[0]?.seq,
+    usage: reply.usage,
+  })
   deps.written()
-  const stored = events.at(-1) as TurnResult['reply']
+  const stored = written.at(-1) as TurnResult['reply']
   const result: TurnResult<L> = {
     reply: stored,
     ...clientCallsOf(stored),
-    events,
+    events: [...earlier, ...written],
     compaction: null,
     usage: reply.usage,
     context,
@@ -193,28 +203,14 @@ export async function runTurn<L>(input: TurnInput, deps: TurnDeps<L>): Promise<T
 }
 
 /**
- * A reply's tool calls, each with an id of its own: a call the model gave no id, or one an
- * earlier call of the reply already has, gets a fresh `call_…` id, minted once here, so the
- * stored event and the response carry the same one.
- */
-function withOwnIds(calls: readonly ToolCall[]): ToolCall[] {
-  const seen = new Set<string>()
-  return calls.map((call) => {
-    const id = call.id === '' || seen.has(call.id) ? newToolCallId() : call.id
-    seen.add(id)
-    return { ...call, id }
-  })
-}
-
-/**
- * One pass that makes room for the pending user message (it counts as the newest turn). When the
+ * One pass that makes room for the event about to be added (it counts as the newest turn's). When the
  * strategy summarizes and the summary fails or is declined, the same pass runs without one: the
  * turn must still fit.
  */
 async function makeRoom<L>(
   step: Extract<FitStep, { kind: 'compact' }>,
   policy: Policy,
-  userEvent: NewMessageEvent,
+  added: NewMessageEvent,
   deps: TurnDeps<L>,
 ): Promise<CompactionResult<L>> {
   const summarizer = policy.strategy.summarizer
@@ -223,7 +219,7 @@ async function makeRoom<L>(
     const tokenBudget = withSummary ? step.tokenBudget.withSummary : step.tokenBudget.withoutSummary
     const window = step.window === 'strategy' && policy.strategy.window ? policy.strategy.window : { tokenBudget }
     const strategy = { window, summarizer: withSummary ? summarizer : null }
-    return deps.compactor.run(deps.session, info, { trigger: { always: true }, strategy, pending: [userEvent] })
+    return deps.compactor.run(deps.session, info, { trigger: { always: true }, strategy, pending: [added] })
   }
   if (!summarizer) return pass(false)
   let result: CompactionResult<L>

@@ -64,8 +64,18 @@ export interface TurnSession<L = unknown> extends SessionStore<L> {
   promptState(): Promise<PromptState | null>
   /** The completed turn whose user event has this id (see `TurnLog.find`). */
   completedTurn(id: string, content: string): Promise<TurnResult<L> | 'conflict' | null>
-  /** Appends the turn's events in one transaction with its record for retries, creating the session if needed. */
-  writeTurn(events: NewMessageEvent[], usage: Usage | null): Promise<SessionEvent[]>
+  /** The stored result of the step a continuation's tool event (of this id) opened; null when none was recorded. */
+  storedStep(id: string): Promise<TurnResult<L> | null>
+  /** The events of the view's newest turn, in log order (none while the session does not exist). */
+  newestTurn(): Promise<MessageEvent[]>
+  /** Which of these tool call ids the log already holds (by any call or response, covered or not). */
+  usedToolIds(ids: readonly string[]): Set<string>
+  /**
+   * Appends a turn step's events in one transaction with its record for retries (keyed by the
+   * event of `keyId`; `firstSeq`: where the request's events start, if it wrote some before),
+   * creating the session if needed.
+   */
+  writeTurn(events: NewMessageEvent[], step: { keyId: string; firstSeq?: number; usage: Usage | null }): Promise<SessionEvent[]>
   /** The turn's result as JSON text, generated piece by piece (its compactions may list a whole view). */
   resultJson(result: TurnResult<L>): Iterable<string>
 }

@@ -275,7 +275,7 @@ describe('POST /v1/sessions/:id/turns', () => {
   it('400 for bad turn requests', async () => {
     const id = newSessionId()
     for (const [body, message] of [
-      [{}, 'content: is required'],
+      [{}, 'content: exactly one of content and toolResults is required'],
       [{ content: '' }, 'content: must not be empty'],
       [{ content: 'x', system: '' }, 'system: must not be empty'],
       // A value of the wrong type says what was expected (it once said "is required").

@@ -20,6 +20,8 @@
  * | `leak`          | a 401 whose message echoes the Authorization header it received        |
  * | `tools-<ids>`   | calls the request's first tool once per comma-separated id (`_`: no id), |
  * |                 | plain or streamed in the real delta format (arguments in pieces)        |
+ * | `agent-<ids>`   | an agent's loop: like tools-<ids> after a user message; after tool      |
+ * |                 | results, answers `Results: <each result's content, joined by " | ">`  |
  *
  * Every request is recorded; `GET /__requests?tag=<tag>` returns those of a tag.
  */
@@ -133,6 +135,11 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
   }
 
   if (mode === 'tools') return answerWithToolCalls(res, body, (arg ?? '').split(','))
+  if (mode === 'agent') {
+    const results = trailingToolResults(body.messages)
+    if (results.length === 0) return answerWithToolCalls(res, body, (arg ?? '').split(','))
+    answer = `Results: ${results.join(' | ')}`
+  }
 
   if (!body.stream) {
     if (mode === 'cut') {
@@ -169,6 +176,13 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
     )
   }
   res.end('data: [DONE]\n\n')
+}
+
+/** The contents of the tool messages that end the prompt (what the model was just given). */
+function trailingToolResults(messages: Message[]): string[] {
+  const results: string[] = []
+  for (let i = messages.length - 1; i >= 0 && messages[i]!.role === 'tool'; i--) results.unshift(messages[i]!.content ?? '')
+  return results
 }
 
 /** Calls the request's first tool once per id (`_`: a call without an id), as the real wire does. */

@@ -12,6 +12,8 @@ export const ERROR_STATUS = {
   version_conflict: 409,
   id_conflict: 409,
   session_exists: 409,
+  no_pending_tool_calls: 409,
+  tool_results_incomplete: 409,
   payload_too_large: 413,
   context_overflow: 413,
   unsupported_media_type: 415,

@@ -2,7 +2,7 @@
  * The view as OpenAI chat-completions messages: the contract's `GET /view?format=openai`, and the
  * prompt the model adapters send. One rendering for both.
  */
-import { analyzeView, type Message, type MessageEvent, pairToolResults } from '../../core'
+import { analyzeView, type Message, type NewMessageEvent, pairToolResults } from '../../core'
 
 /** An OpenAI chat-completions message. */
 export type OpenAIMessage =
@@ -15,7 +15,8 @@ export type OpenAIMessage =
   | { role: 'tool'; tool_call_id: string; content: string }
 
 /** The text of the view's latest system message, or null when it has none. */
-const latestSystemText = (view: readonly MessageEvent[]) => analyzeView(view).latestSystem?.message.content ?? null
+const latestSystemText = (view: readonly NewMessageEvent[]): string | null =>
+  analyzeView(view).latestSystem?.message.content ?? null
 
 /**
  * One stored message as OpenAI chat messages, as it is: assistant tool calls as `tool_calls`, one
@@ -62,7 +63,7 @@ export function openAIMessagesOf(message: Message): OpenAIMessage[] {
  * toOpenAIMessages(view) // [{ role: 'system', ... }, { role: 'user', ... }, ...]
  * toOpenAIMessages(view, 'Be brief.') // the same, with the turn's system message instead
  */
-export function toOpenAIMessages(view: readonly MessageEvent[], system: string | null = latestSystemText(view)): OpenAIMessage[] {
+export function toOpenAIMessages(view: readonly NewMessageEvent[], system = latestSystemText(view)): OpenAIMessage[] {
   const messages: OpenAIMessage[] = system !== null ? [{ role: 'system', content: system }] : []
   for (const item of pairToolResults(view)) {
     if (item.kind === 'result') messages.push({ role: 'tool', tool_call_id: item.id, content: item.data })

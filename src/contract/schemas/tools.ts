@@ -64,6 +64,21 @@ export const ChatOptionsSchema = z
 
 export type ChatOptions = z.output<typeof ChatOptionsSchema>
 
+export const ToolResultSchema = z
+  .strictObject({
+    id: z.string().min(1).max(LIMITS.toolNameChars),
+    name: z.string().min(1).max(LIMITS.toolNameChars).optional(),
+    data: z.string().optional(),
+    error: z.string().optional(),
+  })
+  .refine((result) => (result.data === undefined) !== (result.error === undefined), {
+    message: 'needs exactly one of data and error',
+  })
+  .openapi('ToolResult', {
+    description:
+      'A client tool’s result for a pending call: `data`, or `error` (stored as its text, listed in the event’s `toolErrors`).',
+  })
+
 /** The tool fields of a turn request, with the checks that span them. */
 export const toolFields = {
   tools: z.array(ToolSchema).min(1).max(LIMITS.toolItems).optional(),

@@ -1,14 +1,23 @@
 import { z } from '@hono/zod-openapi'
+import { LIMITS } from '../limits'
 import { Id } from './common'
 import { CompactionResultSchema } from './compaction'
 import { EventSchema, ToolCallSchema } from './events'
 import { PolicySchema } from './policy'
-import { toolFields, toolFieldsProblem } from './tools'
+import { ToolResultSchema, toolFields, toolFieldsProblem } from './tools'
 
 export const TurnRequestSchema = z
   .strictObject({
-    id: Id.optional(),
-    content: z.string().min(1, 'must not be empty'),
+    id: Id.optional().openapi({
+      description: 'The user event’s id (content turns only): a retried id answers the stored result.',
+    }),
+    content: z.string().min(1, 'must not be empty').optional().openapi({ description: 'A new user message: a new turn.' }),
+    toolResults: z
+      .array(ToolResultSchema)
+      .min(1)
+      .max(LIMITS.toolItems)
+      .optional()
+      .openapi({ description: 'Results for the newest turn’s pending tool calls: the same turn continues.' }),
     system: z.string().min(1, 'must not be empty').optional(),
     model: z.string().min(1).max(256).optional(),
     stream: z.boolean().optional(),
@@ -16,6 +25,20 @@ export const TurnRequestSchema = z
     ...toolFields,
   })
   .superRefine((input, ctx) => {
+    if ((input.content === undefined) === (input.toolResults === undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['content'], message: 'exactly one of content and toolResults is required' })
+    }
+    if (input.id !== undefined && input.toolResults !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['id'],
+        message: 'goes only with content (tool results are matched by their call ids)',
+      })
+    }
+    const ids = (input.toolResults ?? []).map((result) => result.id)
+    const twice = ids.findIndex((id, i) => ids.indexOf(id) !== i)
+    if (twice >= 0)
+      ctx.addIssue({ code: 'custom', path: ['toolResults', twice, 'id'], message: `"${ids[twice]}" is given twice` })
     const problem = toolFieldsProblem(input)
     if (problem) ctx.addIssue({ code: 'custom', path: problem.path, message: problem.message })
   })

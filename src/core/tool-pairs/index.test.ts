@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import type { Message } from '../events'
+import type { Message, MessageEvent } from '../events'
 import { msg, sequenced } from '../testing'
 import { NO_RESULT, type PairedMessage, pairToolResults, pendingToolCalls, RECALL_TOOL } from '.'
 
@@ -16,7 +16,7 @@ const results = (id: string, ...ids: string[]) =>
   msg(id, { role: 'tool', content: null, toolResponses: ids.map((c) => ({ id: c, name: 'f', data: `data ${c} in ${id}` })) })
 
 /** A rendering in short: events by id, results as `id=data`. */
-const shown = (paired: PairedMessage[]) =>
+const shown = (paired: PairedMessage<MessageEvent>[]) =>
   paired.map((m) => (m.kind === 'event' ? m.event.id : m.placeholder ? `${m.id}=none` : `${m.id}=${m.data}`)).join(' ')
 
 describe('pending tool calls', () => {

@@ -1,4 +1,7 @@
-import { isTurnStart, type MessageEvent } from '../events'
+import { isTurnStart, type Message } from '../events'
+
+/** What the pairing reads of an event: its message, and whether compaction wrote it. */
+type Paired = { message: Message; synthetic: boolean }
 
 /**
  * Tool calls and their results, as the OpenAI wire needs them: every assistant tool call followed
@@ -14,12 +17,12 @@ export const RECALL_TOOL = 'recall_history'
 export const NO_RESULT = '{"error":"no result was recorded"}'
 
 /** One message of a pairing-safe rendering: a stored event, or one tool result placed after its call. */
-export type PairedMessage =
-  | { kind: 'event'; event: MessageEvent }
+export type PairedMessage<E extends Paired = Paired> =
+  | { kind: 'event'; event: E }
   | { kind: 'result'; id: string; name: string; data: string; placeholder: boolean }
 
 /** Where the newest turn starts in a view (its index; the view's length when it has no turn). */
-const newestTurnStart = (view: readonly MessageEvent[]): number => {
+const newestTurnStart = (view: readonly Paired[]): number => {
   for (let i = view.length - 1; i >= 0; i--) if (isTurnStart(view[i]!)) return i
   return view.length
 }
@@ -31,7 +34,7 @@ const newestTurnStart = (view: readonly MessageEvent[]): number => {
  * @example
  * pendingToolCalls(view) // ['call_1', 'call_2']
  */
-export function pendingToolCalls(view: readonly MessageEvent[]): string[] {
+export function pendingToolCalls(view: readonly Paired[]): string[] {
   const pending = new Map<string, true>()
   for (let i = newestTurnStart(view); i < view.length; i++) {
     const { message } = view[i]!
@@ -52,7 +55,7 @@ export function pendingToolCalls(view: readonly MessageEvent[]): string[] {
  * @example
  * pairToolResults([call('c1'), user('go on')]) // call, placeholder result for c1, user
  */
-export function pairToolResults(view: readonly MessageEvent[], options: { open?: boolean } = {}): PairedMessage[] {
+export function pairToolResults<E extends Paired>(view: readonly E[], options: { open?: boolean } = {}): PairedMessage<E>[] {
   const newest = newestTurnStart(view)
   // Every stored result by id, in view order: a call takes the first one after it.
   const results = new Map<string, { at: number; name: string; data: string }[]>()
@@ -64,7 +67,7 @@ export function pairToolResults(view: readonly MessageEvent[], options: { open?:
     }
   })
   const used = new Set<object>() // stored results already placed after a call
-  const out: PairedMessage[] = []
+  const out: PairedMessage<E>[] = []
   view.forEach((event, at) => {
     const { message } = event
     if (message.role === 'tool') return // placed after their calls, or left out

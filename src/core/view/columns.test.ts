@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { allSeqs, concatColumns, PackedColumns, pickColumns } from './columns'
+import { allSeqs, concatColumns, newestTurnSeqs, PackedColumns, pickColumns } from './columns'
 
 const push = (view: PackedColumns, seq: number, role: 'system' | 'user' | 'assistant' | 'tool' = 'user', synthetic = false) =>
   view.push({ seq, tokens: seq * 10, role, synthetic })
@@ -40,5 +40,22 @@ describe('packed view columns', () => {
     expect([...allSeqs(both)]).toEqual([1, 2, 7])
     expect(both.role(2)).toBe('tool')
     expect([...allSeqs(pickColumns(both, Int32Array.of(2, 0)))]).toEqual([7, 1])
+  })
+})
+
+describe('the newest turn', () => {
+  it('runs from the last user message compaction did not write to the end; none without a turn', () => {
+    const view = new PackedColumns()
+    push(view, 1, 'user')
+    push(view, 2, 'assistant')
+    push(view, 3, 'user')
+    push(view, 4, 'assistant')
+    push(view, 5, 'tool')
+    expect([...newestTurnSeqs(view)]).toEqual([3, 4, 5])
+    push(view, 6, 'user', true) // a summary turn is not the user's
+    expect([...newestTurnSeqs(view)]).toEqual([3, 4, 5, 6])
+    const noTurn = new PackedColumns()
+    push(noTurn, 1, 'assistant')
+    expect([...newestTurnSeqs(noTurn)]).toEqual([])
   })
 })

@@ -148,3 +148,20 @@ export const allSeqs = (view: ViewColumns): Int32Array => {
   for (let p = 0; p < view.length; p++) seqs[p] = view.seq(p)
   return seqs
 }
+
+/**
+ * The seqs of the view's newest turn: from its last non-synthetic user message to the end (none
+ * when the view has no turn). Read from the end, so it costs the turn's length, not the view's.
+ */
+export const newestTurnSeqs = (view: ViewColumns): Int32Array => {
+  let start = view.length
+  for (let p = view.length - 1; p >= 0; p--) {
+    if (view.role(p) === 'user' && !view.synthetic(p)) {
+      start = p
+      break
+    }
+  }
+  const seqs = new Int32Array(view.length - start)
+  for (let p = start; p < view.length; p++) seqs[p - start] = view.seq(p)
+  return seqs
+}

@@ -11,14 +11,14 @@ const runTurn = createRoute({
   path: `${SESSION_PATH}/turns`,
   summary: 'Run a chat turn (creates the session if needed)',
   description:
-    'With `stream: true` the answer is `text/event-stream`: `delta` events `{"text"}`, then one `done` event (the JSON response) or `error` event.',
+    'With `stream: true` the answer is `text/event-stream`: `delta` events `{"text"}` and `tool_call` events (a ToolCall, as each client call is whole), then one `done` event (the JSON response) or `error` event. `content` starts a turn; `toolResults` continue the newest one (its pending tool calls).',
   request: { params: SessionParamsSchema, ...body(TurnRequestSchema) },
   responses: {
     200: {
       description: 'The reply, the events written, the compaction result',
       content: { 'application/json': { schema: TurnResponseSchema }, 'text/event-stream': { schema: TurnResponseSchema } },
     },
-    ...errors(400, 401, 409, 413, 415, 502, 503),
+    ...errors(400, 401, 404, 409, 413, 415, 502, 503),
   },
 })
 
@@ -53,6 +53,7 @@ export const turnRoutes = routes().openapi(runTurn, async (c) => {
     sse.onAbort(() => void frames.return(undefined))
     for (let frame: ReadFrame | undefined = first; frame; frame = (await frames.next()).value ?? undefined) {
       if (frame.type === 'delta') await sse.writeSSE({ event: 'delta', data: JSON.stringify({ text: frame.text }) })
+      else if (frame.type === 'tool_call') await sse.writeSSE({ event: 'tool_call', data: JSON.stringify(frame.call) })
       else if (frame.type === 'error') await sse.writeSSE({ event: 'error', data: JSON.stringify({ error: frame.error }) })
       else {
         // The result's JSON is one line (JSON text holds no raw newline): one `data` field, passed on as it comes.
@@ -60,7 +61,7 @@ export const turnRoutes = routes().openapi(runTurn, async (c) => {
         for await (const chunk of frame.result) await sse.write(chunk)
         await sse.write('\n\n')
       }
-      if (frame.type !== 'delta') break
+      if (frame.type === 'error' || frame.type === 'done') break
     }
   })
 })

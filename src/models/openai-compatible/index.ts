@@ -138,7 +138,13 @@ export function openAICompatible(options: OpenAICompatibleOptions): ChatModel {
       clearTimeout(timer)
     }
     if (!response.body) throw new UpstreamError('malformed', 'the model answered a stream with no body')
-    return collectStream(response.body, { idleMs: options.timeoutMs, onDelta, readChunk: openAIChunk, source: 'the model' })
+    return collectStream(response.body, {
+      idleMs: options.timeoutMs,
+      onDelta,
+      onToolCall: request.onToolCall,
+      readChunk: openAIChunk,
+      source: 'the model',
+    })
   }
 
   return {

@@ -52,6 +52,8 @@ export interface StreamChunk {
 export interface CollectOptions {
   idleMs: number
   onDelta: (text: string) => void
+  /** Receives each tool call once it is complete (the stream moved on to the next one, or ended), in reply order. */
+  onToolCall?: (call: ToolCall) => void
   /** Reads a chunk's data; null skips it; a thrown UpstreamError fails the stream. */
   readChunk: (data: string) => StreamChunk | null
   /** Who is streaming, for error messages: `the model`, `Workers AI`. */
@@ -73,6 +75,17 @@ export async function collectStream(body: ReadableStream<Uint8Array>, options: C
   let usage: Usage | null = null
   let done = false
   const calls = new Map<number, ToolCall>()
+  // Calls complete in index order: one is whole when a later index starts, or when the stream ends.
+  const complete: ToolCall[] = []
+  const completeBefore = (index: number) => {
+    for (const at of [...calls.keys()].sort((a, b) => a - b)) {
+      if (at >= index) break
+      complete.push(calls.get(at)!)
+      calls.delete(at)
+      started = true
+      options.onToolCall?.(complete.at(-1)!)
+    }
+  }
   try {
     for await (const event of sseEvents(body, options.idleMs)) {
       if (event.data.trim() === '[DONE]') {
@@ -89,6 +102,7 @@ export async function collectStream(body: ReadableStream<Uint8Array>, options: C
       }
       for (const call of chunk.toolCalls ?? []) {
         const at = call.index ?? 0
+        if (!calls.has(at)) completeBefore(at)
         const current = calls.get(at) ?? { id: '', name: '', arguments: '' }
         calls.set(at, {
           id: call.id ?? current.id,
@@ -108,6 +122,6 @@ export async function collectStream(body: ReadableStream<Uint8Array>, options: C
   if (!done && finishReason === null) {
     throw new UpstreamError('cut_off', `${options.source}'s stream ended before it finished`, { outputStarted: started })
   }
-  const toolCalls = [...calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call)
-  return { content: content === '' && toolCalls.length > 0 ? null : content, toolCalls, usage, finishReason }
+  completeBefore(Number.POSITIVE_INFINITY)
+  return { content: content === '' && complete.length > 0 ? null : content, toolCalls: complete, usage, finishReason }
 }

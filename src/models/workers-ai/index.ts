@@ -147,6 +147,7 @@ export function workersAI(options: WorkersAIOptions): ChatModel {
         return collectStream(body, {
           idleMs: options.timeoutMs,
           onDelta: request.onDelta,
+          onToolCall: request.onToolCall,
           readChunk: workersAIChunk,
           source: 'Workers AI',
         })
@@ -154,6 +155,7 @@ export function workersAI(options: WorkersAIOptions): ChatModel {
       // A model that does not stream answered whole: pass it on as one piece.
       const reply = replyOf(result)
       if (reply.content) request.onDelta(reply.content)
+      for (const call of reply.toolCalls) request.onToolCall?.(call)
       return reply
     },
   }

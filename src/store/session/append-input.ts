@@ -1,7 +1,15 @@
 import { ServiceError } from '../../contract/errors'
+import { newEventId } from '../../contract/ids'
 import { contentTooLarge } from '../../contract/limits'
 import { appendProblem, type EventInput } from '../../contract/schemas'
-import { formatProblem, type Message, type SessionEvent } from '../../core'
+import {
+  formatProblem,
+  type Message,
+  type NewMessageEvent,
+  newMessageEvent,
+  type SessionEvent,
+  type TokenEstimator,
+} from '../../core'
 
 /**
  * The checks an append owns whoever calls it (the HTTP layer validates first; the store checks
@@ -58,4 +66,20 @@ export function planAppend(inputs: readonly EventInput[], stored: ReadonlyMap<st
       return inputs.map((input) => storedFor(input) ?? (next.next().value as SessionEvent))
     },
   }
+}
+
+/** The events appended inputs become: an id minted where none was given, timestamps normalized (now by default). */
+export function newEventsOf(inputs: readonly EventInput[], estimator: TokenEstimator): NewMessageEvent[] {
+  const at = new Date().toISOString()
+  return inputs.map((input) =>
+    newMessageEvent(
+      {
+        id: input.id ?? newEventId(),
+        message: input.message,
+        timestamp: input.timestamp ? new Date(input.timestamp).toISOString() : at,
+        metadata: input.metadata ?? {},
+      },
+      estimator,
+    ),
+  )
 }

@@ -173,3 +173,43 @@ describe('the cached view', () => {
     )
   })
 })
+
+describe('the tool id record (schema v3)', () => {
+  it('is filled from the log of a session stored before it, bodies in parts included', async () => {
+    const id = newSessionId()
+    const big = 'é'.repeat(500_000) // two stored parts (1 MB of UTF-8)
+    await append(id, [
+      user('go'),
+      { message: { role: 'assistant', content: null, toolCalls: [{ id: 'a1', name: 'f', arguments: big.slice(0, 1000) }] } },
+      {
+        message: {
+          role: 'tool',
+          content: null,
+          toolResponses: [
+            { id: 'a1', name: 'f', data: big },
+            { id: 'stray', name: 'f', data: '1' },
+          ],
+        },
+      },
+      { message: { role: 'assistant', content: null, toolCalls: [{ id: 'b2', name: 'f', arguments: '{}' }] } },
+    ])
+    const ids = (state: DurableObjectState) =>
+      state.storage.sql
+        .exec<{ id: string }>('SELECT id FROM tool_ids ORDER BY id')
+        .toArray()
+        .map((row) => row.id)
+    // As a session of schema v2 was: no record of tool ids.
+    await runInDurableObject(stubOf(id), async (_instance, state) => {
+      expect(ids(state)).toEqual(['a1', 'b2', 'stray'])
+      expect(state.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM event_parts').one().n).toBeGreaterThan(0)
+      state.storage.sql.exec('DROP TABLE tool_ids')
+      state.storage.sql.exec('UPDATE schema_version SET version = 2')
+    })
+    await evictDurableObject(stubOf(id))
+    await call('GET', `/v1/sessions/${id}`)
+    await runInDurableObject(stubOf(id), async (_instance, state) => {
+      expect(ids(state)).toEqual(['a1', 'b2', 'stray'])
+      expect(state.storage.sql.exec<{ version: number }>('SELECT version FROM schema_version').one().version).toBe(3)
+    })
+  })
+})

@@ -48,6 +48,17 @@ const MIGRATIONS: string[] = [
      reply_seq INTEGER NOT NULL,
      usage TEXT                         -- JSON, as the upstream reported it
    ) WITHOUT ROWID;`,
+  // v3: every tool call id and tool response id in the log, so a model's reused id gets a fresh
+  // one; filled from the log as it stands (bodies in parts joined in part order).
+  `CREATE TABLE tool_ids (id TEXT PRIMARY KEY) WITHOUT ROWID;
+   INSERT OR IGNORE INTO tool_ids (id)
+     SELECT item.value ->> 'id' FROM events,
+       json_each(
+         CASE WHEN events.parts = 1 THEN events.body
+           ELSE events.body || (SELECT group_concat(chunk, '' ORDER BY part) FROM event_parts WHERE event_parts.seq = events.seq)
+         END,
+         CASE events.role WHEN 'assistant' THEN '$.toolCalls' ELSE '$.toolResponses' END) AS item
+     WHERE events.role IN ('assistant', 'tool') AND item.value ->> 'id' IS NOT NULL;`,
 ]
 
 /** Brings the database to the newest schema. Cheap when it is there already (one query). */

@@ -1,12 +1,11 @@
 import { ServiceError, sessionNotFound } from '../../contract/errors'
-import { newEventId } from '../../contract/ids'
 import type { CreateSessionInput, EventInput, PatchSessionInput } from '../../contract/schemas'
 import {
   atSeq,
   type MessageEvent,
   type NewEvent,
   type NewMessageEvent,
-  newMessageEvent,
+  newestTurnSeqs,
   PackedColumns,
   type SessionEvent,
   type SessionInfo,
@@ -17,12 +16,13 @@ import {
 import type { PromptState, TurnResult, TurnSession } from '../../turns/session'
 import type { SessionAddress } from '../address'
 import { Sql } from '../sql'
-import { checkAppendInputs, planAppend } from './append-input'
+import { checkAppendInputs, newEventsOf, planAppend } from './append-input'
 import { expiryFrom, hasExpired, Lifecycle } from './lifecycle'
 import { SessionLog } from './log'
 import { SessionAnswers } from './responses'
 import { newRecord, type SessionRecord, SessionRowCache, writeRecord } from './session-row'
-import { TurnLog } from './turn-log'
+import { ToolIds } from './tool-ids'
+import { TurnLog, type TurnStep } from './turn-log'
 import { KEEP, ViewCache } from './view-cache'
 
 export interface AppendResult {
@@ -45,6 +45,7 @@ export class StoredSession implements TurnSession<Int32Array> {
   private readonly log: SessionLog
   private readonly view: ViewCache
   private readonly turns: TurnLog
+  private readonly toolIds: ToolIds
   private readonly lifecycle: Lifecycle
   private readonly row: SessionRowCache
   /** The large answers (log pages, views, results), written from this session's log and view. */
@@ -61,6 +62,7 @@ export class StoredSession implements TurnSession<Int32Array> {
     this.log = new SessionLog(this.sql)
     this.view = new ViewCache(this.log)
     this.turns = new TurnLog(this.sql, this.log)
+    this.toolIds = new ToolIds(this.sql)
     this.lifecycle = new Lifecycle(storage, env)
     this.row = new SessionRowCache(storage, this.sql)
     this.answers = new SessionAnswers(this.log, this.view)
@@ -138,18 +140,7 @@ export class StoredSession implements TurnSession<Int32Array> {
     const plan = planAppend(inputs, existing ? this.log.byIds(ids) : new Map())
     const version = existing?.version ?? 0
     if (plan.fresh.length === 0) return { version, events: plan.answer([]), written: false }
-    const at = new Date().toISOString()
-    const events = plan.fresh.map((input) =>
-      newMessageEvent(
-        {
-          id: input.id ?? newEventId(),
-          message: input.message,
-          timestamp: input.timestamp ? new Date(input.timestamp).toISOString() : at,
-          metadata: input.metadata ?? {},
-        },
-        this.estimator,
-      ),
-    )
+    const events = newEventsOf(plan.fresh, this.estimator)
     try {
       // Nothing was awaited since `existing` was read: no other request ran in between.
       const written = await this.writeCreating(existing, events, { expectedVersion })
@@ -214,10 +205,21 @@ export class StoredSession implements TurnSession<Int32Array> {
     return (await this.current()) ? this.turns.find(id, content) : null
   }
 
-  async writeTurn(events: NewMessageEvent[], usage: TurnResult['usage']): Promise<SessionEvent[]> {
-    const existing = await this.current()
-    return (await this.writeCreating(existing, events, { alsoInTransaction: (written) => this.turns.record(written, usage) }))
-      .events
+  async storedStep(id: string): Promise<TurnResult<Int32Array> | null> {
+    return (await this.current()) ? this.turns.stored(id) : null
+  }
+
+  async newestTurn(): Promise<MessageEvent[]> {
+    return this.readEvents(newestTurnSeqs((await this.readView()).view))
+  }
+
+  usedToolIds(ids: readonly string[]): Set<string> {
+    return this.row.stored() ? this.toolIds.used(ids) : new Set()
+  }
+
+  async writeTurn(events: NewMessageEvent[], step: TurnStep): Promise<SessionEvent[]> {
+    const alsoInTransaction = (written: SessionEvent[]) => this.turns.record(written, step)
+    return (await this.writeCreating(await this.current(), events, { alsoInTransaction })).events
   }
 
   // ── writing ──────────────────────────────────────────────────────────────────────────────
@@ -267,6 +269,7 @@ export class StoredSession implements TurnSession<Int32Array> {
     this.row.ensureSchema()
     this.storage.transactionSync(() => {
       for (const event of sequenced) this.log.insert(event)
+      this.toolIds.record(sequenced)
       writeRecord(this.sql, next)
       alsoInTransaction?.(sequenced)
     })

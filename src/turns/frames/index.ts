@@ -1,14 +1,19 @@
 import type { ErrorBody } from '../../contract/errors'
+import type { ToolCall } from '../../core'
 import { encodedChunks } from '../../json-stream'
 
 /**
  * The channel from the session object to the Worker for one turn: newline-delimited JSON frames
- * (RPC streams carry bytes only) — text deltas as they come, then either one `error` frame or a
+ * (RPC streams carry bytes only) — text deltas and whole tool calls as they come, then either one `error` frame or a
  * `done` line followed by the turn's result as JSON up to the end of the stream. The result goes
  * last and raw so that it can be as large as it needs to be (a pass may list a whole view) and
  * still be passed on to the client without being parsed or held.
  */
-export type TurnFrame = { type: 'delta'; text: string } | { type: 'error'; error: ErrorBody }
+export type TurnFrame =
+  | { type: 'delta'; text: string }
+  /** A client tool call of the reply, whole, with the id it is stored with. */
+  | { type: 'tool_call'; call: ToolCall }
+  | { type: 'error'; error: ErrorBody }
 
 /** A frame as the Worker reads it: `done` carries the rest of the stream, the result's JSON bytes. */
 export type ReadFrame = TurnFrame | { type: 'done'; result: ReadableStream<Uint8Array> }
