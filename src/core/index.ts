@@ -24,7 +24,16 @@ export type { SessionInfo, Summarizer, SummaryMessage, SummaryOutcome, SummaryRe
 export { isHighSurrogate, utf8Length } from './text'
 export { countingEstimator, type TokenEstimator } from './tokens'
 export { defaultEstimator, gptTokenizerEstimator } from './tokens/gpt-tokenizer'
-export { NO_RESULT, type PairedMessage, pairToolResults, pendingToolCalls, RECALL_TOOL } from './tool-pairs'
+export {
+  NO_RESULT,
+  type PairedMessage,
+  type Placement,
+  pairToolResults,
+  pendingToolCalls,
+  RECALL_TOOL,
+  ResultPlacement,
+  type ResultRef,
+} from './tool-pairs'
 export {
   INTERRUPTED_RESULT,
   interruptedResults,
@@ -40,6 +49,7 @@ export {
   columnsOf,
   concatColumns,
   newestTurnSeqs,
+  newestTurnStartOf,
   PackedColumns,
   type PackedEvent,
   type Positions,

@@ -1,4 +1,7 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { openAIMessagesOf } from '../../src/contract/openai-messages'
+import { type MessageEvent, pairToolResults } from '../../src/core'
 import { append, call, expectError, newSessionId, newTag, parseSSE, turn, upstreamRequests, user, wholeLog } from '../helpers'
 
 const weather = {
@@ -247,5 +250,97 @@ describe('tool call ids', () => {
         .join(''),
     ).toBe('Results: ok | ok')
     expect(after.at(-1)!.data.status).toBe('completed')
+  })
+})
+
+describe('GET /view?format=openai', () => {
+  const toolCall = (...ids: string[]) => ({
+    message: { role: 'assistant', content: null, toolCalls: ids.map((c) => ({ id: c, name: 'lookup', arguments: '{}' })) },
+  })
+  const toolResult = (...answers: [string, string][]) => ({
+    message: { role: 'tool', content: null, toolResponses: answers.map(([c, data]) => ({ id: c, name: 'lookup', data })) },
+  })
+  const asCall = (...ids: string[]) => ({
+    role: 'assistant',
+    content: null,
+    tool_calls: ids.map((c) => ({ id: c, type: 'function', function: { name: 'lookup', arguments: '{}' } })),
+  })
+
+  it('is pairing-safe like a prompt, but shows the newest turn’s pending calls unanswered', async () => {
+    const id = newSessionId()
+    await append(id, [
+      toolResult(['stray', 'no call for me']),
+      user('Look it up'),
+      toolCall('c1', 'c2'),
+      user('Never mind'),
+      toolResult(['c1', 'late']),
+      user('Now this'),
+      toolCall('c3', 'c4'),
+      toolResult(['c4', 'four']),
+    ])
+    const view = await call('GET', `/v1/sessions/${id}/view?format=openai`)
+    expect(view.body.messages).toEqual([
+      { role: 'user', content: 'Look it up' },
+      asCall('c1', 'c2'),
+      { role: 'tool', tool_call_id: 'c1', content: 'late' },
+      { role: 'tool', tool_call_id: 'c2', content: '{"error":"no result was recorded"}' },
+      { role: 'user', content: 'Never mind' },
+      { role: 'user', content: 'Now this' },
+      asCall('c3', 'c4'),
+      // c3 is pending: the client owes it, so it stays open.
+      { role: 'tool', tool_call_id: 'c4', content: 'four' },
+    ])
+    // The log is as appended.
+    expect(await wholeLog(id)).toHaveLength(8)
+  })
+
+  it('renders a session of results larger than one stored value the same, each result verbatim', async () => {
+    const id = newSessionId()
+    const big = (n: number) => `${n}:${'é'.repeat(300_000)}`
+    await append(id, [user('Fetch both'), toolCall('a', 'b')])
+    await append(id, [toolResult(['b', big(2)])])
+    await append(id, [toolResult(['a', big(1)]), { message: { role: 'assistant', content: 'Got them' } }])
+    const view = await call('GET', `/v1/sessions/${id}/view?format=openai`)
+    expect(view.body.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'assistant'])
+    expect(view.body.messages[2]).toEqual({ role: 'tool', tool_call_id: 'a', content: big(1) })
+    expect(view.body.messages[3]).toEqual({ role: 'tool', tool_call_id: 'b', content: big(2) })
+  })
+})
+
+describe('GET /view?format=openai, streamed from storage', () => {
+  const ids = ['a', 'b', 'c']
+  const message = fc.oneof(
+    fc.constant({ role: 'user', content: 'u' }),
+    fc.constant({ role: 'assistant', content: 'a' }),
+    fc.uniqueArray(fc.constantFrom(...ids), { minLength: 1, maxLength: 3 }).map((cs) => ({
+      role: 'assistant',
+      content: null,
+      toolCalls: cs.map((id) => ({ id, name: 'f', arguments: '{}' })),
+    })),
+    fc.uniqueArray(fc.constantFrom(...ids), { minLength: 1, maxLength: 3 }).map((rs) => ({
+      role: 'tool',
+      content: null,
+      toolResponses: rs.map((id, i) => ({ id, name: 'f', data: `${id}${i}` })),
+    })),
+  )
+
+  it('renders any log as the core’s pairing does (the newest turn’s pending calls open)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(message, { minLength: 1, maxLength: 12 }), async (messages) => {
+        const id = newSessionId()
+        await append(
+          id,
+          messages.map((m) => ({ message: m })),
+        )
+        const view = (await call('GET', `/v1/sessions/${id}/view`)).body.events as MessageEvent[]
+        const expected = pairToolResults(view, { open: true }).flatMap((item) =>
+          item.kind === 'result'
+            ? [{ role: 'tool' as const, tool_call_id: item.id, content: item.data }]
+            : openAIMessagesOf(item.event.message),
+        )
+        expect((await call('GET', `/v1/sessions/${id}/view?format=openai`)).body.messages).toEqual(expected)
+      }),
+      { numRuns: 25 },
+    )
   })
 })

@@ -135,7 +135,7 @@ describe('POST /v1/sessions/:id/compact', () => {
 })
 
 describe('GET /v1/sessions/:id/view', () => {
-  it('renders the view as OpenAI messages: latest system message only and first, tool calls and results', async () => {
+  it('renders the view as OpenAI messages: latest system message only and first, tool calls and results paired', async () => {
     const id = newSessionId()
     await append(id, notation('S:old U1 C1 T1 A1 S:new U2'))
     const result = await call('GET', `/v1/sessions/${id}/view?format=openai`)
@@ -147,7 +147,8 @@ describe('GET /v1/sessions/:id/view', () => {
         content: null,
         tool_calls: [{ id: 'call_C1', type: 'function', function: { name: 'lookup', arguments: '{}' } }],
       },
-      { role: 'tool', tool_call_id: 'call_T1', content: 'T1' },
+      // T1 answers another id (call_T1): C1 of an older turn gets the placeholder, T1 is left out.
+      { role: 'tool', tool_call_id: 'call_C1', content: '{"error":"no result was recorded"}' },
       { role: 'assistant', content: 'A1' },
       { role: 'user', content: 'U2' },
     ])

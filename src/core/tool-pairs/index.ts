@@ -44,6 +44,59 @@ export function pendingToolCalls(view: readonly Paired[]): string[] {
   return [...pending.keys()]
 }
 
+/** A stored tool response by where it is: its event's position in the view, and its index there. */
+export interface ResultRef {
+  at: number
+  index: number
+}
+
+/** The result shown after one call: a stored response (`from`), or the placeholder when `from` is null. */
+export interface Placement {
+  id: string
+  name: string
+  from: ResultRef | null
+}
+
+/**
+ * Which stored response answers each tool call, decided from ids and positions alone (so a store
+ * can render a large view without holding its results): a call takes the first response with its
+ * id after it that no earlier call took; none → the placeholder. With `open` the newest turn's
+ * client calls that nothing answers are left open instead (shown unanswered).
+ *
+ * @example
+ * const placement = new ResultPlacement([{ at: 2, index: 0, id: 'c1' }], { newestStart: 0, open: false })
+ * placement.after(1, [{ id: 'c1', name: 'f' }]) // [{ id: 'c1', name: 'f', from: { at: 2, index: 0 } }]
+ */
+export class ResultPlacement {
+  private readonly byId = new Map<string, ResultRef[]>()
+  private readonly used = new Set<ResultRef>()
+
+  /** `responses`: every stored response of the view with its id, in view order. */
+  constructor(
+    responses: Iterable<ResultRef & { id: string }>,
+    private readonly options: { newestStart: number; open: boolean },
+  ) {
+    for (const { at, index, id } of responses) {
+      const list = this.byId.get(id) ?? []
+      list.push({ at, index })
+      this.byId.set(id, list)
+    }
+  }
+
+  /** The results to show right after the calls of the message at `at`, in call order. */
+  after(at: number, calls: readonly { id: string; name: string }[]): Placement[] {
+    const placed: Placement[] = []
+    for (const call of calls) {
+      const from = (this.byId.get(call.id) ?? []).find((ref) => ref.at > at && !this.used.has(ref))
+      if (from) this.used.add(from)
+      if (from || !(this.options.open && at >= this.options.newestStart && call.name !== RECALL_TOOL)) {
+        placed.push({ id: call.id, name: call.name, from: from ?? null })
+      }
+    }
+    return placed
+  }
+}
+
 /**
  * A view rendered pairing-safe. After each assistant message with tool calls come its results,
  * one per call in call order: the first stored result for that id later in the view (its data
@@ -56,30 +109,22 @@ export function pendingToolCalls(view: readonly Paired[]): string[] {
  * pairToolResults([call('c1'), user('go on')]) // call, placeholder result for c1, user
  */
 export function pairToolResults<E extends Paired>(view: readonly E[], options: { open?: boolean } = {}): PairedMessage<E>[] {
-  const newest = newestTurnStart(view)
-  // Every stored result by id, in view order: a call takes the first one after it.
-  const results = new Map<string, { at: number; name: string; data: string }[]>()
-  view.forEach((event, at) => {
-    for (const response of event.message.toolResponses ?? []) {
-      const list = results.get(response.id) ?? []
-      list.push({ at, name: response.name, data: response.data })
-      results.set(response.id, list)
-    }
-  })
-  const used = new Set<object>() // stored results already placed after a call
+  const responses = view.flatMap((event, at) =>
+    (event.message.toolResponses ?? []).map((response, index) => ({ at, index, id: response.id })),
+  )
+  const placement = new ResultPlacement(responses, { newestStart: newestTurnStart(view), open: options.open ?? false })
   const out: PairedMessage<E>[] = []
   view.forEach((event, at) => {
     const { message } = event
     if (message.role === 'tool') return // placed after their calls, or left out
     out.push({ kind: 'event', event })
-    for (const call of message.toolCalls ?? []) {
-      const answer = (results.get(call.id) ?? []).find((r) => r.at > at && !used.has(r))
-      if (answer) {
-        used.add(answer)
-        out.push({ kind: 'result', id: call.id, name: answer.name, data: answer.data, placeholder: false })
-      } else if (!(options.open && at >= newest && call.name !== RECALL_TOOL)) {
-        out.push({ kind: 'result', id: call.id, name: call.name, data: NO_RESULT, placeholder: true })
-      }
+    for (const { id, name, from } of placement.after(at, message.toolCalls ?? [])) {
+      const stored = from && view[from.at]!.message.toolResponses![from.index]!
+      out.push(
+        stored
+          ? { kind: 'result', id, name: stored.name, data: stored.data, placeholder: false }
+          : { kind: 'result', id, name, data: NO_RESULT, placeholder: true },
+      )
     }
   })
   return out

@@ -150,17 +150,17 @@ export const allSeqs = (view: ViewColumns): Int32Array => {
 }
 
 /**
- * The seqs of the view's newest turn: from its last non-synthetic user message to the end (none
- * when the view has no turn). Read from the end, so it costs the turn's length, not the view's.
+ * Where the view's newest turn starts: the position of its last user message compaction did not
+ * write (the view's length when it has no turn). Read from the end: it costs the turn's length.
  */
+export const newestTurnStartOf = (view: ViewColumns): number => {
+  for (let p = view.length - 1; p >= 0; p--) if (view.role(p) === 'user' && !view.synthetic(p)) return p
+  return view.length
+}
+
+/** The seqs of the view's newest turn, from its start to the end (none when the view has no turn). */
 export const newestTurnSeqs = (view: ViewColumns): Int32Array => {
-  let start = view.length
-  for (let p = view.length - 1; p >= 0; p--) {
-    if (view.role(p) === 'user' && !view.synthetic(p)) {
-      start = p
-      break
-    }
-  }
+  const start = newestTurnStartOf(view)
   const seqs = new Int32Array(view.length - start)
   for (let p = start; p < view.length; p++) seqs[p - start] = view.seq(p)
   return seqs

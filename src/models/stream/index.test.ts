@@ -37,6 +37,26 @@ describe('collectStream', () => {
     })
   })
 
+  it('passes each tool call on once it is whole: when the next index starts, the rest at the end; never a cut one', async () => {
+    const seen: string[] = []
+    const onToolCall = (call: { id: string; arguments: string }) => seen.push(`${call.id}:${call.arguments}`)
+    const pieces = [
+      JSON.stringify({ toolCalls: [{ index: 0, id: 'a', function: { name: 'f', arguments: '{"n"' } }] }),
+      JSON.stringify({ toolCalls: [{ index: 0, function: { arguments: ':0}' } }] }),
+      JSON.stringify({ toolCalls: [{ index: 1, id: 'b', function: { name: 'f', arguments: '{}' } }] }),
+    ]
+    const options = { idleMs: 1000, onDelta: () => undefined, onToolCall, readChunk: json, source: 'the model' }
+    const reply = await collectStream(body(pieces[0]!, pieces[1]!, pieces[2]!, '[DONE]'), options)
+    expect(seen).toEqual(['a:{"n":0}', 'b:{}'])
+    expect(reply.toolCalls.map((c) => c.id)).toEqual(['a', 'b'])
+    seen.length = 0
+    await expect(collectStream(body(pieces[0]!, pieces[1]!, pieces[2]!), options)).rejects.toMatchObject({
+      failure: 'cut_off',
+      options: { outputStarted: true },
+    })
+    expect(seen).toEqual(['a:{"n":0}']) // b may not be whole: it was never passed on
+  })
+
   it('skips chunks the reader declines, and fails a stream that ends unfinished, saying output had started', async () => {
     const reply = await collectStream(body('keep-alive', JSON.stringify({ text: 'ok', finishReason: 'stop' })), {
       idleMs: 1000,

@@ -137,3 +137,78 @@ describe('workersAI', () => {
     ).toBe('malformed')
   })
 })
+
+describe('workersAI tool calls', () => {
+  const tools = [{ type: 'function' as const, function: { name: 'lookup', parameters: { type: 'object' } } }]
+  const calling = (onDelta?: (text: string) => void, onToolCall?: (call: unknown) => void) => ({
+    ...request(onDelta),
+    tools,
+    toolChoice: 'auto' as const,
+    parallelToolCalls: true,
+    onToolCall,
+  })
+
+  it('sends the tools it takes (no tool_choice, no parallel_tool_calls) and reads OpenAI-style calls with ids', async () => {
+    const { binding, calls } = fakeAI(() => ({
+      choices: [
+        {
+          message: {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 'chatcmpl-tool-1', type: 'function', function: { name: 'lookup', arguments: '{"q":"a"}' } }],
+          },
+          finish_reason: 'tool_calls',
+        },
+      ],
+    }))
+    const reply = await workersAI({ binding, timeoutMs: 1000 }).chat(calling())
+    expect(calls[0]!.input.tools).toEqual(tools)
+    expect(calls[0]!.input).not.toHaveProperty('tool_choice')
+    expect(calls[0]!.input).not.toHaveProperty('parallel_tool_calls')
+    expect(reply).toMatchObject({ content: null, toolCalls: [{ id: 'chatcmpl-tool-1', name: 'lookup', arguments: '{"q":"a"}' }] })
+  })
+
+  it('reads the older calls without ids, arguments as an object, and no response text', async () => {
+    const { binding } = fakeAI(() => ({
+      tool_calls: [
+        { name: 'lookup', arguments: { q: 'a' } },
+        { name: 'lookup', arguments: { q: 'b' } },
+      ],
+    }))
+    const reply = await workersAI({ binding, timeoutMs: 1000 }).chat(calling())
+    expect(reply.toolCalls).toEqual([
+      { id: '', name: 'lookup', arguments: '{"q":"a"}' },
+      { id: '', name: 'lookup', arguments: '{"q":"b"}' },
+    ])
+  })
+
+  it('streamed, in either shape: calls put together and passed on whole, in order', async () => {
+    const older = fakeAI(() =>
+      sse(
+        'data: {"response":"","tool_calls":[{"name":"lookup","arguments":{"q":"a"}},{"name":"lookup","arguments":{"q":"b"}}]}\n\n',
+        'data: [DONE]\n\n',
+      ),
+    )
+    const seen: unknown[] = []
+    const reply = await workersAI({ binding: older.binding, timeoutMs: 1000 }).chat(
+      calling(
+        () => undefined,
+        (c) => seen.push(c),
+      ),
+    )
+    expect(reply.toolCalls.map((c) => c.arguments)).toEqual(['{"q":"a"}', '{"q":"b"}'])
+    expect(seen).toEqual(reply.toolCalls)
+
+    const openai = fakeAI(() =>
+      sse(
+        'data: {"choices":[{"delta":{"tool_calls":[{"index":0,"id":"t1","type":"function","function":{"name":"lookup","arguments":""}}]}}]}\n\n',
+        'data: {"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\\"q\\":"}}]}}]}\n\n',
+        'data: {"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\\"a\\"}"}}]}}]}\n\n',
+        'data: {"choices":[{"delta":{},"finish_reason":"tool_calls"}]}\n\n',
+        'data: [DONE]\n\n',
+      ),
+    )
+    const whole = await workersAI({ binding: openai.binding, timeoutMs: 1000 }).chat(calling(() => undefined))
+    expect(whole.toolCalls).toEqual([{ id: 't1', name: 'lookup', arguments: '{"q":"a"}' }])
+  })
+})

@@ -34,10 +34,16 @@ const toolCallsOf = (calls: LegacyToolCall[] | undefined): ToolCall[] =>
     arguments: text(call.function?.arguments ?? call.arguments) ?? '',
   }))
 
+/** An older-shape streamed call (`{ name, arguments }`, whole, arguments maybe an object) as an OpenAI delta at its place. */
+const legacyDelta = (call: LegacyToolCall, index: number): ToolCallDelta =>
+  'function' in call && call.function
+    ? { index, id: call.id, function: { name: call.function.name, arguments: text(call.function.arguments) ?? '' } }
+    : { index, id: call.id, function: { name: call.name, arguments: text(call.arguments) ?? '' } }
+
 type WireChunk = {
   response?: unknown
   usage?: WireUsage
-  tool_calls?: ToolCallDelta[]
+  tool_calls?: LegacyToolCall[]
   choices?: { delta?: { content?: string | null; tool_calls?: ToolCallDelta[] }; finish_reason?: string | null }[]
 }
 
@@ -55,7 +61,7 @@ function workersAIChunk(data: string): StreamChunk | null {
   const choice = chunk.choices?.[0]
   return {
     text: chunk.choices ? choice?.delta?.content : typeof chunk.response === 'string' ? chunk.response : null,
-    toolCalls: choice?.delta?.tool_calls ?? chunk.tool_calls,
+    toolCalls: choice?.delta?.tool_calls ?? chunk.tool_calls?.map(legacyDelta),
     usage: usageOf(chunk.usage),
     finishReason: choice?.finish_reason,
   }

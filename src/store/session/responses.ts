@@ -1,9 +1,9 @@
 import { LIMITS } from '../../contract/limits'
-import { openAIMessagesOf } from '../../contract/openai-messages'
 import { allSeqs, type CompactionResult, utf8Length } from '../../core'
 import { jsonArray, jsonObject } from '../../json-stream'
 import type { TurnResult } from '../../turns/session'
 import type { SessionLog } from './log'
+import { openAIViewMessages } from './openai-view'
 import type { SessionRecord } from './session-row'
 import type { ViewCache } from './view-cache'
 
@@ -48,16 +48,6 @@ function* viewJson(
     turns: json(counters.turns),
     version: json(counters.version),
   })
-}
-
-/** `GET /view?format=openai`: the view as OpenAI chat messages, the latest system message first. */
-function* openAIViewJson(view: ViewCache, seqs: Int32Array, system: string | null): Generator<string> {
-  function* messages(): Generator<string> {
-    if (system !== null) yield json({ role: 'system', content: system })
-    // One event at a time: a system message is never repeated (it is given first, or not at all).
-    for (const event of view.eventsOf(seqs)) for (const message of openAIMessagesOf(event.message)) yield json(message)
-  }
-  yield* jsonObject({ messages: jsonArray(messages()) })
 }
 
 /** A CompactionResult, its events written from storage. */
@@ -113,15 +103,16 @@ export class SessionAnswers {
     return logPageJson(this.log, record.version, after, limit)
   }
 
-  /** The view: events with the view's counters, or OpenAI chat messages. */
+  /** The view: events with the view's counters, or OpenAI chat messages (pairing-safe, pending calls open). */
   viewOf(record: SessionRecord, format: ViewFormat): Iterable<string> {
-    const seqs = allSeqs(this.view.snapshot(record))
+    const columns = this.view.snapshot(record)
     if (format === 'events') {
       const { viewTokens: tokens, turns } = record.stats
-      return viewJson(this.view, seqs, { tokens, turns, version: record.version })
+      return viewJson(this.view, allSeqs(columns), { tokens, turns, version: record.version })
     }
     const latest = record.stats.latestSystem
-    return openAIViewJson(this.view, seqs, latest ? (this.view.event(latest.seq)?.message.content ?? '') : null)
+    const system = latest ? (this.view.event(latest.seq)?.message.content ?? '') : null
+    return jsonObject({ messages: jsonArray(openAIViewMessages(this.view, columns, system)) })
   }
 
   compaction(result: CompactionResult<Int32Array>): Iterable<string> {
