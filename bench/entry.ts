@@ -196,6 +196,9 @@ const thisRun = () => {
   return run
 }
 
+/** The one client tool the tool-loop benchmark offers. */
+const TOOLS = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } }]
+
 const message = (i: number) => `Message ${i}: what did we decide about the rollout plan, and which items are still open?`
 
 /**
@@ -283,6 +286,28 @@ export default {
             batch,
           ),
         )
+      case '/bench/tool-continuation': {
+        // A tool loop's second step: a turn whose reply calls a tool (untimed), then the
+        // continuation with its result (timed), the whole turn stream drained each time.
+        const samples: number[] = []
+        const rows = { rowsRead: 0, rowsWritten: 0 }
+        for (let run = 0; run < n('runs'); run++) {
+          let total = 0
+          for (let b = 0; b < batch; b++) {
+            const id = await askForTool(op++)
+            await session().takeRows()
+            const start = performance.now()
+            const text = await turnText({ toolResults: [{ id, data: 'the looked-up value' }] })
+            total += performance.now() - start
+            const taken = await session().takeRows()
+            rows.rowsRead = taken.rowsRead
+            rows.rowsWritten = taken.rowsWritten
+            if (!text.includes('"status":"completed"')) throw new Error(text.slice(0, 300))
+          }
+          samples.push(total / batch)
+        }
+        return Response.json({ samples, rows })
+      }
       case '/bench/turn-rows': {
         // The rows one whole turn reads and writes (model = the local stub).
         await session().takeRows()
@@ -317,5 +342,20 @@ export default {
         return Response.json(await timed(3, () => scheduler.wait(50)))
     }
     return new Response('no such bench route', { status: 404 })
+
+    /** A whole turn through the object (the agent-mode stub: tools after a user message, text after results), as text. */
+    async function turnText(input: Record<string, unknown>): Promise<string> {
+      const compaction = JSON.parse(q('compaction'))
+      const stream = await session().turn(address(), { model: 'agent-_', tools: TOOLS, compaction, ...input })
+      return new Response(stream).text()
+    }
+
+    /** Asks a question the stub answers with one tool call; answers the call's id. */
+    async function askForTool(i: number): Promise<string> {
+      const text = await turnText({ content: message(i) })
+      const id = /"toolCalls":\[\{"id":"([^"]+)"/.exec(text)?.[1]
+      if (!id) throw new Error(`no tool call: ${text.slice(0, 300)}`)
+      return id
+    }
   },
 }

@@ -342,6 +342,32 @@ table(
   }),
 )
 
+// A tool loop's continuation (results sent back, the model called, tool event + reply written).
+const continuationRows = new Map<number, { rowsRead: number; rowsWritten: number }>()
+const continuations = await interleaved(
+  SIZES,
+  ROUNDS,
+  async (size) => {
+    const query = new URLSearchParams({ user: USER, session: ours.get(size)!, runs: '1', batch: '5', compaction: noCompaction })
+    const { samples, rows } = await api('GET', `/bench/tool-continuation?${query}`)
+    continuationRows.set(size, rows)
+    return samples
+  },
+  keepViewShort,
+)
+table(
+  'A tool continuation: toolResults for a pending call, the model called with them, the tool event and reply written (stub model; in workerd)',
+  ['log events', 'view events', 'continuation median', 'p95', 'rows read', 'rows written'],
+  SIZES.map((size) => {
+    const t = stats(continuations.get(size)!)
+    const rows = continuationRows.get(size)!
+    return [n(size), viewSizes.get(size)!, ms(t.median), ms(t.p95), rows.rowsRead, rows.rowsWritten]
+  }),
+)
+console.log(
+  `\ncontinuation at ${n(largest)} / at 1k (medians): ${ratio(stats(continuations.get(largest)!).median, stats(continuations.get(SIZES[0]!)!).median)} — target ≤ 1.2×`,
+)
+
 for (const size of SIZES) await api('GET', `/bench/peer/overlay?peer=${peers.get(size)}&upTo=${size}`)
 const peerOverlay = await interleaved(SIZES, Math.max(5, Math.floor(ROUNDS / 2)), async (size) =>
   (await storageTurns(size, 'peer', 1)).map((s) => s.ms),

@@ -103,6 +103,16 @@ describe('GET /v1/openapi.json', () => {
     ]) {
       expect(body.components.schemas[name], name).toBeDefined()
     }
+    // The tool loop: what a turn takes and answers.
+    const turn = body.components.schemas.TurnRequest
+    expect(Object.keys(turn.properties)).toEqual(
+      expect.arrayContaining(['content', 'toolResults', 'tools', 'toolChoice', 'options']),
+    )
+    expect(body.components.schemas.ToolResult.properties).toMatchObject({ id: {}, data: {}, error: {} })
+    expect(body.components.schemas.TurnResponse.properties.status.enum).toEqual(['completed', 'requires_action'])
+    expect(Object.keys(body.paths['/v1/sessions/{id}/turns'].post.responses)).toEqual(
+      expect.arrayContaining(['200', '404', '409']),
+    )
     const eventInput = body.components.schemas.EventInput
     expect(eventInput.additionalProperties).toBe(false)
     expect(eventInput.required).toEqual(['message'])

@@ -91,6 +91,20 @@ describe('continuing a turn with tool results', () => {
     expect(await wholeLog(id)).toEqual(before)
   })
 
+  it('two continuations racing for the same calls: one is written, the other gets its result or a 409', async () => {
+    const { id, tag } = await waiting('c1')
+    const body = { toolResults: [{ id: 'c1', data: 'sunny' }], model: `agent-x#${tag}` }
+    const [a, b] = await Promise.all([turn(id, body), turn(id, body)])
+    expect([a.status, b.status]).toEqual([200, 200])
+    expect(b.body.reply).toEqual(a.body.reply)
+    const [c, d] = await Promise.all([
+      turn(id, { toolResults: [{ id: 'c1', data: 'rainy' }], model: 'agent-x' }),
+      turn(id, { toolResults: [{ id: 'c1', data: 'sunny' }], model: 'agent-x' }),
+    ])
+    expect([c.status, d.status]).toEqual([409, 200])
+    expect(roles(await wholeLog(id))).toEqual(['user', 'assistant', 'tool', 'assistant'])
+  })
+
   it('refuses, in order, with nothing written: nothing pending, an id not pending, a wrong name, results missing', async () => {
     const { id } = await waiting('c1,c2')
     const before = await wholeLog(id)
