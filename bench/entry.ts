@@ -197,7 +197,7 @@ const thisRun = () => {
 }
 
 /** The one client tool the tool-loop benchmark offers. */
-const TOOLS = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } }]
+const TOOLS = [{ type: 'function' as const, function: { name: 'lookup', parameters: { type: 'object' } } }]
 
 const message = (i: number) => `Message ${i}: what did we decide about the rollout plan, and which items are still open?`
 

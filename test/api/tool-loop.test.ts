@@ -74,6 +74,19 @@ describe('continuing a turn with tool results', () => {
     expect(roles(await wholeLog(id))).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool', 'assistant'])
   })
 
+  it('takes a system message too: written with the tool event and the reply when it changed, and sent first', async () => {
+    const { id, tag } = await waiting('c1')
+    const result = await turn(id, {
+      toolResults: [{ id: 'c1', data: 'ok' }],
+      system: 'Answer in French.',
+      model: `agent-x#${tag}`,
+    })
+    expect(roles(result.body.events)).toEqual(['system', 'tool', 'assistant'])
+    const sent = (await upstreamRequests(tag)).at(-1)!.body.messages
+    expect(sent[0]).toEqual({ role: 'system', content: 'Answer in French.' })
+    expect(sent.at(-1)).toEqual({ role: 'tool', tool_call_id: 'c1', content: 'ok' })
+  })
+
   it('sent again, answers the stored result without calling the model; with other data it is a 409, nothing written', async () => {
     const { id, tag } = await waiting('c1')
     const body = { toolResults: [{ id: 'c1', data: 'sunny' }], model: `agent-x#${tag}`, tools: [weather] }

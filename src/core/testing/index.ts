@@ -10,6 +10,7 @@ import { ArrayStore } from '../session-store/array-store'
 import type { Summarizer, SummaryOutcome, SummaryRequest } from '../summarizer'
 import { countingEstimator, type TokenEstimator } from '../tokens'
 import { defaultEstimator } from '../tokens/gpt-tokenizer'
+import { RECALL_TOOL } from '../tool-pairs'
 import { columnsOf, type Positions } from '../view/columns'
 
 export const TIMESTAMP = '2026-01-01T00:00:00.000Z'
@@ -27,6 +28,13 @@ export const summary = (id: string, role: 'user' | 'assistant' = 'assistant') =>
   msg(id, { role, content: id }, { synthetic: true })
 export const toolCall = (id: string) =>
   msg(id, { role: 'assistant', content: null, toolCalls: [{ id: `call_${id}`, name: 'lookup', arguments: `{"q":"${id}"}` }] })
+/** An assistant event calling a tool per id: `f_<id>`, or `recall_history` for an id starting with `r`. */
+export const calling = (id: string, ...ids: string[]) =>
+  msg(id, {
+    role: 'assistant',
+    content: null,
+    toolCalls: ids.map((c) => ({ id: c, name: c.startsWith('r') ? RECALL_TOOL : `f_${c}`, arguments: '{}' })),
+  })
 export const toolResult = (id: string) =>
   msg(id, { role: 'tool', content: null, toolResponses: [{ id: `call_${id}`, name: 'lookup', data: `result ${id}` }] })
 

@@ -1,17 +1,12 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { Message, MessageEvent } from '../events'
-import { msg, sequenced } from '../testing'
-import { NO_RESULT, type PairedMessage, pairToolResults, pendingToolCalls, RECALL_TOOL } from '.'
+import { calling, msg, sequenced } from '../testing'
+import { NO_RESULT, type PairedMessage, pairToolResults, pendingToolCalls } from '.'
 
 const user = (id: string) => msg(id, { role: 'user', content: id })
 const reply = (id: string) => msg(id, { role: 'assistant', content: id })
-const calls = (id: string, ...ids: string[]) =>
-  msg(id, {
-    role: 'assistant',
-    content: null,
-    toolCalls: ids.map((c) => ({ id: c, name: c.startsWith('r') ? RECALL_TOOL : 'f', arguments: '{}' })),
-  })
+const calls = calling
 const results = (id: string, ...ids: string[]) =>
   msg(id, { role: 'tool', content: null, toolResponses: ids.map((c) => ({ id: c, name: 'f', data: `data ${c} in ${id}` })) })
 

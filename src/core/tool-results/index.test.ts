@@ -1,17 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import type { MessageEvent } from '../events'
-import { msg, sequenced } from '../testing'
-import { RECALL_TOOL } from '../tool-pairs'
+import { calling, msg, sequenced } from '../testing'
 import { INTERRUPTED_RESULT, interruptedResults, planToolResults } from '.'
 
 const user = (id: string) => msg(id, { role: 'user', content: id })
 const reply = (id: string) => msg(id, { role: 'assistant', content: id })
-const calls = (id: string, ...ids: string[]) =>
-  msg(id, {
-    role: 'assistant',
-    content: null,
-    toolCalls: ids.map((c) => ({ id: c, name: c.startsWith('r') ? RECALL_TOOL : `f_${c}`, arguments: '{}' })),
-  })
+const calls = calling
 const answered = (id: string, answers: Record<string, string>, toolErrors?: string[]) => {
   const event = msg(id, {
     role: 'tool',
