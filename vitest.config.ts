@@ -52,7 +52,19 @@ export default defineConfig({
           ...workers,
           name: 'workers',
           include: ['src/{store,http,models}/**/*.test.ts', 'test/**/*.test.ts'],
-          exclude: ['test/unconfigured/**', 'test/large/**', ...pure],
+          exclude: ['test/unconfigured/**', 'test/large/**', 'test/clients/**', ...pure],
+        },
+      },
+      {
+        // The real client libraries (openai, the AI SDK) in Node against the real Worker, started
+        // with wrangler's unstable_startWorker: what a user's app does.
+        test: {
+          name: 'clients',
+          environment: 'node',
+          include: ['test/clients/**/*.test.ts'],
+          globalSetup: ['test/clients/global-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 180_000,
         },
       },
       {

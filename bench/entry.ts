@@ -7,6 +7,7 @@ import { DurableObject } from 'cloudflare:workers'
 import { Lifecycle } from 'agents/lifecycle'
 import { Sessions } from 'agents/sessions'
 import { countingEstimator, defaultEstimator, project } from '../src/core'
+import { frontDoorInput } from '../src/front-door/request'
 import { app } from '../src/http/app'
 import { sessionStub } from '../src/store/address'
 import { SessionObject } from '../src/store/session'
@@ -306,6 +307,31 @@ export default {
           }
           samples.push(total / batch)
         }
+        return Response.json({ samples, rows })
+      }
+      case '/bench/front-door': {
+        // A front-door turn through the object: the client sends only the new message, or its
+        // last `history` messages (the body's, kept up to date here as a client would) and it.
+        const body = (await request.json()) as { history: unknown[] }
+        const history = body.history
+        const keep = history.length
+        const compaction = JSON.parse(q('compaction'))
+        const rows = { rowsRead: 0, rowsWritten: 0 }
+        const samples = await timed(
+          n('runs'),
+          async (i) => {
+            history.push({ role: 'user', content: message(i) })
+            const sent = keep === 0 ? history.slice(-1) : history.slice(-(keep + 1))
+            const input = await frontDoorInput({ model: 'echo', messages: sent as never })
+            await session().takeRows()
+            const stream = await session().chatCompletion(address(), { ...input, request: { ...input.request, compaction } })
+            const text = await new Response(stream).text()
+            Object.assign(rows, await session().takeRows())
+            const answer = JSON.parse(text.slice(text.indexOf('\n') + 1)) as { reply: { message: { content: string } } }
+            history.push({ role: 'assistant', content: answer.reply.message.content })
+          },
+          batch,
+        )
         return Response.json({ samples, rows })
       }
       case '/bench/turn-rows': {

@@ -368,6 +368,106 @@ console.log(
   `\ncontinuation at ${n(largest)} / at 1k (medians): ${ratio(stats(continuations.get(largest)!).median, stats(continuations.get(SIZES[0]!)!).median)} — target ≤ 1.2×`,
 )
 
+// The front door: a turn through /v1/chat/completions' use case against /turns' on the same sessions.
+type LogEvent = {
+  type: string
+  synthetic: boolean
+  metadata: Record<string, unknown>
+  message?: {
+    role: string
+    content: string | null
+    toolCalls?: { id: string; name: string; arguments: string }[]
+    toolResponses?: { id: string; data: string }[]
+  }
+}
+/** A session's last `count` messages as its client holds them: the OpenAI wire shape. */
+async function clientHistory(id: string, count: number): Promise<unknown[]> {
+  const { version } = await api('GET', `/v1/sessions/${id}`)
+  const page = await api('GET', `/v1/sessions/${id}/events?after=${Math.max(0, version - count - 50)}&limit=1000`)
+  const messages = (page.events as LogEvent[]).flatMap((e): unknown[] => {
+    const m = e.message
+    if (e.type !== 'MESSAGE' || e.synthetic || m!.role === 'system' || e.metadata.interrupted) return []
+    if (m!.role === 'tool') return m!.toolResponses!.map((r) => ({ role: 'tool', tool_call_id: r.id, content: r.data }))
+    const calls = (m!.toolCalls ?? []).map((c) => ({
+      id: c.id,
+      type: 'function',
+      function: { name: c.name, arguments: c.arguments },
+    }))
+    return [{ role: m!.role, content: m!.content, ...(calls.length > 0 ? { tool_calls: calls } : {}) }]
+  })
+  return messages.slice(-count)
+}
+const frontDoor = async (size: number, history: number) => {
+  const query = new URLSearchParams({ user: USER, session: ours.get(size)!, runs: '1', batch: '5', compaction: noCompaction })
+  const response = await worker.fetch(`http://bench/bench/front-door?${query}`, {
+    method: 'POST',
+    body: JSON.stringify({ history: history === 0 ? [] : await clientHistory(ours.get(size)!, history) }),
+  })
+  if (!response.ok) throw new Error(`front door: ${response.status} ${await response.text()}`)
+  return (await response.json()) as { samples: number[]; rows: { rowsRead: number; rowsWritten: number } }
+}
+const frontDoorRows = new Map<string, { rowsRead: number; rowsWritten: number }>()
+const onlyNew = await interleaved(
+  SIZES,
+  ROUNDS,
+  async (size) => {
+    const { samples, rows } = await frontDoor(size, 0)
+    frontDoorRows.set(`${size}/0`, rows)
+    return samples
+  },
+  keepViewShort,
+)
+const sameTurns = await interleaved(
+  SIZES,
+  ROUNDS,
+  (size) => bench('turn', { user: USER, session: ours.get(size)!, runs: 1, batch: 5, compaction: noCompaction }),
+  keepViewShort,
+)
+const resending = await interleaved(
+  SIZES,
+  Math.max(5, Math.floor(ROUNDS / 2)),
+  async (size) => {
+    const { samples, rows } = await frontDoor(size, 1000)
+    frontDoorRows.set(`${size}/1000`, rows)
+    return samples
+  },
+  keepViewShort,
+)
+table(
+  'The front door: a chat-completions turn (only the new message, or 1,000 messages of history resent) against a /turns turn on the same session (stub model; in workerd)',
+  [
+    'log events',
+    '/turns median',
+    'front door, only new median',
+    'p95',
+    'front door / turns',
+    'rows read / written',
+    'resending 1,000 messages median',
+    'p95',
+    'rows read / written',
+  ],
+  SIZES.map((size) => {
+    const t = stats(sameTurns.get(size)!)
+    const f = stats(onlyNew.get(size)!)
+    const r = stats(resending.get(size)!)
+    const rows = (key: string) => `${frontDoorRows.get(key)!.rowsRead} / ${frontDoorRows.get(key)!.rowsWritten}`
+    return [
+      n(size),
+      ms(t.median),
+      ms(f.median),
+      ms(f.p95),
+      ratio(f.median, t.median),
+      rows(`${size}/0`),
+      ms(r.median),
+      ms(r.p95),
+      rows(`${size}/1000`),
+    ]
+  }),
+)
+console.log(
+  `\nresending 1,000 messages at ${n(largest)} / at 1k (medians): ${ratio(stats(resending.get(largest)!).median, stats(resending.get(SIZES[0]!)!).median)} — the cost follows the request, not the log`,
+)
+
 for (const size of SIZES) await api('GET', `/bench/peer/overlay?peer=${peers.get(size)}&upTo=${size}`)
 const peerOverlay = await interleaved(SIZES, Math.max(5, Math.floor(ROUNDS / 2)), async (size) =>
   (await storageTurns(size, 'peer', 1)).map((s) => s.ms),

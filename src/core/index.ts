@@ -18,6 +18,7 @@ export { type MessageDraft, newCompactionEvent, newMessageEvent } from './events
 export { formatProblem, type Problem } from './problem'
 export { extendView, project, viewAfter } from './projection'
 export { type FitState, type FitStep, type PromptParts, planPromptFit, promptTokens } from './prompt-fit'
+export { type ClientMessage, clientMessagesOf, messageKey, type Reconciled, reconcile } from './reconcile'
 export { type SessionStore, VersionConflictError, type ViewSnapshot } from './session-store'
 export { ArrayStore } from './session-store/array-store'
 export type { SessionInfo, Summarizer, SummaryMessage, SummaryOutcome, SummaryRequest } from './summarizer'

@@ -35,6 +35,8 @@ export interface ChatReply {
   usage: Usage | null
   /** `stop`, `length`, `tool_calls`… as the upstream reported it (the front door passes it on). */
   finishReason: string | null
+  /** The model the upstream says answered, when it says (stored with the reply). */
+  model?: string | null
 }
 
 /**

@@ -2,11 +2,12 @@ import type { Compactor } from '../compaction'
 import { ServiceError } from '../contract/errors'
 import type { TurnInput } from '../contract/schemas'
 import type { TokenEstimator } from '../core'
+import { type FrontDoorAnswer, type FrontDoorInput, frontDoorAnswer, frontDoorTurn } from '../front-door'
 import { log } from '../log'
 import { modelSettings } from '../models/config'
 import { frameWriter } from './frames'
 import { TurnQueue } from './queue'
-import { runTurn } from './run-turn'
+import { runTurn, type TurnDeps } from './run-turn'
 import type { TurnSession } from './session'
 
 export type { ContextReport, PromptState, TurnResult, TurnSession } from './session'
@@ -26,6 +27,8 @@ export interface ChatTurns {
    * finished is always stored.
    */
   stream<L>(session: TurnSession<L>, input: TurnInput): ReadableStream<Uint8Array>
+  /** The same for a chat-completions request (the front door); `done` carries a {@link FrontDoorAnswer}. */
+  chatCompletion<L>(session: TurnSession<L>, input: FrontDoorInput): ReadableStream<Uint8Array>
 }
 
 /**
@@ -37,34 +40,54 @@ export interface ChatTurns {
  */
 export function chatTurns(options: ChatTurnsOptions): ChatTurns {
   const queue = new TurnQueue()
+  /** Runs a use case after the session's turns before it, answering its frames; `answer` writes its result. */
+  function framed<L, R>(
+    session: TurnSession<L>,
+    stream: boolean,
+    use: (deps: TurnDeps<L>) => Promise<R>,
+    answer: (result: R) => Iterable<string>,
+  ): ReadableStream<Uint8Array> {
+    const frames = frameWriter()
+    queue
+      .run((written) =>
+        use({
+          session,
+          models: modelSettings(options.env),
+          compactor: options.compactor,
+          estimator: options.estimator,
+          deploymentPolicy: options.env.COMPACTION_POLICY,
+          onDelta: stream ? (text) => frames.send({ type: 'delta', text }) : undefined,
+          onToolCall: stream ? (call) => frames.send({ type: 'tool_call', call }) : undefined,
+          written,
+        }),
+      )
+      .then(
+        (result) => frames.finish(answer(result)),
+        (error: unknown) => {
+          if (error instanceof ServiceError) frames.send({ type: 'error', error: error.body })
+          else {
+            log.error('turn failed', { error: String(error), stack: (error as Error)?.stack })
+            frames.send({ type: 'error', error: { code: 'internal', message: 'the turn failed unexpectedly' } })
+          }
+          frames.close()
+        },
+      )
+    return frames.readable
+  }
   return {
-    stream<L>(session: TurnSession<L>, input: TurnInput) {
-      const frames = frameWriter()
-      queue
-        .run((written) =>
-          runTurn(input, {
-            session,
-            models: modelSettings(options.env),
-            compactor: options.compactor,
-            estimator: options.estimator,
-            deploymentPolicy: options.env.COMPACTION_POLICY,
-            onDelta: (text) => frames.send({ type: 'delta', text }),
-            onToolCall: (call) => frames.send({ type: 'tool_call', call }),
-            written,
-          }),
-        )
-        .then(
-          (result) => frames.finish(session.resultJson(result)),
-          (error: unknown) => {
-            if (error instanceof ServiceError) frames.send({ type: 'error', error: error.body })
-            else {
-              log.error('turn failed', { error: String(error), stack: (error as Error)?.stack })
-              frames.send({ type: 'error', error: { code: 'internal', message: 'the turn failed unexpectedly' } })
-            }
-            frames.close()
-          },
-        )
-      return frames.readable
-    },
+    stream: (session, input) =>
+      framed(
+        session,
+        input.stream === true,
+        (deps) => runTurn(input, deps),
+        (result) => session.resultJson(result),
+      ),
+    chatCompletion: (session, input) =>
+      framed(
+        session,
+        input.request.stream === true,
+        (deps) => frontDoorTurn(input, deps),
+        (result) => [JSON.stringify(frontDoorAnswer(result))],
+      ),
   }
 }

@@ -35,7 +35,7 @@ export async function openContentTurn<L>(
   estimator: TokenEstimator,
 ): Promise<OpenedStep<L>> {
   if (input.id !== undefined) {
-    const done = await session.completedTurn(input.id, input.content)
+    const done = (await session.records())?.completedTurn(input.id, input.content) ?? null
     if (done === 'conflict') {
       throw new ServiceError(
         'id_conflict',
@@ -63,14 +63,15 @@ export async function openContinuation<L>(
   results: readonly ToolResultInput[],
   session: TurnSession<L>,
   estimator: TokenEstimator,
+  fieldOf?: Parameters<typeof planToolResults>[2],
 ): Promise<OpenedStep<L>> {
   if (!(await session.promptState())) throw sessionNotFound()
-  const plan = planToolResults(await session.newestTurn(), results)
+  const plan = planToolResults(await session.newestTurn(), results, fieldOf)
   switch (plan.kind) {
     case 'refused':
       throw new ServiceError(REFUSAL_CODE[plan.code], plan.message)
     case 'retry': {
-      const stored = await session.storedStep(plan.results.id)
+      const stored = (await session.records())?.storedStep(plan.results.id)
       // Results sent through /events, then a reply: that reply, as the log has it.
       const result = stored ?? {
         reply: plan.reply,

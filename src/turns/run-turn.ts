@@ -40,26 +40,54 @@ export interface TurnDeps<L = unknown> {
 
 const overflow = (message: string) => new ServiceError('context_overflow', message)
 
+/** What a step adds to the log with its reply, opened by `/turns` or by the front door. */
+export interface TurnStep {
+  /** The events the prompt ends with (a user message, a continuation's tool event, a client's new messages), in order. */
+  added: NewMessageEvent[]
+  /** The request field each added event came from, for a 413 naming it. */
+  fields: string[]
+  /** A new user message: calls left pending are closed as interrupted first. */
+  closesPending: boolean
+  /** An `Idempotency-Key` to record with the step. */
+  idempotency?: { key: string; hash: string }
+}
+
+/** The settings of a step's model call: a turn request without what opens the step. */
+export type StepRequest = Omit<TurnInput, 'id' | 'content' | 'toolResults'>
+
 /**
- * One request on `/turns`, as the HTTP contract describes it: open the step (a retry answers the
- * stored result; a content turn first closes calls left pending), fit the prompt (compacting
- * first if needed), call the model, write the step's event and the reply in one append, then
- * compact by policy. Compaction after the turn never fails it.
+ * One request on `/turns`, as the HTTP contract describes it: a retry answers the stored result;
+ * else the step (a user message, or a continuation's tool event) runs (see {@link runStep}).
  */
 export async function runTurn<L>(input: TurnInput, deps: TurnDeps<L>): Promise<TurnResult<L>> {
-  const { session, models, compactor, estimator } = deps
+  const { session, estimator } = deps
+  const content = input.content
   const opened =
-    input.content !== undefined
-      ? await openContentTurn({ ...input, content: input.content }, session, estimator)
+    content !== undefined
+      ? await openContentTurn({ ...input, content }, session, estimator)
       : await openContinuation(input.toolResults ?? [], session, estimator)
   if (opened.kind === 'done') return opened.result
-  const added = opened.added
+  const field = content !== undefined ? 'content' : 'toolResults'
+  return runStep({ added: [opened.added], fields: [field], closesPending: content !== undefined }, input, deps)
+}
+
+/**
+ * One step of a turn: close calls left pending when the user moved on, fit the prompt
+ * (compacting first if needed), call the model, write the step's events and the reply in one
+ * append, then compact by policy. Compaction after the turn never fails it.
+ */
+export async function runStep<L>(step: TurnStep, input: StepRequest, deps: TurnDeps<L>): Promise<TurnResult<L>> {
+  const { session, models, compactor, estimator } = deps
   const model = models.model
   if (!model) throw new ServiceError('not_configured', NOT_CONFIGURED)
-  const tooLarge = contentTooLarge(input.content !== undefined ? 'content' : 'toolResults', added.message)
-  if (tooLarge) throw tooLarge
+  for (const [i, event] of step.added.entries()) {
+    const tooLarge = contentTooLarge(step.fields[i]!, event.message)
+    if (tooLarge) throw tooLarge
+  }
+  const added = step.added
+  const addedTokens = added.reduce((sum, event) => sum + event.tokens, 0)
   // The user moved on: calls left pending are closed first, in an append of their own.
-  const earlier = input.content !== undefined ? await closeInterruptedCalls(session, estimator) : []
+  const earlier = step.closesPending ? await closeInterruptedCalls(session, estimator) : []
 
   const { maxTokens, ...options } = input.options ?? {}
   // The request's maxTokens replaces CHAT_MAX_TOKENS for this call and in its fit check.
@@ -94,7 +122,7 @@ export async function runTurn<L>(input: TurnInput, deps: TurnDeps<L>): Promise<T
         viewTokens: state?.viewTokens ?? 0,
         storedSystemTokens: state?.latestSystem?.tokens ?? 0,
         newSystemTokens: systemEvent?.tokens ?? null,
-        addedTokens: added.tokens + toolsTokens,
+        addedTokens: addedTokens + toolsTokens,
       },
       canCompact: policy !== null,
       summaryReserve: models.summaryTokens,
@@ -108,7 +136,7 @@ export async function runTurn<L>(input: TurnInput, deps: TurnDeps<L>): Promise<T
       const step = planFit(refusal === undefined ? undefined : { passes: since, message: refusal, again: false })
       if (step.kind === 'overflow') throw overflow(step.message)
       if (step.kind === 'call') return step.promptTokens
-      // The added event is the newest turn's (a continuation's tool event joins the stored turn): never covered.
+      // The added events are the newest turn's (a continuation's tool event joins the stored turn): never covered.
       context.compactions.push(await makeRoom(step, policy!, added, deps))
       if (refusal === undefined) passes++
       state = await session.promptState()
@@ -123,7 +151,7 @@ export async function runTurn<L>(input: TurnInput, deps: TurnDeps<L>): Promise<T
     let position = 0
     return model.chat({
       model: input.model ?? models.chatModel,
-      messages: toOpenAIMessages([...view, added], system),
+      messages: toOpenAIMessages([...view, ...added], system),
       maxTokens: replyTokens,
       onDelta: input.stream ? deps.onDelta : undefined,
       onToolCall: input.stream
@@ -169,12 +197,13 @@ export async function runTurn<L>(input: TurnInput, deps: TurnDeps<L>): Promise<T
     { role: 'assistant', content: reply.content, ...(calls.length > 0 ? { toolCalls: calls } : {}) },
     estimator,
     undefined,
-    { model: input.model ?? models.chatModel },
+    { model: reply.model ?? input.model ?? models.chatModel },
   )
-  const written = await session.writeTurn([...(systemEvent ? [systemEvent] : []), added, assistant], {
-    keyId: added.id,
+  const written = await session.writeTurn([...(systemEvent ? [systemEvent] : []), ...added, assistant], {
+    keyId: added[0]!.id,
     firstSeq: earlier[0]?.seq,
     usage: reply.usage,
+    idempotency: step.idempotency,
   })
   deps.written()
   const stored = written.at(-1) as TurnResult['reply']
@@ -185,6 +214,7 @@ export async function runTurn<L>(input: TurnInput, deps: TurnDeps<L>): Promise<T
     compaction: null,
     usage: reply.usage,
     context,
+    finishReason: reply.finishReason,
   }
 
   if (policy) {
@@ -210,7 +240,7 @@ export async function runTurn<L>(input: TurnInput, deps: TurnDeps<L>): Promise<T
 async function makeRoom<L>(
   step: Extract<FitStep, { kind: 'compact' }>,
   policy: Policy,
-  added: NewMessageEvent,
+  added: NewMessageEvent[],
   deps: TurnDeps<L>,
 ): Promise<CompactionResult<L>> {
   const summarizer = policy.strategy.summarizer
@@ -219,7 +249,7 @@ async function makeRoom<L>(
     const tokenBudget = withSummary ? step.tokenBudget.withSummary : step.tokenBudget.withoutSummary
     const window = step.window === 'strategy' && policy.strategy.window ? policy.strategy.window : { tokenBudget }
     const strategy = { window, summarizer: withSummary ? summarizer : null }
-    return deps.compactor.run(deps.session, info, { trigger: { always: true }, strategy, pending: [added] })
+    return deps.compactor.run(deps.session, info, { trigger: { always: true }, strategy, pending: added })
   }
   if (!summarizer) return pass(false)
   let result: CompactionResult<L>

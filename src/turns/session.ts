@@ -1,6 +1,7 @@
 import type { ErrorBody } from '../contract/errors'
 import type { Policy } from '../contract/schemas'
 import {
+  type ClientMessage,
   type CompactionResult,
   type MessageEvent,
   type NewMessageEvent,
@@ -41,6 +42,32 @@ export interface TurnResult<L = unknown> {
   compaction: CompactionResult<L> | null | { error: ErrorBody }
   usage: Usage | null
   context: ContextReport<L> | null
+  /** As the upstream reported it (the front door's finish_reason); absent for a stored result. */
+  finishReason?: string | null
+}
+
+/** A message of the log as the client was shown it, with the seq of the event it comes from. */
+export interface ShownMessage {
+  message: ClientMessage
+  seq: number
+}
+
+/** What a session recorded of the turn steps written to it: what retries are answered from. */
+export interface TurnRecords<L = unknown> {
+  /** The completed turn whose user event has this id; 'conflict' when the id is in the log as something else. */
+  completedTurn(id: string, content: string): TurnResult<L> | 'conflict' | null
+  /** The stored result of the step the event of this id opened (a continuation's tool event); null when none was. */
+  storedStep(id: string): TurnResult<L> | null
+  /** The result of the step whose reply is the event of this seq (a reply appended through /events: that reply alone). */
+  storedReply(seq: number): TurnResult<L>
+  /** The step an `Idempotency-Key` was recorded with: the request's hash, and its stored result. */
+  idempotent(key: string): { hash: string; result: TurnResult<L> } | null
+  /**
+   * The end of the log as the client was shown it (see the core's `clientMessagesOf`), oldest
+   * first: its trailing assistant messages and the `count` messages before them, read backwards;
+   * `empty` when the session holds no such message at all.
+   */
+  clientTail(count: number): { messages: ShownMessage[]; empty: boolean }
 }
 
 /** What a turn needs to know of its session before it builds the prompt: counters, not bodies. */
@@ -62,10 +89,8 @@ export interface TurnSession<L = unknown> extends SessionStore<L> {
   info(): SessionInfo
   /** The session's state for a prompt; null while the session does not exist. */
   promptState(): Promise<PromptState | null>
-  /** The completed turn whose user event has this id (see `TurnLog.find`). */
-  completedTurn(id: string, content: string): Promise<TurnResult<L> | 'conflict' | null>
-  /** The stored result of the step a continuation's tool event (of this id) opened; null when none was recorded. */
-  storedStep(id: string): Promise<TurnResult<L> | null>
+  /** The session's record of written turn steps, for retries; null while the session does not exist. */
+  records(): Promise<TurnRecords<L> | null>
   /** The events of the view's newest turn, in log order (none while the session does not exist). */
   newestTurn(): Promise<MessageEvent[]>
   /** Which of these tool call ids the log already holds (by any call or response, covered or not). */
@@ -75,7 +100,10 @@ export interface TurnSession<L = unknown> extends SessionStore<L> {
    * event of `keyId`; `firstSeq`: where the request's events start, if it wrote some before),
    * creating the session if needed.
    */
-  writeTurn(events: NewMessageEvent[], step: { keyId: string; firstSeq?: number; usage: Usage | null }): Promise<SessionEvent[]>
+  writeTurn(
+    events: NewMessageEvent[],
+    step: { keyId: string; firstSeq?: number; usage: Usage | null; idempotency?: { key: string; hash: string } },
+  ): Promise<SessionEvent[]>
   /** The turn's result as JSON text, generated piece by piece (its compactions may list a whole view). */
   resultJson(result: TurnResult<L>): Iterable<string>
 }

@@ -81,6 +81,8 @@ describe('GET /v1/openapi.json', () => {
     const { body } = await call('GET', '/v1/openapi.json', { user: null })
     expect(body.openapi).toBe('3.1.0')
     expect(Object.keys(body.paths).sort()).toEqual([
+      '/v1/chat/completions',
+      '/v1/models',
       '/v1/sessions',
       '/v1/sessions/{id}',
       '/v1/sessions/{id}/compact',
@@ -113,6 +115,12 @@ describe('GET /v1/openapi.json', () => {
     expect(Object.keys(body.paths['/v1/sessions/{id}/turns'].post.responses)).toEqual(
       expect.arrayContaining(['200', '404', '409']),
     )
+    // The front door.
+    expect(body.components.schemas.ChatCompletionRequest.properties).toMatchObject({ messages: {}, stream: {}, tools: {} })
+    expect(body.paths['/v1/chat/completions'].post.parameters.map((p: { name: string }) => p.name)).toEqual([
+      'x-session-id',
+      'idempotency-key',
+    ])
     const eventInput = body.components.schemas.EventInput
     expect(eventInput.additionalProperties).toBe(false)
     expect(eventInput.required).toEqual(['message'])

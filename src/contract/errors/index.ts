@@ -14,6 +14,7 @@ export const ERROR_STATUS = {
   session_exists: 409,
   no_pending_tool_calls: 409,
   tool_results_incomplete: 409,
+  history_diverged: 409,
   payload_too_large: 413,
   context_overflow: 413,
   unsupported_media_type: 415,

@@ -17,6 +17,11 @@ export const LIMITS = {
   toolItems: 128,
   /** Tool call ids and names. */
   toolNameChars: 256,
+  /** Messages in one chat-completions request (the front door), and content parts in one message. */
+  chatMessages: 10_000,
+  contentParts: 256,
+  /** An `Idempotency-Key` header. */
+  idempotencyKeyChars: 128,
   /** Session ttl: ten years. */
   ttlSeconds: 10 * 365 * 24 * 3600,
   sessionsPage: { default: 20, max: 100 },

@@ -30,13 +30,17 @@ const list = (ids: readonly string[]) => ids.map((id) => `"${id}"`).join(', ')
  * the contract's order: a retry (every id answered the same, a reply after) or an id answered
  * differently; nothing pending; an id not pending; pending ids left unanswered. Otherwise it
  * answers the one tool event to write: responses in request order, each named as its call, an
- * error stored as its text and listed in `toolErrors`.
+ * error stored as its text and listed in `toolErrors`. `fieldOf` names a result's field in messages.
  *
  * @example
  * const plan = planToolResults(newestTurn, [{ id: 'call_1', data: '{"temp":21}' }])
  * if (plan.kind === 'continue') write(plan.message, plan.metadata)
  */
-export function planToolResults(turn: readonly MessageEvent[], results: readonly ToolResultInput[]): ToolResultsPlan {
+export function planToolResults(
+  turn: readonly MessageEvent[],
+  results: readonly ToolResultInput[],
+  fieldOf: (at: number, key: 'id' | 'name') => string = (at, key) => `toolResults[${at}].${key}`,
+): ToolResultsPlan {
   const calls = new Map<string, ToolCall>()
   const answers = new Map<string, { at: number; data: string; error: boolean }>()
   turn.forEach((event, at) => {
@@ -66,13 +70,13 @@ export function planToolResults(turn: readonly MessageEvent[], results: readonly
   const owed = new Set(pending)
   for (const [at, result] of results.entries()) {
     if (!owed.has(result.id)) {
-      return refused('unknown_tool_call', `toolResults[${at}].id: "${result.id}" is not a pending tool call of the newest turn`)
+      return refused('unknown_tool_call', `${fieldOf(at, 'id')}: "${result.id}" is not a pending tool call of the newest turn`)
     }
     const name = calls.get(result.id)!.name
     if (result.name !== undefined && result.name !== name) {
       return refused(
         'unknown_tool_call',
-        `toolResults[${at}].name: tool call "${result.id}" is a call of "${name}", not "${result.name}"`,
+        `${fieldOf(at, 'name')}: tool call "${result.id}" is a call of "${name}", not "${result.name}"`,
       )
     }
   }

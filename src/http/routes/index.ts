@@ -1,3 +1,4 @@
+import { chatCompletionRoutes } from './chat-completions'
 import { compactRoutes } from './compact'
 import { eventRoutes } from './events'
 import { routes } from './openapi'
@@ -10,3 +11,4 @@ export const apiRoutes = routes()
   .route('/', eventRoutes)
   .route('/', compactRoutes)
   .route('/', turnRoutes)
+  .route('/', chatCompletionRoutes)

@@ -23,7 +23,7 @@ const runTurn = createRoute({
 })
 
 /** The frames, with a session object that went away mid-turn (restart, abort) reported in the contract's words. */
-async function* interruptible(frames: AsyncGenerator<ReadFrame>): AsyncGenerator<ReadFrame> {
+export async function* interruptible(frames: AsyncGenerator<ReadFrame>): AsyncGenerator<ReadFrame> {
   try {
     yield* frames
   } catch (error) {

@@ -13,6 +13,7 @@ describe('openAICompatible', () => {
       toolCalls: [],
       usage: { promptTokens: 5, completionTokens: 5, totalTokens: 10 },
       finishReason: 'stop',
+      model: `echo#${t}`, // as the upstream reported it
     })
     const [sent] = await recorded(t)
     expect(sent!.authorization).toBe('Bearer k-123')

@@ -23,6 +23,7 @@ export interface OpenAICompatibleOptions {
 type WireToolCall = { index?: number; id?: string; function?: { name?: string; arguments?: string } }
 
 type WireChunk = {
+  model?: string
   choices?: { delta?: { content?: string | null; tool_calls?: ToolCallDelta[] }; finish_reason?: string | null }[]
   usage?: WireUsage
 }
@@ -41,6 +42,7 @@ function openAIChunk(data: string): StreamChunk {
     toolCalls: choice?.delta?.tool_calls,
     usage: usageOf(chunk.usage),
     finishReason: choice?.finish_reason,
+    model: typeof chunk.model === 'string' ? chunk.model : null,
   }
 }
 
@@ -108,6 +110,7 @@ export function openAICompatible(options: OpenAICompatibleOptions): ChatModel {
     const signal = AbortSignal.timeout(options.timeoutMs)
     const response = await post(request, signal)
     let json: {
+      model?: string
       choices?: { message?: { content?: string | null; tool_calls?: WireToolCall[] }; finish_reason?: string }[]
       usage?: WireUsage
     }
@@ -124,6 +127,7 @@ export function openAICompatible(options: OpenAICompatibleOptions): ChatModel {
       toolCalls: toolCallsOf(choice.message.tool_calls),
       usage: usageOf(json.usage),
       finishReason: choice.finish_reason ?? null,
+      model: typeof json.model === 'string' ? json.model : null,
     }
   }
 

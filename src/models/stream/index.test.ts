@@ -34,6 +34,7 @@ describe('collectStream', () => {
       ],
       usage: { promptTokens: 9, completionTokens: 4, totalTokens: 13 },
       finishReason: 'tool_calls',
+      model: null, // no chunk named one
     })
   })
 

@@ -47,6 +47,7 @@ export interface StreamChunk {
   toolCalls?: ToolCallDelta[]
   usage?: Usage | null
   finishReason?: string | null
+  model?: string | null
 }
 
 export interface CollectOptions {
@@ -73,6 +74,7 @@ export async function collectStream(body: ReadableStream<Uint8Array>, options: C
   let started = false
   let finishReason: string | null = null
   let usage: Usage | null = null
+  let model: string | null = null
   let done = false
   const calls = new Map<number, ToolCall>()
   // Calls complete in index order: one is whole when a later index starts, or when the stream ends.
@@ -95,6 +97,7 @@ export async function collectStream(body: ReadableStream<Uint8Array>, options: C
       const chunk = options.readChunk(event.data)
       if (!chunk) continue
       usage = chunk.usage ?? usage
+      model = chunk.model ?? model
       if (chunk.text) {
         started = true
         content += chunk.text
@@ -123,5 +126,5 @@ export async function collectStream(body: ReadableStream<Uint8Array>, options: C
     throw new UpstreamError('cut_off', `${options.source}'s stream ended before it finished`, { outputStarted: started })
   }
   completeBefore(Number.POSITIVE_INFINITY)
-  return { content: content === '' && complete.length > 0 ? null : content, toolCalls: complete, usage, finishReason }
+  return { content: content === '' && complete.length > 0 ? null : content, toolCalls: complete, usage, finishReason, model }
 }

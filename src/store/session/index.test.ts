@@ -202,14 +202,17 @@ describe('the tool id record (schema v3)', () => {
     await runInDurableObject(stubOf(id), async (_instance, state) => {
       expect(ids(state)).toEqual(['a1', 'b2', 'stray'])
       expect(state.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM event_parts').one().n).toBeGreaterThan(0)
+      // Everything after v2 undone.
       state.storage.sql.exec('DROP TABLE tool_ids')
+      state.storage.sql.exec('DROP TABLE idempotency')
+      state.storage.sql.exec('DROP INDEX turns_by_reply')
       state.storage.sql.exec('UPDATE schema_version SET version = 2')
     })
     await evictDurableObject(stubOf(id))
     await call('GET', `/v1/sessions/${id}`)
     await runInDurableObject(stubOf(id), async (_instance, state) => {
       expect(ids(state)).toEqual(['a1', 'b2', 'stray'])
-      expect(state.storage.sql.exec<{ version: number }>('SELECT version FROM schema_version').one().version).toBe(3)
+      expect(state.storage.sql.exec<{ version: number }>('SELECT version FROM schema_version').one().version).toBe(4)
     })
   })
 })

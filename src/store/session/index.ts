@@ -10,6 +10,7 @@ import type {
   TurnInput,
 } from '../../contract/schemas'
 import { defaultEstimator, type TokenEstimator } from '../../core'
+import type { FrontDoorInput } from '../../front-door'
 import { jsonStream } from '../../json-stream'
 import { type ChatTurns, chatTurns } from '../../turns'
 import type { SessionAddress } from '../address'
@@ -104,6 +105,14 @@ export class SessionObject extends DurableObject<Env> {
    */
   turn(address: SessionAddress, input: TurnInput): ReadableStream<Uint8Array> {
     return this.turns.stream(this.stored.addressedAs(address), input)
+  }
+
+  /**
+   * A chat-completions request (the OpenAI-compatible front door), creating the session when it
+   * does not exist; frames as for {@link turn}, `done` carrying a small answer (see `src/front-door`).
+   */
+  chatCompletion(address: SessionAddress, input: FrontDoorInput): ReadableStream<Uint8Array> {
+    return this.turns.chatCompletion(this.stored.addressedAs(address), input)
   }
 
   /** Deletes the session once it has expired; safe to run twice. */

@@ -84,6 +84,12 @@ export class SessionLog {
     return this.events(this.sql.all<Row>`SELECT * FROM events WHERE seq > ${from} ORDER BY seq LIMIT ${limit}`)
   }
 
+  /** The message events before `seq` that a client was shown (not system, not synthetic), newest first, at most `limit`. */
+  shownBefore(seq: number, limit: number): SessionEvent[] {
+    return this.events(this.sql.all<Row>`SELECT * FROM events
+      WHERE seq < ${seq} AND type = 'MESSAGE' AND role != 'system' AND synthetic = 0 ORDER BY seq DESC LIMIT ${limit}`)
+  }
+
   /** Events with `from <= seq <= to`, in order. */
   range(from: number, to: number): SessionEvent[] {
     return this.events(this.sql.all<Row>`SELECT * FROM events WHERE seq BETWEEN ${from} AND ${to} ORDER BY seq`)

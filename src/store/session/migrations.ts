@@ -59,6 +59,13 @@ const MIGRATIONS: string[] = [
          END,
          CASE events.role WHEN 'assistant' THEN '$.toolCalls' ELSE '$.toolResponses' END) AS item
      WHERE events.role IN ('assistant', 'tool') AND item.value ->> 'id' IS NOT NULL;`,
+  // v4: the front door — a turn step found by its reply (a retried request), and Idempotency-Keys.
+  `CREATE INDEX turns_by_reply ON turns (reply_seq);
+   CREATE TABLE idempotency (
+     key TEXT PRIMARY KEY,
+     hash TEXT NOT NULL,                -- SHA-256 of the request's messages as JSON
+     turn_id TEXT NOT NULL              -- the turns row of the step it wrote
+   ) WITHOUT ROWID;`,
 ]
 
 /** Brings the database to the newest schema. Cheap when it is there already (one query). */

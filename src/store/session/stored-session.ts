@@ -201,12 +201,8 @@ export class StoredSession implements TurnSession<Int32Array> {
     }
   }
 
-  async completedTurn(id: string, content: string): Promise<TurnResult<Int32Array> | 'conflict' | null> {
-    return (await this.current()) ? this.turns.find(id, content) : null
-  }
-
-  async storedStep(id: string): Promise<TurnResult<Int32Array> | null> {
-    return (await this.current()) ? this.turns.stored(id) : null
+  async records(): Promise<TurnLog | null> {
+    return (await this.current()) ? this.turns : null
   }
 
   async newestTurn(): Promise<MessageEvent[]> {

@@ -1,5 +1,5 @@
-import type { MessageEvent, SessionEvent } from '../../core'
-import { clientCallsOf, type TurnResult } from '../../turns/session'
+import { clientMessagesOf, type MessageEvent, type SessionEvent } from '../../core'
+import { clientCallsOf, type ShownMessage, type TurnRecords, type TurnResult } from '../../turns/session'
 import type { Sql } from '../sql'
 import type { SessionLog } from './log'
 
@@ -15,13 +15,21 @@ export interface TurnStep {
   /** The seq of the request's first event, when it wrote some before (interrupted results). */
   firstSeq?: number
   usage: Usage
+  /** The request's `Idempotency-Key`, with the hash of its messages. */
+  idempotency?: { key: string; hash: string }
 }
 
+/** Events read backwards per statement while looking for the client's view of the log's end. */
+const TAIL_BATCH = 64
+/** Trailing assistant messages looked at, at most, before the ones a request is matched against. */
+const TRAILING_REPLIES = 1000
+
 /**
- * The record of written turn steps (the `turns` table; a row's `user_seq` is its key event), so
- * that a retried request answers the stored reply instead of calling the model again.
+ * The record of written turn steps (the `turns` table; a row's `user_seq` is its key event, and
+ * `idempotency` points Idempotency-Keys at rows), so that a retried request answers the stored
+ * reply instead of calling the model again. Used only while the session exists.
  */
-export class TurnLog {
+export class TurnLog implements TurnRecords<Int32Array> {
   constructor(
     private readonly sql: Sql,
     private readonly log: SessionLog,
@@ -29,28 +37,60 @@ export class TurnLog {
 
   /** Records a step whose events were just written, its reply last (call it inside the write's transaction). */
   record(written: readonly SessionEvent[], step: TurnStep): void {
-    const { keyId, firstSeq = written[0]!.seq, usage } = step
+    const { keyId, firstSeq = written[0]!.seq, usage, idempotency } = step
     const key = written.find((event) => event.id === keyId)!
     const last = written.at(-1)!.seq
     this.sql.run`INSERT INTO turns (id, first_seq, last_seq, user_seq, reply_seq, usage)
       VALUES (${keyId}, ${firstSeq}, ${last}, ${key.seq}, ${last}, ${usage === null ? null : JSON.stringify(usage)})`
+    if (idempotency) {
+      this.sql.run`INSERT INTO idempotency (key, hash, turn_id) VALUES (${idempotency.key}, ${idempotency.hash}, ${keyId})`
+    }
   }
 
-  /**
-   * The completed turn whose user event has this id: its stored result; 'conflict' when the id is
-   * in the log as something else (or with other content); null when it is not in the log.
-   */
-  find(id: string, content: string): TurnResult<Int32Array> | 'conflict' | null {
-    const found = this.stored(id)
+  completedTurn(id: string, content: string): TurnResult<Int32Array> | 'conflict' | null {
+    const found = this.storedStep(id)
     if (!found) return this.log.byIds([id]).size > 0 ? 'conflict' : null
     const key = found.events.find((event) => event.id === id)
     return key?.type === 'MESSAGE' && key.message.role === 'user' && key.message.content === content ? found : 'conflict'
   }
 
-  /** The stored result of the step opened by the event of this id, or null when no step was recorded for it. */
-  stored(id: string): TurnResult<Int32Array> | null {
+  storedStep(id: string): TurnResult<Int32Array> | null {
     const row = this.sql.first<Row>`SELECT first_seq, last_seq, user_seq, reply_seq, usage FROM turns WHERE id = ${id}`
-    if (!row) return null
+    return row ? this.resultOf(row) : null
+  }
+
+  storedReply(seq: number): TurnResult<Int32Array> {
+    const row = this.sql.first<Row>`SELECT first_seq, last_seq, user_seq, reply_seq, usage FROM turns WHERE reply_seq = ${seq}`
+    return this.resultOf(row ?? { first_seq: seq, last_seq: seq, user_seq: seq, reply_seq: seq, usage: null })
+  }
+
+  idempotent(key: string): { hash: string; result: TurnResult<Int32Array> } | null {
+    const row = this.sql.first<{ hash: string; turn_id: string }>`SELECT hash, turn_id FROM idempotency WHERE key = ${key}`
+    const result = row && this.storedStep(row.turn_id)
+    return row && result ? { hash: row.hash, result } : null
+  }
+
+  clientTail(count: number): { messages: ShownMessage[]; empty: boolean } {
+    const tail: ShownMessage[] = [] // newest first
+    let replies = 0 // the trailing assistant messages, while they last
+    let trailing = true
+    let before = Number.MAX_SAFE_INTEGER
+    for (;;) {
+      const events = this.log.shownBefore(before, TAIL_BATCH)
+      for (const event of events) {
+        for (const message of clientMessagesOf(event as MessageEvent).reverse()) {
+          if (trailing && message.role === 'assistant' && replies < TRAILING_REPLIES) replies++
+          else trailing = false
+          tail.push({ message, seq: event.seq })
+          if (!trailing && tail.length >= replies + count) return { messages: tail.reverse(), empty: false }
+        }
+      }
+      if (events.length < TAIL_BATCH) return { messages: tail.reverse(), empty: tail.length === 0 }
+      before = events.at(-1)!.seq
+    }
+  }
+
+  private resultOf(row: Row): TurnResult<Int32Array> {
     const events = this.log.range(row.first_seq, row.last_seq)
     const reply = events.find((e) => e.seq === row.reply_seq) as MessageEvent
     return {

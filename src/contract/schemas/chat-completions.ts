@@ -1,0 +1,107 @@
+import { z } from '@hono/zod-openapi'
+import { LIMITS } from '../limits'
+import { Id } from './common'
+import { ChatOptionsSchema, ToolChoiceSchema, ToolSchema, toolFieldsProblem } from './tools'
+
+/**
+ * `POST /v1/chat/completions`: the OpenAI Chat Completions request as the front door takes it.
+ * The honoured fields are checked; the ones it cannot honour are refused by name (a client
+ * asking for them would get something other than it asked for); any other field is ignored.
+ */
+
+/** Message content: text, or parts of which only text ones are taken (joined with a newline). */
+const Content = z.union([
+  z.string(),
+  z.array(z.looseObject({ type: z.string(), text: z.string().optional() })).max(LIMITS.contentParts),
+])
+
+const ToolCallSchema = z.looseObject({
+  id: z.string().min(1).max(LIMITS.toolNameChars),
+  type: z.literal('function'),
+  function: z.looseObject({ name: z.string().min(1).max(LIMITS.toolNameChars), arguments: z.string() }),
+})
+
+const ChatMessageSchema = z
+  .looseObject({
+    role: z.string(),
+    content: Content.nullable().optional(),
+    tool_calls: z.array(ToolCallSchema).min(1).max(LIMITS.toolItems).optional(),
+    tool_call_id: z.string().min(1).max(LIMITS.toolNameChars).optional(),
+  })
+  .superRefine((message, ctx) => {
+    const issue = (path: (string | number)[], text: string) => ctx.addIssue({ code: 'custom', path, message: text })
+    const roles = ['system', 'developer', 'user', 'assistant', 'tool']
+    if (!roles.includes(message.role)) {
+      issue(
+        ['role'],
+        message.role === 'function'
+          ? 'role "function" is not supported: use tools and tool messages'
+          : `must be one of ${roles.join(', ')}`,
+      )
+      return
+    }
+    if (Array.isArray(message.content)) {
+      message.content.forEach((part, j) => {
+        if (part.type !== 'text')
+          issue(['content', j, 'type'], `content parts other than text are not supported ("${part.type}")`)
+        else if (part.text === undefined) issue(['content', j, 'text'], 'is required')
+      })
+    }
+    const hasContent = message.content !== undefined && message.content !== null
+    if (message.role !== 'assistant' && !hasContent) issue(['content'], 'is required')
+    if (message.role === 'assistant' && !hasContent && !message.tool_calls) issue(['content'], 'is required without tool_calls')
+    if (message.tool_calls && message.role !== 'assistant') issue(['tool_calls'], 'only assistant messages carry tool calls')
+    if (message.role === 'tool' && message.tool_call_id === undefined) issue(['tool_call_id'], 'is required')
+  })
+
+/** A field the front door cannot honour, refused with a reason. */
+const refused = (reason: string) =>
+  z
+    .unknown()
+    .refine(() => false, reason)
+    .optional()
+
+export const ChatCompletionRequestSchema = z
+  .looseObject({
+    model: z.string().min(1).max(256).optional(),
+    messages: z.array(ChatMessageSchema).min(1).max(LIMITS.chatMessages),
+    stream: z.boolean().optional(),
+    stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullable().optional(),
+    session_id: Id.optional(),
+    tools: z.array(ToolSchema).min(1).max(LIMITS.toolItems).optional(),
+    tool_choice: ToolChoiceSchema.optional(),
+    parallel_tool_calls: z.boolean().optional(),
+    temperature: ChatOptionsSchema.shape.temperature.nullable(),
+    top_p: ChatOptionsSchema.shape.topP.nullable(),
+    max_tokens: ChatOptionsSchema.shape.maxTokens.nullable(),
+    max_completion_tokens: ChatOptionsSchema.shape.maxTokens.nullable(),
+    stop: ChatOptionsSchema.shape.stop.nullable(),
+    seed: ChatOptionsSchema.shape.seed.nullable(),
+    presence_penalty: ChatOptionsSchema.shape.presencePenalty.nullable(),
+    frequency_penalty: ChatOptionsSchema.shape.frequencyPenalty.nullable(),
+    response_format: ChatOptionsSchema.shape.responseFormat,
+    n: z.literal(1, 'only 1 choice is supported').nullable().optional(),
+    logprobs: z.literal(false, 'log probabilities are not supported').nullable().optional(),
+    top_logprobs: refused('log probabilities are not supported'),
+    audio: refused('audio output is not supported'),
+    modalities: z
+      .array(z.literal('text', 'only text output is supported'))
+      .refine((list) => list.length === 1, 'only ["text"] is supported')
+      .nullable()
+      .optional(),
+    prediction: refused('predicted outputs are not supported'),
+  })
+  .superRefine((input, ctx) => {
+    const problem = toolFieldsProblem({ tools: input.tools, toolChoice: input.tool_choice })
+    if (problem) {
+      const path = problem.path.map((part) => (part === 'toolChoice' ? 'tool_choice' : part))
+      ctx.addIssue({ code: 'custom', path, message: problem.message })
+    }
+  })
+  .openapi('ChatCompletionRequest', {
+    description:
+      'The OpenAI Chat Completions request. Honoured: model, messages, stream, stream_options.include_usage, tools, tool_choice, parallel_tool_calls, temperature, top_p, max_tokens / max_completion_tokens, stop, seed, presence_penalty, frequency_penalty, response_format. Refused (400): n ≠ 1, logprobs, top_logprobs, audio, modalities other than ["text"], prediction, content parts other than text, role function. Other fields are ignored.',
+  })
+
+export type ChatCompletionRequest = z.output<typeof ChatCompletionRequestSchema>
+export type ChatMessageInput = ChatCompletionRequest['messages'][number]

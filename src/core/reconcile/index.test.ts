@@ -1,0 +1,176 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { msg, sequenced } from '../testing'
+import { type ClientMessage, clientMessagesOf, messageKey, overlap, reconcile } from '.'
+
+const u = (content: string): ClientMessage => ({ role: 'user', content })
+const a = (content: string): ClientMessage => ({ role: 'assistant', content })
+const calls = (...ids: string[]): ClientMessage => ({
+  role: 'assistant',
+  content: '',
+  toolCalls: ids.map((id) => ({ id, name: 'f', arguments: `{"id":"${id}","n":1}` })),
+})
+const t = (id: string, content = `result ${id}`): ClientMessage => ({ role: 'tool', content, toolCallId: id })
+
+describe('the log as the client was shown it', () => {
+  it('leaves out system messages, summaries, interrupted results and recall; one message per tool response', () => {
+    const [system, summary, interrupted, tool, recall, mixed] = sequenced([
+      msg('S', { role: 'system', content: 'Be brief.' }),
+      msg('Σ', { role: 'assistant', content: 'summary' }, { synthetic: true }),
+      {
+        ...msg('I', { role: 'tool', content: null, toolResponses: [{ id: 'c0', name: 'f', data: 'x' }] }),
+        metadata: { interrupted: true },
+      },
+      msg('T', {
+        role: 'tool',
+        content: null,
+        toolResponses: [
+          { id: 'c1', name: 'f', data: 'one' },
+          { id: 'r1', name: 'recall_history', data: '{"hits":[]}' },
+          { id: 'c2', name: 'f', data: 'two' },
+        ],
+      }),
+      msg('R', { role: 'assistant', content: null, toolCalls: [{ id: 'r1', name: 'recall_history', arguments: '{}' }] }),
+      msg('M', {
+        role: 'assistant',
+        content: 'Checking',
+        toolCalls: [
+          { id: 'r2', name: 'recall_history', arguments: '{}' },
+          { id: 'c3', name: 'f', arguments: '{}' },
+        ],
+      }),
+    ])
+    for (const event of [system!, summary!, interrupted!, recall!]) expect(clientMessagesOf(event)).toEqual([])
+    expect(clientMessagesOf(tool!)).toEqual([t('c1', 'one'), t('c2', 'two')])
+    expect(clientMessagesOf(mixed!)).toEqual([
+      { role: 'assistant', content: 'Checking', toolCalls: [{ id: 'c3', name: 'f', arguments: '{}' }] },
+    ])
+  })
+
+  it('compares messages by role, content (null as ""), calls with their arguments as parsed JSON, and call id', () => {
+    const spaced = { ...calls('c1'), toolCalls: [{ id: 'c1', name: 'f', arguments: '{ "n": 1, "id": "c1" }' }] }
+    expect(messageKey(spaced)).toBe(messageKey(calls('c1')))
+    expect(messageKey(calls('c1'))).not.toBe(messageKey(calls('c2')))
+    expect(messageKey(u('x'))).not.toBe(messageKey(a('x')))
+    expect(messageKey(t('c1', 'x'))).not.toBe(messageKey(t('c2', 'x')))
+  })
+})
+
+describe('overlap', () => {
+  it('is the longest start of the request that ends the log', () => {
+    expect(overlap(['a', 'b', 'c'], ['x', 'a', 'b'])).toBe(2)
+    expect(overlap(['a', 'b'], ['a', 'b', 'a'])).toBe(1)
+    expect(overlap(['a', 'a', 'a'], ['a', 'a'])).toBe(2)
+    expect(overlap(['a'], [])).toBe(0)
+    expect(overlap([], ['a'])).toBe(0)
+  })
+
+  it('agrees with trying every k, for any two sequences', () => {
+    const seq = fc.array(fc.constantFrom('a', 'b', 'c'), { maxLength: 12 })
+    fc.assert(
+      fc.property(seq, seq, (request, log) => {
+        let k = Math.min(request.length, log.length)
+        while (k > 0 && request.slice(0, k).join() !== log.slice(log.length - k).join()) k--
+        expect(overlap(request, log)).toBe(k)
+      }),
+    )
+  })
+})
+
+describe('reconcile', () => {
+  const log = [u('hi'), a('hello'), u('weather?'), calls('c1'), t('c1'), a('sunny')]
+
+  it('finds what is new whether the client resends everything, some of it, or only what is new', () => {
+    for (const resent of [log, log.slice(2), log.slice(5), []]) {
+      expect(reconcile([...resent, u('thanks')], log, { logIsEmpty: false })).toEqual({
+        kind: 'new',
+        messages: [u('thanks')],
+        seeding: false,
+      })
+    }
+  })
+
+  it('takes leading tool messages as new: the results of pending calls', () => {
+    const waiting = log.slice(0, 4)
+    expect(reconcile([...waiting, t('c1')], waiting, { logIsEmpty: false })).toMatchObject({ messages: [t('c1')] })
+    expect(reconcile([t('c1')], waiting, { logIsEmpty: false })).toMatchObject({ messages: [t('c1')] })
+  })
+
+  it('is a retry when the log ends with a reply and the request (with an assistant message) is what came before it', () => {
+    expect(reconcile(log.slice(0, 5), log, { logIsEmpty: false })).toEqual({ kind: 'retry' })
+    expect(reconcile(log.slice(3, 5), log, { logIsEmpty: false })).toEqual({ kind: 'retry' })
+    // Without an assistant message it is a new message that happens to repeat the last one.
+    expect(reconcile([t('c1')], log, { logIsEmpty: false })).toEqual({ kind: 'new', messages: [t('c1')], seeding: false })
+  })
+
+  it('refuses a request ending with an assistant message or holding nothing new (400), an edited history (409)', () => {
+    expect(reconcile([u('x'), a('y')], log, { logIsEmpty: false })).toMatchObject({
+      kind: 'refused',
+      code: 'invalid_request',
+      at: 1,
+    })
+    expect(reconcile([...log], log, { logIsEmpty: false })).toMatchObject({ kind: 'refused', code: 'invalid_request' })
+    const edited = [u('hi'), a('HELLO (edited)'), u('and now?')]
+    expect(reconcile(edited, log, { logIsEmpty: false })).toMatchObject({ kind: 'refused', code: 'history_diverged', at: 1 })
+  })
+
+  it('on a session with no messages takes the whole request as given: the client seeds its history', () => {
+    const seed = [u('hi'), a('hello'), u('go on')]
+    expect(reconcile(seed, [], { logIsEmpty: true })).toEqual({ kind: 'new', messages: seed, seeding: true })
+  })
+})
+
+// ── property: whatever part of its history a client resends, each message is stored once ──────
+
+describe('a client resending any part of its history', () => {
+  it('leaves the log holding each message once, and a resent answered request is a retry', () => {
+    const step = fc.record({
+      resend: fc.nat(),
+      content: fc.constantFrom('hi', 'ok', 'why?', 'hello'),
+      tool: fc.boolean(),
+      again: fc.boolean(),
+    })
+    fc.assert(
+      fc.property(fc.array(step, { minLength: 1, maxLength: 12 }), (steps) => {
+        const stored: ClientMessage[] = [] // the session's log, as the client is shown it
+        const history: ClientMessage[] = [] // what the client holds
+        let replies = 0
+        const answer = (request: ClientMessage[]) => {
+          const result = reconcile(request, stored, { logIsEmpty: stored.length === 0 })
+          if (result.kind !== 'new') return result
+          stored.push(...result.messages)
+          // The model: a call for the first message of a tool turn, else a reply no other turn has.
+          const reply = request.at(-1)!.role === 'user' && toolTurn ? calls(`c${replies}`) : a(`reply ${replies}`)
+          replies++
+          stored.push(reply)
+          return { ...result, reply }
+        }
+        let toolTurn = false
+        for (const { resend, content, tool, again } of steps) {
+          toolTurn = tool
+          const resent = history.slice(history.length - Math.min(resend, history.length))
+          const request = [...resent, u(content)]
+          const first = answer(request)
+          expect(first.kind).toBe('new')
+          if (first.kind !== 'new' || !('reply' in first)) return
+          history.push(u(content), first.reply)
+          if (first.reply.toolCalls) {
+            // The client runs the tool and sends its result, after any part of its history.
+            const id = first.reply.toolCalls[0]!.id
+            const resentAgain = history.slice(history.length - Math.min(resend, history.length))
+            const continued = answer([...resentAgain, t(id)])
+            expect(continued.kind).toBe('new')
+            if (continued.kind !== 'new' || !('reply' in continued)) return
+            history.push(t(id), continued.reply)
+            if (again && resentAgain.some((m) => m.role === 'assistant')) {
+              expect(answer([...resentAgain, t(id)])).toEqual({ kind: 'retry' })
+            }
+          } else if (again && resent.some((m) => m.role === 'assistant')) {
+            expect(answer(request)).toEqual({ kind: 'retry' })
+          }
+          expect(stored.map(messageKey)).toEqual(history.map(messageKey))
+        }
+      }),
+    )
+  })
+})

@@ -1,0 +1,154 @@
+import type { MessageEvent, ToolCall } from '../events'
+import { RECALL_TOOL } from '../tool-pairs'
+
+/**
+ * Which messages of a chat-completions request are new. Clients send the whole history every
+ * time, or only what is new, or something in between; the log must end up holding each message
+ * once. The request's messages are matched against the log's, as the client was shown them.
+ */
+
+/** A message as a client sees and sends it (the OpenAI wire shape, system messages aside). */
+export interface ClientMessage {
+  role: 'user' | 'assistant' | 'tool'
+  /** null ≡ "". */
+  content: string
+  /** Assistant messages. */
+  toolCalls?: ToolCall[]
+  /** Tool messages. */
+  toolCallId?: string
+}
+
+/**
+ * A stored event as the client was shown it: nothing for system messages, synthetic events
+ * (summaries) and interrupted results; a tool event as one message per response; the service's
+ * own `recall_history` calls and their results taken out (a message left with nothing is skipped).
+ *
+ * @example
+ * clientMessagesOf(toolEvent) // [{ role: 'tool', content: '18°C', toolCallId: 'call_1' }, ...]
+ */
+export function clientMessagesOf(event: MessageEvent): ClientMessage[] {
+  const { message } = event
+  if (message.role === 'system' || event.synthetic || event.metadata.interrupted === true) return []
+  if (message.role === 'tool') {
+    return (message.toolResponses ?? [])
+      .filter((response) => response.name !== RECALL_TOOL)
+      .map((response) => ({ role: 'tool', content: response.data, toolCallId: response.id }))
+  }
+  const calls = (message.toolCalls ?? []).filter((call) => call.name !== RECALL_TOOL)
+  const content = message.content ?? ''
+  if (message.role === 'assistant') {
+    if (content === '' && calls.length === 0) return []
+    return [{ role: 'assistant', content, ...(calls.length > 0 ? { toolCalls: calls } : {}) }]
+  }
+  return [{ role: 'user', content }]
+}
+
+/** Arguments compare as parsed JSON (key order and spacing aside); text that is not JSON as itself. */
+function canonicalArguments(text: string): string {
+  try {
+    return JSON.stringify(sortKeys(JSON.parse(text)))
+  } catch {
+    return JSON.stringify(text)
+  }
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys)
+  if (value === null || typeof value !== 'object') return value
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((key) => [key, sortKeys((value as Record<string, unknown>)[key])]),
+  )
+}
+
+/** One text per message such that two messages are equal exactly when their texts are. */
+export function messageKey(message: ClientMessage): string {
+  const calls = (message.toolCalls ?? []).map((call) => [call.id, call.name, canonicalArguments(call.arguments)])
+  return JSON.stringify([message.role, message.content, calls, message.toolCallId ?? null])
+}
+
+/**
+ * The largest k such that the first k of `request` equal the last k of `log` (k ≤ both lengths),
+ * in one pass over both (the prefix function of request + separator + log).
+ */
+export function overlap(request: readonly string[], log: readonly string[]): number {
+  const text = [...request, null, ...log]
+  const prefix = new Int32Array(text.length)
+  for (let i = 1; i < text.length; i++) {
+    let k = prefix[i - 1]!
+    while (k > 0 && text[i] !== text[k]) k = prefix[k - 1]!
+    if (text[i] === text[k] && text[i] !== null) k++
+    prefix[i] = k
+  }
+  return text.length > request.length + 1 ? prefix[text.length - 1]! : 0
+}
+
+/** What a request's messages are, against the log's. */
+export type Reconciled =
+  /** The request repeats one already answered: the stored reply (the log's last message) is its answer. */
+  | { kind: 'retry' }
+  /** The messages to write (in order) and, when the session had none, that the client is seeding it. */
+  | { kind: 'new'; messages: ClientMessage[]; seeding: boolean }
+  /** Refused: `at` is the request message it is about (an index into `request`). */
+  | { kind: 'refused'; code: 'invalid_request' | 'history_diverged'; at: number; reason: string }
+
+/**
+ * Reconciles a request's non-system messages with the end of the log's (see {@link clientMessagesOf}),
+ * by the contract's steps: a retry of an answered request; else the request's messages after the
+ * longest prefix that ends the log are new; they must end with a user or tool message, and may
+ * hold an assistant message only when the session has none yet (a client seeding its history).
+ *
+ * `log` must hold the log's last `request.length` messages before its trailing assistant ones,
+ * and those; `logIsEmpty` says whether the session has no message at all.
+ *
+ * @example
+ * reconcile([u1, a1, u2], [u1, a1], { logIsEmpty: false }) // { kind: 'new', messages: [u2], seeding: false }
+ */
+export function reconcile(
+  request: readonly ClientMessage[],
+  log: readonly ClientMessage[],
+  options: { logIsEmpty: boolean },
+): Reconciled {
+  const requestKeys = request.map(messageKey)
+  const logKeys = log.map(messageKey)
+  // 4. A retry: the log ends with a reply, and the request is what came before it.
+  let before = logKeys.length
+  while (before > 0 && log[before - 1]!.role === 'assistant') before--
+  if (
+    before < logKeys.length &&
+    request.some((message) => message.role === 'assistant') &&
+    requestKeys.length <= before &&
+    requestKeys.every((key, i) => key === logKeys[before - requestKeys.length + i])
+  ) {
+    return { kind: 'retry' }
+  }
+  // 3. New = what follows the longest prefix of the request that ends the log.
+  const start = overlap(requestKeys, logKeys)
+  const fresh = request.slice(start)
+  const last = fresh.at(-1)
+  if (!last || last.role === 'assistant') {
+    return refused(
+      'invalid_request',
+      request.length - 1,
+      'the last message must be a user or tool message the session does not hold yet',
+    )
+  }
+  if (options.logIsEmpty) return { kind: 'new', messages: fresh, seeding: true }
+  const assistant = fresh.findIndex((message) => message.role === 'assistant')
+  if (assistant >= 0) {
+    return refused(
+      'history_diverged',
+      start + assistant,
+      "this assistant message is not in the session's history (an edited or foreign history): send only the new messages, or the history as the session holds it",
+    )
+  }
+  return { kind: 'new', messages: fresh, seeding: false }
+}
+
+const refused = (code: 'invalid_request' | 'history_diverged', at: number, reason: string): Reconciled => ({
+  kind: 'refused',
+  code,
+  at,
+  reason,
+})

@@ -1,0 +1,134 @@
+import { ServiceError } from '../contract/errors'
+import { type ClientMessage, type NewMessageEvent, reconcile, type TokenEstimator, type ToolCall } from '../core'
+import { openContinuation, turnEvent } from '../turns/open-step'
+import { runStep, type StepRequest, type TurnDeps } from '../turns/run-turn'
+import type { TurnResult } from '../turns/session'
+
+/** A chat-completions request as the session object takes it (see `./request` for how one is made). */
+export interface FrontDoorInput {
+  /** The request's messages other than system and developer ones, as the client sent them. */
+  messages: ClientMessage[]
+  /** Where each of them is in the request's `messages`, for errors naming it. */
+  positions: number[]
+  /** The model call's settings; `system` is the request's last system or developer message. */
+  request: StepRequest
+  /** The `Idempotency-Key` header, with the SHA-256 of the request's `messages` as JSON. */
+  idempotency?: { key: string; hash: string }
+}
+
+/**
+ * One chat-completions request with the session's memory: an `Idempotency-Key` seen before
+ * answers its first result; the request's messages are reconciled with the log's (see the
+ * core's `reconcile`) — a retry answers the stored reply, else only what is new is written, with
+ * the reply, as one turn step (leading tool messages are a continuation's results).
+ *
+ * @example
+ * const result = await frontDoorTurn({ messages: [{ role: 'user', content: 'Hi' }], positions: [0], request: {} }, deps)
+ */
+export async function frontDoorTurn<L>(input: FrontDoorInput, deps: TurnDeps<L>): Promise<TurnResult<L>> {
+  const { session, estimator } = deps
+  const records = await session.records()
+  if (input.idempotency && records) {
+    const found = records.idempotent(input.idempotency.key)
+    if (found && found.hash !== input.idempotency.hash) {
+      throw new ServiceError('id_conflict', `Idempotency-Key "${input.idempotency.key}" was sent before with other messages`)
+    }
+    if (found) return found.result
+  }
+  const tail = records?.clientTail(input.messages.length) ?? { messages: [], empty: true }
+  const reconciled = reconcile(
+    input.messages,
+    tail.messages.map((shown) => shown.message),
+    { logIsEmpty: tail.empty },
+  )
+  const field = (at: number) => `messages[${input.positions[at]}]`
+  if (reconciled.kind === 'refused') throw new ServiceError(reconciled.code, `${field(reconciled.at)}: ${reconciled.reason}`)
+  if (reconciled.kind === 'retry') return records!.storedReply(tail.messages.at(-1)!.seq)
+
+  const fresh = reconciled.messages
+  const start = input.messages.length - fresh.length
+  const fields = fresh.map((_, i) => field(start + i))
+  const step = { idempotency: input.idempotency }
+  if (reconciled.seeding)
+    return runStep({ ...seedEvents(fresh, fields, estimator), ...step, closesPending: false }, input.request, deps)
+
+  // Leading tool messages answer the pending calls, as `toolResults` would; then user messages.
+  let results = 0
+  while (results < fresh.length && fresh[results]!.role === 'tool') results++
+  const added: NewMessageEvent[] = []
+  if (results > 0) {
+    const given = fresh.slice(0, results).map((message) => ({ id: message.toolCallId!, data: message.content }))
+    const key = (at: number, part: 'id' | 'name') => `${fields[at]}.${part === 'id' ? 'tool_call_id' : 'name'}`
+    const opened = await openContinuation(given, session, estimator, key)
+    if (opened.kind === 'done') return opened.result
+    added.push(opened.added)
+  }
+  for (const [i, message] of fresh.entries()) {
+    if (i < results) continue
+    if (message.role === 'tool') throw strayResult(fields[i]!)
+    added.push(turnEvent({ role: 'user', content: message.content }, estimator))
+  }
+  // A continuation's tool event stands for all its results: named by the first.
+  const addedFields = results > 0 ? [fields[0]!, ...fields.slice(results)] : fields
+  return runStep({ ...step, added, fields: addedFields, closesPending: results === 0 }, input.request, deps)
+}
+
+/**
+ * A history a client seeds a new session with, as events: each message as it is, consecutive
+ * tool messages as one tool event (each response named as the call it answers).
+ */
+function seedEvents(
+  messages: readonly ClientMessage[],
+  fields: readonly string[],
+  estimator: TokenEstimator,
+): { added: NewMessageEvent[]; fields: string[] } {
+  const calls = new Map<string, ToolCall>()
+  const events: NewMessageEvent[] = []
+  const named: string[] = []
+  for (const [i, message] of messages.entries()) {
+    if (message.role !== 'tool') {
+      for (const call of message.toolCalls ?? []) calls.set(call.id, call)
+      events.push(
+        turnEvent(
+          { role: message.role, content: message.content, ...(message.toolCalls ? { toolCalls: message.toolCalls } : {}) },
+          estimator,
+        ),
+      )
+      named.push(fields[i]!)
+      continue
+    }
+    const call = calls.get(message.toolCallId!)
+    if (!call) throw strayResult(fields[i]!)
+    const response = { id: call.id, name: call.name, data: message.content }
+    const previous = events.at(-1)
+    if (previous?.message.role === 'tool' && messages[i - 1]?.role === 'tool') {
+      events[events.length - 1] = turnEvent(
+        { ...previous.message, toolResponses: [...previous.message.toolResponses!, response] },
+        estimator,
+        previous.id,
+      )
+    } else {
+      events.push(turnEvent({ role: 'tool', content: null, toolResponses: [response] }, estimator))
+      named.push(fields[i]!)
+    }
+  }
+  return { added: events, fields: named }
+}
+
+const strayResult = (field: string) =>
+  new ServiceError('invalid_request', `${field}: a tool message must follow the assistant message whose call it answers`)
+
+/** What the Worker needs of a front-door turn's result to answer in the OpenAI format: small, whatever its compactions listed. */
+export interface FrontDoorAnswer {
+  reply: TurnResult['reply']
+  status: TurnResult['status']
+  usage: TurnResult['usage']
+  /** As the upstream reported it; for a stored result, `tool_calls` or `stop`. */
+  finishReason: string
+}
+
+export function frontDoorAnswer(result: TurnResult): FrontDoorAnswer {
+  const stored = result.status === 'requires_action' ? 'tool_calls' : 'stop'
+  const finishReason = result.status === 'requires_action' ? 'tool_calls' : (result.finishReason ?? stored)
+  return { reply: result.reply, status: result.status, usage: result.usage, finishReason }
+}

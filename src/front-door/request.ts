@@ -1,0 +1,74 @@
+import type { ChatCompletionRequest, ChatMessageInput } from '../contract/schemas'
+import type { ClientMessage } from '../core'
+import type { FrontDoorInput } from '.'
+
+/** A message's text: its content, or its text parts joined with a newline; null ≡ "". */
+const textOf = (content: ChatMessageInput['content']): string =>
+  typeof content === 'string' ? content : (content ?? []).map((part) => part.text ?? '').join('\n')
+
+/** The SHA-256 of a text, as hex. */
+async function sha256(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text))
+  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, '0')).join('')
+}
+
+/**
+ * A validated chat-completions request as the session object takes it: the last system or
+ * developer message as the turn's system prompt, the other messages as the client sees them,
+ * the sampling fields in the turn's names (`max_completion_tokens` before `max_tokens`).
+ *
+ * @example
+ * const input = await frontDoorInput(body, c.req.header('Idempotency-Key'))
+ */
+export async function frontDoorInput(body: ChatCompletionRequest, idempotencyKey?: string): Promise<FrontDoorInput> {
+  let system: string | undefined
+  const messages: ClientMessage[] = []
+  const positions: number[] = []
+  body.messages.forEach((message, at) => {
+    const text = textOf(message.content)
+    if (message.role === 'system' || message.role === 'developer') {
+      if (text !== '') system = text
+      return
+    }
+    positions.push(at)
+    if (message.role === 'tool') messages.push({ role: 'tool', content: text, toolCallId: message.tool_call_id! })
+    else if (message.role === 'user') messages.push({ role: 'user', content: text })
+    else {
+      const toolCalls = (message.tool_calls ?? []).map((call) => ({
+        id: call.id,
+        name: call.function.name,
+        arguments: call.function.arguments,
+      }))
+      messages.push({ role: 'assistant', content: text, ...(toolCalls.length > 0 ? { toolCalls } : {}) })
+    }
+  })
+  const maxTokens = body.max_completion_tokens ?? body.max_tokens ?? undefined
+  const options = Object.fromEntries(
+    Object.entries({
+      temperature: body.temperature,
+      topP: body.top_p,
+      maxTokens,
+      stop: body.stop,
+      seed: body.seed,
+      presencePenalty: body.presence_penalty,
+      frequencyPenalty: body.frequency_penalty,
+      responseFormat: body.response_format,
+    }).filter(([, value]) => value !== undefined && value !== null),
+  )
+  return {
+    messages,
+    positions,
+    request: {
+      ...(system !== undefined ? { system } : {}),
+      ...(body.model !== undefined ? { model: body.model } : {}),
+      stream: body.stream ?? false,
+      ...(body.tools ? { tools: body.tools } : {}),
+      ...(body.tool_choice !== undefined ? { toolChoice: body.tool_choice } : {}),
+      ...(body.parallel_tool_calls !== undefined ? { parallelToolCalls: body.parallel_tool_calls } : {}),
+      ...(Object.keys(options).length > 0 ? { options } : {}),
+    },
+    ...(idempotencyKey !== undefined
+      ? { idempotency: { key: idempotencyKey, hash: await sha256(JSON.stringify(body.messages)) } }
+      : {}),
+  }
+}

@@ -1,0 +1,137 @@
+import { createRoute, z } from '@hono/zod-openapi'
+import { streamSSE } from 'hono/streaming'
+import { ServiceError } from '../../contract/errors'
+import { LIMITS } from '../../contract/limits'
+import { ChatCompletionRequestSchema, SessionId } from '../../contract/schemas'
+import type { FrontDoorAnswer } from '../../front-door'
+import { answeringModel, chatCompletion, chunkWriter } from '../../front-door/completion'
+import { frontDoorInput } from '../../front-door/request'
+import { modelSettings } from '../../models/config'
+import { type ReadFrame, turnFrames } from '../../turns/frames'
+import { body, errors, json, routes, sessionOf } from './openapi'
+import { interruptible } from './turns'
+
+const Headers = z.object({
+  'x-session-id': SessionId.optional().openapi({
+    description: 'The session (else the body’s `session_id`); created when absent.',
+  }),
+  'idempotency-key': z
+    .string()
+    .min(1)
+    .max(LIMITS.idempotencyKeyChars)
+    .optional()
+    .openapi({ description: 'A repeat with the same key and messages returns the first result without calling the model.' }),
+})
+
+const ChatCompletionSchema = z
+  .looseObject({
+    id: z.string(),
+    object: z.literal('chat.completion'),
+    created: z.int(),
+    model: z.string(),
+    choices: z.array(z.unknown()),
+  })
+  .openapi('ChatCompletion', { description: 'An OpenAI chat.completion (streamed: chat.completion.chunk frames, then [DONE]).' })
+
+const completions = createRoute({
+  method: 'post',
+  path: '/v1/chat/completions',
+  summary: 'OpenAI-compatible chat completions with the session’s memory',
+  description:
+    'Send the whole history or only what is new: each message is stored once. The session is named by `X-Session-Id` (or `session_id`) and created when absent; the response echoes `X-Session-Id`.',
+  request: { headers: Headers, ...body(ChatCompletionRequestSchema) },
+  responses: {
+    200: {
+      description: 'A chat.completion, or with `stream: true` server-sent chat.completion.chunk frames',
+      content: { 'application/json': { schema: ChatCompletionSchema }, 'text/event-stream': { schema: ChatCompletionSchema } },
+    },
+    ...errors(400, 401, 409, 413, 415, 502, 503),
+  },
+})
+
+const ModelListSchema = z
+  .object({
+    object: z.literal('list'),
+    data: z.array(z.object({ id: z.string(), object: z.literal('model'), owned_by: z.string() })),
+  })
+  .openapi('ModelList')
+
+const models = createRoute({
+  method: 'get',
+  path: '/v1/models',
+  summary: 'The models turns can use (OpenAI format)',
+  responses: { 200: json(ModelListSchema, 'The configured chat model'), ...errors(401) },
+})
+
+/** Reads a `done` frame's answer: small by design (see `frontDoorAnswer`). */
+const answerOf = async (frame: Extract<ReadFrame, { type: 'done' }>) =>
+  JSON.parse(await new Response(frame.result).text()) as FrontDoorAnswer
+
+/** The front door: `/v1/chat/completions` and `/v1/models`. */
+export const chatCompletionRoutes = routes()
+chatCompletionRoutes.use('/v1/chat/completions', async (c, next) => {
+  await next()
+  // Every answer after authentication names the session it was about.
+  const id = c.req.header('X-Session-Id')
+  if (id !== undefined && !c.res.headers.has('X-Session-Id')) c.res.headers.set('X-Session-Id', id)
+})
+chatCompletionRoutes
+  .openapi(completions, async (c) => {
+    const request = c.req.valid('json')
+    const headers = c.req.valid('header')
+    const sessionId = headers['x-session-id'] ?? request.session_id
+    if (sessionId === undefined) {
+      throw new ServiceError(
+        'invalid_request',
+        'X-Session-Id: the header (or the body’s session_id) is required: it names the session',
+      )
+    }
+    c.header('X-Session-Id', sessionId)
+    const input = await frontDoorInput(request, headers['idempotency-key'])
+    const address = { userId: c.get('userId'), sessionId }
+    const frames = interruptible(turnFrames(await sessionOf(c, sessionId).chatCompletion(address, input)))
+    const first = (await frames.next()).value
+    if (!first) throw new Error('the completion ended without an answer')
+    if (first.type === 'error') throw new ServiceError(first.error.code, first.error.message)
+    const requested = request.model ?? modelSettings(c.env).chatModel
+    if (!request.stream) {
+      if (first.type !== 'done') throw new Error('a plain completion answered with a delta')
+      return c.json(chatCompletion(await answerOf(first), requested), 200)
+    }
+    return streamSSE(c, async (sse) => {
+      sse.onAbort(() => void frames.return(undefined))
+      const write = (data: unknown) => sse.writeSSE({ data: JSON.stringify(data) })
+      const chunks = chunkWriter(requested)
+      let streamed = false
+      await write(chunks.role())
+      for (let frame: ReadFrame | undefined = first; frame; frame = (await frames.next()).value ?? undefined) {
+        if (frame.type === 'delta') {
+          streamed = true
+          await write(chunks.content(frame.text))
+        } else if (frame.type === 'tool_call') {
+          streamed = true
+          await write(chunks.toolCall(frame.call))
+        } else if (frame.type === 'error') {
+          await write({ error: { ...frame.error, type: frame.error.code } })
+          break
+        } else {
+          const answer = await answerOf(frame)
+          // A stored answer (a retry) comes whole: its reply goes out as one piece.
+          if (!streamed) {
+            if (answer.reply.message.content) await write(chunks.content(answer.reply.message.content))
+            if (answer.status === 'requires_action')
+              for (const call of answer.reply.message.toolCalls ?? []) await write(chunks.toolCall(call))
+          }
+          await write({ ...chunks.finish(answer.finishReason), model: answeringModel(answer, requested) })
+          if (request.stream_options?.include_usage) await write(chunks.usage(answer.usage))
+          break
+        }
+      }
+      await sse.writeSSE({ data: '[DONE]' })
+    })
+  })
+  .openapi(models, (c) => {
+    const settings = modelSettings(c.env)
+    const data = settings.model ? [{ id: settings.chatModel, object: 'model' as const, owned_by: 'durable-sessions' }] : []
+    return c.json({ object: 'list' as const, data }, 200)
+  })

@@ -1,0 +1,33 @@
+import { inject } from 'vitest'
+
+let counter = 0
+/** A session id of its own per test. */
+export const newSessionId = (prefix = 'client') => `${prefix}-${Date.now().toString(36)}-${++counter}`
+let tags = 0
+/** A unique tag for the fake upstream's record (`model#tag`). */
+export const newTag = () => `c${Date.now().toString(36)}${++tags}`
+
+/** The session's whole log, read through the service's own API. */
+export async function logOf(
+  sessionId: string,
+): Promise<{ message: { role: string; content: string | null; toolCalls?: unknown[]; toolResponses?: unknown[] } }[]> {
+  const response = await fetch(`${inject('apiBase')}/sessions/${sessionId}/events?limit=1000`, {
+    headers: { Authorization: `Bearer ${inject('apiKey')}` },
+  })
+  if (!response.ok) throw new Error(`log of ${sessionId}: ${response.status} ${await response.text()}`)
+  return ((await response.json()) as { events: { type: string }[] }).events.filter((e) => e.type === 'MESSAGE') as never
+}
+
+/** What the fake upstream was sent for a tag, in order. */
+export async function upstreamSent(tag: string): Promise<{ body: { messages: { role: string; content: string | null }[] } }[]> {
+  return (await fetch(`${inject('upstreamUrl')}/__requests?tag=${encodeURIComponent(tag)}`)).json() as never
+}
+
+/** A log in short: `role:content`, tool calls and results by id. */
+export const shown = (log: Awaited<ReturnType<typeof logOf>>) =>
+  log.map(({ message: m }) => {
+    if (m.toolCalls) return `${m.role}:calls ${(m.toolCalls as { id: string }[]).map((c) => c.id).join(',')}`
+    if (m.toolResponses)
+      return `${m.role}:${(m.toolResponses as { id: string; data: string }[]).map((r) => `${r.id}=${r.data}`).join(',')}`
+    return `${m.role}:${m.content ?? ''}`
+  })
