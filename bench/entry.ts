@@ -316,22 +316,21 @@ export default {
         const history = body.history
         const keep = history.length
         const compaction = JSON.parse(q('compaction'))
-        const rows = { rowsRead: 0, rowsWritten: 0 }
-        const samples = await timed(
-          n('runs'),
-          async (i) => {
-            history.push({ role: 'user', content: message(i) })
-            const sent = keep === 0 ? history.slice(-1) : history.slice(-(keep + 1))
-            const input = await frontDoorInput({ model: 'echo', messages: sent as never })
-            await session().takeRows()
-            const stream = await session().chatCompletion(address(), { ...input, request: { ...input.request, compaction } })
-            const text = await new Response(stream).text()
-            Object.assign(rows, await session().takeRows())
-            const answer = JSON.parse(text.slice(text.indexOf('\n') + 1)) as { reply: { message: { content: string } } }
-            history.push({ role: 'assistant', content: answer.reply.message.content })
-          },
-          batch,
-        )
+        const turn = async (i: number) => {
+          history.push({ role: 'user', content: message(i) })
+          const sent = keep === 0 ? history.slice(-1) : history.slice(-(keep + 1))
+          const input = await frontDoorInput({ model: 'echo', messages: sent as never })
+          const stream = await session().chatCompletion(address(), { ...input, request: { ...input.request, compaction } })
+          const text = await new Response(stream).text()
+          if (!text.startsWith('{"type":"done"}')) throw new Error(`front door: ${text.slice(0, 300)}`)
+          const answer = JSON.parse(text.slice(text.indexOf('\n') + 1)) as { reply: { message: { content: string } } }
+          history.push({ role: 'assistant', content: answer.reply.message.content })
+        }
+        const samples = await timed(n('runs'), turn, batch)
+        // The rows of one more such turn, counted outside the timed ones.
+        await session().takeRows()
+        await turn(op++)
+        const rows = await session().takeRows()
         return Response.json({ samples, rows })
       }
       case '/bench/turn-rows': {

@@ -383,8 +383,13 @@ type LogEvent = {
 /** A session's last `count` messages as its client holds them: the OpenAI wire shape. */
 async function clientHistory(id: string, count: number): Promise<unknown[]> {
   const { version } = await api('GET', `/v1/sessions/${id}`)
-  const page = await api('GET', `/v1/sessions/${id}/events?after=${Math.max(0, version - count - 50)}&limit=1000`)
-  const messages = (page.events as LogEvent[]).flatMap((e): unknown[] => {
+  const events: LogEvent[] = []
+  for (let after: number | null = Math.max(0, version - count - 200); after !== null; ) {
+    const page = await api('GET', `/v1/sessions/${id}/events?after=${after}&limit=1000`)
+    events.push(...page.events)
+    after = page.nextAfter
+  }
+  const messages = events.flatMap((e): unknown[] => {
     const m = e.message
     if (e.type !== 'MESSAGE' || e.synthetic || m!.role === 'system' || e.metadata.interrupted) return []
     if (m!.role === 'tool') return m!.toolResponses!.map((r) => ({ role: 'tool', tool_call_id: r.id, content: r.data }))

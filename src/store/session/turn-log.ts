@@ -19,8 +19,6 @@ export interface TurnStep {
   idempotency?: { key: string; hash: string }
 }
 
-/** Events read backwards per statement while looking for the client's view of the log's end. */
-const TAIL_BATCH = 64
 /** Trailing assistant messages looked at, at most, before the ones a request is matched against. */
 const TRAILING_REPLIES = 1000
 
@@ -75,8 +73,10 @@ export class TurnLog implements TurnRecords<Int32Array> {
     let replies = 0 // the trailing assistant messages, while they last
     let trailing = true
     let before = Number.MAX_SAFE_INTEGER
-    for (;;) {
-      const events = this.log.shownBefore(before, TAIL_BATCH)
+    // Rows read follow the request: first what it needs if each event is one message (and the
+    // reply after it), then twice as many each time.
+    for (let batch = count + 1; ; batch = Math.min(batch * 2, 4096)) {
+      const events = this.log.shownBefore(before, batch)
       for (const event of events) {
         for (const message of clientMessagesOf(event as MessageEvent).reverse()) {
           if (trailing && message.role === 'assistant' && replies < TRAILING_REPLIES) replies++
@@ -85,7 +85,7 @@ export class TurnLog implements TurnRecords<Int32Array> {
           if (!trailing && tail.length >= replies + count) return { messages: tail.reverse(), empty: false }
         }
       }
-      if (events.length < TAIL_BATCH) return { messages: tail.reverse(), empty: tail.length === 0 }
+      if (events.length < batch) return { messages: tail.reverse(), empty: tail.length === 0 }
       before = events.at(-1)!.seq
     }
   }
