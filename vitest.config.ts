@@ -47,7 +47,7 @@ export default defineConfig({
         test: { name: 'node', environment: 'node', include: pure },
       },
       {
-        plugins: [withUpstream({ MODEL_TIMEOUT_MS: '2000' })],
+        plugins: [withUpstream({ MODEL_TIMEOUT_MS: '2000', MODEL_CONTEXT_TOKENS: '{"echo#small": 2048}' })],
         test: {
           ...workers,
           name: 'workers',

@@ -13,6 +13,8 @@ interface AppVariables {
   SUMMARY_MODEL?: string
   /** The chat model's context budget for a prompt, in tokens. */
   CHAT_CONTEXT_TOKENS?: string
+  /** JSON `{ "<model>": tokens }`: context windows per model, overriding CHAT_CONTEXT_TOKENS for that model. */
+  MODEL_CONTEXT_TOKENS?: string
   /** `max_tokens` for replies and for summaries. */
   CHAT_MAX_TOKENS?: string
   SUMMARY_MAX_TOKENS?: string

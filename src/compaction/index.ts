@@ -5,6 +5,7 @@ import {
   type CompactionResult,
   compact,
   type MessageSkeleton,
+  type ModelFit,
   type SessionInfo,
   type SessionStore,
   type Summarizer,
@@ -23,6 +24,8 @@ export interface PassRequest {
   strategy: StrategySpec
   /** A user message about to be sent: it counts as the newest turn (see the core's `compact`). */
   pending?: readonly MessageSkeleton[]
+  /** The model the pass fits for (its prompt budget, the session's calibration): what `contextFraction` is a fraction of. */
+  model: ModelFit
 }
 
 /** Runs compaction passes on a session's store, with a model-backed summarizer when a strategy asks for one. */
@@ -53,11 +56,14 @@ export function compactor(options: CompactorOptions): Compactor {
     if (!spec) return null
     const models = modelSettings(options.env)
     if (!models.model) throw new ServiceError('not_configured', `summaries need a model; ${NOT_CONFIGURED}`)
+    if (models.problem) throw new ServiceError('not_configured', models.problem)
+    const modelName = spec.model ?? models.summaryModel
     return modelSummarizer({
       model: models.model,
-      modelName: spec.model ?? models.summaryModel,
+      modelName,
       maxTokens: models.summaryTokens,
-      contextTokens: models.contextTokens,
+      contextTokens: models.contextTokensOf(modelName),
+      instructions: spec.instructions,
       overlapSize: spec.overlapSize,
       systemPrompt: spec.systemPrompt,
       shadowPrompt: spec.shadowPrompt,
@@ -74,6 +80,7 @@ export function compactor(options: CompactorOptions): Compactor {
             strategy: { window: request.strategy.window, summarizer },
             session,
             pending: request.pending,
+            model: request.model,
           },
           {
             store,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { parsePolicyJson } from '../contract/schemas'
+import { cutWindow, fires } from '../core'
 import { defaultPolicy, turnPolicy } from './policy'
 
 const parse = (json: string) => parsePolicyJson(json, 'COMPACTION_POLICY')
@@ -36,7 +37,7 @@ describe('COMPACTION_POLICY', () => {
 
 describe('turnPolicy', () => {
   const session = { trigger: { turnCount: 3 }, strategy: {} }
-  const base = { requested: undefined, session: null, deployment: undefined, promptBudget: 7168, summaries: true }
+  const base = { requested: undefined, session: null, deployment: undefined, summaries: true }
 
   it('takes the request’s, then the session’s, then the deployment’s, then the built-in one', () => {
     const requested = { trigger: { always: true as const }, strategy: {} }
@@ -47,20 +48,29 @@ describe('turnPolicy', () => {
       trigger: { turnCount: 9 },
       strategy: {},
     })
-    expect(turnPolicy(base)).toEqual(defaultPolicy(7168, true))
+    expect(turnPolicy(base)).toEqual(defaultPolicy(true))
   })
 
   it('falls back to the built-in default when COMPACTION_POLICY is not valid', () => {
-    expect(turnPolicy({ ...base, deployment: '{"trigger":{"turnCount":"nine"}}' })).toEqual(defaultPolicy(7168, true))
+    expect(turnPolicy({ ...base, deployment: '{"trigger":{"turnCount":"nine"}}' })).toEqual(defaultPolicy(true))
   })
 })
 
 describe('defaultPolicy', () => {
-  it('fires at 60% of the prompt budget, keeps 30%, and summarizes when a model is configured', () => {
-    expect(defaultPolicy(7168, true)).toEqual({
-      trigger: { tokenCount: 4300 },
-      strategy: { window: { tokenBudget: 2150 }, summarizer: {} },
+  it('fires at 60% of the model’s prompt budget, keeps 30%, and summarizes when a model is configured', () => {
+    expect(defaultPolicy(true)).toEqual({
+      trigger: { contextFraction: 0.6 },
+      strategy: { window: { contextFraction: 0.3 }, summarizer: {} },
     })
-    expect(defaultPolicy(7168, false).strategy.summarizer).toBeUndefined()
+    expect(defaultPolicy(false).strategy.summarizer).toBeUndefined()
+  })
+
+  it('behaves as before with the default sizes: fires at 60% of 7,168 tokens (4,300.8), keeps 2,150', () => {
+    const model = { promptBudget: 8192 - 1024, ratio: 1 }
+    const { trigger, strategy } = defaultPolicy(true)
+    // The trigger was tokenCount(4300): a fraction of the budget now, the same within a token.
+    expect(fires(trigger!, { turns: 1, tokens: 4301, model })).toBe(true)
+    expect(fires(trigger!, { turns: 1, tokens: 4300, model })).toBe(false)
+    expect(cutWindow(strategy.window!, model)).toEqual({ tokenBudget: 2150 })
   })
 })

@@ -3,16 +3,16 @@ import { log } from '../log'
 
 /**
  * The built-in policy for turns when neither the request, the session nor COMPACTION_POLICY
- * gives one: leave conversations alone until they fill 60% of the prompt budget, then keep the
- * newest 30% (whole turns) and summarize the rest when a model is configured.
+ * gives one: leave conversations alone until they fill 60% of the model's prompt budget, then
+ * keep the newest 30% (whole turns) and summarize the rest when a model is configured.
  *
  * @example
- * defaultPolicy(7168, true) // { trigger: { tokenCount: 4300 }, strategy: { window: { tokenBudget: 2150 }, summarizer: {} } }
+ * defaultPolicy(true) // { trigger: { contextFraction: 0.6 }, strategy: { window: { contextFraction: 0.3 }, summarizer: {} } }
  */
-export function defaultPolicy(promptBudget: number, summaries: boolean): Policy {
+export function defaultPolicy(summaries: boolean): Policy {
   return {
-    trigger: { tokenCount: Math.max(1, Math.floor(promptBudget * 0.6)) },
-    strategy: { window: { tokenBudget: Math.max(1, Math.floor(promptBudget * 0.3)) }, ...(summaries ? { summarizer: {} } : {}) },
+    trigger: { contextFraction: 0.6 },
+    strategy: { window: { contextFraction: 0.3 }, ...(summaries ? { summarizer: {} } : {}) },
   }
 }
 
@@ -43,8 +43,7 @@ export interface PolicySources {
   session: Policy | null
   /** The deployment's COMPACTION_POLICY text. */
   deployment: string | undefined
-  /** The prompt budget and whether summaries are possible, for the built-in default. */
-  promptBudget: number
+  /** Whether summaries are possible, for the built-in default. */
   summaries: boolean
 }
 
@@ -54,10 +53,5 @@ export interface PolicySources {
  */
 export function turnPolicy(sources: PolicySources): Policy | null {
   if (sources.requested === false) return null
-  return (
-    sources.requested ??
-    sources.session ??
-    deploymentPolicy(sources.deployment) ??
-    defaultPolicy(sources.promptBudget, sources.summaries)
-  )
+  return sources.requested ?? sources.session ?? deploymentPolicy(sources.deployment) ?? defaultPolicy(sources.summaries)
 }

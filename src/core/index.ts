@@ -3,6 +3,7 @@
  * It runs in plain Node as well as in workerd. This is its public surface; the steps inside a
  * pass (the split, the raw cut, turn safety, the events a pass records) stay internal.
  */
+export { absorb, type Calibration, RATIO_BOUNDS, UNCALIBRATED } from './calibration'
 export {
   type CompactDeps,
   type CompactionResult,
@@ -43,7 +44,18 @@ export {
   type ToolResultsPlan,
   type ToolResultsRefusal,
 } from './tool-results'
-export { fires, type KindValue, TRIGGER_KINDS, TRIGGER_LIMITS, type Trigger, triggerProblem, triggers } from './triggers'
+export {
+  calibrated,
+  fires,
+  isFraction,
+  type KindValue,
+  type ModelFit,
+  TRIGGER_KINDS,
+  TRIGGER_LIMITS,
+  type Trigger,
+  triggerProblem,
+  triggers,
+} from './triggers'
 export { analyzeColumns, analyzeView, type ColumnsAnalysis, type ViewAnalysis, viewTokens } from './view'
 export {
   allSeqs,
@@ -59,4 +71,4 @@ export {
   type ViewColumns,
 } from './view/columns'
 export { advanceStats, EMPTY_STATS, statsOf, statsOfColumns, type ViewStats } from './view/stats'
-export { DEFAULT_WINDOW, WINDOW_KINDS, type Window, windowProblem, windows } from './windows'
+export { type CutWindow, cutWindow, DEFAULT_WINDOW, WINDOW_KINDS, type Window, windowProblem, windows } from './windows'

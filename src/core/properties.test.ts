@@ -9,13 +9,20 @@ import { isTurnStart, type MessageEvent, type NewMessageEvent, type Role, type S
 import { extendView, project } from './projection'
 import type { SummaryOutcome } from './summarizer'
 import { depsFor, ids, msg, storeOf } from './testing'
+import type { ModelFit } from './triggers'
 import { analyzeView } from './view'
 import type { Window } from './windows'
 
 type Draft = { role: Role; tokens: number; synthetic?: false }
 type Op =
   | { kind: 'append'; messages: Draft[] }
-  | { kind: 'pass'; window: Window; summarizer: 'none' | 'summary' | 'declined' | 'failed'; racing: Draft[] }
+  | {
+      kind: 'pass'
+      window: Window
+      model: ModelFit
+      summarizer: 'none' | 'summary' | 'declined' | 'failed'
+      racing: Draft[]
+    }
 
 const draft: fc.Arbitrary<Draft> = fc.record({
   role: fc.constantFrom<Role>('user', 'user', 'assistant', 'assistant', 'tool', 'system'),
@@ -25,7 +32,13 @@ const window: fc.Arbitrary<Window> = fc.oneof(
   fc.integer({ min: 1, max: 12 }).map((n) => ({ lastEvents: n })),
   fc.integer({ min: 1, max: 5 }).map((n) => ({ lastTurns: n })),
   fc.integer({ min: 1, max: 300 }).map((t) => ({ tokenBudget: t })),
+  fc.double({ min: 0.001, max: 1, noNaN: true }).map((f) => ({ contextFraction: f })),
 )
+/** The model a pass fits for: what a contextFraction window is a fraction of. */
+const model: fc.Arbitrary<ModelFit> = fc.record({
+  promptBudget: fc.integer({ min: 1, max: 400 }),
+  ratio: fc.double({ min: 0.5, max: 3, noNaN: true }),
+})
 const op: fc.Arbitrary<Op> = fc.oneof(
   {
     weight: 3,
@@ -36,6 +49,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant('pass' as const),
       window,
+      model,
       summarizer: fc.constantFrom('none' as const, 'summary' as const, 'declined' as const, 'failed' as const),
       racing: fc.array(draft, { maxLength: 3 }),
     }),
@@ -89,7 +103,10 @@ async function run(ops: Op[]) {
               }
             },
           }
-    const result = await compact({ session: { id: 's', metadata: {} }, strategy: { window: o.window, summarizer } }, deps)
+    const result = await compact(
+      { session: { id: 's', metadata: {} }, strategy: { window: o.window, summarizer }, model: o.model },
+      deps,
+    )
     steps.push({ before, after: project(store.log), logBefore, logAfter: store.log.length, result, raced })
   }
   return { store, steps }
@@ -134,7 +151,7 @@ function expectInvariants(log: readonly SessionEvent[], steps: Step[], cutSeed: 
 }
 
 describe('compaction invariants over random logs', () => {
-  it('hold after every append and pass: the view, turn safety, nothing lost, nothing written when unchanged, cached views', async () => {
+  it('hold after every append and pass (fraction windows of any model included): the view, turn safety, nothing lost, nothing written when unchanged, cached views', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(op, { maxLength: 40 }), fc.nat(), async (ops, cutSeed) => {
         const { store, steps } = await run(ops)

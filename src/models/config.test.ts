@@ -57,3 +57,20 @@ describe('modelSettings', () => {
     expect(settings).toMatchObject({ contextTokens: 32000, replyTokens: 1024, summaryTokens: 1024 })
   })
 })
+
+describe('MODEL_CONTEXT_TOKENS', () => {
+  it('gives a model its own context window; other models keep CHAT_CONTEXT_TOKENS', () => {
+    const settings = modelSettings({ ...env, CHAT_CONTEXT_TOKENS: '8192', MODEL_CONTEXT_TOKENS: '{"small":2048,"large":128000}' })
+    expect(settings.problem).toBeNull()
+    expect(settings.contextTokensOf('small')).toBe(2048)
+    expect(settings.contextTokensOf('large')).toBe(128_000)
+    expect(settings.contextTokensOf('other')).toBe(8192)
+  })
+
+  it('anything but a JSON object of positive integers is a problem naming the variable', () => {
+    for (const bad of ['not json', '[1,2]', '"x"', '{"m":0}', '{"m":1.5}', '{"m":"4096"}', '{"m":-1}', 'null']) {
+      const settings = modelSettings({ ...env, MODEL_CONTEXT_TOKENS: bad })
+      expect(settings.problem, bad).toContain('MODEL_CONTEXT_TOKENS')
+    }
+  })
+})

@@ -9,8 +9,12 @@ export interface ModelSettings {
   model: ChatModel | null
   chatModel: string
   summaryModel: string
-  /** The context budget of a prompt, in tokens. */
+  /** The context budget of a prompt and its reply, in tokens: CHAT_CONTEXT_TOKENS. */
   contextTokens: number
+  /** A model's context window: its MODEL_CONTEXT_TOKENS entry, else `contextTokens`. */
+  contextTokensOf(model: string): number
+  /** What is wrong with the model variables (MODEL_CONTEXT_TOKENS), or null: turns and summaries are then 503. */
+  problem: string | null
   /** `max_tokens` for a reply. */
   replyTokens: number
   /** `max_tokens` for a summary. */
@@ -28,6 +32,28 @@ export const DEFAULTS = {
 
 export const NOT_CONFIGURED =
   'no chat model is configured: set OPENAI_BASE_URL (and OPENAI_API_KEY, CHAT_MODEL) for an OpenAI-compatible upstream, or deploy with the AI binding (`wrangler deploy --env ai`)'
+
+/** MODEL_CONTEXT_TOKENS read: a map of positive integers, or what is wrong with it. */
+function modelContexts(text: string | undefined): { sizes: Map<string, number> } | { problem: string } {
+  if (text === undefined || text.trim() === '') return { sizes: new Map() }
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    return { problem: 'MODEL_CONTEXT_TOKENS is not valid JSON: set it to a JSON object { "<model>": tokens }' }
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    return { problem: 'MODEL_CONTEXT_TOKENS must be a JSON object { "<model>": tokens }' }
+  }
+  const sizes = new Map<string, number>()
+  for (const [model, tokens] of Object.entries(parsed)) {
+    if (!Number.isSafeInteger(tokens) || (tokens as number) < 1) {
+      return { problem: `MODEL_CONTEXT_TOKENS["${model}"] must be a positive integer of tokens` }
+    }
+    sizes.set(model, tokens as number)
+  }
+  return { sizes }
+}
 
 const positive = (value: string | undefined, fallback: number) => {
   const n = Number(value)
@@ -65,11 +91,15 @@ function readSettings(env: Env): ModelSettings {
     fallbackModel = DEFAULTS.workersAIModel
   }
   const chatModel = env.CHAT_MODEL || fallbackModel
+  const contextTokens = positive(env.CHAT_CONTEXT_TOKENS, DEFAULTS.contextTokens)
+  const contexts = modelContexts(env.MODEL_CONTEXT_TOKENS)
   return {
     model,
     chatModel,
     summaryModel: env.SUMMARY_MODEL || chatModel,
-    contextTokens: positive(env.CHAT_CONTEXT_TOKENS, DEFAULTS.contextTokens),
+    contextTokens,
+    contextTokensOf: (name) => ('sizes' in contexts ? contexts.sizes.get(name) : undefined) ?? contextTokens,
+    problem: 'problem' in contexts ? contexts.problem : null,
     replyTokens: positive(env.CHAT_MAX_TOKENS, DEFAULTS.replyTokens),
     summaryTokens: positive(env.SUMMARY_MAX_TOKENS, DEFAULTS.summaryTokens),
   }

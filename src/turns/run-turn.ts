@@ -5,15 +5,18 @@ import { contentTooLarge } from '../contract/limits'
 import { toOpenAIMessages } from '../contract/openai-messages'
 import type { Policy, TurnInput } from '../contract/schemas'
 import {
+  absorb,
   allSeqs,
   type CompactionResult,
   type FitState,
   type FitStep,
+  type ModelFit,
   type NewMessageEvent,
   planPromptFit,
   RECALL_TOOL,
   type TokenEstimator,
   type ToolCall,
+  UNCALIBRATED,
 } from '../core'
 import { log } from '../log'
 import { type ModelSettings, NOT_CONFIGURED } from '../models/config'
@@ -80,6 +83,7 @@ export async function runStep<L>(step: TurnStep, input: StepRequest, deps: TurnD
   const { session, models, compactor, estimator } = deps
   const model = models.model
   if (!model) throw new ServiceError('not_configured', NOT_CONFIGURED)
+  if (models.problem) throw new ServiceError('not_configured', models.problem)
   for (const [i, event] of step.added.entries()) {
     const tooLarge = contentTooLarge(step.fields[i]!, event.message)
     if (tooLarge) throw tooLarge
@@ -95,11 +99,14 @@ export async function runStep<L>(step: TurnStep, input: StepRequest, deps: TurnD
   // The tools are sent with the prompt: their JSON counts toward it.
   const toolsTokens = input.tools ? estimator.count(JSON.stringify(input.tools)) : 0
   let state = await session.promptState()
+  const turnModel = input.model ?? models.chatModel
+  // The turn's own model decides the budget; estimates are scaled by what the model was seen to count.
+  const calibration = state?.calibration ?? UNCALIBRATED
+  const fit: ModelFit = { promptBudget: models.contextTokensOf(turnModel) - replyTokens, ratio: calibration.ratio }
   const policy = turnPolicy({
     requested: input.compaction,
     session: state?.policy ?? null,
     deployment: deps.deploymentPolicy,
-    promptBudget: models.contextTokens - replyTokens,
     summaries: models.model !== null,
   })
   // The request's system message is written only when it differs from the latest stored one.
@@ -110,14 +117,16 @@ export async function runStep<L>(step: TurnStep, input: StepRequest, deps: TurnD
 
   const context: ContextReport<L> = {
     promptTokens: 0,
-    budget: models.contextTokens - replyTokens,
+    budget: fit.promptBudget,
     compactions: [],
     retried: false,
+    calibration,
   }
   let passes = 0
   const planFit = (refused?: FitState['refused']): FitStep =>
     planPromptFit({
-      budget: context.budget,
+      // In estimate units: the budget as many estimated tokens as the model would count in it.
+      budget: Math.floor(fit.promptBudget / fit.ratio),
       parts: {
         viewTokens: state?.viewTokens ?? 0,
         storedSystemTokens: state?.latestSystem?.tokens ?? 0,
@@ -137,7 +146,7 @@ export async function runStep<L>(step: TurnStep, input: StepRequest, deps: TurnD
       if (step.kind === 'overflow') throw overflow(step.message)
       if (step.kind === 'call') return step.promptTokens
       // The added events are the newest turn's (a continuation's tool event joins the stored turn): never covered.
-      context.compactions.push(await makeRoom(step, policy!, added, deps))
+      context.compactions.push(await makeRoom(step, policy!, added, fit, deps))
       if (refusal === undefined) passes++
       state = await session.promptState()
     }
@@ -150,7 +159,7 @@ export async function runStep<L>(step: TurnStep, input: StepRequest, deps: TurnD
     ids = new CallIds((list) => session.usedToolIds(list))
     let position = 0
     return model.chat({
-      model: input.model ?? models.chatModel,
+      model: turnModel,
       messages: toOpenAIMessages([...view, ...added], system),
       maxTokens: replyTokens,
       onDelta: input.stream ? deps.onDelta : undefined,
@@ -192,18 +201,21 @@ export async function runStep<L>(step: TurnStep, input: StepRequest, deps: TurnD
     // Nothing to store: a retry should start clean rather than find an empty reply in the log.
     throw new ServiceError('upstream_error', 'the model answered with an empty reply')
   }
+  // What the model reported for the prompt we estimated: the session learns how it counts.
+  if (reply.usage) context.calibration = absorb(calibration, reply.usage.promptTokens, context.promptTokens)
   const calls = ids.all(reply.toolCalls)
   const assistant = turnEvent(
     { role: 'assistant', content: reply.content, ...(calls.length > 0 ? { toolCalls: calls } : {}) },
     estimator,
     undefined,
-    { model: reply.model ?? input.model ?? models.chatModel },
+    { model: reply.model ?? turnModel },
   )
   const written = await session.writeTurn([...(systemEvent ? [systemEvent] : []), ...added, assistant], {
     keyId: added[0]!.id,
     firstSeq: earlier[0]?.seq,
     usage: reply.usage,
     idempotency: step.idempotency,
+    calibration: context.calibration,
   })
   deps.written()
   const stored = written.at(-1) as TurnResult['reply']
@@ -219,7 +231,11 @@ export async function runStep<L>(step: TurnStep, input: StepRequest, deps: TurnD
 
   if (policy) {
     try {
-      result.compaction = await compactor.run(session, session.info(), { trigger: policy.trigger, strategy: policy.strategy })
+      result.compaction = await compactor.run(session, session.info(), {
+        trigger: policy.trigger,
+        strategy: policy.strategy,
+        model: { ...fit, ratio: context.calibration.ratio },
+      })
     } catch (error) {
       // The turn is written: a failed pass is reported, never the turn's failure. A summarizer's
       // upstream failure was logged where it happened; anything else is a bug, logged here.
@@ -241,6 +257,7 @@ async function makeRoom<L>(
   step: Extract<FitStep, { kind: 'compact' }>,
   policy: Policy,
   added: NewMessageEvent[],
+  model: ModelFit,
   deps: TurnDeps<L>,
 ): Promise<CompactionResult<L>> {
   const summarizer = policy.strategy.summarizer
@@ -249,7 +266,7 @@ async function makeRoom<L>(
     const tokenBudget = withSummary ? step.tokenBudget.withSummary : step.tokenBudget.withoutSummary
     const window = step.window === 'strategy' && policy.strategy.window ? policy.strategy.window : { tokenBudget }
     const strategy = { window, summarizer: withSummary ? summarizer : null }
-    return deps.compactor.run(deps.session, info, { trigger: { always: true }, strategy, pending: added })
+    return deps.compactor.run(deps.session, info, { trigger: { always: true }, strategy, pending: added, model })
   }
   if (!summarizer) return pass(false)
   let result: CompactionResult<L>

@@ -1,6 +1,7 @@
 import type { ErrorBody } from '../contract/errors'
 import type { Policy } from '../contract/schemas'
 import {
+  type Calibration,
   type ClientMessage,
   type CompactionResult,
   type MessageEvent,
@@ -21,6 +22,8 @@ export interface ContextReport<L = unknown> {
   compactions: CompactionResult<L>[]
   /** Whether the upstream refused the prompt as too long and the turn was retried once. */
   retried: boolean
+  /** The session's calibration after this turn's chat call (what fit checks scale estimates by). */
+  calibration: Calibration
 }
 
 /** Whether the turn is done, or waits for the results of the tool calls its reply made. */
@@ -76,6 +79,8 @@ export interface PromptState {
   policy: Policy | null
   /** The view's tokens (its latest system message and every non-system event). */
   viewTokens: number
+  /** What the model counts ÷ what we estimate, as the session has learned it. */
+  calibration: Calibration
   /** The latest system message of the view. */
   latestSystem: { tokens: number; content: string } | null
 }
@@ -102,7 +107,14 @@ export interface TurnSession<L = unknown> extends SessionStore<L> {
    */
   writeTurn(
     events: NewMessageEvent[],
-    step: { keyId: string; firstSeq?: number; usage: Usage | null; idempotency?: { key: string; hash: string } },
+    step: {
+      keyId: string
+      firstSeq?: number
+      usage: Usage | null
+      idempotency?: { key: string; hash: string }
+      /** The session's calibration after this step's chat call (stored with it). */
+      calibration: Calibration
+    },
   ): Promise<SessionEvent[]>
   /** The turn's result as JSON text, generated piece by piece (its compactions may list a whole view). */
   resultJson(result: TurnResult<L>): Iterable<string>

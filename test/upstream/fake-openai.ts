@@ -20,12 +20,14 @@
  * | `leak`          | a 401 whose message echoes the Authorization header it received        |
  * | `tools-<ids>`   | calls the request's first tool once per comma-separated id (`_`: no id), |
  * |                 | plain or streamed in the real delta format (arguments in pieces)        |
+ * | `scale-<x>`     | like echo, reporting prompt tokens at x × the service's own estimate    |
  * | `agent-<ids>`   | an agent's loop: like tools-<ids> after a user message; after tool      |
  * |                 | results, answers `Results: <each result's content, joined by " | ">`  |
  *
  * Every request is recorded; `GET /__requests?tag=<tag>` returns those of a tag.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { type Message as CoreMessage, defaultEstimator, EventText } from '../../src/core'
 
 interface Recorded {
   model: string
@@ -51,8 +53,32 @@ function answerFor(messages: Message[]): string {
   return `Echo: ${(lastUser?.content ?? '').slice(0, 200)}`
 }
 
-const usageFor = (messages: Message[], answer: string) => {
-  const prompt = Math.ceil(messages.reduce((n, m) => n + (m.content?.length ?? 0), 0) / 4)
+type WireMessage = Message & {
+  tool_calls?: { id: string; function: { name: string; arguments: string } }[]
+  tool_call_id?: string
+}
+
+/** A wire message as the event it would be stored as, for our estimator. */
+const asStored = (m: WireMessage): CoreMessage =>
+  m.role === 'tool'
+    ? { role: 'tool', content: null, toolResponses: [{ id: m.tool_call_id ?? '', name: '', data: m.content ?? '' }] }
+    : {
+        role: m.role as CoreMessage['role'],
+        content: m.content,
+        ...(m.tool_calls
+          ? { toolCalls: m.tool_calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })) }
+          : {}),
+      }
+
+/**
+ * Usage as a model would report it: prompt tokens as the service's own estimator counts the
+ * prompt (each message as the event it is stored as, and the tools' JSON) — times `scale` for a
+ * model that counts differently — and completion tokens by characters.
+ */
+const usageFor = (body: { messages: WireMessage[]; tools?: unknown[] }, answer: string, scale = 1) => {
+  let estimate = body.messages.reduce((n, m) => n + defaultEstimator.count(EventText.of(asStored(m))), 0)
+  if (body.tools) estimate += defaultEstimator.count(JSON.stringify(body.tools))
+  const prompt = Math.round(estimate * scale)
   const completion = Math.ceil(answer.length / 4)
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion }
 }
@@ -80,7 +106,8 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
 
   const body = JSON.parse(await readBody(req)) as {
     model: string
-    messages: Message[]
+    messages: WireMessage[]
+    tools?: { function: { name: string } }[]
     stream?: boolean
     stream_options?: { include_usage?: boolean }
   }
@@ -91,6 +118,8 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
   counters.set(`${mode}#${tag}`, count)
 
   let answer: string | null = answerFor(body.messages)
+  // A model that counts its prompt at `scale` times our estimate (answering as echo does).
+  const scale = mode === 'scale' ? Number(arg) : 1
   switch (mode) {
     case 'leak':
       return sendJson(res, 401, {
@@ -153,7 +182,7 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
       object: 'chat.completion',
       model: body.model,
       choices: [{ index: 0, message: { role: 'assistant', content: answer }, finish_reason: 'stop' }],
-      usage: usageFor(body.messages, answer ?? ''),
+      usage: usageFor(body, answer ?? '', scale),
     })
   }
 
@@ -172,7 +201,7 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
   res.write(chunk(body.model, {}, 'stop'))
   if (body.stream_options?.include_usage) {
     res.write(
-      `data: ${JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', choices: [], usage: usageFor(body.messages, answer ?? '') })}\n\n`,
+      `data: ${JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', choices: [], usage: usageFor(body, answer ?? '', scale) })}\n\n`,
     )
   }
   res.end('data: [DONE]\n\n')
@@ -188,7 +217,7 @@ function trailingToolResults(messages: Message[]): string[] {
 /** Calls the request's first tool once per id (`_`: a call without an id), as the real wire does. */
 function answerWithToolCalls(
   res: ServerResponse,
-  body: { model: string; messages: Message[]; stream?: boolean; tools?: { function: { name: string } }[] },
+  body: { model: string; messages: WireMessage[]; stream?: boolean; tools?: { function: { name: string } }[] },
   ids: string[],
 ) {
   const name = body.tools?.[0]?.function.name ?? 'missing_tool'
@@ -203,7 +232,7 @@ function answerWithToolCalls(
       object: 'chat.completion',
       model: body.model,
       choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: calls }, finish_reason: 'tool_calls' }],
-      usage: usageFor(body.messages, ''),
+      usage: usageFor(body, ''),
     })
   }
   res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' })

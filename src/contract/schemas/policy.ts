@@ -29,6 +29,7 @@ const TRIGGER_REF = { $ref: '#/components/schemas/Trigger' }
 /** The JSON Schema of one kind's value, from the core's table of kinds. */
 const valueSchema: Record<KindValue, object> = {
   positiveInteger: { type: 'integer', minimum: 1 },
+  fraction: { type: 'number', exclusiveMinimum: 0, maximum: 1 },
   true: { type: 'boolean', enum: [true] },
   triggers: { type: 'array', items: TRIGGER_REF, minItems: 1, maxItems: TRIGGER_LIMITS.items },
 }
@@ -69,6 +70,9 @@ export const SummarizerSchema = z
       .min(1)
       .max(4 * 1024)
       .optional(),
+    instructions: z.string().min(1).max(4000).optional().openapi({
+      description: 'A focus for this pass’s summary (what to keep): sent in the summarization request only, never stored.',
+    }),
   })
   .openapi('Summarizer')
 

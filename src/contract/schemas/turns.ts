@@ -65,8 +65,18 @@ export const TurnResponseSchema = z
     compaction: z.union([CompactionResultSchema, ErrorObject]).nullable(),
     usage: UsageSchema,
     context: z
-      .object({ promptTokens: z.int(), budget: z.int(), compactions: z.array(CompactionResultSchema), retried: z.boolean() })
+      .object({
+        promptTokens: z.int().openapi({ description: 'The prompt’s estimated tokens.' }),
+        budget: z.int().openapi({
+          description: 'The turn model’s context (MODEL_CONTEXT_TOKENS or CHAT_CONTEXT_TOKENS) less its reply tokens.',
+        }),
+        compactions: z.array(CompactionResultSchema),
+        retried: z.boolean(),
+        calibration: z
+          .object({ ratio: z.number(), samples: z.int() })
+          .openapi({ description: 'What the model counts ÷ what we estimate, as learned by the session (after this turn).' }),
+      })
       .nullable()
-      .openapi({ description: 'How the prompt was fitted into CHAT_CONTEXT_TOKENS (null for a replayed turn).' }),
+      .openapi({ description: 'How the prompt was fitted into the model’s context (null for a replayed turn).' }),
   })
   .openapi('TurnResponse')

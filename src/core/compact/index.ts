@@ -12,7 +12,7 @@ import { rebase } from '../rebase'
 import { type SessionStore, VersionConflictError } from '../session-store'
 import type { SessionInfo, Summarizer, SummaryMessage } from '../summarizer'
 import type { TokenEstimator } from '../tokens'
-import { fires, type Trigger } from '../triggers'
+import { fires, type ModelFit, type Trigger } from '../triggers'
 import { analyzeColumns } from '../view'
 import { type Positions, seqsAt, type ViewColumns } from '../view/columns'
 import { DEFAULT_WINDOW, type Window } from '../windows'
@@ -35,6 +35,8 @@ export interface CompactRequest {
    * turn may be covered to make room for it. The boundary names stored events only.
    */
   pending?: readonly MessageSkeleton[]
+  /** The model the pass fits the view for: what `contextFraction` triggers and windows are fractions of. */
+  model?: ModelFit
 }
 
 export interface CompactDeps<L = MessageEvent[]> {
@@ -108,10 +110,13 @@ export async function compact<L = MessageEvent[]>(request: CompactRequest, deps:
   const { view, version } = await store.readView()
 
   const analysis = analyzeColumns(view)
-  if (!fires(request.trigger ?? { always: true }, analysis)) return unchanged('trigger_not_fired', version)
+  if (!fires(request.trigger ?? { always: true }, { ...analysis, model: request.model })) {
+    return unchanged('trigger_not_fired', version)
+  }
+  const window = request.strategy?.window ?? DEFAULT_WINDOW
   const plan = planPass(
     view,
-    { window: request.strategy?.window ?? DEFAULT_WINDOW, summarizing: summarizer !== null, pending: request.pending },
+    { window, model: request.model, summarizing: summarizer !== null, pending: request.pending },
     analysis,
   )
   if (plan.kind === 'unchanged') return unchanged(plan.reason, version)

@@ -1,7 +1,8 @@
 import { isTurnStart, type MessageSkeleton } from '../events'
+import type { ModelFit } from '../triggers'
 import { analyzeColumns, type ColumnsAnalysis } from '../view'
 import type { Positions, ViewColumns } from '../view/columns'
-import { rawCut, type Window } from '../windows'
+import { cutWindow, rawCut, type Window } from '../windows'
 
 /** Where a pass cuts, and the view split accordingly: positions in `before`, every list in view order. */
 export interface PassCut {
@@ -99,6 +100,8 @@ export function splitView(before: ViewColumns, analysis: ColumnsAnalysis, cut: n
 
 export interface PassOptions {
   window: Window
+  /** The model the pass fits for: what a `contextFraction` window is a fraction of. */
+  model?: ModelFit
   summarizing: boolean
   /** Non-system events not written yet that count as the newest turn (see `compact`). */
   pending?: readonly MessageSkeleton[]
@@ -130,7 +133,7 @@ export function planPass(view: ViewColumns, options: PassOptions, analysis = ana
     starts.set(turnStarts)
     starts.set(pendingStarts, turnStarts.length)
   }
-  const raw = rawCut(options.window, { size, tokens, turnStarts: starts, pinnedTokens })
+  const raw = rawCut(cutWindow(options.window, options.model), { size, tokens, turnStarts: starts, pinnedTokens })
   const cut = Math.min(turnSafeCut(raw, size, starts), conversation.length)
   if (cut === 0) return { kind: 'unchanged', reason: 'nothing_to_cover' }
   return { kind: 'cut', ...splitView(view, analysis, cut, options.summarizing) }

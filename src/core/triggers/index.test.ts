@@ -29,6 +29,17 @@ describe('triggers', () => {
     expect(fires(triggers.allOf(one, two), at(6, 60))).toBe(true)
   })
 
+  it('contextFraction fires when the calibrated tokens reach f of the prompt budget', () => {
+    const model = (ratio: number) => ({ promptBudget: 1000, ratio })
+    expect(fires(triggers.contextFraction(0.6), { ...at(0, 599), model: model(1) })).toBe(false)
+    expect(fires(triggers.contextFraction(0.6), { ...at(0, 600), model: model(1) })).toBe(true)
+    // The model counts twice what we estimate: it fires at half the estimate.
+    expect(fires(triggers.contextFraction(0.6), { ...at(0, 300), model: model(2) })).toBe(true)
+    expect(fires(triggers.contextFraction(0.6), { ...at(0, 1000), model: model(0.5) })).toBe(false)
+    expect(fires(triggers.contextFraction(1), { ...at(0, 1000), model: model(1) })).toBe(true)
+    expect(() => fires(triggers.contextFraction(0.5), at(0, 1))).toThrow('needs the model')
+  })
+
   it('always fires, even on an empty view', () => {
     expect(fires(triggers.always(), at(0, 0))).toBe(true)
   })
@@ -37,6 +48,11 @@ describe('triggers', () => {
     expect(() => triggers.turnCount(0)).toThrow('trigger.turnCount: must be an integer ≥ 1')
     expect(() => triggers.tokenCount(1.5)).toThrow('trigger.tokenCount: must be an integer ≥ 1')
     expect(() => triggers.anyOf()).toThrow('trigger.anyOf: must be a list of 1 to 16 triggers')
+    for (const f of [0, -0.1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(() => triggers.contextFraction(f)).toThrow('trigger.contextFraction: must be a number with 0 < f ≤ 1')
+    }
+    expect(triggerProblem({ contextFraction: '0.6' })).toBe('trigger.contextFraction: must be a number with 0 < f ≤ 1')
+    expect(triggerProblem({ anyOf: [{ contextFraction: 0.6 }, { turnCount: 3 }] })).toBeNull()
   })
 })
 
@@ -48,8 +64,11 @@ describe('triggerProblem', () => {
   it.each([
     [null, 'trigger: must be an object'],
     [[], 'trigger: must be an object'],
-    [{}, 'trigger: must have exactly one of turnCount, tokenCount, anyOf, allOf, always'],
-    [{ turnCount: 1, tokenCount: 1 }, 'trigger: must have exactly one of turnCount, tokenCount, anyOf, allOf, always'],
+    [{}, 'trigger: must have exactly one of turnCount, tokenCount, contextFraction, anyOf, allOf, always'],
+    [
+      { turnCount: 1, tokenCount: 1 },
+      'trigger: must have exactly one of turnCount, tokenCount, contextFraction, anyOf, allOf, always',
+    ],
     [{ turnCount: -1 }, 'trigger.turnCount: must be an integer ≥ 1'],
     [{ turnCount: Number.NaN }, 'trigger.turnCount: must be an integer ≥ 1'],
     [{ tokenCount: '5' }, 'trigger.tokenCount: must be an integer ≥ 1'],

@@ -7,6 +7,7 @@ import { formatProblem, isPositiveInteger, type Problem } from '../problem'
 export type Trigger =
   | { turnCount: number }
   | { tokenCount: number }
+  | { contextFraction: number }
   | { anyOf: Trigger[] }
   | { allOf: Trigger[] }
   | { always: true }
@@ -15,13 +16,30 @@ export type Trigger =
 export interface TriggerInput {
   turns: number
   tokens: number
+  /** The model a pass fits the view for: needed by `contextFraction` only. */
+  model?: ModelFit
 }
+
+/**
+ * The model a pass fits a view for: its prompt budget (context − reply tokens), and the session's
+ * calibration ratio (what the model counts ÷ what we estimate; 1 before any report).
+ */
+export interface ModelFit {
+  promptBudget: number
+  ratio: number
+}
+
+/** A view's estimated tokens as the model would count them. */
+export const calibrated = (tokens: number, model: ModelFit) => tokens * model.ratio
 
 /** Nesting and width limits, so a hostile policy cannot make evaluation expensive. */
 export const TRIGGER_LIMITS = { depth: 8, items: 16 } as const
 
 /** What a trigger or window kind takes as its value. */
-export type KindValue = 'positiveInteger' | 'triggers' | 'true'
+export type KindValue = 'positiveInteger' | 'fraction' | 'triggers' | 'true'
+
+/** A fraction of the model's prompt budget: 0 < f ≤ 1. */
+export const isFraction = (f: unknown): f is number => typeof f === 'number' && Number.isFinite(f) && f > 0 && f <= 1
 
 /**
  * Every trigger kind, the value it takes and what it means: the one definition that validation
@@ -30,6 +48,10 @@ export type KindValue = 'positiveInteger' | 'triggers' | 'true'
 export const TRIGGER_KINDS = {
   turnCount: { value: 'positiveInteger', means: 'fires when the view has more than n turns' },
   tokenCount: { value: 'positiveInteger', means: 'fires when the view has at least n tokens' },
+  contextFraction: {
+    value: 'fraction',
+    means: "fires when the view's calibrated tokens reach f (0 < f ≤ 1) of the model's prompt budget",
+  },
   anyOf: { value: 'triggers', means: 'fires when any of the triggers fires' },
   allOf: { value: 'triggers', means: 'fires when all of the triggers fire' },
   always: { value: 'true', means: 'always fires' },
@@ -46,6 +68,8 @@ export const triggers = {
   turnCount: (n: number): Trigger => checked({ turnCount: n }),
   /** Fires when the view has at least `t` tokens. */
   tokenCount: (t: number): Trigger => checked({ tokenCount: t }),
+  /** Fires when the view's calibrated tokens reach `f` of the model's prompt budget. */
+  contextFraction: (f: number): Trigger => checked({ contextFraction: f }),
   anyOf: (...all: Trigger[]): Trigger => checked({ anyOf: all }),
   allOf: (...all: Trigger[]): Trigger => checked({ allOf: all }),
   always: (): Trigger => ({ always: true }),
@@ -77,6 +101,8 @@ export function triggerProblem(trigger: unknown, depth = 1): Problem | null {
   switch (TRIGGER_KINDS[key as keyof typeof TRIGGER_KINDS].value) {
     case 'positiveInteger':
       return isPositiveInteger(value) ? null : { path: [key], message: 'must be an integer ≥ 1' }
+    case 'fraction':
+      return isFraction(value) ? null : { path: [key], message: 'must be a number with 0 < f ≤ 1' }
     case 'true':
       return value === true ? null : { path: [key], message: 'must be true' }
     case 'triggers': {
@@ -101,6 +127,10 @@ export function triggerProblem(trigger: unknown, depth = 1): Problem | null {
 export function fires(trigger: Trigger, input: TriggerInput): boolean {
   if ('turnCount' in trigger) return input.turns > trigger.turnCount
   if ('tokenCount' in trigger) return input.tokens >= trigger.tokenCount
+  if ('contextFraction' in trigger) {
+    if (!input.model) throw new RangeError('a contextFraction trigger needs the model a pass fits for')
+    return calibrated(input.tokens, input.model) >= trigger.contextFraction * input.model.promptBudget
+  }
   if ('anyOf' in trigger) return trigger.anyOf.some((t) => fires(t, input))
   if ('allOf' in trigger) return trigger.allOf.every((t) => fires(t, input))
   return true

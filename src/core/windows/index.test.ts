@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { formatProblem } from '../problem'
-import { DEFAULT_WINDOW, windowProblem as problemOf, rawCut, windows } from '.'
+import { cutWindow, DEFAULT_WINDOW, windowProblem as problemOf, rawCut, windows } from '.'
 
 const windowProblem = (input: unknown) => {
   const problem = problemOf(input)
@@ -39,17 +39,39 @@ describe('rawCut', () => {
   })
 })
 
+describe('cutWindow', () => {
+  it('makes contextFraction(f) a tokenBudget of ⌊f × budget ÷ ratio⌋ estimated tokens, at least 1', () => {
+    expect(cutWindow(windows.contextFraction(0.3), { promptBudget: 7168, ratio: 1 })).toEqual({ tokenBudget: 2150 })
+    // The model counts twice what we estimate: half as many estimated tokens fit.
+    expect(cutWindow(windows.contextFraction(0.3), { promptBudget: 7168, ratio: 2 })).toEqual({ tokenBudget: 1075 })
+    expect(cutWindow(windows.contextFraction(1), { promptBudget: 1000, ratio: 0.5 })).toEqual({ tokenBudget: 2000 })
+    expect(cutWindow(windows.contextFraction(1e-9), { promptBudget: 1000, ratio: 3 })).toEqual({ tokenBudget: 1 })
+    expect(cutWindow(windows.lastTurns(2), undefined)).toEqual({ lastTurns: 2 })
+    expect(() => cutWindow(windows.contextFraction(0.5), undefined)).toThrow('needs the model')
+  })
+})
+
 describe('window validation', () => {
   it.each([
     [{ lastEvents: 0 }, 'window.lastEvents: must be an integer ≥ 1'],
     [{ lastTurns: -2 }, 'window.lastTurns: must be an integer ≥ 1'],
     [{ tokenBudget: 2.5 }, 'window.tokenBudget: must be an integer ≥ 1'],
     [{ tokenBudget: Number.POSITIVE_INFINITY }, 'window.tokenBudget: must be an integer ≥ 1'],
-    [{ lastEvents: 1, lastTurns: 1 }, 'window: must have exactly one of lastEvents, lastTurns, tokenBudget'],
+    [{ lastEvents: 1, lastTurns: 1 }, 'window: must have exactly one of lastEvents, lastTurns, tokenBudget, contextFraction'],
+    [{ contextFraction: 0 }, 'window.contextFraction: must be a number with 0 < f ≤ 1'],
+    [{ contextFraction: 1.01 }, 'window.contextFraction: must be a number with 0 < f ≤ 1'],
+    [{ contextFraction: -0.5 }, 'window.contextFraction: must be a number with 0 < f ≤ 1'],
+    [{ contextFraction: '0.5' }, 'window.contextFraction: must be a number with 0 < f ≤ 1'],
+    [{ contextFraction: Number.NaN }, 'window.contextFraction: must be a number with 0 < f ≤ 1'],
     [{ everything: 1 }, 'window: unknown window "everything"'],
     ['lastEvents', 'window: must be an object'],
   ])('reports %j as %s', (input, message) => {
     expect(windowProblem(input)).toBe(message)
+  })
+
+  it('accepts fractions up to and including 1', () => {
+    expect(windowProblem({ contextFraction: 1 })).toBeNull()
+    expect(windowProblem({ contextFraction: 0.001 })).toBeNull()
   })
 
   it('the builders throw the same messages', () => {

@@ -11,7 +11,7 @@ describe('openAICompatible', () => {
     expect(reply).toEqual({
       content: 'Echo: Hello there',
       toolCalls: [],
-      usage: { promptTokens: 5, completionTokens: 5, totalTokens: 10 },
+      usage: { promptTokens: 9, completionTokens: 5, totalTokens: 14 },
       finishReason: 'stop',
       model: `echo#${t}`, // as the upstream reported it
     })
@@ -27,7 +27,7 @@ describe('openAICompatible', () => {
     expect(deltas.length).toBeGreaterThan(1)
     expect(deltas.join('')).toBe('Echo: Hello there')
     expect(reply.content).toBe('Echo: Hello there')
-    expect(reply.usage).toEqual({ promptTokens: 5, completionTokens: 5, totalTokens: 10 })
+    expect(reply.usage).toEqual({ promptTokens: 9, completionTokens: 5, totalTokens: 14 })
     expect((await recorded(t))[0]!.body).toMatchObject({ stream: true, stream_options: { include_usage: true } })
   })
 

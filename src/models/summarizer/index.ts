@@ -28,6 +28,8 @@ export interface ModelSummarizerOptions {
   systemPrompt?: string
   /** The user message that opens the summary turn in the view. */
   shadowPrompt?: string
+  /** A focus for this pass (what to keep), in the summarization request only: never in the stored summary. */
+  instructions?: string
   /** How an event is written into the prompt (default `EventText`). */
   formatEvent?: (event: MessageEvent) => string
   onFailure?: (failure: SummarizerFailure) => void
@@ -64,7 +66,14 @@ export function modelSummarizer(options: ModelSummarizerOptions): Summarizer {
     inputTokens:
       options.contextTokens === undefined
         ? undefined
-        : Math.max(0, options.contextTokens - options.maxTokens - SUMMARY_PROMPT_RESERVE),
+        : // Instructions take room too: at most a token per 2 characters (4,000 → 2,000).
+          Math.max(
+            0,
+            options.contextTokens -
+              options.maxTokens -
+              SUMMARY_PROMPT_RESERVE -
+              Math.ceil((options.instructions?.length ?? 0) / 2),
+          ),
     async summarize(request: SummaryRequest): Promise<SummaryOutcome> {
       const prior = request.priorSummary.filter((event) => event.message.role === 'assistant')
       const parts = [
@@ -73,6 +82,7 @@ export function modelSummarizer(options: ModelSummarizerOptions): Summarizer {
         overlap > 0 && request.preserved.length > 0
           ? `The conversation continues with these messages (context only; they stay in view, do not summarize them):\n${lines(request.preserved.slice(0, overlap), QUOTE_CHARS)}`
           : null,
+        options.instructions ? `Instructions for this summary:\n${options.instructions}` : null,
         prior.length > 0 ? 'Write the updated summary.' : 'Write the summary.',
       ]
       let content: string | null

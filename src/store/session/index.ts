@@ -12,6 +12,7 @@ import type {
 import { defaultEstimator, type TokenEstimator } from '../../core'
 import type { FrontDoorInput } from '../../front-door'
 import { jsonStream } from '../../json-stream'
+import { modelSettings } from '../../models/config'
 import { type ChatTurns, chatTurns } from '../../turns'
 import type { SessionAddress } from '../address'
 import type { ViewFormat } from './responses'
@@ -93,7 +94,13 @@ export class SessionObject extends DurableObject<Env> {
     return toOutcome(async () => {
       const record = await this.stored.existing()
       const strategy = request.strategy ?? record.policy?.strategy ?? {}
-      const result = await this.compaction.run(this.stored, this.stored.info(), { trigger: request.trigger, strategy })
+      // Outside a turn the budget is the configured chat model's.
+      const models = modelSettings(this.env)
+      const model = {
+        promptBudget: models.contextTokensOf(models.chatModel) - models.replyTokens,
+        ratio: record.calibration.ratio,
+      }
+      const result = await this.compaction.run(this.stored, this.stored.info(), { trigger: request.trigger, strategy, model })
       // Streamed: a written pass is answered whatever the size of what it covered.
       return jsonStream(this.stored.answers.compaction(result))
     })

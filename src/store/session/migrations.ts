@@ -66,6 +66,10 @@ const MIGRATIONS: string[] = [
      hash TEXT NOT NULL,                -- SHA-256 of the request's messages as JSON
      turn_id TEXT NOT NULL              -- the turns row of the step it wrote
    ) WITHOUT ROWID;`,
+  // v5: calibration — what the model counts ÷ what we estimate — and the last chat call's usage.
+  `ALTER TABLE session ADD COLUMN ratio REAL NOT NULL DEFAULT 1;
+   ALTER TABLE session ADD COLUMN samples INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE session ADD COLUMN last_usage TEXT;`,
 ]
 
 /** Brings the database to the newest schema. Cheap when it is there already (one query). */

@@ -84,6 +84,7 @@ function turnResultJson(view: ViewCache, result: TurnResult<Int32Array>): Genera
             budget: json(context.budget),
             compactions: jsonArray(context.compactions.map((pass) => compactionJson(view, pass))),
             retried: json(context.retried),
+            calibration: json(context.calibration),
           }),
   })
 }

@@ -1,5 +1,6 @@
 import type { CreateSessionInput, Policy, SessionJson } from '../../contract/schemas'
-import { EMPTY_STATS, type Metadata, type ViewStats } from '../../core'
+import { type Calibration, EMPTY_STATS, type Metadata, UNCALIBRATED, type ViewStats } from '../../core'
+import type { TurnResult } from '../../turns/session'
 import type { SessionAddress } from '../address'
 import type { Sql } from '../sql'
 import { expiryFrom } from './lifecycle'
@@ -20,6 +21,10 @@ export interface SessionRecord {
   stats: ViewStats
   /** Whether the user's session index lists this session (its update is retried until it does). */
   indexed: boolean
+  /** What the model counts ÷ what we estimate, learned from the chat calls' reports. */
+  calibration: Calibration
+  /** The usage the session's last chat call reported (null: it reported none, or there was none). */
+  lastUsage: TurnResult['usage']
 }
 
 type Row = {
@@ -37,6 +42,9 @@ type Row = {
   latest_system_seq: number | null
   latest_system_tokens: number | null
   indexed: number
+  ratio: number
+  samples: number
+  last_usage: string | null
 }
 
 function readRecord(sql: Sql): SessionRecord | null {
@@ -58,6 +66,8 @@ function readRecord(sql: Sql): SessionRecord | null {
       latestSystem: row.latest_system_seq === null ? null : { seq: row.latest_system_seq, tokens: row.latest_system_tokens ?? 0 },
     },
     indexed: row.indexed === 1,
+    calibration: { ratio: row.ratio, samples: row.samples },
+    lastUsage: row.last_usage === null ? null : (JSON.parse(row.last_usage) as TurnResult['usage']),
   }
 }
 
@@ -65,11 +75,12 @@ function readRecord(sql: Sql): SessionRecord | null {
 export function writeRecord(sql: Sql, r: SessionRecord): void {
   const { stats } = r
   sql.run`INSERT OR REPLACE INTO session (singleton, id, user_id, created_at, expires_at, metadata, policy, version,
-      boundary_seq, view_events, view_tokens, turns, latest_system_seq, latest_system_tokens, indexed)
+      boundary_seq, view_events, view_tokens, turns, latest_system_seq, latest_system_tokens, indexed, ratio, samples, last_usage)
     VALUES (1, ${r.id}, ${r.userId}, ${r.createdAt}, ${r.expiresAt}, ${JSON.stringify(r.metadata)},
       ${r.policy === null ? null : JSON.stringify(r.policy)}, ${r.version}, ${r.boundarySeq}, ${stats.viewEvents},
       ${stats.viewTokens}, ${stats.turns}, ${stats.latestSystem?.seq ?? null}, ${stats.latestSystem?.tokens ?? null},
-      ${r.indexed ? 1 : 0})`
+      ${r.indexed ? 1 : 0}, ${r.calibration.ratio}, ${r.calibration.samples},
+      ${r.lastUsage === null ? null : JSON.stringify(r.lastUsage)})`
 }
 
 /** The contract's Session object: `stats.events` counts every log event, which is the version. */
@@ -97,6 +108,8 @@ export function newRecord(address: SessionAddress, input: CreateSessionInput): S
     boundarySeq: 0,
     stats: EMPTY_STATS,
     indexed: false,
+    calibration: UNCALIBRATED,
+    lastUsage: null,
   }
 }
 

@@ -2,6 +2,7 @@ import { ServiceError, sessionNotFound } from '../../contract/errors'
 import type { CreateSessionInput, EventInput, PatchSessionInput } from '../../contract/schemas'
 import {
   atSeq,
+  type Calibration,
   type MessageEvent,
   type NewEvent,
   type NewMessageEvent,
@@ -98,7 +99,7 @@ export class StoredSession implements TurnSession<Int32Array> {
   async create(input: CreateSessionInput): Promise<SessionRecord> {
     if (await this.current())
       throw new ServiceError('session_exists', `session "${this.addressOrThrow().sessionId}" already exists`)
-    return (await this.writeCreating(null, [], { input })).record
+    return (await this.writeCreating(newRecord(this.addressOrThrow(), input), [])).record
   }
 
   async patch(input: PatchSessionInput): Promise<SessionRecord> {
@@ -143,7 +144,7 @@ export class StoredSession implements TurnSession<Int32Array> {
     const events = newEventsOf(plan.fresh, this.estimator)
     try {
       // Nothing was awaited since `existing` was read: no other request ran in between.
-      const written = await this.writeCreating(existing, events, { expectedVersion })
+      const written = await this.writeCreating(existing ?? newRecord(this.addressOrThrow(), {}), events, { expectedVersion })
       return { version: written.version, events: plan.answer(written.events), written: true }
     } catch (error) {
       if (error instanceof VersionConflictError) throw new ServiceError('version_conflict', error.message)
@@ -197,6 +198,7 @@ export class StoredSession implements TurnSession<Int32Array> {
     return {
       policy: record.policy,
       viewTokens: record.stats.viewTokens,
+      calibration: record.calibration,
       latestSystem: latest && system ? { tokens: latest.tokens, content: system.message.content ?? '' } : null,
     }
   }
@@ -213,26 +215,28 @@ export class StoredSession implements TurnSession<Int32Array> {
     return this.row.stored() ? this.toolIds.used(ids) : new Set()
   }
 
-  async writeTurn(events: NewMessageEvent[], step: TurnStep): Promise<SessionEvent[]> {
+  async writeTurn(events: NewMessageEvent[], step: TurnStep & { calibration: Calibration }): Promise<SessionEvent[]> {
     const alsoInTransaction = (written: SessionEvent[]) => this.turns.record(written, step)
-    return (await this.writeCreating(await this.current(), events, { alsoInTransaction })).events
+    const record = (await this.current()) ?? newRecord(this.addressOrThrow(), {})
+    const calibrated = { ...record, calibration: step.calibration, lastUsage: step.usage }
+    return (await this.writeCreating(calibrated, events, { alsoInTransaction })).events
   }
 
   // ── writing ──────────────────────────────────────────────────────────────────────────────
 
   /**
-   * The one create-if-absent write: appends to the existing session, or creates it (with the
-   * given settings) holding these events, then arms its expiry and lists it in the user's index.
+   * The one create-if-absent write: appends to the session of `record` (the stored one, or a new
+   * one's: `newRecord`), then, when that created it, arms its expiry and lists it in the user's index.
    */
   private async writeCreating(
-    existing: SessionRecord | null,
+    record: SessionRecord,
     events: NewEvent[],
-    options: { input?: CreateSessionInput; expectedVersion?: number; alsoInTransaction?: (written: SessionEvent[]) => void },
+    options: { expectedVersion?: number; alsoInTransaction?: (written: SessionEvent[]) => void } = {},
   ): Promise<{ record: SessionRecord; events: SessionEvent[]; version: number }> {
-    const { input = {}, expectedVersion, alsoInTransaction } = options
-    const written = this.commit(existing ?? newRecord(this.addressOrThrow(), input), events, expectedVersion, alsoInTransaction)
-    const record = this.row.stored()!
-    if (!existing) {
+    const created = this.row.stored() === null
+    const written = this.commit(record, events, options.expectedVersion, options.alsoInTransaction)
+    record = this.row.stored()!
+    if (created) {
       await this.lifecycle.scheduleExpiry(record)
       await this.syncIndex(record)
     }
