@@ -284,6 +284,23 @@ describe('POST /v1/chat/completions', () => {
   })
 })
 
+describe('the request’s model decides the budget', () => {
+  it('a history that fits the default context is compacted first for a model with a small MODEL_CONTEXT_TOKENS entry', async () => {
+    // The test Worker sets MODEL_CONTEXT_TOKENS = {"echo#small": 2048} (vitest.config.ts).
+    const big = newSessionId()
+    const small = newSessionId()
+    const words = 'plenty of words in this sentence '.repeat(90)
+    for (const id of [big, small])
+      for (let i = 0; i < 4; i++)
+        await append(id, [user(`${i} ${words}`), { message: { role: 'assistant', content: `ok ${i}` } }])
+    await complete(big, { model: 'echo', messages: [u('Next?')] })
+    await complete(small, { model: 'echo#small', messages: [u('Next?')] })
+    const compactions = async (id: string) => (await wholeLog(id)).filter((e) => e.type === 'COMPACTION').length
+    expect(await compactions(big)).toBe(0)
+    expect(await compactions(small)).toBeGreaterThan(0)
+  })
+})
+
 describe('GET /v1/models', () => {
   it('lists the configured chat model', async () => {
     const result = await call('GET', '/v1/models')

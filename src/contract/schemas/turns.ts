@@ -47,7 +47,7 @@ export const TurnRequestSchema = z
 /** A chat turn as the session object takes it. */
 export type TurnInput = z.output<typeof TurnRequestSchema>
 
-const UsageSchema = z
+export const UsageSchema = z
   .object({ promptTokens: z.int(), completionTokens: z.int(), totalTokens: z.int() })
   .nullable()
   .openapi('Usage')

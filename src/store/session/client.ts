@@ -1,7 +1,18 @@
 import { sessionStub } from '../address'
 import type { SessionObject } from '.'
 
-type Methods = 'create' | 'get' | 'patch' | 'destroy' | 'append' | 'readLog' | 'readView' | 'compact' | 'turn' | 'chatCompletion'
+type Methods =
+  | 'create'
+  | 'get'
+  | 'patch'
+  | 'destroy'
+  | 'append'
+  | 'readLog'
+  | 'readView'
+  | 'compact'
+  | 'turn'
+  | 'chatCompletion'
+  | 'context'
 
 /**
  * The session object's RPC methods with their declared types. Workers RPC stubs type results

@@ -11,6 +11,7 @@ import type {
 } from '../../contract/schemas'
 import { defaultEstimator, type TokenEstimator } from '../../core'
 import type { FrontDoorInput } from '../../front-door'
+import { type SessionContext, sessionContext } from '../../insight'
 import { jsonStream } from '../../json-stream'
 import { modelSettings } from '../../models/config'
 import { type ChatTurns, chatTurns } from '../../turns'
@@ -84,6 +85,11 @@ export class SessionObject extends DurableObject<Env> {
   /** The view: what the model is shown. */
   readView(format: ViewFormat = 'events'): Promise<Outcome<JsonBody>> {
     return toOutcome(async () => jsonStream(this.stored.answers.viewOf(await this.stored.existing(), format)))
+  }
+
+  /** What the session holds, what the model would see of it, and what compaction did: read-only, O(view). */
+  context(): Promise<Outcome<SessionContext>> {
+    return toOutcome(async () => sessionContext(this.stored.answers.facts(await this.stored.existing()), this.env))
   }
 
   /**

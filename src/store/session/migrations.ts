@@ -66,10 +66,13 @@ const MIGRATIONS: string[] = [
      hash TEXT NOT NULL,                -- SHA-256 of the request's messages as JSON
      turn_id TEXT NOT NULL              -- the turns row of the step it wrote
    ) WITHOUT ROWID;`,
-  // v5: calibration — what the model counts ÷ what we estimate — and the last chat call's usage.
+  // v5: calibration — what the model counts ÷ what we estimate — the last chat call's usage, and
+  // the number of COMPACTION events (counted once from the log as it stands).
   `ALTER TABLE session ADD COLUMN ratio REAL NOT NULL DEFAULT 1;
    ALTER TABLE session ADD COLUMN samples INTEGER NOT NULL DEFAULT 0;
-   ALTER TABLE session ADD COLUMN last_usage TEXT;`,
+   ALTER TABLE session ADD COLUMN last_usage TEXT;
+   ALTER TABLE session ADD COLUMN compactions INTEGER NOT NULL DEFAULT 0;
+   UPDATE session SET compactions = (SELECT count(*) FROM events WHERE type = 'COMPACTION');`,
 ]
 
 /** Brings the database to the newest schema. Cheap when it is there already (one query). */

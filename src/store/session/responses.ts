@@ -2,6 +2,7 @@ import { LIMITS } from '../../contract/limits'
 import { allSeqs, type CompactionResult, utf8Length } from '../../core'
 import { jsonArray, jsonObject } from '../../json-stream'
 import type { TurnResult } from '../../turns/session'
+import { type SessionFacts, sessionFacts } from './insight'
 import type { SessionLog } from './log'
 import { openAIViewMessages } from './openai-view'
 import type { SessionRecord } from './session-row'
@@ -122,5 +123,10 @@ export class SessionAnswers {
 
   turn(result: TurnResult<Int32Array>): Iterable<string> {
     return turnResultJson(this.view, result)
+  }
+
+  /** What the session holds and what compaction did (`GET /context`): counted, nothing written. */
+  facts(record: SessionRecord): SessionFacts {
+    return sessionFacts(this.log, this.view, record)
   }
 }

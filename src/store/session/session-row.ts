@@ -25,6 +25,8 @@ export interface SessionRecord {
   calibration: Calibration
   /** The usage the session's last chat call reported (null: it reported none, or there was none). */
   lastUsage: TurnResult['usage']
+  /** How many COMPACTION events the log holds. */
+  compactions: number
 }
 
 type Row = {
@@ -45,6 +47,7 @@ type Row = {
   ratio: number
   samples: number
   last_usage: string | null
+  compactions: number
 }
 
 function readRecord(sql: Sql): SessionRecord | null {
@@ -68,6 +71,7 @@ function readRecord(sql: Sql): SessionRecord | null {
     indexed: row.indexed === 1,
     calibration: { ratio: row.ratio, samples: row.samples },
     lastUsage: row.last_usage === null ? null : (JSON.parse(row.last_usage) as TurnResult['usage']),
+    compactions: row.compactions,
   }
 }
 
@@ -75,12 +79,12 @@ function readRecord(sql: Sql): SessionRecord | null {
 export function writeRecord(sql: Sql, r: SessionRecord): void {
   const { stats } = r
   sql.run`INSERT OR REPLACE INTO session (singleton, id, user_id, created_at, expires_at, metadata, policy, version,
-      boundary_seq, view_events, view_tokens, turns, latest_system_seq, latest_system_tokens, indexed, ratio, samples, last_usage)
+      boundary_seq, view_events, view_tokens, turns, latest_system_seq, latest_system_tokens, indexed, ratio, samples, last_usage, compactions)
     VALUES (1, ${r.id}, ${r.userId}, ${r.createdAt}, ${r.expiresAt}, ${JSON.stringify(r.metadata)},
       ${r.policy === null ? null : JSON.stringify(r.policy)}, ${r.version}, ${r.boundarySeq}, ${stats.viewEvents},
       ${stats.viewTokens}, ${stats.turns}, ${stats.latestSystem?.seq ?? null}, ${stats.latestSystem?.tokens ?? null},
       ${r.indexed ? 1 : 0}, ${r.calibration.ratio}, ${r.calibration.samples},
-      ${r.lastUsage === null ? null : JSON.stringify(r.lastUsage)})`
+      ${r.lastUsage === null ? null : JSON.stringify(r.lastUsage)}, ${r.compactions})`
 }
 
 /** The contract's Session object: `stats.events` counts every log event, which is the version. */
@@ -110,6 +114,7 @@ export function newRecord(address: SessionAddress, input: CreateSessionInput): S
     indexed: false,
     calibration: UNCALIBRATED,
     lastUsage: null,
+    compactions: 0,
   }
 }
 

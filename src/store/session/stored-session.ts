@@ -264,6 +264,7 @@ export class StoredSession implements TurnSession<Int32Array> {
       ...record,
       version: record.version + sequenced.length,
       boundarySeq: boundary?.seq ?? record.boundarySeq,
+      compactions: record.compactions + sequenced.filter((event) => event.type === 'COMPACTION').length,
       stats: advance.stats,
     }
     this.row.ensureSchema()

@@ -1,0 +1,37 @@
+import { z } from '@hono/zod-openapi'
+import { PolicySchema } from './policy'
+import { UsageSchema } from './turns'
+
+/** `GET /v1/sessions/:id/context`: read-only, O(view). */
+export const ContextSchema = z
+  .object({
+    budget: z.object({ contextTokens: z.int(), replyTokens: z.int(), promptTokens: z.int() }).openapi({
+      description: 'The configured chat model’s: MODEL_CONTEXT_TOKENS or CHAT_CONTEXT_TOKENS, CHAT_MAX_TOKENS, their difference.',
+    }),
+    tokens: z
+      .object({ system: z.int(), summary: z.int(), preamble: z.int(), conversation: z.int(), total: z.int() })
+      .openapi({ description: 'Estimates of the view’s parts; total is the view’s tokens.' }),
+    calibration: z
+      .object({ ratio: z.number(), samples: z.int() })
+      .openapi({ description: 'What the model counts ÷ what we estimate, learned from chat calls’ reported prompt tokens.' }),
+    events: z
+      .object({ log: z.int(), view: z.int(), covered: z.int() })
+      .openapi({ description: 'Every log event (COMPACTION included); the view’s; the log’s MESSAGE events outside the view.' }),
+    turns: z.int(),
+    pendingToolCalls: z.array(z.string()).openapi({ description: 'The newest turn’s tool calls still owed a result.' }),
+    lastUsage: UsageSchema.openapi({ description: 'The usage of the session’s last chat call (summaries excluded).' }),
+    compactions: z.int().openapi({ description: 'COMPACTION events in the log.' }),
+    lastCompaction: z
+      .object({
+        boundaryId: z.string(),
+        seq: z.int(),
+        timestamp: z.string(),
+        coveredEventCount: z.int(),
+        tokensEstimatedSaved: z.int(),
+      })
+      .nullable(),
+    policy: PolicySchema.openapi({
+      description: 'The effective policy: the session’s, else COMPACTION_POLICY, else the built-in default.',
+    }),
+  })
+  .openapi('SessionContext')

@@ -1,0 +1,67 @@
+import type { Policy } from '../../contract/schemas'
+import { analyzeColumns, type Calibration, newestTurnSeqs, type Positions, pendingToolCalls, type ViewColumns } from '../../core'
+import type { TurnResult } from '../../turns/session'
+import type { SessionLog } from './log'
+import type { SessionRecord } from './session-row'
+import type { ViewCache } from './view-cache'
+
+/** What a session holds and what compaction did to it, as counted from its row and view: nothing written, no model asked. */
+export interface SessionFacts {
+  /** Estimates of the view's parts; `total` is the view's tokens. */
+  tokens: { system: number; summary: number; preamble: number; conversation: number; total: number }
+  calibration: Calibration
+  /** Every log event (COMPACTION included); the view's; the log's MESSAGE events outside the view. */
+  events: { log: number; view: number; covered: number }
+  turns: number
+  pendingToolCalls: string[]
+  lastUsage: TurnResult['usage']
+  compactions: number
+  lastCompaction: {
+    boundaryId: string
+    seq: number
+    timestamp: string
+    coveredEventCount: number
+    tokensEstimatedSaved: number
+  } | null
+  /** The session's own policy (the effective one is decided where the deployment's is known). */
+  policy: Policy | null
+}
+
+const sum = (view: ViewColumns, positions: Positions) => positions.reduce((total, p) => total + view.tokens(p), 0)
+
+/**
+ * A session's facts for `GET /context`, in O(view): the view's columns (no bodies but the
+ * newest turn's, for its pending calls), the session row's counters, and the newest boundary.
+ */
+export function sessionFacts(log: SessionLog, view: ViewCache, record: SessionRecord): SessionFacts {
+  const columns = view.snapshot(record)
+  const analysis = analyzeColumns(columns)
+  const [boundary] = record.boundarySeq > 0 ? log.range(record.boundarySeq, record.boundarySeq) : []
+  const messages = record.version - record.compactions
+  return {
+    tokens: {
+      system: analysis.latestSystem >= 0 ? columns.tokens(analysis.latestSystem) : 0,
+      summary: sum(columns, analysis.priorSummary),
+      preamble: sum(columns, analysis.preamble),
+      conversation: sum(columns, analysis.conversation),
+      total: analysis.tokens,
+    },
+    calibration: record.calibration,
+    events: { log: record.version, view: columns.length, covered: messages - columns.length },
+    turns: analysis.turns,
+    pendingToolCalls: pendingToolCalls([...view.eventsOf(newestTurnSeqs(columns))]),
+    lastUsage: record.lastUsage,
+    compactions: record.compactions,
+    lastCompaction:
+      boundary?.type === 'COMPACTION'
+        ? {
+            boundaryId: boundary.id,
+            seq: boundary.seq,
+            timestamp: boundary.timestamp,
+            coveredEventCount: boundary.boundary.coveredEventCount,
+            tokensEstimatedSaved: boundary.boundary.tokensEstimatedSaved,
+          }
+        : null,
+    policy: record.policy,
+  }
+}
