@@ -26,6 +26,8 @@ export interface PassRequest {
   pending?: readonly MessageSkeleton[]
   /** The model the pass fits for (its prompt budget, the session's calibration): what `contextFraction` is a fraction of. */
   model: ModelFit
+  /** Plan only: nothing written, no summarizer called (a summarizer must still be possible). */
+  dryRun?: boolean
 }
 
 /** Runs compaction passes on a session's store, with a model-backed summarizer when a strategy asks for one. */
@@ -81,6 +83,7 @@ export function compactor(options: CompactorOptions): Compactor {
             session,
             pending: request.pending,
             model: request.model,
+            dryRun: request.dryRun,
           },
           {
             store,

@@ -86,6 +86,7 @@ describe('GET /v1/openapi.json', () => {
       '/v1/sessions',
       '/v1/sessions/{id}',
       '/v1/sessions/{id}/compact',
+      '/v1/sessions/{id}/compactions',
       '/v1/sessions/{id}/context',
       '/v1/sessions/{id}/events',
       '/v1/sessions/{id}/turns',

@@ -25,6 +25,7 @@ export const LIMITS = {
   /** Session ttl: ten years. */
   ttlSeconds: 10 * 365 * 24 * 3600,
   sessionsPage: { default: 20, max: 100 },
+  compactionsPage: { default: 20, max: 100 },
   /** A log page: at most `max` events, and it ends after the event that brings it to `bytes` of JSON. */
   eventsPage: { default: 100, max: 1000, bytes: 4 * 1024 * 1024 },
 } as const

@@ -1,9 +1,18 @@
 import { z } from '@hono/zod-openapi'
+import { LIMITS } from '../limits'
+import { Limit } from './common'
 import { EventSchema } from './events'
 import { StrategySchema, TriggerSchema } from './policy'
 
 export const CompactRequestSchema = z
-  .strictObject({ trigger: TriggerSchema.optional(), strategy: StrategySchema.optional() })
+  .strictObject({
+    trigger: TriggerSchema.optional(),
+    strategy: StrategySchema.optional(),
+    dryRun: z
+      .boolean()
+      .optional()
+      .openapi({ description: 'Answer what the pass would do: nothing written, no summarizer called (summary empty).' }),
+  })
   .openapi('CompactRequest')
 
 export type CompactInput = z.output<typeof CompactRequestSchema>
@@ -19,5 +28,33 @@ export const CompactionResultSchema = z
     tokensEstimatedSaved: z.int(),
     boundary: EventSchema.nullable(),
     version: z.int(),
+    dryRun: z.literal(true).optional().openapi({ description: 'Present on a dry run: nothing was written (boundary null).' }),
   })
   .openapi('CompactionResult')
+
+export const CompactionsQuerySchema = z.strictObject({
+  limit: Limit(LIMITS.compactionsPage),
+  before: z
+    .string()
+    .regex(/^\d+$/, 'must be a sequence number ≥ 1')
+    .transform(Number)
+    .refine((n) => Number.isSafeInteger(n) && n >= 1, 'must be a sequence number ≥ 1')
+    .optional()
+    .openapi({ param: { name: 'before', in: 'query' }, type: 'integer', description: 'Exclusive: boundaries with a lower seq.' }),
+})
+
+export const CompactionsPageSchema = z
+  .object({
+    compactions: z.array(
+      z.object({
+        boundary: EventSchema,
+        summary: z.array(EventSchema),
+        coveredEventCount: z.int(),
+        tokensEstimatedSaved: z.int(),
+        tokensBefore: z.int().nullable(),
+        tokensAfter: z.int().nullable(),
+      }),
+    ),
+    nextBefore: z.int().nullable(),
+  })
+  .openapi('CompactionsPage')

@@ -93,6 +93,11 @@ const BoundarySchema = z
     preserved: z.array(z.string()),
     coveredEventCount: z.int(),
     tokensEstimatedSaved: z.int(),
+    tokensBefore: z
+      .int()
+      .optional()
+      .openapi({ description: 'The view’s tokens before the pass (boundaries written since they are recorded).' }),
+    tokensAfter: z.int().optional().openapi({ description: 'The view’s tokens after the pass.' }),
   })
   .openapi('Boundary')
 

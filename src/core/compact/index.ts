@@ -37,6 +37,8 @@ export interface CompactRequest {
   pending?: readonly MessageSkeleton[]
   /** The model the pass fits the view for: what `contextFraction` triggers and windows are fractions of. */
   model?: ModelFit
+  /** Plan the pass and answer what it would do: nothing is written and no summarizer is called. */
+  dryRun?: boolean
 }
 
 export interface CompactDeps<L = MessageEvent[]> {
@@ -66,6 +68,8 @@ export interface CompactionResult<L = MessageEvent[]> {
   boundary: CompactionEvent | null
   /** The session's version after the call. */
   version: number
+  /** Present (true) on a dry run: what the pass would do, nothing written. */
+  dryRun?: true
 }
 
 /** How many times a pass is moved onto newer events before it gives up with `conflict`. */
@@ -120,6 +124,7 @@ export async function compact<L = MessageEvent[]>(request: CompactRequest, deps:
     analysis,
   )
   if (plan.kind === 'unchanged') return unchanged(plan.reason, version)
+  if (request.dryRun) return dryRun(plan, version, store)
 
   let summary: NewMessageEvent[] = []
   if (summarizer) {
@@ -151,6 +156,25 @@ export async function compact<L = MessageEvent[]>(request: CompactRequest, deps:
   }
 
   return write(plan, summary, version, deps)
+}
+
+/** What a pass would do, without a summary: its lists and what it would save; no boundary, nothing written. */
+async function dryRun<L>(plan: PassCut, version: number, store: SessionStore<L>): Promise<CompactionResult<L>> {
+  const seqs = (positions: Positions) => seqsAt(plan.before, positions)
+  const kept = { pinned: await store.readIds(seqs(plan.pinned)), preserved: await store.readIds(seqs(plan.preserved)) }
+  const { tokensEstimatedSaved } = recordPass(plan, kept, [], { id: 'dry-run', timestamp: '' })
+  return {
+    unchanged: false,
+    reason: null,
+    covered: store.listed(seqs(plan.covered)),
+    pinned: store.listed(seqs(plan.pinned)),
+    summary: [],
+    preserved: store.listed(seqs(plan.preserved)),
+    tokensEstimatedSaved,
+    boundary: null,
+    version,
+    dryRun: true,
+  }
 }
 
 /**

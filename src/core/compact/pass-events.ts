@@ -26,13 +26,16 @@ export function recordPass(
     concatColumns(pickColumns(plan.before, plan.pinned), written),
     pickColumns(plan.before, plan.preserved),
   )
-  const tokensEstimatedSaved = plan.beforeTokens - analyzeColumns(after).tokens
+  const tokensAfter = analyzeColumns(after).tokens
+  const tokensEstimatedSaved = plan.beforeTokens - tokensAfter
   const event = newCompactionEvent(boundary, {
     pinned: kept.pinned,
     summary: summary.map((e) => e.id),
     preserved: kept.preserved,
     coveredEventCount: plan.covered.length,
     tokensEstimatedSaved,
+    tokensBefore: plan.beforeTokens,
+    tokensAfter,
   })
   return { events: [event, ...summary], tokensEstimatedSaved }
 }

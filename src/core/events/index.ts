@@ -41,6 +41,9 @@ export interface Boundary {
   coveredEventCount: number
   /** View tokens before the pass minus view tokens after it; negative when a summary is longer. */
   tokensEstimatedSaved: number
+  /** The view's tokens before and after the pass (absent from boundaries written before they were recorded). */
+  tokensBefore?: number
+  tokensAfter?: number
 }
 
 interface EventBase {

@@ -1,12 +1,20 @@
 import { createRoute } from '@hono/zod-openapi'
 import { unwrap } from '../../contract/errors'
-import { CompactionResultSchema, CompactRequestSchema, ContextSchema, SessionParamsSchema } from '../../contract/schemas'
+import { LIMITS } from '../../contract/limits'
+import {
+  CompactionResultSchema,
+  CompactionsPageSchema,
+  CompactionsQuerySchema,
+  CompactRequestSchema,
+  ContextSchema,
+  SessionParamsSchema,
+} from '../../contract/schemas'
 import { body, errors, json, routes, SESSION_PATH, sessionOf, streamedJson } from './openapi'
 
 const compactSession = createRoute({
   method: 'post',
   path: `${SESSION_PATH}/compact`,
-  summary: 'Compact the view now',
+  summary: 'Compact the view now, or with `dryRun` see what a pass would do',
   request: { params: SessionParamsSchema, ...body(CompactRequestSchema, false) },
   responses: { 200: json(CompactionResultSchema, 'The compaction result'), ...errors(400, 401, 404, 415, 502, 503) },
 })
@@ -19,7 +27,15 @@ const sessionContext = createRoute({
   responses: { 200: json(ContextSchema, 'The session’s context'), ...errors(401, 404) },
 })
 
-/** One compaction pass now; a look at the session's context. */
+const listCompactions = createRoute({
+  method: 'get',
+  path: `${SESSION_PATH}/compactions`,
+  summary: 'The session’s compactions, newest first, with their summaries and what they saved',
+  request: { params: SessionParamsSchema, query: CompactionsQuerySchema },
+  responses: { 200: json(CompactionsPageSchema, 'A page of compactions; `nextBefore` continues'), ...errors(400, 401, 404) },
+})
+
+/** One compaction pass now (or a dry run); the compactions so far; a look at the session's context. */
 export const compactRoutes = routes()
   .openapi(compactSession, async (c) =>
     streamedJson<typeof CompactionResultSchema>(
@@ -28,3 +44,8 @@ export const compactRoutes = routes()
     ),
   )
   .openapi(sessionContext, async (c) => c.json(unwrap(await sessionOf(c, c.req.valid('param').id).context()), 200))
+  .openapi(listCompactions, async (c) => {
+    const { limit = LIMITS.compactionsPage.default, before = Number.MAX_SAFE_INTEGER } = c.req.valid('query')
+    const page = unwrap(await sessionOf(c, c.req.valid('param').id).readCompactions(before, limit))
+    return streamedJson<typeof CompactionsPageSchema>(c, page)
+  })

@@ -13,6 +13,7 @@ type Methods =
   | 'turn'
   | 'chatCompletion'
   | 'context'
+  | 'readCompactions'
 
 /**
  * The session object's RPC methods with their declared types. Workers RPC stubs type results

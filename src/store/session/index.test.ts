@@ -206,6 +206,7 @@ describe('the tool id record (schema v3)', () => {
       state.storage.sql.exec('DROP TABLE tool_ids')
       state.storage.sql.exec('DROP TABLE idempotency')
       state.storage.sql.exec('DROP INDEX turns_by_reply')
+      state.storage.sql.exec('DROP INDEX events_compactions')
       for (const column of ['ratio', 'samples', 'last_usage', 'compactions'])
         state.storage.sql.exec(`ALTER TABLE session DROP COLUMN ${column}`)
       state.storage.sql.exec('UPDATE schema_version SET version = 2')

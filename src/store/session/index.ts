@@ -87,6 +87,14 @@ export class SessionObject extends DurableObject<Env> {
     return toOutcome(async () => jsonStream(this.stored.answers.viewOf(await this.stored.existing(), format)))
   }
 
+  /** A page of the session's compactions, newest first, before the seq `before`. */
+  readCompactions(before: number, limit: number): Promise<Outcome<JsonBody>> {
+    return toOutcome(async () => {
+      await this.stored.existing()
+      return jsonStream(this.stored.answers.compactions(before, limit))
+    })
+  }
+
   /** What the session holds, what the model would see of it, and what compaction did: read-only, O(view). */
   context(): Promise<Outcome<SessionContext>> {
     return toOutcome(async () => sessionContext(this.stored.answers.facts(await this.stored.existing()), this.env))
@@ -106,7 +114,12 @@ export class SessionObject extends DurableObject<Env> {
         promptBudget: models.contextTokensOf(models.chatModel) - models.replyTokens,
         ratio: record.calibration.ratio,
       }
-      const result = await this.compaction.run(this.stored, this.stored.info(), { trigger: request.trigger, strategy, model })
+      const result = await this.compaction.run(this.stored, this.stored.info(), {
+        trigger: request.trigger,
+        strategy,
+        model,
+        dryRun: request.dryRun,
+      })
       // Streamed: a written pass is answered whatever the size of what it covered.
       return jsonStream(this.stored.answers.compaction(result))
     })

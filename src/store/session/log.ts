@@ -90,6 +90,12 @@ export class SessionLog {
       WHERE seq < ${seq} AND type = 'MESSAGE' AND role != 'system' AND synthetic = 0 ORDER BY seq DESC LIMIT ${limit}`)
   }
 
+  /** The COMPACTION events before `seq`, newest first, at most `limit` (read through their own index). */
+  boundariesBefore(seq: number, limit: number): SessionEvent[] {
+    return this.events(this.sql.all<Row>`SELECT * FROM events
+      WHERE type = 'COMPACTION' AND seq < ${seq} ORDER BY seq DESC LIMIT ${limit}`)
+  }
+
   /** Events with `from <= seq <= to`, in order. */
   range(from: number, to: number): SessionEvent[] {
     return this.events(this.sql.all<Row>`SELECT * FROM events WHERE seq BETWEEN ${from} AND ${to} ORDER BY seq`)

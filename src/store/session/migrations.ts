@@ -66,13 +66,15 @@ const MIGRATIONS: string[] = [
      hash TEXT NOT NULL,                -- SHA-256 of the request's messages as JSON
      turn_id TEXT NOT NULL              -- the turns row of the step it wrote
    ) WITHOUT ROWID;`,
-  // v5: calibration — what the model counts ÷ what we estimate — the last chat call's usage, and
-  // the number of COMPACTION events (counted once from the log as it stands).
+  // v5: calibration — what the model counts ÷ what we estimate — the last chat call's usage, the
+  // number of COMPACTION events (counted once from the log as it stands), and an index of them
+  // (only boundaries are in it: appends of messages write nothing more).
   `ALTER TABLE session ADD COLUMN ratio REAL NOT NULL DEFAULT 1;
    ALTER TABLE session ADD COLUMN samples INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE session ADD COLUMN last_usage TEXT;
    ALTER TABLE session ADD COLUMN compactions INTEGER NOT NULL DEFAULT 0;
-   UPDATE session SET compactions = (SELECT count(*) FROM events WHERE type = 'COMPACTION');`,
+   UPDATE session SET compactions = (SELECT count(*) FROM events WHERE type = 'COMPACTION');
+   CREATE INDEX events_compactions ON events (seq) WHERE type = 'COMPACTION';`,
 ]
 
 /** Brings the database to the newest schema. Cheap when it is there already (one query). */

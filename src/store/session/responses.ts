@@ -64,6 +64,7 @@ function compactionJson(view: ViewCache, result: CompactionResult<Int32Array>): 
     tokensEstimatedSaved: json(result.tokensEstimatedSaved),
     boundary: json(result.boundary),
     version: json(result.version),
+    ...(result.dryRun ? { dryRun: 'true' } : {}),
   })
 }
 
@@ -87,6 +88,33 @@ function turnResultJson(view: ViewCache, result: TurnResult<Int32Array>): Genera
             retried: json(context.retried),
             calibration: json(context.calibration),
           }),
+  })
+}
+
+/**
+ * `GET /compactions`: the boundaries before `before`, newest first, each with the summary events
+ * written with it and what it recorded (`tokensBefore` / `tokensAfter` null when it predates them).
+ */
+function* compactionsJson(log: SessionLog, before: number, limit: number): Generator<string> {
+  const found = log.boundariesBefore(before, limit + 1)
+  const page = found.slice(0, limit)
+  yield* jsonObject({
+    compactions: jsonArray(
+      page.map((event) => {
+        const boundary = event.type === 'COMPACTION' ? event.boundary : null
+        const summary =
+          boundary && boundary.summary.length > 0 ? log.range(event.seq + 1, event.seq + boundary.summary.length) : []
+        return json({
+          boundary: event,
+          summary,
+          coveredEventCount: boundary?.coveredEventCount ?? 0,
+          tokensEstimatedSaved: boundary?.tokensEstimatedSaved ?? 0,
+          tokensBefore: boundary?.tokensBefore ?? null,
+          tokensAfter: boundary?.tokensAfter ?? null,
+        })
+      }),
+    ),
+    nextBefore: json(found.length > limit ? page.at(-1)!.seq : null),
   })
 }
 
@@ -115,6 +143,11 @@ export class SessionAnswers {
     const latest = record.stats.latestSystem
     const system = latest ? (this.view.event(latest.seq)?.message.content ?? '') : null
     return jsonObject({ messages: jsonArray(openAIViewMessages(this.view, columns, system)) })
+  }
+
+  /** A page of the session's compactions, newest first, before the seq `before` (exclusive). */
+  compactions(before: number, limit: number): Iterable<string> {
+    return compactionsJson(this.log, before, limit)
   }
 
   compaction(result: CompactionResult<Int32Array>): Iterable<string> {
