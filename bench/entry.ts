@@ -6,7 +6,7 @@
 import { DurableObject } from 'cloudflare:workers'
 import { Lifecycle } from 'agents/lifecycle'
 import { Sessions } from 'agents/sessions'
-import { countingEstimator, defaultEstimator, project } from '../src/core'
+import { countingEstimator, defaultEstimator, ftsExpression, project } from '../src/core'
 import { frontDoorInput } from '../src/front-door/request'
 import { app } from '../src/http/app'
 import { sessionStub } from '../src/store/address'
@@ -332,6 +332,22 @@ export default {
         await turn(op++)
         const rows = await session().takeRows()
         return Response.json({ samples, rows })
+      }
+      case '/bench/search': {
+        // A search through the object, as the route makes it (the query parsed to FTS5 first).
+        const query = { expression: ftsExpression(q('q'))!, limit: 20, scope: 'all' as const, offset: 0 }
+        await session().takeRows()
+        const samples = await timed(
+          n('runs'),
+          async () => {
+            const result = await session().search(query)
+            if (!result.ok) throw new Error(JSON.stringify(result.error))
+            await new Response(result.value).text()
+          },
+          batch,
+        )
+        const rows = await session().takeRows()
+        return Response.json({ samples, rows: { rowsRead: rows.rowsRead / (n('runs') * batch), rowsWritten: rows.rowsWritten } })
       }
       case '/bench/turn-rows': {
         // The rows one whole turn reads and writes (model = the local stub).

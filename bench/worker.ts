@@ -473,6 +473,52 @@ console.log(
   `\nresending 1,000 messages at ${n(largest)} / at 1k (medians): ${ratio(stats(resending.get(largest)!).median, stats(resending.get(SIZES[0]!)!).median)} — the cost follows the request, not the log`,
 )
 
+// Search: the first search of a session stored before the index existed catches it up (timed
+// once, over HTTP); then searches of a rare word (one event's number) and a common one.
+const firstSearch = new Map<number, number>()
+for (const size of SIZES) {
+  const started = performance.now()
+  await api('GET', `/v1/sessions/${ours.get(size)}/search?q=decide`)
+  firstSearch.set(size, performance.now() - started)
+}
+const searchRows = new Map<string, number>()
+const searchOf = (word: (size: number) => string, key: string) =>
+  interleaved(SIZES, ROUNDS, async (size) => {
+    const query = new URLSearchParams({ user: USER, session: ours.get(size)!, runs: '1', batch: '5', q: word(size) })
+    const { samples, rows } = await api('GET', `/bench/search?${query}`)
+    searchRows.set(`${size}/${key}`, rows.rowsRead)
+    return samples
+  })
+const rare = await searchOf((size) => `"Message ${Math.floor(size / 2)}"`, 'rare')
+const common = await searchOf(() => 'rollout', 'common')
+table(
+  'Search inside the object (FTS5; the query parsed as the route does; 20 hits with their events)',
+  [
+    'log events',
+    'first search (index caught up) over HTTP',
+    'a rare phrase median',
+    'p95',
+    'rows read',
+    'a word in every event median',
+    'p95',
+    'rows read',
+  ],
+  SIZES.map((size) => {
+    const r = stats(rare.get(size)!)
+    const c = stats(common.get(size)!)
+    return [
+      n(size),
+      ms(firstSearch.get(size)!),
+      ms(r.median),
+      ms(r.p95),
+      Math.round(searchRows.get(`${size}/rare`)!),
+      ms(c.median),
+      ms(c.p95),
+      Math.round(searchRows.get(`${size}/common`)!),
+    ]
+  }),
+)
+
 for (const size of SIZES) await api('GET', `/bench/peer/overlay?peer=${peers.get(size)}&upTo=${size}`)
 const peerOverlay = await interleaved(SIZES, Math.max(5, Math.floor(ROUNDS / 2)), async (size) =>
   (await storageTurns(size, 'peer', 1)).map((s) => s.ms),

@@ -26,6 +26,8 @@ export const LIMITS = {
   ttlSeconds: 10 * 365 * 24 * 3600,
   sessionsPage: { default: 20, max: 100 },
   compactionsPage: { default: 20, max: 100 },
+  searchPage: { default: 20, max: 100 },
+  searchQueryChars: 512,
   /** A log page: at most `max` events, and it ends after the event that brings it to `bytes` of JSON. */
   eventsPage: { default: 100, max: 1000, bytes: 4 * 1024 * 1024 },
 } as const

@@ -2,6 +2,7 @@ import { chatCompletionRoutes } from './chat-completions'
 import { compactRoutes } from './compact'
 import { eventRoutes } from './events'
 import { routes } from './openapi'
+import { searchRoutes } from './search'
 import { sessionRoutes } from './sessions'
 import { turnRoutes } from './turns'
 
@@ -10,5 +11,6 @@ export const apiRoutes = routes()
   .route('/', sessionRoutes)
   .route('/', eventRoutes)
   .route('/', compactRoutes)
+  .route('/', searchRoutes)
   .route('/', turnRoutes)
   .route('/', chatCompletionRoutes)

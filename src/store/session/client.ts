@@ -14,6 +14,7 @@ type Methods =
   | 'chatCompletion'
   | 'context'
   | 'readCompactions'
+  | 'search'
 
 /**
  * The session object's RPC methods with their declared types. Workers RPC stubs type results

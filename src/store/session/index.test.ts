@@ -207,6 +207,8 @@ describe('the tool id record (schema v3)', () => {
       state.storage.sql.exec('DROP TABLE idempotency')
       state.storage.sql.exec('DROP INDEX turns_by_reply')
       state.storage.sql.exec('DROP INDEX events_compactions')
+      state.storage.sql.exec('DROP TABLE search')
+      state.storage.sql.exec('DROP TABLE search_backfill')
       for (const column of ['ratio', 'samples', 'last_usage', 'compactions'])
         state.storage.sql.exec(`ALTER TABLE session DROP COLUMN ${column}`)
       state.storage.sql.exec('UPDATE schema_version SET version = 2')
@@ -215,7 +217,7 @@ describe('the tool id record (schema v3)', () => {
     await call('GET', `/v1/sessions/${id}`)
     await runInDurableObject(stubOf(id), async (_instance, state) => {
       expect(ids(state)).toEqual(['a1', 'b2', 'stray'])
-      expect(state.storage.sql.exec<{ version: number }>('SELECT version FROM schema_version').one().version).toBe(5)
+      expect(state.storage.sql.exec<{ version: number }>('SELECT version FROM schema_version').one().version).toBe(6)
     })
   })
 })

@@ -16,7 +16,7 @@ import { jsonStream } from '../../json-stream'
 import { modelSettings } from '../../models/config'
 import { type ChatTurns, chatTurns } from '../../turns'
 import type { SessionAddress } from '../address'
-import type { ViewFormat } from './responses'
+import type { SearchQuery, ViewFormat } from './responses'
 import { sessionJson } from './session-row'
 import { type AppendResult, StoredSession } from './stored-session'
 
@@ -85,6 +85,11 @@ export class SessionObject extends DurableObject<Env> {
   /** The view: what the model is shown. */
   readView(format: ViewFormat = 'events'): Promise<Outcome<JsonBody>> {
     return toOutcome(async () => jsonStream(this.stored.answers.viewOf(await this.stored.existing(), format)))
+  }
+
+  /** A page of search hits over every event of the session, covered or not (see `SessionAnswers.search`). */
+  search(query: SearchQuery): Promise<Outcome<JsonBody>> {
+    return toOutcome(async () => jsonStream(await this.stored.answers.search(await this.stored.existing(), query)))
   }
 
   /** A page of the session's compactions, newest first, before the seq `before`. */

@@ -75,6 +75,11 @@ const MIGRATIONS: string[] = [
    ALTER TABLE session ADD COLUMN compactions INTEGER NOT NULL DEFAULT 0;
    UPDATE session SET compactions = (SELECT count(*) FROM events WHERE type = 'COMPACTION');
    CREATE INDEX events_compactions ON events (seq) WHERE type = 'COMPACTION';`,
+  // v6: full-text search of every message event (rowid = seq), written with each append; a log
+  // stored before it is indexed on first search, in batches, up to the version it had here.
+  `CREATE VIRTUAL TABLE search USING fts5(text, tokenize = 'unicode61 remove_diacritics 2');
+   CREATE TABLE search_backfill (upto INTEGER NOT NULL, done INTEGER NOT NULL);
+   INSERT INTO search_backfill (upto, done) SELECT version, 0 FROM session WHERE version > 0;`,
 ]
 
 /** Brings the database to the newest schema. Cheap when it is there already (one query). */

@@ -1,10 +1,12 @@
 import { LIMITS } from '../../contract/limits'
-import { allSeqs, type CompactionResult, utf8Length } from '../../core'
+import { encodeSearchCursor } from '../../contract/schemas'
+import { allSeqs, type CompactionResult, utf8Length, type ViewColumns } from '../../core'
 import { jsonArray, jsonObject } from '../../json-stream'
 import type { TurnResult } from '../../turns/session'
 import { type SessionFacts, sessionFacts } from './insight'
 import type { SessionLog } from './log'
 import { openAIViewMessages } from './openai-view'
+import type { SessionSearch } from './search'
 import type { SessionRecord } from './session-row'
 import type { ViewCache } from './view-cache'
 
@@ -118,6 +120,48 @@ function* compactionsJson(log: SessionLog, before: number, limit: number): Gener
   })
 }
 
+/** What a search asks for: an FTS5 expression (see the core's `ftsExpression`) and its filters and page. */
+export interface SearchQuery {
+  expression: string
+  role?: string
+  scope: 'all' | 'covered' | 'view'
+  limit: number
+  /** Where in the ranked matches (role filter applied) the page starts. */
+  offset: number
+}
+
+/** Whether a seq is in a view: its seqs sorted once, then looked up by halving. */
+function membership(view: ViewColumns): (seq: number) => boolean {
+  const seqs = allSeqs(view).sort()
+  return (seq) => {
+    let low = 0
+    let high = seqs.length - 1
+    while (low <= high) {
+      const mid = (low + high) >> 1
+      if (seqs[mid] === seq) return true
+      if (seqs[mid]! < seq) low = mid + 1
+      else high = mid - 1
+    }
+    return false
+  }
+}
+
+/** A page of hits, each event written from its row. */
+function* searchJson(log: SessionLog, hits: { seq: number; covered: boolean; snippet: string }[], next: number | null) {
+  yield* jsonObject({
+    hits: jsonArray(
+      hits.map((hit) =>
+        jsonObject({
+          event: [...log.jsonRange(hit.seq, hit.seq)][0]!.json,
+          covered: json(hit.covered),
+          snippet: json(hit.snippet),
+        }),
+      ),
+    ),
+    nextCursor: json(next === null ? null : encodeSearchCursor(next)),
+  })
+}
+
 /** How `GET /view` writes the view: as events, or as OpenAI chat messages. */
 export type ViewFormat = 'events' | 'openai'
 
@@ -126,7 +170,35 @@ export class SessionAnswers {
   constructor(
     private readonly log: SessionLog,
     private readonly view: ViewCache,
+    private readonly searchIndex: SessionSearch,
   ) {}
+
+  /**
+   * A page of search hits (`GET /search`): matches of an FTS5 expression, best first, filtered by
+   * role in SQL and by scope against the view, from raw offset `offset` on; each with its event,
+   * whether it is covered (outside the view) and a snippet. `next` is where the page after starts.
+   */
+  async search(record: SessionRecord, query: SearchQuery): Promise<Iterable<string>> {
+    await this.searchIndex.caughtUp()
+    const isInView = membership(this.view.snapshot(record))
+    const hits: { seq: number; covered: boolean; snippet: string }[] = []
+    let next: number | null = null
+    const chunk = query.limit + 1
+    for (let offset = query.offset; next === null; offset += chunk) {
+      const rows = this.searchIndex.query(query.expression, { role: query.role, limit: chunk, offset })
+      for (const [i, row] of rows.entries()) {
+        const covered = !isInView(row.seq)
+        if (query.scope === (covered ? 'view' : 'covered')) continue
+        if (hits.length === query.limit) {
+          next = offset + i
+          break
+        }
+        hits.push({ seq: row.seq, covered, snippet: row.snippet })
+      }
+      if (rows.length < chunk) break
+    }
+    return searchJson(this.log, hits, next)
+  }
 
   /** A page of the log, COMPACTION events included, from `after` on. */
   logPage(record: SessionRecord, after: number, limit: number): Iterable<string> {

@@ -18,11 +18,11 @@ import type { PromptState, TurnResult, TurnSession } from '../../turns/session'
 import type { SessionAddress } from '../address'
 import { Sql } from '../sql'
 import { checkAppendInputs, newEventsOf, planAppend } from './append-input'
+import { LogIndexes } from './indexes'
 import { expiryFrom, hasExpired, Lifecycle } from './lifecycle'
 import { SessionLog } from './log'
 import { SessionAnswers } from './responses'
 import { newRecord, type SessionRecord, SessionRowCache, writeRecord } from './session-row'
-import { ToolIds } from './tool-ids'
 import { TurnLog, type TurnStep } from './turn-log'
 import { KEEP, ViewCache } from './view-cache'
 
@@ -34,7 +34,6 @@ export interface AppendResult {
 }
 
 const EMPTY_VIEW = new PackedColumns().prefix()
-
 /**
  * The session as this object stores it: the session row, the event log, the cached view and the
  * turn record, in the object's SQLite storage. Every write goes through {@link commit}: one
@@ -46,7 +45,7 @@ export class StoredSession implements TurnSession<Int32Array> {
   private readonly log: SessionLog
   private readonly view: ViewCache
   private readonly turns: TurnLog
-  private readonly toolIds: ToolIds
+  private readonly indexes: LogIndexes
   private readonly lifecycle: Lifecycle
   private readonly row: SessionRowCache
   /** The large answers (log pages, views, results), written from this session's log and view. */
@@ -63,10 +62,10 @@ export class StoredSession implements TurnSession<Int32Array> {
     this.log = new SessionLog(this.sql)
     this.view = new ViewCache(this.log)
     this.turns = new TurnLog(this.sql, this.log)
-    this.toolIds = new ToolIds(this.sql)
+    this.indexes = new LogIndexes(this.sql, this.log, (work) => storage.transactionSync(work))
     this.lifecycle = new Lifecycle(storage, env)
     this.row = new SessionRowCache(storage, this.sql)
-    this.answers = new SessionAnswers(this.log, this.view)
+    this.answers = new SessionAnswers(this.log, this.view, this.indexes.search)
   }
 
   /** Tells the object which session it is for; calls that may create the session pass it. */
@@ -212,7 +211,7 @@ export class StoredSession implements TurnSession<Int32Array> {
   }
 
   usedToolIds(ids: readonly string[]): Set<string> {
-    return this.row.stored() ? this.toolIds.used(ids) : new Set()
+    return this.row.stored() ? this.indexes.toolIds.used(ids) : new Set()
   }
 
   async writeTurn(events: NewMessageEvent[], step: TurnStep & { calibration: Calibration }): Promise<SessionEvent[]> {
@@ -270,7 +269,7 @@ export class StoredSession implements TurnSession<Int32Array> {
     this.row.ensureSchema()
     this.storage.transactionSync(() => {
       for (const event of sequenced) this.log.insert(event)
-      this.toolIds.record(sequenced)
+      this.indexes.record(sequenced)
       writeRecord(this.sql, next)
       alsoInTransaction?.(sequenced)
     })

@@ -1,0 +1,23 @@
+import { createRoute } from '@hono/zod-openapi'
+import { ServiceError, unwrap } from '../../contract/errors'
+import { LIMITS } from '../../contract/limits'
+import { SearchPageSchema, SearchQuerySchema, SessionParamsSchema } from '../../contract/schemas'
+import { ftsExpression } from '../../core'
+import { errors, json, routes, SESSION_PATH, sessionOf, streamedJson } from './openapi'
+
+const searchSession = createRoute({
+  method: 'get',
+  path: `${SESSION_PATH}/search`,
+  summary: 'Search every event of the session, covered by compaction or not',
+  request: { params: SessionParamsSchema, query: SearchQuerySchema },
+  responses: { 200: json(SearchPageSchema, 'Hits, best first; `nextCursor` continues'), ...errors(400, 401, 404) },
+})
+
+/** Full-text search of a session's log. */
+export const searchRoutes = routes().openapi(searchSession, async (c) => {
+  const { q, limit = LIMITS.searchPage.default, scope = 'all', role, cursor = 0 } = c.req.valid('query')
+  const expression = ftsExpression(q)
+  if (expression === null) throw new ServiceError('invalid_request', 'query.q: has no word to search for (letters or digits)')
+  const query = { expression, limit, scope, offset: cursor, ...(role ? { role } : {}) }
+  return streamedJson<typeof SearchPageSchema>(c, unwrap(await sessionOf(c, c.req.valid('param').id).search(query)))
+})

@@ -1,0 +1,23 @@
+import type { SessionEvent } from '../../core'
+import type { Sql } from '../sql'
+import type { SessionLog } from './log'
+import { SessionSearch } from './search'
+import { ToolIds } from './tool-ids'
+
+/** What is kept beside the log to look events up by: tool-call ids and full-text search. */
+export class LogIndexes {
+  readonly toolIds: ToolIds
+  readonly search: SessionSearch
+
+  /** `transaction` runs work in one storage transaction (the search index catches up a batch at a time). */
+  constructor(sql: Sql, log: SessionLog, transaction: <T>(work: () => T) => T) {
+    this.toolIds = new ToolIds(sql)
+    this.search = new SessionSearch(sql, log, transaction)
+  }
+
+  /** Indexes events being written (call it inside the write's transaction: nothing is indexed half). */
+  record(events: readonly SessionEvent[]): void {
+    this.toolIds.record(events)
+    this.search.index(events)
+  }
+}

@@ -1,0 +1,165 @@
+import { evictDurableObject, runInDurableObject } from 'cloudflare:test'
+import { env } from 'cloudflare:workers'
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { sessionStub } from '../../src/store/address'
+import { append, assistant, call, expectError, newSessionId, user } from '../helpers'
+
+const search = (id: string, params: Record<string, string>, as = 'alice') =>
+  call('GET', `/v1/sessions/${id}/search?${new URLSearchParams(params)}`, { user: as })
+const hitIds = (result: { body: { hits: { event: { id: string } }[] } }) => result.body.hits.map((h) => h.event.id)
+
+async function seeded() {
+  const id = newSessionId()
+  await append(id, [
+    user('What is the rollout plan for Zürich?', 'u1'),
+    assistant('We ship to Zurich on Monday; the café team follows.', 'a1'),
+    {
+      id: 'c1',
+      message: {
+        role: 'assistant',
+        content: null,
+        toolCalls: [{ id: 'k1', name: 'get_weather', arguments: '{"city":"Paris"}' }],
+      },
+    },
+    {
+      id: 't1',
+      message: {
+        role: 'tool',
+        content: null,
+        toolResponses: [{ id: 'k1', name: 'get_weather', data: 'Paris: 18 degrees, sunny' }],
+      },
+    },
+    user('And the budget? It was 4200 euros.', 'u2'),
+    assistant('The budget stays at 4200.', 'a2'),
+  ])
+  return id
+}
+
+describe('GET /v1/sessions/:id/search', () => {
+  it('finds whole words, case- and accent-insensitively, in content, tool calls and tool results', async () => {
+    const id = await seeded()
+    expect(hitIds(await search(id, { q: 'zurich' })).sort()).toEqual(['a1', 'u1'])
+    expect(hitIds(await search(id, { q: 'CAFE' }))).toEqual(['a1'])
+    expect(hitIds(await search(id, { q: 'weather paris' })).sort()).toEqual(['c1', 't1'])
+    expect(hitIds(await search(id, { q: 'get_weather' })).sort()).toEqual(['c1', 't1'])
+    expect(hitIds(await search(id, { q: 'zur' }))).toEqual([]) // whole words only
+    expect(hitIds(await search(id, { q: 'zur*' })).sort()).toEqual(['a1', 'u1'])
+    expect(hitIds(await search(id, { q: '"budget stays"' }))).toEqual(['a2'])
+    expect(hitIds(await search(id, { q: '"stays budget"' }))).toEqual([])
+    const hit = (await search(id, { q: 'sunny' })).body.hits[0]
+    expect(hit).toMatchObject({ covered: false, event: { id: 't1', type: 'MESSAGE' } })
+    expect(hit.snippet).toContain('sunny')
+  })
+
+  it('reaches what compaction hid: covered events, scope and role filters', async () => {
+    const id = await seeded()
+    await call('POST', `/v1/sessions/${id}/compact`, { body: { strategy: { window: { lastTurns: 1 } } } })
+    const all = await search(id, { q: 'budget zurich' })
+    expect(all.body.hits).toEqual([])
+    const zurich = await search(id, { q: 'zurich' })
+    expect(zurich.body.hits.every((h: { covered: boolean }) => h.covered)).toBe(true)
+    expect(hitIds(await search(id, { q: 'budget', scope: 'view' })).sort()).toEqual(['a2', 'u2'])
+    expect(hitIds(await search(id, { q: 'budget', scope: 'covered' }))).toEqual([])
+    expect(hitIds(await search(id, { q: 'zurich', scope: 'covered', role: 'user' }))).toEqual(['u1'])
+    // New events are searchable from the moment they are written.
+    await append(id, [user('One more thing about Zurich', 'u3')])
+    expect(hitIds(await search(id, { q: 'zurich', scope: 'view' }))).toEqual(['u3'])
+  })
+
+  it('ranks best first, ties newest first, and pages with the cursor', async () => {
+    const id = newSessionId()
+    await append(
+      id,
+      Array.from({ length: 7 }, (_, i) => user(`deploy note ${i}`, `n${i}`)),
+    )
+    const page1 = await search(id, { q: 'deploy', limit: '3' })
+    expect(hitIds(page1)).toEqual(['n6', 'n5', 'n4'])
+    const page2 = await search(id, { q: 'deploy', limit: '3', cursor: page1.body.nextCursor })
+    const page3 = await search(id, { q: 'deploy', limit: '3', cursor: page2.body.nextCursor })
+    expect([...hitIds(page2), ...hitIds(page3)]).toEqual(['n3', 'n2', 'n1', 'n0'])
+    expect(page3.body.nextCursor).toBeNull()
+    expect(hitIds(await search(id, { q: 'deploy', limit: '1000' }))).toHaveLength(7)
+  })
+
+  it('400s: no word, over 512 characters, bad limit, scope, role or cursor; 404 for another user', async () => {
+    const id = await seeded()
+    const bad: [Record<string, string>, string][] = [
+      [{ q: '' }, 'q'],
+      [{ q: '***' }, 'q'],
+      [{ q: '-:()' }, 'q'],
+      [{ q: 'x'.repeat(513) }, 'q'],
+      [{ q: 'a', limit: '0' }, 'limit'],
+      [{ q: 'a', limit: '-2' }, 'limit'],
+      [{ q: 'a', limit: 'ten' }, 'limit'],
+      [{ q: 'a', scope: 'everything' }, 'scope'],
+      [{ q: 'a', role: 'robot' }, 'role'],
+      [{ q: 'a', cursor: 'not-a-cursor' }, 'cursor'],
+      [{ q: 'a', cursor: btoa('search:-1') }, 'cursor'],
+    ]
+    for (const [params, field] of bad) {
+      const result = await search(id, params)
+      expectError(result, 400, 'invalid_request')
+      expect(result.body.error.message, JSON.stringify(params)).toContain(field)
+    }
+    expect((await search(id, {})).status).toBe(400)
+    expectError(await search(id, { q: 'zurich' }, 'bob'), 404, 'not_found')
+    expectError(await search(newSessionId(), { q: 'zurich' }), 404, 'not_found')
+  })
+
+  it('never fails on hostile input: operators, quotes, stars, columns, odd Unicode — hits or none, never a 500', async () => {
+    const id = await seeded()
+    const hostile = [
+      'NEAR(zurich budget)',
+      'zurich OR budget',
+      'NOT zurich',
+      'zurich AND',
+      '"unclosed zurich',
+      '""""',
+      'text:zurich',
+      '{text}: zurich',
+      'zurich*',
+      '*zurich',
+      'zur**',
+      '^zurich',
+      '- zurich -',
+      "'; DROP TABLE events; --",
+      'zu\u0000rich',
+      '\u202ezurich',
+      'zürich\u0301',
+      '🚀 zurich 🚀',
+      'ＺＵＲＩＣＨ',
+      '\ud800 zurich',
+      'a'.repeat(512),
+    ]
+    for (const q of hostile) {
+      const result = await search(id, { q })
+      expect([200, 400], `${JSON.stringify(q)}: ${result.text.slice(0, 200)}`).toContain(result.status)
+    }
+    expect(hitIds(await search(id, { q: 'NEAR(zurich budget)' }))).toEqual([]) // NEAR is a word, and no event has it
+    expect(hitIds(await search(id, { q: "'; DROP TABLE events; --" }))).toEqual([])
+    expect((await call('GET', `/v1/sessions/${id}/events`)).body.events).toHaveLength(6)
+    await fc.assert(
+      fc.asyncProperty(fc.string({ maxLength: 40 }), async (q) => {
+        const result = await search(id, { q: q === '' ? ' ' : q })
+        expect([200, 400]).toContain(result.status)
+      }),
+      { numRuns: 40 },
+    )
+  })
+
+  it('indexes a log stored before search existed on first use, then searches it', async () => {
+    const id = await seeded()
+    const stub = sessionStub(env, 'alice', id)
+    await runInDurableObject(stub, async (_instance, state) => {
+      // As a session of schema v5 was: no search index.
+      state.storage.sql.exec('DROP TABLE search')
+      state.storage.sql.exec('DROP TABLE search_backfill')
+      state.storage.sql.exec('UPDATE schema_version SET version = 5')
+    })
+    await evictDurableObject(stub)
+    expect(hitIds(await search(id, { q: 'weather' })).sort()).toEqual(['c1', 't1'])
+    await append(id, [user('weather again', 'u9')])
+    expect(hitIds(await search(id, { q: 'weather' })).sort()).toEqual(['c1', 't1', 'u9'])
+  })
+})
