@@ -24,7 +24,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 40)
 /** Turns a session's view keeps: ~400 events of ~150 bytes, about the 64 KiB the peer reads back. */
 const VIEW_TURNS = 200
 
-const upstream = await startFakeOpenAI()
+// Counting prompt tokens by characters: a tokenizer in the stub would be timed as the service's.
+const upstream = await startFakeOpenAI({ counting: 'characters' })
 const worker = await unstable_startWorker({
   config: 'bench/wrangler.bench.toml',
   bindings: {

@@ -76,8 +76,14 @@ const asStored = (m: WireMessage): CoreMessage =>
  * model that counts differently — and completion tokens by characters.
  */
 const usageFor = (body: { messages: WireMessage[]; tools?: unknown[] }, answer: string, scale = 1) => {
-  let estimate = body.messages.reduce((n, m) => n + defaultEstimator.count(EventText.of(asStored(m))), 0)
-  if (body.tools) estimate += defaultEstimator.count(JSON.stringify(body.tools))
+  let estimate = 0
+  if (counting === 'characters') {
+    // A stub that must answer at once (the benchmarks): a token per 4 characters, no tokenizer.
+    estimate = Math.ceil(body.messages.reduce((n, m) => n + (m.content?.length ?? 0), 0) / 4)
+  } else {
+    for (const m of body.messages) estimate += defaultEstimator.count(EventText.of(asStored(m)))
+    if (body.tools) estimate += defaultEstimator.count(JSON.stringify(body.tools))
+  }
   const prompt = Math.round(estimate * scale)
   const completion = Math.ceil(answer.length / 4)
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion }
@@ -252,8 +258,14 @@ function answerWithToolCalls(
   res.end('data: [DONE]\n\n')
 }
 
+/** How the fake counts prompt tokens: as the service estimates them (tests), or by characters (benchmarks). */
+let counting: 'estimate' | 'characters' = 'estimate'
+
 /** Starts the fake upstream on a free loopback port. */
-export async function startFakeOpenAI(): Promise<{ url: string; server: Server }> {
+export async function startFakeOpenAI(
+  options: { counting?: 'estimate' | 'characters' } = {},
+): Promise<{ url: string; server: Server }> {
+  counting = options.counting ?? 'estimate'
   const server = createServer((req, res) => {
     handle(req, res).catch((error) => {
       if (!res.headersSent) sendJson(res, 500, { error: { message: String(error) } })
