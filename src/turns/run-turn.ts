@@ -23,6 +23,7 @@ import { type ModelSettings, NOT_CONFIGURED } from '../models/config'
 import { type ChatReply, toServiceError, UpstreamError } from '../models/port'
 import { CallIds } from './call-ids'
 import { closeInterruptedCalls, openContentTurn, openContinuation, turnEvent } from './open-step'
+import { RECALL_DEFINITION, withRecall } from './recall'
 import { type ContextReport, clientCallsOf, type TurnResult, type TurnSession } from './session'
 
 /** What one turn runs with. */
@@ -152,15 +153,19 @@ export async function runStep<L>(step: TurnStep, input: StepRequest, deps: TurnD
     }
   }
 
-  let ids = new CallIds((list) => session.usedToolIds(list))
-  const call = async (): Promise<ChatReply> => {
+  // Ids a reply's calls take must be new to the log and to this request (recall rounds write later).
+  const taken = new Set<string>()
+  const newIds = () => new CallIds((list) => new Set([...session.usedToolIds(list), ...list.filter((id) => taken.has(id))]))
+  let ids = newIds()
+  /** A model call with the view, the step's events and `extra` (recall rounds); recall offered when on. */
+  const call = async (extra: NewMessageEvent[] = [], offerRecall = input.recall === true): Promise<ChatReply> => {
     const view = await session.readEvents(allSeqs((await session.readView()).view))
     const system = systemEvent?.message.content ?? state?.latestSystem?.content ?? null
-    ids = new CallIds((list) => session.usedToolIds(list))
+    ids = newIds()
     let position = 0
     return model.chat({
       model: turnModel,
-      messages: toOpenAIMessages([...view, ...added], system),
+      messages: toOpenAIMessages([...view, ...added, ...extra], system),
       maxTokens: replyTokens,
       onDelta: input.stream ? deps.onDelta : undefined,
       onToolCall: input.stream
@@ -169,7 +174,7 @@ export async function runStep<L>(step: TurnStep, input: StepRequest, deps: TurnD
             if (owned.name !== RECALL_TOOL) deps.onToolCall?.(owned)
           }
         : undefined,
-      tools: input.tools,
+      tools: offerRecall ? [...(input.tools ?? []), RECALL_DEFINITION] : input.tools,
       toolChoice: input.toolChoice,
       parallelToolCalls: input.parallelToolCalls,
       options,
@@ -203,30 +208,51 @@ export async function runStep<L>(step: TurnStep, input: StepRequest, deps: TurnD
   }
   // What the model reported for the prompt we estimated: the session learns how it counts.
   if (reply.usage) context.calibration = absorb(calibration, reply.usage.promptTokens, context.promptTokens)
-  const calls = ids.all(reply.toolCalls)
+  const modelMetadata = { model: reply.model ?? turnModel }
+  const recall = await withRecall(reply, {
+    enabled: input.recall === true,
+    own: (made) => {
+      const owned = ids.all(made.toolCalls)
+      for (const { id } of owned) taken.add(id)
+      return owned
+    },
+    again: (events, offer) => call(events, offer).catch((error) => Promise.reject(toServiceError(error))),
+    search: (query, limit) => session.recall(query, limit),
+    event: (message) => turnEvent(message, estimator, undefined, message.role === 'assistant' ? modelMetadata : {}),
+  })
+  const calls = recall.calls
+  const final = recall.reply
   const assistant = turnEvent(
-    { role: 'assistant', content: reply.content, ...(calls.length > 0 ? { toolCalls: calls } : {}) },
+    { role: 'assistant', content: final.content, ...(calls.length > 0 ? { toolCalls: calls } : {}) },
     estimator,
     undefined,
-    { model: reply.model ?? turnModel },
+    { model: final.model ?? turnModel },
   )
-  const written = await session.writeTurn([...(systemEvent ? [systemEvent] : []), ...added, assistant], {
+  const events = [
+    ...(systemEvent ? [systemEvent] : []),
+    ...added,
+    ...recall.events,
+    assistant,
+    ...(recall.after ? [recall.after] : []),
+  ]
+  const written = await session.writeTurn(events, {
     keyId: added[0]!.id,
+    replyId: assistant.id,
     firstSeq: earlier[0]?.seq,
-    usage: reply.usage,
+    usage: recall.usage,
     idempotency: step.idempotency,
     calibration: context.calibration,
   })
   deps.written()
-  const stored = written.at(-1) as TurnResult['reply']
+  const stored = written.find((event) => event.id === assistant.id) as TurnResult['reply']
   const result: TurnResult<L> = {
     reply: stored,
     ...clientCallsOf(stored),
     events: [...earlier, ...written],
     compaction: null,
-    usage: reply.usage,
+    usage: recall.usage,
     context,
-    finishReason: reply.finishReason,
+    finishReason: final.finishReason,
   }
 
   if (policy) {

@@ -13,6 +13,7 @@ import {
   type ToolCall,
 } from '../core'
 import type { Usage } from '../models/port'
+import type { RecallHit } from './recall'
 
 /** What happened to fit the prompt into the model's context budget. */
 export interface ContextReport<L = unknown> {
@@ -98,6 +99,8 @@ export interface TurnSession<L = unknown> extends SessionStore<L> {
   records(): Promise<TurnRecords<L> | null>
   /** The events of the view's newest turn, in log order (none while the session does not exist). */
   newestTurn(): Promise<MessageEvent[]>
+  /** The covered events matching a plain-text query, best first (what `recall_history` answers). */
+  recall(query: string, limit: number): Promise<RecallHit[]>
   /** Which of these tool call ids the log already holds (by any call or response, covered or not). */
   usedToolIds(ids: readonly string[]): Set<string>
   /**
@@ -109,6 +112,8 @@ export interface TurnSession<L = unknown> extends SessionStore<L> {
     events: NewMessageEvent[],
     step: {
       keyId: string
+      /** The reply's id, when events follow it (recall results). */
+      replyId?: string
       firstSeq?: number
       usage: Usage | null
       idempotency?: { key: string; hash: string }

@@ -122,6 +122,7 @@ describe('GET /v1/openapi.json', () => {
     expect(body.components.schemas.ChatCompletionRequest.properties).toMatchObject({ messages: {}, stream: {}, tools: {} })
     expect(body.paths['/v1/chat/completions'].post.parameters.map((p: { name: string }) => p.name)).toEqual([
       'x-session-id',
+      'x-recall',
       'idempotency-key',
     ])
     const eventInput = body.components.schemas.EventInput

@@ -26,6 +26,11 @@ describe('with no model configured', () => {
     })
     expectError(result, 503, 'not_configured')
     expect((await call('GET', `/v1/sessions/${id}/events`)).body.events).toHaveLength(4)
+    // A dry run is validated as a real pass is.
+    const dry = await call('POST', `/v1/sessions/${id}/compact`, {
+      body: { strategy: { window: { lastTurns: 1 }, summarizer: {} }, dryRun: true },
+    })
+    expectError(dry, 503, 'not_configured')
   })
 
   it('compaction without a summarizer still works', async () => {

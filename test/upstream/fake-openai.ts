@@ -21,6 +21,9 @@
  * | `tools-<ids>`   | calls the request's first tool once per comma-separated id (`_`: no id), |
  * |                 | plain or streamed in the real delta format (arguments in pieces)        |
  * | `scale-<x>`     | like echo, reporting prompt tokens at x × the service's own estimate    |
+ * | `recall-<q>`    | when recall_history is offered: calls it with query q, then answers     |
+ * |                 | `Recalled: <its result>`; `recallloop-<q>` calls it whenever offered      |
+ * |                 | (then `Done after <n> recalls`); `recallmix-<q>` calls it and a client tool |
  * | `agent-<ids>`   | an agent's loop: like tools-<ids> after a user message; after tool      |
  * |                 | results, answers `Results: <each result's content, joined by " | ">`  |
  *
@@ -170,6 +173,18 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
   }
 
   if (mode === 'tools') return answerWithToolCalls(res, body, (arg ?? '').split(','))
+  if (mode === 'recall' || mode === 'recallloop' || mode === 'recallmix') {
+    const offered = (body.tools ?? []).some((tool) => tool.function.name === 'recall_history')
+    const afterTool = body.messages.at(-1)?.role === 'tool'
+    const recall = { name: 'recall_history', arguments: JSON.stringify({ query: arg ?? '' }) }
+    if (offered && (mode === 'recallloop' || !afterTool)) {
+      const client = body.tools!.find((tool) => tool.function.name !== 'recall_history')
+      const calls = mode === 'recallmix' && client ? [recall, { name: client.function.name, arguments: '{}' }] : [recall]
+      return sendCalls(res, body, calls)
+    }
+    const recalled = body.messages.filter((m) => m.role === 'tool').length
+    answer = mode === 'recallloop' || !afterTool ? `Done after ${recalled} recalls` : `Recalled: ${body.messages.at(-1)!.content}`
+  }
   if (mode === 'agent') {
     const results = trailingToolResults(body.messages)
     if (results.length === 0) return answerWithToolCalls(res, body, (arg ?? '').split(','))
@@ -210,6 +225,29 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
       `data: ${JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', choices: [], usage: usageFor(body, answer ?? '', scale) })}\n\n`,
     )
   }
+  res.end('data: [DONE]\n\n')
+}
+
+/** Answers with these tool calls (no ids: the service mints them), plain or streamed. */
+function sendCalls(
+  res: ServerResponse,
+  body: { model: string; stream?: boolean; messages: WireMessage[]; tools?: unknown[] },
+  calls: { name: string; arguments: string }[],
+) {
+  const wire = calls.map((call) => ({ type: 'function', function: call }))
+  if (!body.stream) {
+    return sendJson(res, 200, {
+      id: 'chatcmpl-fake',
+      object: 'chat.completion',
+      model: body.model,
+      choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: wire }, finish_reason: 'tool_calls' }],
+      usage: usageFor(body, ''),
+    })
+  }
+  res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' })
+  res.write(chunk(body.model, { role: 'assistant', content: null }))
+  for (const [index, call] of wire.entries()) res.write(chunk(body.model, { tool_calls: [{ index, ...call }] }))
+  res.write(chunk(body.model, {}, 'tool_calls'))
   res.end('data: [DONE]\n\n')
 }
 

@@ -88,11 +88,15 @@ export const toolFields = {
 }
 
 /** What is wrong across the tool fields (a field path and a reason), or null. */
-export function toolFieldsProblem(input: {
-  tools?: ToolInput[]
-  toolChoice?: ToolChoiceInput
-}): { path: (string | number)[]; message: string } | null {
+export function toolFieldsProblem(
+  input: { tools?: ToolInput[]; toolChoice?: ToolChoiceInput },
+  recall = false,
+): { path: (string | number)[]; message: string } | null {
   const names = (input.tools ?? []).map((tool) => tool.function.name)
+  const own = names.indexOf('recall_history')
+  if (recall && own >= 0) {
+    return { path: ['tools', own, 'function', 'name'], message: 'is the service’s own tool while recall is on' }
+  }
   const twice = names.findIndex((name, i) => names.indexOf(name) !== i)
   if (twice >= 0) return { path: ['tools', twice, 'function', 'name'], message: `"${names[twice]}" is named by an earlier tool` }
   const choice = input.toolChoice

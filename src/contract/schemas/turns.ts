@@ -22,6 +22,9 @@ export const TurnRequestSchema = z
     model: z.string().min(1).max(256).optional(),
     stream: z.boolean().optional(),
     compaction: z.union([z.literal(false), PolicySchema]).optional(),
+    recall: z.boolean().optional().openapi({
+      description: 'Offer the model the built-in recall_history tool: it may look up what compaction hid (at most 3 rounds).',
+    }),
     ...toolFields,
   })
   .superRefine((input, ctx) => {
@@ -39,7 +42,7 @@ export const TurnRequestSchema = z
     const twice = ids.findIndex((id, i) => ids.indexOf(id) !== i)
     if (twice >= 0)
       ctx.addIssue({ code: 'custom', path: ['toolResults', twice, 'id'], message: `"${ids[twice]}" is given twice` })
-    const problem = toolFieldsProblem(input)
+    const problem = toolFieldsProblem(input, input.recall === true)
     if (problem) ctx.addIssue({ code: 'custom', path: problem.path, message: problem.message })
   })
   .openapi('TurnRequest')

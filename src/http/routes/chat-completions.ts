@@ -15,6 +15,10 @@ const Headers = z.object({
   'x-session-id': SessionId.optional().openapi({
     description: 'The session (else the body’s `session_id`); created when absent.',
   }),
+  'x-recall': z
+    .enum(['on', 'off'])
+    .optional()
+    .openapi({ description: '`on` offers the model the built-in recall_history tool (see /turns `recall`).' }),
   'idempotency-key': z
     .string()
     .min(1)
@@ -88,6 +92,7 @@ chatCompletionRoutes
     }
     c.header('X-Session-Id', sessionId)
     const input = await frontDoorInput(request, headers['idempotency-key'])
+    if (headers['x-recall'] === 'on') input.request.recall = true
     const address = { userId: c.get('userId'), sessionId }
     const frames = interruptible(turnFrames(await sessionOf(c, sessionId).chatCompletion(address, input)))
     const first = (await frames.next()).value

@@ -1,6 +1,6 @@
 import { LIMITS } from '../../contract/limits'
 import { encodeSearchCursor } from '../../contract/schemas'
-import { allSeqs, type CompactionResult, utf8Length, type ViewColumns } from '../../core'
+import { allSeqs, type CompactionResult, type MessageEvent, searchTextOf, utf8Length, type ViewColumns } from '../../core'
 import { jsonArray, jsonObject } from '../../json-stream'
 import type { TurnResult } from '../../turns/session'
 import { type SessionFacts, sessionFacts } from './insight'
@@ -179,6 +179,21 @@ export class SessionAnswers {
    * whether it is covered (outside the view) and a snippet. `next` is where the page after starts.
    */
   async search(record: SessionRecord, query: SearchQuery): Promise<Iterable<string>> {
+    const { hits, next } = await this.hits(record, query)
+    return searchJson(this.log, hits, next)
+  }
+
+  /** What `recall_history` answers: the covered events matching, best first, with their text. */
+  async recallHits(record: SessionRecord, expression: string, limit: number) {
+    const { hits } = await this.hits(record, { expression, limit, scope: 'covered', offset: 0 })
+    return hits.map((hit) => {
+      const [event] = this.log.range(hit.seq, hit.seq) as MessageEvent[]
+      return { id: event!.id, seq: hit.seq, role: event!.message.role, text: searchTextOf(event!.message) }
+    })
+  }
+
+  /** The hits of a search, and where the page after starts. */
+  private async hits(record: SessionRecord, query: SearchQuery) {
     await this.searchIndex.caughtUp()
     const isInView = membership(this.view.snapshot(record))
     const hits: { seq: number; covered: boolean; snippet: string }[] = []
@@ -197,7 +212,7 @@ export class SessionAnswers {
       }
       if (rows.length < chunk) break
     }
-    return searchJson(this.log, hits, next)
+    return { hits, next }
   }
 
   /** A page of the log, COMPACTION events included, from `after` on. */

@@ -3,6 +3,7 @@ import type { CreateSessionInput, EventInput, PatchSessionInput } from '../../co
 import {
   atSeq,
   type Calibration,
+  ftsExpression,
   type MessageEvent,
   type NewEvent,
   type NewMessageEvent,
@@ -151,9 +152,7 @@ export class StoredSession implements TurnSession<Int32Array> {
     }
   }
 
-  resultJson(result: TurnResult<Int32Array>): Iterable<string> {
-    return this.answers.turn(result)
-  }
+  resultJson = (result: TurnResult<Int32Array>): Iterable<string> => this.answers.turn(result)
 
   // ── the ports: the compaction core's store and the chat turn's session ────────────────────
 
@@ -162,14 +161,10 @@ export class StoredSession implements TurnSession<Int32Array> {
     return record ? { view: this.view.snapshot(record), version: record.version } : { view: EMPTY_VIEW, version: 0 }
   }
 
-  async readSince(version: number): Promise<SessionEvent[]> {
-    return this.log.after(version)
-  }
+  readSince = async (version: number): Promise<SessionEvent[]> => this.log.after(version)
 
   /** A result lists events by seq: its answer is written from storage (see `compactionJson`). */
-  listed(seqs: Int32Array): Int32Array {
-    return seqs
-  }
+  listed = (seqs: Int32Array): Int32Array => seqs
 
   /** Whole events for a prompt or a summary: bounded by a model's context, kept for the next turn. */
   async readEvents(seqs: Int32Array): Promise<MessageEvent[]> {
@@ -208,6 +203,11 @@ export class StoredSession implements TurnSession<Int32Array> {
 
   async newestTurn(): Promise<MessageEvent[]> {
     return this.readEvents(newestTurnSeqs((await this.readView()).view))
+  }
+
+  async recall(query: string, limit: number) {
+    const [record, expression] = [await this.current(), ftsExpression(query)]
+    return record && expression ? this.answers.recallHits(record, expression, limit) : []
   }
 
   usedToolIds(ids: readonly string[]): Set<string> {

@@ -12,6 +12,8 @@ type Usage = TurnResult['usage']
 export interface TurnStep {
   /** The id of the event a retry names the step by: a content turn's user event, a continuation's tool event. */
   keyId: string
+  /** The reply's id, when events follow it (recall results); the last event otherwise. */
+  replyId?: string
   /** The seq of the request's first event, when it wrote some before (interrupted results). */
   firstSeq?: number
   usage: Usage
@@ -38,8 +40,9 @@ export class TurnLog implements TurnRecords<Int32Array> {
     const { keyId, firstSeq = written[0]!.seq, usage, idempotency } = step
     const key = written.find((event) => event.id === keyId)!
     const last = written.at(-1)!.seq
+    const reply = step.replyId === undefined ? last : written.find((event) => event.id === step.replyId)!.seq
     this.sql.run`INSERT INTO turns (id, first_seq, last_seq, user_seq, reply_seq, usage)
-      VALUES (${keyId}, ${firstSeq}, ${last}, ${key.seq}, ${last}, ${usage === null ? null : JSON.stringify(usage)})`
+      VALUES (${keyId}, ${firstSeq}, ${last}, ${key.seq}, ${reply}, ${usage === null ? null : JSON.stringify(usage)})`
     if (idempotency) {
       this.sql.run`INSERT INTO idempotency (key, hash, turn_id) VALUES (${idempotency.key}, ${idempotency.hash}, ${keyId})`
     }
