@@ -228,29 +228,6 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
   res.end('data: [DONE]\n\n')
 }
 
-/** Answers with these tool calls (no ids: the service mints them), plain or streamed. */
-function sendCalls(
-  res: ServerResponse,
-  body: { model: string; stream?: boolean; messages: WireMessage[]; tools?: unknown[] },
-  calls: { name: string; arguments: string }[],
-) {
-  const wire = calls.map((call) => ({ type: 'function', function: call }))
-  if (!body.stream) {
-    return sendJson(res, 200, {
-      id: 'chatcmpl-fake',
-      object: 'chat.completion',
-      model: body.model,
-      choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: wire }, finish_reason: 'tool_calls' }],
-      usage: usageFor(body, ''),
-    })
-  }
-  res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' })
-  res.write(chunk(body.model, { role: 'assistant', content: null }))
-  for (const [index, call] of wire.entries()) res.write(chunk(body.model, { tool_calls: [{ index, ...call }] }))
-  res.write(chunk(body.model, {}, 'tool_calls'))
-  res.end('data: [DONE]\n\n')
-}
-
 /** The contents of the tool messages that end the prompt (what the model was just given). */
 function trailingToolResults(messages: Message[]): string[] {
   const results: string[] = []
@@ -265,33 +242,42 @@ function answerWithToolCalls(
   ids: string[],
 ) {
   const name = body.tools?.[0]?.function.name ?? 'missing_tool'
-  const calls = ids.map((id, i) => ({
-    ...(id === '_' ? {} : { id }),
+  const calls = ids.map((id, i) => ({ ...(id === '_' ? {} : { id }), name, arguments: `{"n":${i}}` }))
+  return sendCalls(res, body, calls)
+}
+
+/** Answers with these tool calls, plain or streamed in the real delta format (each call named, then its arguments in pieces). */
+function sendCalls(
+  res: ServerResponse,
+  body: { model: string; stream?: boolean; messages: WireMessage[]; tools?: unknown[] },
+  calls: { id?: string; name: string; arguments: string }[],
+) {
+  const wire = calls.map(({ id, name, arguments: args }) => ({
+    ...(id === undefined ? {} : { id }),
     type: 'function',
-    function: { name, arguments: `{"n":${i}}` },
+    function: { name, arguments: args },
   }))
   if (!body.stream) {
     return sendJson(res, 200, {
       id: 'chatcmpl-fake',
       object: 'chat.completion',
       model: body.model,
-      choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: calls }, finish_reason: 'tool_calls' }],
+      choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: wire }, finish_reason: 'tool_calls' }],
       usage: usageFor(body, ''),
     })
   }
   res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' })
   res.write(chunk(body.model, { role: 'assistant', content: null }))
-  calls.forEach((call, index) => {
-    // The first delta of a call names it; its arguments follow in pieces.
+  for (const [index, call] of wire.entries()) {
+    const { id, function: fn } = call as { id?: string; function: { name: string; arguments: string } }
     res.write(
       chunk(body.model, {
-        tool_calls: [{ index, ...('id' in call ? { id: call.id } : {}), type: 'function', function: { name, arguments: '' } }],
+        tool_calls: [{ index, ...(id ? { id } : {}), type: 'function', function: { name: fn.name, arguments: '' } }],
       }),
     )
-    const args = call.function.arguments
-    res.write(chunk(body.model, { tool_calls: [{ index, function: { arguments: args.slice(0, 3) } }] }))
-    res.write(chunk(body.model, { tool_calls: [{ index, function: { arguments: args.slice(3) } }] }))
-  })
+    res.write(chunk(body.model, { tool_calls: [{ index, function: { arguments: fn.arguments.slice(0, 3) } }] }))
+    res.write(chunk(body.model, { tool_calls: [{ index, function: { arguments: fn.arguments.slice(3) } }] }))
+  }
   res.write(chunk(body.model, {}, 'tool_calls'))
   res.end('data: [DONE]\n\n')
 }
