@@ -162,4 +162,23 @@ describe('GET /v1/sessions/:id/search', () => {
     await append(id, [user('weather again', 'u9')])
     expect(hitIds(await search(id, { q: 'weather' })).sort()).toEqual(['c1', 't1', 'u9'])
   })
+
+  it('catches an older log up in the background once the session is read, before any search', async () => {
+    const id = await seeded()
+    const stub = sessionStub(env, 'alice', id)
+    await runInDurableObject(stub, async (_instance, state) => {
+      state.storage.sql.exec('DROP TABLE search')
+      state.storage.sql.exec('DROP TABLE search_backfill')
+      state.storage.sql.exec('UPDATE schema_version SET version = 5')
+    })
+    await evictDurableObject(stub)
+    await call('GET', `/v1/sessions/${id}`) // no search: just a read
+    const state = async () =>
+      runInDurableObject(stub, async (_instance, s) => ({
+        backfill: s.storage.sql.exec<{ upto: number; done: number }>('SELECT upto, done FROM search_backfill').one(),
+        indexed: s.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM search').one().n,
+      }))
+    for (let i = 0; i < 50 && (await state()).backfill.done < 6; i++) await new Promise((r) => setTimeout(r, 20))
+    expect(await state()).toEqual({ backfill: { upto: 6, done: 6 }, indexed: 6 })
+  })
 })

@@ -26,9 +26,22 @@ export class SessionSearch {
     private readonly transaction: <T>(work: () => T) => T,
   ) {}
 
-  /** Catches the index up with a log written before it existed: a batch a transaction, other requests served between. */
-  async caughtUp(): Promise<void> {
-    while (this.transaction(() => this.backfillStep())) await new Promise((resolve) => setTimeout(resolve, 0))
+  /** The catch-up of this instance: started once, joined by every later caller. */
+  private catchingUp: Promise<void> | null = null
+
+  /**
+   * Catches the index up with a log written before it existed: a batch a transaction, other
+   * requests served between. Started once per object instance (in the background when the
+   * session is first read); a search waits for it.
+   */
+  caughtUp(): Promise<void> {
+    this.catchingUp ??= (async () => {
+      while (this.transaction(() => this.backfillStep())) await new Promise((resolve) => setTimeout(resolve, 0))
+    })().catch((error: unknown) => {
+      this.catchingUp = null // the next caller starts over from where the index is
+      throw error
+    })
+    return this.catchingUp
   }
 
   /** Indexes events being written (call it inside the write's transaction). */

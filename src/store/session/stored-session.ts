@@ -86,6 +86,7 @@ export class StoredSession implements TurnSession<Int32Array> {
       return null
     }
     if (!record.indexed) await this.syncIndex(record)
+    this.indexes.search.caughtUp().catch(() => undefined) // an older log is indexed in the background (a search retries)
     return this.row.stored()
   }
 
@@ -163,8 +164,7 @@ export class StoredSession implements TurnSession<Int32Array> {
 
   readSince = async (version: number): Promise<SessionEvent[]> => this.log.after(version)
 
-  /** A result lists events by seq: its answer is written from storage (see `compactionJson`). */
-  listed = (seqs: Int32Array): Int32Array => seqs
+  listed = (seqs: Int32Array): Int32Array => seqs // a result's answer is written from storage by seq
 
   /** Whole events for a prompt or a summary: bounded by a model's context, kept for the next turn. */
   async readEvents(seqs: Int32Array): Promise<MessageEvent[]> {
