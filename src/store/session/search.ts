@@ -68,11 +68,22 @@ export class SessionSearch {
    * ties newest first, from `offset` on, at most `limit`; only those of `role` when given.
    */
   query(expression: string, options: { role?: string; limit: number; offset: number }): SearchRow[] {
-    const role = options.role ?? null
-    return this.sql.all<{ seq: number; snippet: string }>`SELECT search.rowid AS seq,
-        snippet(search, 0, '', '', '…', ${SNIPPET_TOKENS}) AS snippet
-      FROM search JOIN events ON events.seq = search.rowid
-      WHERE search MATCH ${expression} AND (${role} IS NULL OR events.role = ${role})
-      ORDER BY search.rank, search.rowid DESC LIMIT ${options.limit} OFFSET ${options.offset}`
+    // Ranked first, snippets after: a snippet re-reads its text, so it is made for the page only.
+    const seqs = (
+      options.role === undefined
+        ? this.sql.all<{ seq: number }>`SELECT rowid AS seq FROM search WHERE search MATCH ${expression}
+            ORDER BY rank, rowid DESC LIMIT ${options.limit} OFFSET ${options.offset}`
+        : this.sql.all<{ seq: number }>`SELECT search.rowid AS seq FROM search JOIN events ON events.seq = search.rowid
+            WHERE search MATCH ${expression} AND events.role = ${options.role}
+            ORDER BY search.rank, search.rowid DESC LIMIT ${options.limit} OFFSET ${options.offset}`
+    ).map((row) => row.seq)
+    if (seqs.length === 0) return []
+    const snippets = new Map<number, string>()
+    for (const row of this.sql.all<{ seq: number; snippet: string }>`SELECT rowid AS seq,
+        snippet(search, 0, '', '', '…', ${SNIPPET_TOKENS}) AS snippet FROM search
+        WHERE search MATCH ${expression} AND rowid IN (SELECT value FROM json_each(${JSON.stringify(seqs)}))`) {
+      snippets.set(row.seq, row.snippet)
+    }
+    return seqs.map((seq) => ({ seq, snippet: snippets.get(seq) ?? '' }))
   }
 }
