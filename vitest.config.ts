@@ -52,8 +52,13 @@ export default defineConfig({
           ...workers,
           name: 'workers',
           include: ['src/{store,http,models}/**/*.test.ts', 'test/**/*.test.ts'],
-          exclude: ['test/unconfigured/**', 'test/large/**', 'test/clients/**', ...pure],
+          exclude: ['test/unconfigured/**', 'test/misconfigured/**', 'test/large/**', 'test/clients/**', ...pure],
         },
+      },
+      {
+        // A model configured, but MODEL_CONTEXT_TOKENS not a JSON object of positive integers.
+        plugins: [withUpstream({ MODEL_CONTEXT_TOKENS: '{"echo": "lots"}' })],
+        test: { ...workers, name: 'misconfigured', include: ['test/misconfigured/**/*.test.ts'] },
       },
       {
         // The real client libraries (openai, the AI SDK) in Node against the real Worker, started
