@@ -3,11 +3,10 @@ import { turnPolicy } from '../compaction/policy'
 import { ServiceError } from '../contract/errors'
 import { contentTooLarge } from '../contract/limits'
 import { toOpenAIMessages } from '../contract/openai-messages'
-import type { Policy, TurnInput } from '../contract/schemas'
+import type { TurnInput } from '../contract/schemas'
 import {
   absorb,
   allSeqs,
-  type CompactionResult,
   type FitState,
   type FitStep,
   type ModelFit,
@@ -22,6 +21,7 @@ import { log } from '../log'
 import { type ModelSettings, NOT_CONFIGURED } from '../models/config'
 import { type ChatReply, toServiceError, UpstreamError } from '../models/port'
 import { CallIds } from './call-ids'
+import { makeRoom } from './make-room'
 import { closeInterruptedCalls, openContentTurn, openContinuation, turnEvent } from './open-step'
 import { RECALL_DEFINITION, withRecall } from './recall'
 import { type ContextReport, clientCallsOf, type TurnResult, type TurnSession } from './session'
@@ -271,36 +271,5 @@ export async function runStep<L>(step: TurnStep, input: StepRequest, deps: TurnD
       }
     }
   }
-  return result
-}
-
-/**
- * One pass that makes room for the event about to be added (it counts as the newest turn's). When the
- * strategy summarizes and the summary fails or is declined, the same pass runs without one: the
- * turn must still fit.
- */
-async function makeRoom<L>(
-  step: Extract<FitStep, { kind: 'compact' }>,
-  policy: Policy,
-  added: NewMessageEvent[],
-  model: ModelFit,
-  deps: TurnDeps<L>,
-): Promise<CompactionResult<L>> {
-  const summarizer = policy.strategy.summarizer
-  const info = deps.session.info()
-  const pass = (withSummary: boolean) => {
-    const tokenBudget = withSummary ? step.tokenBudget.withSummary : step.tokenBudget.withoutSummary
-    const window = step.window === 'strategy' && policy.strategy.window ? policy.strategy.window : { tokenBudget }
-    const strategy = { window, summarizer: withSummary ? summarizer : null }
-    return deps.compactor.run(deps.session, info, { trigger: { always: true }, strategy, pending: added, model })
-  }
-  if (!summarizer) return pass(false)
-  let result: CompactionResult<L>
-  try {
-    result = await pass(true)
-  } catch {
-    return pass(false) // whatever failed, the pass without a summary still makes room
-  }
-  if (result.reason === 'summarizer_failed' || result.reason === 'summarizer_declined') return pass(false)
   return result
 }
