@@ -13,7 +13,7 @@ import {
   type Trigger,
 } from '../core'
 import { log } from '../log'
-import { modelSettings, NOT_CONFIGURED } from '../models/config'
+import { chatModelBudget, modelSettings, NOT_CONFIGURED } from '../models/config'
 import { toServiceError, UpstreamError } from '../models/port'
 import { modelSummarizer } from '../models/summarizer'
 
@@ -44,6 +44,12 @@ export interface CompactorOptions {
   env: Env
   estimator: TokenEstimator
 }
+
+/** The model a pass outside a turn fits for: the configured chat model's budget, the session's calibration ratio. */
+export const chatModelFit = (env: Env, ratio: number): ModelFit => ({
+  promptBudget: chatModelBudget(modelSettings(env)).promptTokens,
+  ratio,
+})
 
 /**
  * The compaction use case: the core's `compact()` with the service's summarizer, ids, clock and

@@ -1,6 +1,6 @@
 import { defaultPolicy, deploymentPolicy } from '../compaction/policy'
 import type { Policy } from '../contract/schemas'
-import { modelSettings } from '../models/config'
+import { chatModelBudget, modelSettings } from '../models/config'
 import type { SessionFacts } from '../store/session/insight'
 
 /** `GET /v1/sessions/:id/context`: what a session holds, what the model would see of it, and what compaction did. */
@@ -20,9 +20,8 @@ export interface SessionContext extends Omit<SessionFacts, 'policy'> {
  */
 export function sessionContext(facts: SessionFacts, env: Env): SessionContext {
   const models = modelSettings(env)
-  const contextTokens = models.contextTokensOf(models.chatModel)
   return {
-    budget: { contextTokens, replyTokens: models.replyTokens, promptTokens: contextTokens - models.replyTokens },
+    budget: chatModelBudget(models),
     ...facts,
     policy: facts.policy ?? deploymentPolicy(env.COMPACTION_POLICY) ?? defaultPolicy(models.model !== null),
   }

@@ -60,6 +60,15 @@ const positive = (value: string | undefined, fallback: number) => {
   return value !== undefined && Number.isSafeInteger(n) && n > 0 ? n : fallback
 }
 
+/**
+ * The budget outside a turn (`/compact`, `/context`): the configured chat model's context, its
+ * reply tokens, and what a prompt gets of them.
+ */
+export function chatModelBudget(settings: ModelSettings): { contextTokens: number; replyTokens: number; promptTokens: number } {
+  const contextTokens = settings.contextTokensOf(settings.chatModel)
+  return { contextTokens, replyTokens: settings.replyTokens, promptTokens: contextTokens - settings.replyTokens }
+}
+
 /** Settings by the variables they were read from: read once per isolate and object. */
 const cache = new WeakMap<Env, ModelSettings>()
 

@@ -1,5 +1,5 @@
 import { DurableObject } from 'cloudflare:workers'
-import { type Compactor, compactor } from '../../compaction'
+import { type Compactor, chatModelFit, compactor } from '../../compaction'
 import { type Outcome, toOutcome } from '../../contract/errors'
 import type {
   CompactInput,
@@ -13,7 +13,6 @@ import { defaultEstimator, type TokenEstimator } from '../../core'
 import type { FrontDoorInput } from '../../front-door'
 import { type SessionContext, sessionContext } from '../../insight'
 import { jsonStream } from '../../json-stream'
-import { modelSettings } from '../../models/config'
 import { type ChatTurns, chatTurns } from '../../turns'
 import type { SessionAddress } from '../address'
 import type { SearchQuery, ViewFormat } from './responses'
@@ -114,11 +113,7 @@ export class SessionObject extends DurableObject<Env> {
       const record = await this.stored.existing()
       const strategy = request.strategy ?? record.policy?.strategy ?? {}
       // Outside a turn the budget is the configured chat model's.
-      const models = modelSettings(this.env)
-      const model = {
-        promptBudget: models.contextTokensOf(models.chatModel) - models.replyTokens,
-        ratio: record.calibration.ratio,
-      }
+      const model = chatModelFit(this.env, record.calibration.ratio)
       const result = await this.compaction.run(this.stored, this.stored.info(), {
         trigger: request.trigger,
         strategy,
