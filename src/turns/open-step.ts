@@ -13,7 +13,7 @@ import {
   type ToolResultInput,
   type ToolResultsRefusal,
 } from '../core'
-import { clientCallsOf, type TurnResult, type TurnSession } from './session'
+import { storedResult, type TurnResult, type TurnSession } from './session'
 
 /**
  * The first step of a request on `/turns`: either it was done before (a retry answers the stored
@@ -73,14 +73,7 @@ export async function openContinuation<L>(
     case 'retry': {
       const stored = (await session.records())?.storedStep(plan.results.id)
       // Results sent through /events, then a reply: that reply, as the log has it.
-      const result = stored ?? {
-        reply: plan.reply,
-        ...clientCallsOf(plan.reply),
-        events: [plan.results, plan.reply],
-        compaction: null,
-        usage: null,
-        context: null,
-      }
+      const result = stored ?? storedResult<L>(plan.reply, [plan.results, plan.reply], null)
       return { kind: 'done', result }
     }
     case 'continue':

@@ -74,6 +74,16 @@ export interface TurnRecords<L = unknown> {
   clientTail(count: number): { messages: ShownMessage[]; empty: boolean }
 }
 
+/** The result of a step stored before, answered to a retry: its events and reply as the log has them. */
+export const storedResult = <L>(reply: MessageEvent, events: SessionEvent[], usage: Usage | null): TurnResult<L> => ({
+  reply,
+  ...clientCallsOf(reply),
+  events,
+  compaction: null,
+  usage,
+  context: null,
+})
+
 /** What a turn needs to know of its session before it builds the prompt: counters, not bodies. */
 export interface PromptState {
   /** The session's own policy, if it has one. */

@@ -36,6 +36,19 @@ async function seeded() {
   return id
 }
 
+/** A seeded session as one of schema v5 was (no search index), its object restarted. */
+async function storedBeforeSearch() {
+  const id = await seeded()
+  const stub = sessionStub(env, 'alice', id)
+  await runInDurableObject(stub, async (_instance, state) => {
+    state.storage.sql.exec('DROP TABLE search')
+    state.storage.sql.exec('DROP TABLE search_backfill')
+    state.storage.sql.exec('UPDATE schema_version SET version = 5')
+  })
+  await evictDurableObject(stub)
+  return { id, stub }
+}
+
 describe('GET /v1/sessions/:id/search', () => {
   it('finds whole words, case- and accent-insensitively, in content, tool calls and tool results', async () => {
     const id = await seeded()
@@ -149,29 +162,14 @@ describe('GET /v1/sessions/:id/search', () => {
   })
 
   it('indexes a log stored before search existed on first use, then searches it', async () => {
-    const id = await seeded()
-    const stub = sessionStub(env, 'alice', id)
-    await runInDurableObject(stub, async (_instance, state) => {
-      // As a session of schema v5 was: no search index.
-      state.storage.sql.exec('DROP TABLE search')
-      state.storage.sql.exec('DROP TABLE search_backfill')
-      state.storage.sql.exec('UPDATE schema_version SET version = 5')
-    })
-    await evictDurableObject(stub)
+    const { id } = await storedBeforeSearch()
     expect(hitIds(await search(id, { q: 'weather' })).sort()).toEqual(['c1', 't1'])
     await append(id, [user('weather again', 'u9')])
     expect(hitIds(await search(id, { q: 'weather' })).sort()).toEqual(['c1', 't1', 'u9'])
   })
 
   it('catches an older log up in the background once the session is read, before any search', async () => {
-    const id = await seeded()
-    const stub = sessionStub(env, 'alice', id)
-    await runInDurableObject(stub, async (_instance, state) => {
-      state.storage.sql.exec('DROP TABLE search')
-      state.storage.sql.exec('DROP TABLE search_backfill')
-      state.storage.sql.exec('UPDATE schema_version SET version = 5')
-    })
-    await evictDurableObject(stub)
+    const { id, stub } = await storedBeforeSearch()
     await call('GET', `/v1/sessions/${id}`) // no search: just a read
     const state = async () =>
       runInDurableObject(stub, async (_instance, s) => ({

@@ -1,5 +1,5 @@
 import { type Boundary, isHighSurrogate, type Message, type PackedEvent, type Role, type SessionEvent } from '../../core'
-import { fragment, inChunks, type Sql } from '../sql'
+import { fragment, IDS_PER_STATEMENT, inChunks, type Sql } from '../sql'
 
 /**
  * The event log in SQLite: one row per event, bodies larger than one value's limit stored in
@@ -31,8 +31,6 @@ type EntryRow = Pick<Row, 'seq' | 'id' | 'role' | 'synthetic' | 'tokens'>
  */
 const WALK_ROWS = 1024
 const WALK_CHARS = 1024 * 1024
-/** Ids looked up in one statement, bound as one JSON array (an id is at most 128 characters: well under a value's 2 MB). */
-const IDS_PER_STATEMENT = 8192
 
 /** Rows per statement when only the small columns are read (a view being loaded). */
 const ENTRY_BATCH = 4096

@@ -1,8 +1,5 @@
 import type { SessionEvent } from '../../core'
-import { inChunks, type Sql } from '../sql'
-
-/** Ids looked up in one statement, bound as one JSON array. */
-const IDS_PER_STATEMENT = 8192
+import { IDS_PER_STATEMENT, inChunks, type Sql } from '../sql'
 
 /**
  * Every tool call id and tool response id the log holds (the `tool_ids` table), covered or not:

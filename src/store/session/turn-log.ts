@@ -1,5 +1,5 @@
 import { clientMessagesOf, type MessageEvent, type SessionEvent } from '../../core'
-import { clientCallsOf, type ShownMessage, type TurnRecords, type TurnResult } from '../../turns/session'
+import { type ShownMessage, storedResult, type TurnRecords, type TurnResult } from '../../turns/session'
 import type { Sql } from '../sql'
 import type { SessionLog } from './log'
 
@@ -96,13 +96,6 @@ export class TurnLog implements TurnRecords<Int32Array> {
   private resultOf(row: Row): TurnResult<Int32Array> {
     const events = this.log.range(row.first_seq, row.last_seq)
     const reply = events.find((e) => e.seq === row.reply_seq) as MessageEvent
-    return {
-      reply,
-      ...clientCallsOf(reply),
-      events,
-      compaction: null,
-      usage: row.usage === null ? null : (JSON.parse(row.usage) as Usage),
-      context: null,
-    }
+    return storedResult(reply, events, row.usage === null ? null : (JSON.parse(row.usage) as Usage))
   }
 }

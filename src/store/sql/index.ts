@@ -12,6 +12,12 @@ export const fragment = (text: string) => new SqlFragment(text)
 /** The most values one statement may bind (the Durable Object SQL API refuses more). */
 export const MAX_BOUND = 100
 
+/**
+ * Ids looked up in one statement, bound as one JSON array (`IN (SELECT value FROM json_each(?))`):
+ * an id is at most 256 characters, so a chunk stays well under a value's 2 MB.
+ */
+export const IDS_PER_STATEMENT = 8192
+
 /** What a session of statements read and wrote, in SQLite rows: what Cloudflare bills for. */
 export interface RowCounts {
   rowsRead: number
