@@ -6,6 +6,7 @@
 import { DurableObject } from 'cloudflare:workers'
 import { Lifecycle } from 'agents/lifecycle'
 import { Sessions } from 'agents/sessions'
+import { SEARCH_START } from '../src/contract/schemas'
 import { countingEstimator, defaultEstimator, ftsExpression, project } from '../src/core'
 import { frontDoorInput } from '../src/front-door/request'
 import { app } from '../src/http/app'
@@ -335,7 +336,7 @@ export default {
       }
       case '/bench/search': {
         // A search through the object, as the route makes it (the query parsed to FTS5 first).
-        const query = { expression: ftsExpression(q('q'))!, limit: 20, scope: 'all' as const, offset: 0 }
+        const query = { expression: ftsExpression(q('q'))!, limit: 20, scope: 'all' as const, from: SEARCH_START }
         await session().takeRows()
         const samples = await timed(
           n('runs'),

@@ -95,6 +95,57 @@ describe('GET /v1/sessions/:id/search', () => {
     expect(hitIds(await search(id, { q: 'deploy', limit: '1000' }))).toHaveLength(7)
   })
 
+  it('ranks a word in thousands of events a window at a time: best first among the newest 1000, every match paged once', async () => {
+    const id = newSessionId()
+    // 2,500 matches: a strong one in the oldest window (seq 1), a strong one in the newest, the rest weak.
+    const weak = (i: number) => user(`memo ${i}: a long note about many things besides the word release itself`, `m${i}`)
+    const strong = (name: string) => user('release release release', name)
+    await append(id, [strong('old-best'), ...Array.from({ length: 999 }, (_, i) => weak(i))])
+    await append(
+      id,
+      Array.from({ length: 1000 }, (_, i) => weak(999 + i)),
+    )
+    await append(id, [
+      ...Array.from({ length: 250 }, (_, i) => weak(1999 + i)),
+      strong('new-best'),
+      ...Array.from({ length: 249 }, (_, i) => weak(2249 + i)),
+    ])
+    const first = await search(id, { q: 'release', limit: '3' })
+    expect(hitIds(first)[0]).toBe('new-best')
+    expect(hitIds(first).slice(1)).toEqual(['m2497', 'm2496']) // ties newest first
+    const seen: string[] = []
+    let cursor: string | null = null
+    do {
+      const page = await search(id, { q: 'release', limit: '100', ...(cursor ? { cursor } : {}) })
+      expect(page.status).toBe(200)
+      seen.push(...hitIds(page))
+      cursor = page.body.nextCursor
+    } while (cursor)
+    expect(seen).toHaveLength(2500)
+    expect(new Set(seen).size).toBe(2500)
+    // The oldest window is ranked on its own, after the newer ones: its best match leads it.
+    expect(seen.indexOf('old-best')).toBe(2000)
+    expect(seen.indexOf('new-best')).toBe(0)
+    // Scopes page the same way: compaction hides all but the newest 100 turns.
+    await call('POST', `/v1/sessions/${id}/compact`, { body: { strategy: { window: { lastTurns: 100 } } } })
+    const all = async (scope: string) => {
+      const ids: string[] = []
+      let next: string | null = null
+      do {
+        const page = await search(id, { q: 'release', limit: '100', scope, ...(next ? { cursor: next } : {}) })
+        ids.push(...hitIds(page))
+        next = page.body.nextCursor
+      } while (next)
+      return ids
+    }
+    const covered = await all('covered')
+    const inView = await all('view')
+    expect(covered).toHaveLength(2400)
+    expect(covered).toContain('old-best')
+    expect(inView).toHaveLength(100)
+    expect(inView).not.toContain('new-best')
+    expect(new Set([...covered, ...inView]).size).toBe(2500)
+  })
   it('400s: no word, over 512 characters, bad limit, scope, role or cursor; 404 for another user', async () => {
     const id = await seeded()
     const bad: [Record<string, string>, string][] = [

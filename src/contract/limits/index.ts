@@ -28,6 +28,11 @@ export const LIMITS = {
   compactionsPage: { default: 20, max: 100 },
   searchPage: { default: 20, max: 100 },
   searchQueryChars: 512,
+  /**
+   * Matches ranked together: relevance orders the newest this many, then the next this many
+   * older, so a word in every event costs a window, not the log.
+   */
+  searchRankWindow: 1000,
   /** A log page: at most `max` events, and it ends after the event that brings it to `bytes` of JSON. */
   eventsPage: { default: 100, max: 1000, bytes: 4 * 1024 * 1024 },
 } as const

@@ -3,14 +3,26 @@ import { LIMITS } from '../limits'
 import { Limit } from './common'
 import { EventSchema } from './events'
 
-/** A search cursor: where in the ranked matches the next page starts, as an opaque string. */
-export const encodeSearchCursor = (offset: number) => btoa(`search:${offset}`).replaceAll('=', '')
+/**
+ * Where a page of search hits starts. Matches are ranked a window at a time: the newest
+ * `LIMITS.searchRankWindow` matches with a seq below `below` (null: the whole log), then the window below.
+ */
+export interface SearchPosition {
+  below: number | null
+  offset: number
+}
 
-/** The offset a search cursor stands for; null when it is not one this API issued. */
-export function decodeSearchCursor(cursor: string): number | null {
+export const SEARCH_START: SearchPosition = { below: null, offset: 0 }
+
+/** A search cursor: a position in the ranked matches, as an opaque string. */
+export const encodeSearchCursor = ({ below, offset }: SearchPosition) =>
+  btoa(`search:${below ?? ''}:${offset}`).replaceAll('=', '')
+
+/** The position a search cursor stands for; null when it is not one this API issued. */
+export function decodeSearchCursor(cursor: string): SearchPosition | null {
   try {
-    const match = /^search:(\d{1,15})$/.exec(atob(cursor))
-    return match ? Number(match[1]) : null
+    const match = /^search:(?:(\d{1,15})?:)?(\d{1,15})$/.exec(atob(cursor))
+    return match ? { below: match[1] === undefined ? null : Number(match[1]), offset: Number(match[2]) } : null
   } catch {
     return null
   }
@@ -41,9 +53,9 @@ export const SearchQuerySchema = z.strictObject({
   cursor: z
     .string()
     .transform((cursor, ctx) => {
-      const offset = decodeSearchCursor(cursor)
-      if (offset === null) ctx.addIssue({ code: 'custom', message: 'not a cursor this API issued' })
-      return offset ?? 0
+      const position = decodeSearchCursor(cursor)
+      if (position === null) ctx.addIssue({ code: 'custom', message: 'not a cursor this API issued' })
+      return position ?? SEARCH_START
     })
     .optional()
     .openapi({ param: { name: 'cursor', in: 'query' }, type: 'string' }),
@@ -54,4 +66,8 @@ export const SearchPageSchema = z
     hits: z.array(z.object({ event: EventSchema, covered: z.boolean(), snippet: z.string() })),
     nextCursor: z.string().nullable(),
   })
-  .openapi('SearchPage', { description: 'Best match first (full-text relevance), ties newest first.' })
+  .openapi('SearchPage', {
+    description:
+      `Best match first (full-text relevance), ties newest first, ranked ${LIMITS.searchRankWindow} matches at a time ` +
+      `(the newest ${LIMITS.searchRankWindow}, then the ${LIMITS.searchRankWindow} before them, ...).`,
+  })

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { ftsExpression, queryTerms, searchTextOf } from '.'
+import { ftsExpression, highlight, queryTerms, searchTextOf } from '.'
 
 describe('the text an event is found by', () => {
   it('is its content, tool call names and arguments, tool result names and data, without labels', () => {
@@ -39,6 +39,37 @@ describe('a plain-text query', () => {
         const expression = ftsExpression(q)
         if (expression === null) expect(queryTerms(q)).toEqual([])
         else expect(expression).toMatch(/^("[\p{L}\p{N}\p{M} ]+"\*? ?)+$/u)
+      }),
+    )
+  })
+})
+
+describe('highlighting a snippet', () => {
+  const marked = (text: string, q: string) =>
+    highlight(text, q)
+      .filter((span) => span.match)
+      .map((span) => span.text)
+
+  it('marks whole words case- and accent-insensitively, prefixes and the words of phrases', () => {
+    expect(highlight('We ship to Zürich on Monday', 'zurich')).toEqual([
+      { text: 'We ship to ', match: false },
+      { text: 'Zürich', match: true },
+      { text: ' on Monday', match: false },
+    ])
+    expect(marked('Zurich, Zurichsee and zur', 'zur')).toEqual(['zur'])
+    expect(marked('Zurich, Zurichsee and zur', 'zur*')).toEqual(['Zurich', 'Zurichsee', 'zur'])
+    expect(marked('call get_weather for Paris', '"get weather"')).toEqual(['get', 'weather'])
+    expect(marked('NEAR the café', 'NEAR( CAFE')).toEqual(['NEAR', 'café'])
+  })
+
+  it('keeps every character of the text, in order, whatever the query', () => {
+    fc.assert(
+      fc.property(fc.string(), fc.string(), (text, q) => {
+        expect(
+          highlight(text, q)
+            .map((span) => span.text)
+            .join(''),
+        ).toBe(text)
       }),
     )
   })

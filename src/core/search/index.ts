@@ -60,3 +60,48 @@ export function ftsExpression(q: string): string | null {
     .map((term) => (term.kind === 'phrase' ? `"${term.words.join(' ')}"` : `"${term.word}"${term.prefix ? '*' : ''}`))
     .join(' ')
 }
+
+/** A word as search compares it: accents and case folded (FTS5's `remove_diacritics 2`, roughly). */
+const folded = (word: string) => word.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase()
+
+/** A piece of a text, marked when it is a word the query matches. */
+export interface TextSpan {
+  text: string
+  match: boolean
+}
+
+/**
+ * A text (a snippet, say) cut into spans, the words a query matches marked: whole words,
+ * prefixes for `word*`, each word of a phrase; case- and accent-insensitive, as search is.
+ *
+ * @example
+ * highlight('Zürich on Monday', 'zurich') // [{ text: 'Zürich', match: true }, { text: ' on Monday', match: false }]
+ */
+export function highlight(text: string, q: string): TextSpan[] {
+  const exact = new Set<string>()
+  const prefixes: string[] = []
+  for (const term of queryTerms(q)) {
+    if (term.kind === 'phrase') for (const word of term.words) exact.add(folded(word))
+    else if (term.prefix) prefixes.push(folded(term.word))
+    else exact.add(folded(term.word))
+  }
+  const matches = (word: string) => {
+    const key = folded(word)
+    return exact.has(key) || prefixes.some((prefix) => key.startsWith(prefix))
+  }
+  const spans: TextSpan[] = []
+  const push = (piece: string, match: boolean) => {
+    if (piece === '') return
+    const last = spans.at(-1)
+    if (last && last.match === match) last.text += piece
+    else spans.push({ text: piece, match })
+  }
+  let at = 0
+  for (const found of text.matchAll(WORD)) {
+    push(text.slice(at, found.index), false)
+    push(found[0], matches(found[0]))
+    at = found.index + found[0].length
+  }
+  push(text.slice(at), false)
+  return spans
+}

@@ -1,7 +1,7 @@
 import { createRoute } from '@hono/zod-openapi'
 import { ServiceError, unwrap } from '../../contract/errors'
 import { LIMITS } from '../../contract/limits'
-import { SearchPageSchema, SearchQuerySchema, SessionParamsSchema } from '../../contract/schemas'
+import { SEARCH_START, SearchPageSchema, SearchQuerySchema, SessionParamsSchema } from '../../contract/schemas'
 import { ftsExpression } from '../../core'
 import { errors, json, routes, SESSION_PATH, sessionOf, streamedJson } from './openapi'
 
@@ -15,9 +15,9 @@ const searchSession = createRoute({
 
 /** Full-text search of a session's log. */
 export const searchRoutes = routes().openapi(searchSession, async (c) => {
-  const { q, limit = LIMITS.searchPage.default, scope = 'all', role, cursor = 0 } = c.req.valid('query')
+  const { q, limit = LIMITS.searchPage.default, scope = 'all', role, cursor = SEARCH_START } = c.req.valid('query')
   const expression = ftsExpression(q)
   if (expression === null) throw new ServiceError('invalid_request', 'query.q: has no word to search for (letters or digits)')
-  const query = { expression, limit, scope, offset: cursor, ...(role ? { role } : {}) }
+  const query = { expression, limit, scope, from: cursor, ...(role ? { role } : {}) }
   return streamedJson<typeof SearchPageSchema>(c, unwrap(await sessionOf(c, c.req.valid('param').id).search(query)))
 })

@@ -1,5 +1,5 @@
 import { LIMITS } from '../../contract/limits'
-import { encodeSearchCursor } from '../../contract/schemas'
+import { encodeSearchCursor, SEARCH_START, type SearchPosition } from '../../contract/schemas'
 import { allSeqs, type CompactionResult, type MessageEvent, searchTextOf, utf8Length, type ViewColumns } from '../../core'
 import { jsonArray, jsonObject } from '../../json-stream'
 import type { TurnResult } from '../../turns/session'
@@ -127,13 +127,25 @@ export interface SearchQuery {
   scope: 'all' | 'covered' | 'view'
   limit: number
   /** Where in the ranked matches (role filter applied) the page starts. */
-  offset: number
+  from: SearchPosition
 }
 
-/** Whether a seq is in a view: its seqs sorted once, then looked up by halving. */
-function membership(view: ViewColumns): (seq: number) => boolean {
+/**
+ * Whether a seq is in a view (its seqs sorted once, then looked up by halving), and the seqs a
+ * scope's matches can have: a view's from its first seq on, covered ones up to the newest seq
+ * outside the view (the view is mostly the log's tail, so this skips it).
+ */
+function membership(view: ViewColumns, version: number) {
   const seqs = allSeqs(view).sort()
-  return (seq) => {
+  let tail = seqs.length
+  while (tail > 0 && seqs[tail - 1] === version - (seqs.length - tail)) tail--
+  const newestOutside = version - (seqs.length - tail)
+  const bounds = {
+    all: {},
+    view: { atLeast: seqs[0] ?? version + 1 },
+    covered: { below: newestOutside + 1 },
+  }
+  const isInView = (seq: number) => {
     let low = 0
     let high = seqs.length - 1
     while (low <= high) {
@@ -144,10 +156,11 @@ function membership(view: ViewColumns): (seq: number) => boolean {
     }
     return false
   }
+  return { isInView, bounds }
 }
 
 /** A page of hits, each event written from its row. */
-function* searchJson(log: SessionLog, hits: { seq: number; covered: boolean; snippet: string }[], next: number | null) {
+function* searchJson(log: SessionLog, hits: { seq: number; covered: boolean; snippet: string }[], next: SearchPosition | null) {
   yield* jsonObject({
     hits: jsonArray(
       hits.map((hit) =>
@@ -175,7 +188,7 @@ export class SessionAnswers {
 
   /**
    * A page of search hits (`GET /search`): matches of an FTS5 expression, best first, filtered by
-   * role in SQL and by scope against the view, from raw offset `offset` on; each with its event,
+   * role in SQL and by scope against the view, from position `from` on; each with its event,
    * whether it is covered (outside the view) and a snippet. `next` is where the page after starts.
    */
   async search(record: SessionRecord, query: SearchQuery): Promise<Iterable<string>> {
@@ -185,7 +198,7 @@ export class SessionAnswers {
 
   /** What `recall_history` answers: the covered events matching, best first, with their text. */
   async recallHits(record: SessionRecord, expression: string, limit: number) {
-    const { hits } = await this.hits(record, { expression, limit, scope: 'covered', offset: 0 })
+    const { hits } = await this.hits(record, { expression, limit, scope: 'covered', from: SEARCH_START })
     return hits.map((hit) => {
       const [event] = this.log.range(hit.seq, hit.seq) as MessageEvent[]
       return { id: event!.id, seq: hit.seq, role: event!.message.role, text: searchTextOf(event!.message) }
@@ -195,24 +208,28 @@ export class SessionAnswers {
   /** The hits of a search, and where the page after starts. */
   private async hits(record: SessionRecord, query: SearchQuery) {
     await this.searchIndex.caughtUp()
-    const isInView = membership(this.view.snapshot(record))
-    const hits: { seq: number; covered: boolean; snippet: string }[] = []
-    let next: number | null = null
-    const chunk = query.limit + 1
-    for (let offset = query.offset; next === null; offset += chunk) {
-      const rows = this.searchIndex.query(query.expression, { role: query.role, limit: chunk, offset })
-      for (const [i, row] of rows.entries()) {
-        const covered = !isInView(row.seq)
-        if (query.scope === (covered ? 'view' : 'covered')) continue
-        if (hits.length === query.limit) {
-          next = offset + i
-          break
-        }
-        hits.push({ seq: row.seq, covered, snippet: row.snippet })
+    const { isInView, bounds } = membership(this.view.snapshot(record), record.version)
+    const page: { seq: number; covered: boolean }[] = []
+    let next: SearchPosition | null = null
+    const matches = this.searchIndex.ranked(query.expression, {
+      from: query.from,
+      ...bounds[query.scope],
+      ...(query.role ? { role: query.role } : {}),
+    })
+    for (const { seq, at } of matches) {
+      const covered = !isInView(seq)
+      if (query.scope === (covered ? 'view' : 'covered')) continue
+      if (page.length === query.limit) {
+        next = at
+        break
       }
-      if (rows.length < chunk) break
+      page.push({ seq, covered })
     }
-    return { hits, next }
+    const snippets = this.searchIndex.snippets(
+      query.expression,
+      page.map((hit) => hit.seq),
+    )
+    return { hits: page.map((hit) => ({ ...hit, snippet: snippets.get(hit.seq) ?? '' })), next }
   }
 
   /** A page of the log, COMPACTION events included, from `after` on. */

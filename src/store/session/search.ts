@@ -1,3 +1,5 @@
+import { LIMITS } from '../../contract/limits'
+import type { SearchPosition } from '../../contract/schemas'
 import { type MessageEvent, type SessionEvent, searchTextOf } from '../../core'
 import type { Sql } from '../sql'
 import type { SessionLog } from './log'
@@ -7,12 +9,6 @@ const BACKFILL_BATCH = 500
 
 /** Characters of context a snippet keeps around a match, in tokens (FTS5's measure). */
 const SNIPPET_TOKENS = 16
-
-/** A hit of a search: the event's seq and a short excerpt around the match. */
-export interface SearchRow {
-  seq: number
-  snippet: string
-}
 
 /**
  * Full-text search of a session's message events with SQLite FTS5 (the `search` table, rowid =
@@ -64,26 +60,52 @@ export class SessionSearch {
   }
 
   /**
-   * The events matching an FTS5 expression (see the core's `ftsExpression`), best match first and
-   * ties newest first, from `offset` on, at most `limit`; only those of `role` when given.
+   * The events matching an FTS5 expression (see the core's `ftsExpression`), in ranked order from
+   * `from` on, each with its position (a cursor's content); only those of `role` when given and
+   * with a seq in [`atLeast`, `below`). Ranked a window at a time (`LIMITS.searchRankWindow`
+   * newest matches, best first and ties newest first, then the window below), read as asked for.
    */
-  query(expression: string, options: { role?: string; limit: number; offset: number }): SearchRow[] {
-    // Ranked first, snippets after: a snippet re-reads its text, so it is made for the page only.
-    const seqs = (
-      options.role === undefined
-        ? this.sql.all<{ seq: number }>`SELECT rowid AS seq FROM search WHERE search MATCH ${expression}
-            ORDER BY rank, rowid DESC LIMIT ${options.limit} OFFSET ${options.offset}`
-        : this.sql.all<{ seq: number }>`SELECT search.rowid AS seq FROM search JOIN events ON events.seq = search.rowid
-            WHERE search MATCH ${expression} AND events.role = ${options.role}
-            ORDER BY search.rank, search.rowid DESC LIMIT ${options.limit} OFFSET ${options.offset}`
-    ).map((row) => row.seq)
-    if (seqs.length === 0) return []
+  *ranked(
+    expression: string,
+    options: { role?: string; from: SearchPosition; atLeast?: number; below?: number },
+  ): Generator<{ seq: number; at: SearchPosition }> {
+    let { below, offset } = options.from
+    if (options.below !== undefined) below = Math.min(below ?? options.below, options.below)
+    for (;;) {
+      const seqs = this.window(expression, options.role, below ?? Number.MAX_SAFE_INTEGER, options.atLeast ?? 0)
+      for (let i = offset; i < seqs.length; i++) yield { seq: seqs[i]!, at: { below, offset: i } }
+      if (seqs.length < LIMITS.searchRankWindow) return
+      below = Math.min(...seqs)
+      offset = 0
+    }
+  }
+
+  /** The newest window of matches with a seq in [atLeast, below), ranked. */
+  private window(expression: string, role: string | undefined, below: number, atLeast: number): number[] {
+    const size = LIMITS.searchRankWindow
+    // FTS5 walks its doclist newest first for the inner ORDER BY; only the window is ranked.
+    const rows =
+      role === undefined
+        ? this.sql.all<{ seq: number }>`SELECT seq FROM (SELECT rowid AS seq, rank FROM search
+            WHERE search MATCH ${expression} AND rowid < ${below} AND rowid >= ${atLeast}
+            ORDER BY rowid DESC LIMIT ${size}) ORDER BY rank, seq DESC`
+        : this.sql.all<{ seq: number }>`SELECT seq FROM (SELECT search.rowid AS seq, search.rank AS rank
+            FROM search JOIN events ON events.seq = search.rowid
+            WHERE search MATCH ${expression} AND search.rowid < ${below} AND search.rowid >= ${atLeast}
+              AND events.role = ${role}
+            ORDER BY search.rowid DESC LIMIT ${size}) ORDER BY rank, seq DESC`
+    return rows.map((row) => row.seq)
+  }
+
+  /** A snippet around the match of each of `seqs` (made for a page only: it re-reads the text). */
+  snippets(expression: string, seqs: readonly number[]): Map<number, string> {
     const snippets = new Map<number, string>()
+    if (seqs.length === 0) return snippets
     for (const row of this.sql.all<{ seq: number; snippet: string }>`SELECT rowid AS seq,
         snippet(search, 0, '', '', '…', ${SNIPPET_TOKENS}) AS snippet FROM search
         WHERE search MATCH ${expression} AND rowid IN (SELECT value FROM json_each(${JSON.stringify(seqs)}))`) {
       snippets.set(row.seq, row.snippet)
     }
-    return seqs.map((seq) => ({ seq, snippet: snippets.get(seq) ?? '' }))
+    return snippets
   }
 }
