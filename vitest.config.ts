@@ -52,7 +52,14 @@ export default defineConfig({
           ...workers,
           name: 'workers',
           include: ['src/{store,http,models}/**/*.test.ts', 'test/**/*.test.ts'],
-          exclude: ['test/unconfigured/**', 'test/misconfigured/**', 'test/large/**', 'test/clients/**', ...pure],
+          exclude: [
+            'test/unconfigured/**',
+            'test/misconfigured/**',
+            'test/large/**',
+            'test/clients/**',
+            'test/browser/**',
+            ...pure,
+          ],
         },
       },
       {
@@ -67,7 +74,19 @@ export default defineConfig({
           name: 'clients',
           environment: 'node',
           include: ['test/clients/**/*.test.ts'],
-          globalSetup: ['test/clients/global-setup.ts'],
+          globalSetup: ['test/served/global-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 180_000,
+        },
+      },
+      {
+        // The inspector page in a real headless Chromium (Debian's, driven by playwright-core)
+        // against the same served Worker; skipped, saying why, where there is no Chromium.
+        test: {
+          name: 'browser',
+          environment: 'node',
+          include: ['test/browser/**/*.test.ts'],
+          globalSetup: ['test/browser/global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 180_000,
         },

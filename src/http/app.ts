@@ -5,6 +5,7 @@ import { bearerJwt } from './auth'
 import { jsonBody } from './body'
 import type { AppEnv } from './env'
 import { errorJson, onError } from './errors'
+import { inspectorRoutes } from './inspector'
 import { apiRoutes } from './routes'
 import { validationHook } from './validation'
 
@@ -29,6 +30,7 @@ app.use('/v1/*', async (c, next) => (c.req.path === '/v1/openapi.json' ? next() 
 app.use('/v1/*', jsonBody({ maxBytes: LIMITS.requestBytes }))
 
 app.route('/', apiRoutes)
+app.route('/', inspectorRoutes)
 
 app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
 app.doc31('/v1/openapi.json', {

@@ -1,0 +1,40 @@
+import { count } from './format'
+import type { Context } from './types'
+
+const PARTS = [
+  ['system', 'System'],
+  ['summary', 'Summary'],
+  ['preamble', 'Preamble'],
+  ['conversation', 'Conversation'],
+] as const
+
+/** The view's tokens by part against the prompt budget (estimates, calibrated to the model). */
+export function BudgetBar({ context }: { context: Context }) {
+  const budget = context.budget.promptTokens
+  const { total } = context.tokens
+  const share = (tokens: number) => `${Math.min(100, (tokens / Math.max(budget, total, 1)) * 100)}%`
+  const parts = PARTS.filter(([key]) => key !== 'preamble' || context.tokens.preamble > 0)
+  const summary = `${count(total)} of ${count(budget)} prompt tokens (${Math.round((total / Math.max(budget, 1)) * 100)}%)`
+  return (
+    <section class="budget" aria-labelledby="budget-title">
+      <h3 id="budget-title">Prompt budget</h3>
+      <div class={`bar${total > budget ? ' over' : ''}`} role="img" aria-label={`The view uses ${summary}`}>
+        {parts.map(([key]) => (
+          <span key={key} class={`part ${key}`} style={{ width: share(context.tokens[key]) }} />
+        ))}
+      </div>
+      <p class="budget-total">{summary}</p>
+      <ul class="legend">
+        {parts.map(([key, label]) => (
+          <li key={key}>
+            <span class={`swatch ${key}`} aria-hidden="true" /> {label} <b data-part={key}>{count(context.tokens[key])}</b>
+          </li>
+        ))}
+      </ul>
+      <p class="hint">
+        {count(context.events.view)} events in view, {count(context.events.covered)} covered, {count(context.compactions)}{' '}
+        compactions; calibration ×{context.calibration.ratio.toFixed(2)} ({context.calibration.samples} samples).
+      </p>
+    </section>
+  )
+}

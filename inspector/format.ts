@@ -1,0 +1,19 @@
+import type { ApiEvent } from './types'
+
+/** Numbers and times as the page shows them. */
+export const count = (n: number) => n.toLocaleString('en-US')
+export const time = (iso: string) => new Date(iso).toLocaleString()
+
+/** An event's text in one string: content, tool calls, tool results. */
+export function eventText(event: ApiEvent): string {
+  const message = event.message
+  if (!message) return ''
+  const parts: string[] = []
+  if (message.content) parts.push(message.content)
+  for (const call of message.toolCalls ?? []) parts.push(`→ ${call.name}(${call.arguments})  [${call.id}]`)
+  for (const response of message.toolResponses ?? []) parts.push(`← ${response.name} [${response.id}]: ${response.data}`)
+  return parts.join('\n')
+}
+
+/** `/v1/sessions/<id><rest>`, the id escaped. */
+export const sessionPath = (id: string, rest = '') => `/v1/sessions/${encodeURIComponent(id)}${rest}`

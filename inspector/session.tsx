@@ -1,0 +1,109 @@
+import { useEffect, useState } from 'preact/hooks'
+import { type Api, ApiError } from './api'
+import { BudgetBar } from './budget'
+import { DryRun } from './dry-run'
+import { ErrorNote, Loading } from './errors'
+import { sessionPath } from './format'
+import { Search } from './search'
+import { Timeline } from './timeline'
+import { TurnBox } from './turn-box'
+import type { ApiEvent, Context } from './types'
+
+/** Events the timeline loads at a time, newest first. */
+const PAGE = 200
+
+interface Loaded {
+  context: Context
+  inView: Set<number>
+  events: ApiEvent[]
+  /** The seq the loaded events start after (0: the log's start). */
+  after: number
+}
+
+/** What the page needs of a session: its context, the view's seqs and the newest page of its log. */
+async function load(api: Api, id: string, focus: number | null): Promise<Loaded> {
+  const [context, view] = await Promise.all([
+    api.get<Context>(sessionPath(id, '/context')),
+    api.get<{ events: { seq: number }[] }>(sessionPath(id, '/view')),
+  ])
+  const version = context.events.log
+  // The newest page, or the page around a seq asked for.
+  const after = Math.max(0, focus === null ? version - PAGE : Math.min(focus - PAGE / 2, version - PAGE))
+  const page = await api.get<{ events: ApiEvent[] }>(sessionPath(id, `/events?after=${after}&limit=${PAGE}`))
+  return { context, inView: new Set(view.events.map((event) => event.seq)), events: page.events, after }
+}
+
+/** One session: its budget, log, compaction preview, search and turn box. */
+export function SessionPanel({ api, sessionId, onWritten }: { api: Api; sessionId: string; onWritten: () => void }) {
+  const [loaded, setLoaded] = useState<Loaded | null>(null)
+  const [error, setError] = useState<unknown>(null)
+  const [wouldCover, setWouldCover] = useState<Set<number>>(new Set())
+  const [focus, setFocus] = useState<number | null>(null)
+  const [reloads, setReloads] = useState(0)
+
+  useEffect(() => {
+    let current = true
+    setError(null)
+    load(api, sessionId, focus)
+      .then((next) => current && setLoaded(next))
+      .catch((failure) => current && setError(failure))
+    return () => {
+      current = false
+    }
+  }, [api, sessionId, focus, reloads])
+
+  async function earlier() {
+    if (!loaded) return
+    const after = Math.max(0, loaded.after - PAGE)
+    try {
+      const page = await api.get<{ events: ApiEvent[] }>(
+        sessionPath(sessionId, `/events?after=${after}&limit=${loaded.after - after}`),
+      )
+      setLoaded({ ...loaded, events: [...page.events, ...loaded.events], after })
+    } catch (failure) {
+      setError(failure)
+    }
+  }
+
+  const reload = () => {
+    setReloads((n) => n + 1)
+    onWritten()
+  }
+  // A session not written yet: the turn box starts it (it keeps its place, so its state, after).
+  const absent = error instanceof ApiError && error.status === 404
+  return (
+    <article class="session" aria-labelledby="session-title">
+      <h2 id="session-title">{sessionId}</h2>
+      {!absent && <ErrorNote error={error} />}
+      <div class="panes">
+        <div class="pane-main">
+          {absent && <p class="empty">There is no session “{sessionId}” yet: send a turn to start it.</p>}
+          {!loaded && !error && <Loading what="the session" />}
+          {loaded && !absent && (
+            <>
+              <BudgetBar context={loaded.context} />
+              <Timeline
+                api={api}
+                sessionId={sessionId}
+                events={loaded.events}
+                inView={loaded.inView}
+                wouldCover={wouldCover}
+                focus={focus}
+                earlier={loaded.after > 0 ? earlier : null}
+              />
+            </>
+          )}
+        </div>
+        <div class="pane-side">
+          <TurnBox api={api} sessionId={sessionId} onChanged={reload} />
+          {loaded && !absent && (
+            <>
+              <DryRun api={api} sessionId={sessionId} onPreview={setWouldCover} onCompacted={reload} />
+              <Search api={api} sessionId={sessionId} onShow={setFocus} />
+            </>
+          )}
+        </div>
+      </div>
+    </article>
+  )
+}

@@ -1,0 +1,76 @@
+import { useEffect, useState } from 'preact/hooks'
+import type { Api } from './api'
+import { ErrorNote, Loading } from './errors'
+import { count, time } from './format'
+import type { Session } from './types'
+
+/** The caller's sessions, newest first, a page at a time; or any id typed in (a new one starts a session). */
+export function SessionList(props: { api: Api; selected: string | null; writes: number; onSelect: (id: string) => void }) {
+  const { api, selected, writes, onSelect } = props
+  const [sessions, setSessions] = useState<Session[] | null>(null)
+  const [cursor, setCursor] = useState<string | null>(null)
+  const [error, setError] = useState<unknown>(null)
+  const [typed, setTyped] = useState('')
+
+  async function more(from: string | null) {
+    try {
+      const page = await api.get<{ sessions: Session[]; nextCursor: string | null }>(
+        `/v1/sessions?limit=50${from ? `&cursor=${encodeURIComponent(from)}` : ''}`,
+      )
+      setSessions((shown) => [...(from ? (shown ?? []) : []), ...page.sessions])
+      setCursor(page.nextCursor)
+    } catch (failure) {
+      setError(failure)
+    }
+  }
+  useEffect(() => {
+    more(null)
+  }, [api, selected, writes])
+
+  return (
+    <nav class="sessions" aria-labelledby="sessions-title">
+      <h2 id="sessions-title">Sessions</h2>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault()
+          if (/^[A-Za-z0-9._:-]{1,128}$/.test(typed)) onSelect(typed)
+        }}
+      >
+        <label for="open-id">Open or start by id</label>
+        <input
+          id="open-id"
+          value={typed}
+          pattern="[A-Za-z0-9._:\-]{1,128}"
+          title="1–128 letters, digits and . _ : -"
+          onInput={(e) => setTyped(e.currentTarget.value)}
+        />
+        <button type="submit">Open</button>
+      </form>
+      <ErrorNote error={error} />
+      {sessions === null && !error && <Loading what="sessions" />}
+      {sessions?.length === 0 && <p class="empty">No sessions yet: open one by id and send a turn.</p>}
+      <ul>
+        {sessions?.map((session) => (
+          <li key={session.id}>
+            <button
+              type="button"
+              class="session-link"
+              aria-current={session.id === selected ? 'page' : undefined}
+              onClick={() => onSelect(session.id)}
+            >
+              <span class="id">{session.id}</span>
+              <span class="hint">
+                {count(session.version)} events · {time(session.createdAt)}
+              </span>
+            </button>
+          </li>
+        ))}
+      </ul>
+      {cursor && (
+        <button type="button" onClick={() => more(cursor)}>
+          More sessions
+        </button>
+      )}
+    </nav>
+  )
+}

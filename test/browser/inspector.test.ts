@@ -1,0 +1,251 @@
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { api, expectSelfContained, haveChromium, launch, newPage, newUser, origin, screenshot, signIn } from './helpers'
+
+interface Context {
+  tokens: { system: number; summary: number; conversation: number; total: number }
+  budget: { promptTokens: number }
+  events: { covered: number }
+}
+
+const turn = (i: number) => [
+  { message: { role: 'user', content: `Question ${i}: what about the Zürich rollout, step ${i}?` } },
+  { message: { role: 'assistant', content: `Answer ${i}: step ${i} ships on day ${i}.` } },
+]
+
+/** A session of six turns with a system prompt, its first four turns compacted under a summary. */
+async function compactedSession(token: string, id = 'planning') {
+  await api(token, 'POST', `/v1/sessions/${id}/events`, {
+    events: [{ message: { role: 'system', content: 'You plan rollouts.' } }, ...[1, 2, 3, 4, 5, 6].flatMap(turn)],
+  })
+  const pass = await api<{ covered: unknown[] }>(token, 'POST', `/v1/sessions/${id}/compact`, {
+    strategy: { window: { lastTurns: 2 }, summarizer: {} },
+  })
+  return { id, covered: pass.covered.length }
+}
+
+/** Opens a session by typing its id, as a person starting a new one does. */
+async function openById(page: Page, id: string) {
+  await page.getByLabel('Open or start by id').fill(id)
+  await page.getByRole('button', { name: 'Open', exact: true }).click()
+}
+
+describe.skipIf(!haveChromium)('the inspector in Chromium', () => {
+  let browser: Browser
+  beforeAll(async () => {
+    browser = await launch()
+  })
+  afterAll(async () => {
+    await browser?.close()
+  })
+
+  it('signs in with a token kept in sessionStorage (not the URL, not a cookie) and lists the caller’s sessions only', async () => {
+    const { token } = await newUser()
+    const other = await newUser()
+    await api(token, 'POST', '/v1/sessions', { id: 'first' })
+    await api(token, 'POST', '/v1/sessions', { id: 'second' })
+    await api(other.token, 'POST', '/v1/sessions', { id: 'not-mine' })
+    const tab = await newPage(browser)
+    const { page } = tab
+    await page.goto(`${origin()}/inspect`)
+    await expect.poll(() => page.getByRole('button', { name: 'Sign in' }).isVisible()).toBe(true)
+    await screenshot(page, '01-sign-in')
+    await signIn(page, token)
+    const listed = page.locator('.sessions .id')
+    await expect.poll(() => listed.allTextContents()).toEqual(['second', 'first'])
+    expect(await page.evaluate(() => sessionStorage.getItem('durable-sessions.token'))).toBe(token)
+    expect(await page.context().cookies()).toEqual([])
+    expect(page.url()).not.toContain(token)
+    await screenshot(page, '02-sessions')
+    // A token the service refuses (here: one for no secret it knows) sends the person back to sign in.
+    await page.evaluate(() => sessionStorage.setItem('durable-sessions.token', 'not.a.token'))
+    await page.reload()
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/refused.*sign in again/i)
+    expect(await page.evaluate(() => sessionStorage.getItem('durable-sessions.token'))).toBeNull()
+    await screenshot(page, '03-refused')
+    expectSelfContained(tab)
+  })
+
+  it('shows a compacted session: covered events dimmed, the compaction folded (tokens before → after, its summary on demand), the budget by part', async () => {
+    const { token } = await newUser()
+    const { id, covered } = await compactedSession(token)
+    const context = await api<Context>(token, 'GET', `/v1/sessions/${id}/context`)
+    const tab = await newPage(browser)
+    const { page } = tab
+    await signIn(page, token)
+    await page.getByRole('button', { name: new RegExp(id) }).click()
+    await page.locator('.timeline').waitFor()
+    expect(await page.locator('.event.covered').count()).toBe(covered)
+    expect(await page.locator('.event:not(.covered)').count()).toBe(1 + 4) // the system prompt and two turns
+    const fold = page.locator('.compaction summary')
+    expect(await fold.textContent()).toMatch(new RegExp(`${covered} events covered, [\\d,]+ → [\\d,]+ tokens`))
+    expect(await page.locator('.compaction .summary-text').isVisible()).toBe(false)
+    await fold.focus()
+    await page.keyboard.press('Enter') // unfolded from the keyboard
+    await expect.poll(() => page.locator('.compaction .summary-text').first().textContent()).toMatch(/\S/)
+    for (const part of ['system', 'summary', 'conversation'] as const)
+      expect(await page.locator(`[data-part="${part}"]`).textContent()).toBe(context.tokens[part].toLocaleString('en-US'))
+    expect(await page.locator('.budget-total').textContent()).toContain(
+      `${context.tokens.total.toLocaleString('en-US')} of ${context.budget.promptTokens.toLocaleString('en-US')} prompt tokens`,
+    )
+    await screenshot(page, '04-compacted-session')
+    expectSelfContained(tab)
+  })
+
+  it('previews a compaction (dry run): marks what it would cover and writes nothing; then compacts for real', async () => {
+    const { token } = await newUser()
+    await api(token, 'POST', '/v1/sessions/fresh/events', { events: [1, 2, 3, 4].flatMap(turn) })
+    const tab = await newPage(browser)
+    const { page } = tab
+    await signIn(page, token)
+    await page.getByRole('button', { name: /fresh/ }).click()
+    await page.getByLabel('Keep the').fill('1')
+    await page.getByRole('button', { name: 'Preview' }).click()
+    await expect.poll(() => page.locator('.preview').textContent()).toMatch(/Would cover 6 events/)
+    const marked = await page.locator('.event.would-cover .text').allTextContents()
+    expect(marked).toEqual(
+      [1, 2, 3].flatMap((i) => [
+        `Question ${i}: what about the Zürich rollout, step ${i}?`,
+        `Answer ${i}: step ${i} ships on day ${i}.`,
+      ]),
+    )
+    await screenshot(page, '05-dry-run')
+    expect((await api<{ version: number }>(token, 'GET', '/v1/sessions/fresh')).version).toBe(8) // nothing written
+    await page.getByRole('button', { name: 'Compact now' }).click()
+    await expect.poll(() => page.locator('.compaction summary').textContent()).toMatch(/6 events covered/)
+    expect(await page.locator('.event.covered').count()).toBe(6)
+    expect((await api<{ version: number }>(token, 'GET', '/v1/sessions/fresh')).version).toBe(9)
+    expectSelfContained(tab)
+  })
+
+  it('searches every event, covered ones too, marks the matched words, and shows a hit in the log', async () => {
+    const { token } = await newUser()
+    const { id } = await compactedSession(token)
+    const tab = await newPage(browser)
+    const { page } = tab
+    await signIn(page, token)
+    await page.getByRole('button', { name: new RegExp(id) }).click()
+    await page.getByLabel('Words').fill('zurich step 2')
+    await page.getByLabel('In', { exact: true }).selectOption('covered')
+    await page.getByRole('button', { name: 'Search', exact: true }).click()
+    const hit = page.locator('.hits li')
+    await expect.poll(() => hit.count()).toBe(1)
+    expect(await hit.locator('.badge').textContent()).toBe('covered')
+    expect(await hit.locator('mark').allTextContents()).toEqual(['2', 'Zürich', 'step', '2'])
+    await page.getByLabel('Words').fill('nothing-like-this')
+    await page.getByRole('button', { name: 'Search', exact: true }).click()
+    await expect.poll(() => page.locator('.search .empty').textContent()).toContain('No event matches')
+    await page.getByLabel('Words').fill('zurich step 2')
+    await page.getByRole('button', { name: 'Search', exact: true }).click()
+    await page.getByRole('button', { name: 'Show in log' }).click()
+    await expect
+      .poll(() => page.locator('.event.focused .text').textContent())
+      .toBe('Question 2: what about the Zürich rollout, step 2?')
+    await screenshot(page, '06-search')
+    expectSelfContained(tab)
+  })
+
+  it('sends a turn and shows the reply while it streams; the log then holds the turn', async () => {
+    const { token } = await newUser()
+    const tab = await newPage(browser)
+    const { page } = tab
+    await signIn(page, token)
+    await openById(page, 'chat')
+    await expect.poll(() => page.locator('.session .empty').textContent()).toContain('send a turn to start it')
+    await page.getByText('Model and tools').click()
+    await page.getByLabel('Model (empty').fill('slow-1500') // echo, its words spread over 1.5 s
+    await page.getByLabel('Message').fill('one two three four five six')
+    await page.getByLabel('Message').press('Control+Enter')
+    // Part of the reply is on the page while the turn is still streaming.
+    await page.waitForFunction(() => {
+      const reply = document.querySelector('.reply')
+      return reply?.getAttribute('aria-busy') === 'true' && (reply.textContent ?? '').length > 0
+    })
+    const partial = await page.locator('.reply').textContent()
+    expect('Echo: one two three four five six'.startsWith(partial!.trim())).toBe(true)
+    await expect.poll(() => page.locator('.reply').getAttribute('aria-busy'), { timeout: 10_000 }).toBe('false')
+    expect(await page.locator('.reply').textContent()).toBe('Echo: one two three four five six')
+    await expect
+      .poll(() => page.locator('.event.assistant .text').allTextContents())
+      .toEqual(['Echo: one two three four five six'])
+    await screenshot(page, '07-streamed-turn')
+    const log = await api<{ events: { message: { content: string } }[] }>(token, 'GET', '/v1/sessions/chat/events')
+    expect(log.events.map((event) => event.message.content)).toEqual([
+      'one two three four five six',
+      'Echo: one two three four five six',
+    ])
+    expectSelfContained(tab)
+  })
+
+  it('answers a tool call: the person types the result, and the same turn goes on to the reply', async () => {
+    const { token } = await newUser()
+    const tab = await newPage(browser)
+    const { page } = tab
+    await signIn(page, token)
+    await openById(page, 'agent')
+    await page.getByText('Model and tools').click()
+    await page.getByLabel('Model (empty').fill('agent-k1') // calls the first tool, then answers with the results
+    await page
+      .getByLabel('Tools (JSON')
+      .fill(JSON.stringify([{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object' } } }]))
+    await page.getByLabel('Message').fill('Weather in Paris?')
+    await page.getByRole('button', { name: 'Send', exact: true }).click()
+    const call = page.locator('.tool-results fieldset')
+    await expect.poll(() => call.count()).toBe(1)
+    expect(await call.locator('legend').textContent()).toContain('get_weather')
+    await page.getByLabel('Result').fill('18 degrees, sunny')
+    await screenshot(page, '08-tool-call')
+    await page.getByRole('button', { name: 'Send results' }).click()
+    await expect.poll(() => page.locator('.reply').textContent()).toBe('Results: 18 degrees, sunny')
+    expect(await page.locator('.tool-results').count()).toBe(0)
+    const log = await api<{ events: { message: { role: string; toolResponses?: { data: string }[] } }[] }>(
+      token,
+      'GET',
+      '/v1/sessions/agent/events',
+    )
+    expect(log.events.map((event) => event.message.role)).toEqual(['user', 'assistant', 'tool', 'assistant'])
+    expect(log.events[2]!.message.toolResponses![0]!.data).toBe('18 degrees, sunny')
+    await screenshot(page, '09-tool-answered')
+    expectSelfContained(tab)
+  })
+
+  it('is readable at phone width: nothing wider than the screen', async () => {
+    const { token } = await newUser()
+    const { id } = await compactedSession(token)
+    const tab = await newPage(browser, { width: 390, height: 844 })
+    const { page } = tab
+    await signIn(page, token)
+    await page.getByRole('button', { name: new RegExp(id) }).click()
+    await page.locator('.timeline').waitFor()
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
+    await screenshot(page, '10-phone')
+    expectSelfContained(tab)
+  })
+})
+
+describe.skipIf(!haveChromium)('the inspector on a deployment with no model (as `npm start` runs by default)', () => {
+  it('says a turn needs a model configured (503), and nothing is written', async () => {
+    const browser = await launch()
+    try {
+      const { token } = await newUser()
+      const tab = await newPage(browser)
+      const { page } = tab
+      await page.goto(`${inject('bareOrigin')}/inspect`)
+      await page.getByLabel('Bearer token').fill(token)
+      await page.getByRole('button', { name: 'Sign in' }).click()
+      await openById(page, 'no-model')
+      await page.getByLabel('Message').fill('Hello?')
+      await page.getByRole('button', { name: 'Send', exact: true }).click()
+      await expect.poll(() => page.locator('.turn [role="alert"]').textContent()).toMatch(/No chat model is configured/)
+      await screenshot(page, '11-no-model')
+      const absent = await fetch(`${inject('bareOrigin')}/v1/sessions/no-model`, {
+        headers: { Authorization: `Bearer ${token}` },
+      })
+      expect(absent.status).toBe(404)
+      expect(tab.requests.filter((url) => !url.startsWith(`${inject('bareOrigin')}/`))).toEqual([])
+      expect(tab.errors).toEqual([])
+    } finally {
+      await browser.close()
+    }
+  })
+})
