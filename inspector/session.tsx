@@ -1,4 +1,6 @@
 import { useEffect, useState } from 'preact/hooks'
+import type { CompactionEvent } from '../src/core/events'
+import { viewMembership } from '../src/core/projection'
 import { type Api, ApiError } from './api'
 import { BudgetBar } from './budget'
 import { DryRun } from './dry-run'
@@ -14,23 +16,27 @@ const PAGE = 200
 
 interface Loaded {
   context: Context
-  inView: Set<number>
+  inView: (event: ApiEvent) => boolean
   events: ApiEvent[]
   /** The seq the loaded events start after (0: the log's start). */
   after: number
 }
 
-/** What the page needs of a session: its context, the view's seqs and the newest page of its log. */
+/**
+ * What the page needs of a session: its context, its newest compaction (which says what is in
+ * the view: the page never reads the view, however large) and the newest page of its log.
+ */
 async function load(api: Api, id: string, focus: number | null): Promise<Loaded> {
-  const [context, view] = await Promise.all([
+  const [context, newest] = await Promise.all([
     api.get<Context>(sessionPath(id, '/context')),
-    api.get<{ events: { seq: number }[] }>(sessionPath(id, '/view')),
+    api.get<{ compactions: { boundary: ApiEvent }[] }>(sessionPath(id, '/compactions?limit=1')),
   ])
   const version = context.events.log
   // The newest page, or the page around a seq asked for.
   const after = Math.max(0, focus === null ? version - PAGE : Math.min(focus - PAGE / 2, version - PAGE))
   const page = await api.get<{ events: ApiEvent[] }>(sessionPath(id, `/events?after=${after}&limit=${PAGE}`))
-  return { context, inView: new Set(view.events.map((event) => event.seq)), events: page.events, after }
+  const boundary = newest.compactions[0]?.boundary ?? null
+  return { context, inView: viewMembership(boundary as CompactionEvent | null), events: page.events, after }
 }
 
 /** One session: its budget, log, compaction preview, search and turn box. */
@@ -90,6 +96,7 @@ export function SessionPanel({ api, sessionId, onWritten }: { api: Api; sessionI
                 wouldCover={wouldCover}
                 focus={focus}
                 earlier={loaded.after > 0 ? earlier : null}
+                newest={focus === null ? null : () => setFocus(null)}
               />
             </>
           )}

@@ -8,20 +8,22 @@ interface TimelineProps {
   api: Api
   sessionId: string
   events: ApiEvent[]
-  /** Seqs of the events the model sees now; the others are dimmed. */
-  inView: Set<number>
+  /** Whether the model sees an event now; the others are dimmed. */
+  inView: (event: ApiEvent) => boolean
   /** Seqs a previewed compaction would cover, marked. */
   wouldCover: Set<number>
   /** The seq to bring into sight (a search hit shown). */
   focus: number | null
   earlier: (() => void) | null
+  /** Back to the newest page, when the page shown is not it. */
+  newest: (() => void) | null
 }
 
 /**
  * The log as a timeline: each event with its role, tokens and time, those outside the view dimmed;
  * each compaction a folded row (events covered, tokens before → after), its summary on demand.
  */
-export function Timeline({ api, sessionId, events, inView, wouldCover, focus, earlier }: TimelineProps) {
+export function Timeline({ api, sessionId, events, inView, wouldCover, focus, earlier, newest }: TimelineProps) {
   // Summary events are shown inside their compaction's row, not again in the flow.
   const summaryIds = new Set(events.flatMap((event) => event.boundary?.summary ?? []))
   return (
@@ -45,13 +47,18 @@ export function Timeline({ api, sessionId, events, inView, wouldCover, focus, ea
                 <EventRow
                   key={event.seq}
                   event={event}
-                  covered={!inView.has(event.seq)}
+                  covered={!inView(event)}
                   wouldCover={wouldCover.has(event.seq)}
                   focused={focus === event.seq}
                 />
               ),
             )}
         </ol>
+      )}
+      {newest && (
+        <button type="button" class="earlier" onClick={newest}>
+          Back to the newest events
+        </button>
       )}
     </section>
   )

@@ -5,8 +5,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { type CompactionResult, compact } from './compact'
-import { isTurnStart, type MessageEvent, type NewMessageEvent, type Role, type SessionEvent } from './events'
-import { extendView, project } from './projection'
+import { isCompaction, isTurnStart, type MessageEvent, type NewMessageEvent, type Role, type SessionEvent } from './events'
+import { extendView, project, viewMembership } from './projection'
 import type { SummaryOutcome } from './summarizer'
 import { depsFor, ids, msg, storeOf } from './testing'
 import type { ModelFit } from './triggers'
@@ -148,6 +148,9 @@ function expectInvariants(log: readonly SessionEvent[], steps: Step[], cutSeed: 
   const cuts = [...log.keys(), log.length].filter((at) => !log[at]?.synthetic)
   const cut = cuts[cutSeed % cuts.length]!
   expect(extendView(project(log.slice(0, cut)), log.slice(cut))).toEqual(view)
+  // Membership from the newest boundary alone agrees with the projection, event by event.
+  const isInView = viewMembership(log.findLast(isCompaction) ?? null)
+  for (const event of log) expect(isInView(event)).toBe(inView.has(event.id))
 }
 
 describe('compaction invariants over random logs', () => {

@@ -1,4 +1,11 @@
-import { type CompactionSkeleton, isCompaction, type MessageEvent, namedIds, type SessionEvent } from '../events'
+import {
+  type CompactionEvent,
+  type CompactionSkeleton,
+  isCompaction,
+  type MessageEvent,
+  namedIds,
+  type SessionEvent,
+} from '../events'
 
 /**
  * The view a log projects to, advanced by events appended after it.
@@ -69,3 +76,19 @@ export function* viewAfter<M extends { id: string }>(
  * project([u1, a1, boundary, summary, u2]) // [summary, ...named, u2]
  */
 export const project = (log: readonly SessionEvent[]): MessageEvent[] => extendView<MessageEvent>([], log)
+
+/**
+ * Whether an event is in the view, knowing only the newest boundary (null: none): the rule of
+ * {@link extendView} for one event, so a page of the log can be marked without the view.
+ *
+ * @example
+ * const inView = viewMembership(newestBoundary)
+ * page.filter((event) => !inView(event)) // the page's events outside the view
+ */
+export function viewMembership(
+  newest: CompactionEvent | null,
+): (event: { type: SessionEvent['type']; id: string; seq: number }) => boolean {
+  if (newest === null) return (event) => event.type === 'MESSAGE'
+  const named = new Set(namedIds(newest.boundary))
+  return (event) => event.type === 'MESSAGE' && (event.seq > newest.seq || named.has(event.id))
+}
