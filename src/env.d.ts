@@ -6,6 +6,14 @@ interface AppVariables {
   JWT_SECRET?: string
   JWT_ISSUER?: string
   JWT_AUDIENCE?: string
+  /** An identity provider's JSON Web Key Set (https; http only for localhost). */
+  JWT_JWKS_URL?: string
+  /** Algorithms allowed for keys of the set (default `RS256,ES256`). */
+  JWT_ALGORITHMS?: string
+  /** The header carrying every token (default `Authorization`, with `Bearer `). */
+  JWT_HEADER?: string
+  /** The claim naming the user (default `sub`). */
+  JWT_USER_CLAIM?: string
   /** An OpenAI-compatible upstream (`POST {OPENAI_BASE_URL}/chat/completions`). */
   OPENAI_BASE_URL?: string
   OPENAI_API_KEY?: string

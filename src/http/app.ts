@@ -1,7 +1,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
 import { requestId } from 'hono/request-id'
 import { LIMITS } from '../contract/limits'
-import { bearerJwt } from './auth'
+import { authConfigOf, bearerJwt } from './auth'
 import { jsonBody } from './body'
 import type { AppEnv } from './env'
 import { errorJson, onError } from './errors'
@@ -25,7 +25,7 @@ app.use(async function jsonCharset(c, next) {
 app.onError(onError)
 app.notFound((c) => errorJson(c, 404, 'not_found', `no route for ${c.req.method} ${c.req.path}`))
 
-const auth = bearerJwt<AppEnv>((c) => ({ secret: c.env.JWT_SECRET, issuer: c.env.JWT_ISSUER, audience: c.env.JWT_AUDIENCE }))
+const auth = bearerJwt<AppEnv>((c) => authConfigOf(c.env))
 app.use('/v1/*', async (c, next) => (c.req.path === '/v1/openapi.json' ? next() : auth(c, next)))
 app.use('/v1/*', jsonBody({ maxBytes: LIMITS.requestBytes }))
 

@@ -115,7 +115,7 @@ describe('auth configuration', () => {
     expect(result.status).toBe(503)
     expect(result.body.error).toEqual({
       code: 'not_configured',
-      message: 'authentication is not configured: set the JWT_SECRET secret',
+      message: 'authentication is not configured: set the JWT_SECRET secret or JWT_JWKS_URL',
     })
     expect((await withEnv({ JWT_SECRET: '' })).status).toBe(503)
   })

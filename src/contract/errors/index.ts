@@ -22,6 +22,7 @@ export const ERROR_STATUS = {
   internal: 500,
   upstream_error: 502,
   not_configured: 503,
+  auth_unavailable: 503,
 } as const
 
 export type ErrorCode = keyof typeof ERROR_STATUS
