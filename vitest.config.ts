@@ -35,6 +35,11 @@ const withUpstream = (bindings: Record<string, string> = {}) =>
         OPENAI_API_KEY: 'test-upstream-key',
         CHAT_MODEL: 'echo',
         SUMMARY_MODEL: 'echo',
+        // Limits off: the suite's many requests and concurrent turns as one user are not what it
+        // tests; test/api/rate-limits.test.ts sets them per request, as a deployment's variables.
+        RATE_LIMIT_REQUESTS: '0',
+        RATE_LIMIT_TURNS: '0',
+        MAX_QUEUED_TURNS: '0',
         ...bindings,
       },
     },

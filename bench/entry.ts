@@ -10,6 +10,7 @@ import { SEARCH_START } from '../src/contract/schemas'
 import { countingEstimator, defaultEstimator, ftsExpression, project } from '../src/core'
 import { frontDoorInput } from '../src/front-door/request'
 import { app } from '../src/http/app'
+import { NO_TURN_LIMITS } from '../src/limits'
 import { sessionStub } from '../src/store/address'
 import { SessionObject } from '../src/store/session'
 import { SessionLog } from '../src/store/session/log'
@@ -281,7 +282,7 @@ export default {
             n('runs'),
             async (i) => {
               const compaction = JSON.parse(q('compaction'))
-              const stream = await session().turn(address(), { content: message(i), compaction })
+              const stream = await session().turn(address(), { content: message(i), compaction }, NO_TURN_LIMITS)
               const text = await new Response(stream).text()
               if (!text.includes('"type":"done"')) throw new Error(text.slice(0, 300))
             },
@@ -321,7 +322,11 @@ export default {
           history.push({ role: 'user', content: message(i) })
           const sent = keep === 0 ? history.slice(-1) : history.slice(-(keep + 1))
           const input = await frontDoorInput({ model: 'echo', messages: sent as never })
-          const stream = await session().chatCompletion(address(), { ...input, request: { ...input.request, compaction } })
+          const stream = await session().chatCompletion(
+            address(),
+            { ...input, request: { ...input.request, compaction } },
+            NO_TURN_LIMITS,
+          )
           const text = await new Response(stream).text()
           if (!text.startsWith('{"type":"done"}')) throw new Error(`front door: ${text.slice(0, 300)}`)
           const answer = JSON.parse(text.slice(text.indexOf('\n') + 1)) as { reply: { message: { content: string } } }
@@ -353,7 +358,11 @@ export default {
       case '/bench/turn-rows': {
         // The rows one whole turn reads and writes (model = the local stub).
         await session().takeRows()
-        const stream = await session().turn(address(), { content: message(0), compaction: JSON.parse(q('compaction')) })
+        const stream = await session().turn(
+          address(),
+          { content: message(0), compaction: JSON.parse(q('compaction')) },
+          NO_TURN_LIMITS,
+        )
         await new Response(stream).text()
         return Response.json(await session().takeRows())
       }
@@ -388,7 +397,7 @@ export default {
     /** A whole turn through the object (the agent-mode stub: tools after a user message, text after results), as text. */
     async function turnText(input: Record<string, unknown>): Promise<string> {
       const compaction = JSON.parse(q('compaction'))
-      const stream = await session().turn(address(), { model: 'agent-_', tools: TOOLS, compaction, ...input })
+      const stream = await session().turn(address(), { model: 'agent-_', tools: TOOLS, compaction, ...input }, NO_TURN_LIMITS)
       return new Response(stream).text()
     }
 

@@ -28,6 +28,14 @@ interface AppVariables {
   SUMMARY_MAX_TOKENS?: string
   /** Time allowed for a model to start answering, and between two streamed chunks. */
   MODEL_TIMEOUT_MS?: string
+  /** Requests per user per minute (default 600; 0 = off). */
+  RATE_LIMIT_REQUESTS?: string
+  /** Model turns per user per minute (default 60; 0 = off). */
+  RATE_LIMIT_TURNS?: string
+  /** Provider-reported tokens per user per UTC day (default 0 = off). */
+  TOKEN_QUOTA_DAILY?: string
+  /** Turns waiting on one session behind the running one (default 8; 0 = no limit). */
+  MAX_QUEUED_TURNS?: string
   /** JSON `{ "trigger", "strategy" }`: the deployment's default policy for turns. */
   COMPACTION_POLICY?: string
 }

@@ -14,7 +14,7 @@ import {
 } from '../core'
 import { log } from '../log'
 import { chatModelBudget, modelSettings, NOT_CONFIGURED } from '../models/config'
-import { toServiceError, UpstreamError } from '../models/port'
+import { toServiceError, UpstreamError, type Usage } from '../models/port'
 import { modelSummarizer } from '../models/summarizer'
 
 /** One pass as the service asks for it: a strategy as stored (its summarizer as options, not a model). */
@@ -28,6 +28,8 @@ export interface PassRequest {
   model: ModelFit
   /** Plan only: nothing written, no summarizer called (a summarizer must still be possible). */
   dryRun?: boolean
+  /** Told what the summary call reported (the user's daily token quota). */
+  spend?: ((usage: Usage | null) => Promise<void>) | undefined
 }
 
 /** Runs compaction passes on a session's store, with a model-backed summarizer when a strategy asks for one. */
@@ -60,7 +62,7 @@ export const chatModelFit = (env: Env, ratio: number): ModelFit => ({
  * const result = await compaction.run(store, { id: 'chat-1', metadata: {} }, { strategy: { window: { lastTurns: 8 } } })
  */
 export function compactor(options: CompactorOptions): Compactor {
-  const summarizerFor = (spec: StrategySpec['summarizer']): Summarizer | null => {
+  const summarizerFor = (spec: StrategySpec['summarizer'], spend: PassRequest['spend']): Summarizer | null => {
     if (!spec) return null
     const models = modelSettings(options.env)
     if (!models.model) throw new ServiceError('not_configured', `summaries need a model; ${NOT_CONFIGURED}`)
@@ -75,12 +77,13 @@ export function compactor(options: CompactorOptions): Compactor {
       overlapSize: spec.overlapSize,
       systemPrompt: spec.systemPrompt,
       shadowPrompt: spec.shadowPrompt,
+      onUsage: spend,
     })
   }
 
   return {
     async run<L>(store: SessionStore<L>, session: SessionInfo, request: PassRequest) {
-      const summarizer = summarizerFor(request.strategy.summarizer)
+      const summarizer = summarizerFor(request.strategy.summarizer, request.spend)
       try {
         return await compact<L>(
           {

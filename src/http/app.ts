@@ -6,6 +6,7 @@ import { jsonBody } from './body'
 import type { AppEnv } from './env'
 import { errorJson, onError } from './errors'
 import { inspectorRoutes } from './inspector'
+import { requestLimit } from './rate-limit'
 import { apiRoutes } from './routes'
 import { validationHook } from './validation'
 
@@ -26,7 +27,11 @@ app.onError(onError)
 app.notFound((c) => errorJson(c, 404, 'not_found', `no route for ${c.req.method} ${c.req.path}`))
 
 const auth = bearerJwt<AppEnv>((c) => authConfigOf(c.env))
-app.use('/v1/*', async (c, next) => (c.req.path === '/v1/openapi.json' ? next() : auth(c, next)))
+const limit = requestLimit()
+/** The one `/v1` route that needs no token (and is counted toward no limit). */
+const isPublic = (path: string) => path === '/v1/openapi.json'
+app.use('/v1/*', async (c, next) => (isPublic(c.req.path) ? next() : auth(c, next)))
+app.use('/v1/*', async (c, next) => (isPublic(c.req.path) ? next() : limit(c, next)))
 app.use('/v1/*', jsonBody({ maxBytes: LIMITS.requestBytes }))
 
 app.route('/', apiRoutes)

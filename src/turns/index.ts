@@ -6,10 +6,12 @@ import { type FrontDoorAnswer, type FrontDoorInput, frontDoorAnswer, frontDoorTu
 import { log } from '../log'
 import { modelSettings } from '../models/config'
 import { frameWriter } from './frames'
+import type { TurnGate } from './gate'
 import { TurnQueue } from './queue'
 import { runTurn, type TurnDeps } from './run-turn'
 import type { TurnSession } from './session'
 
+export type { TurnGate } from './gate'
 export type { ContextReport, PromptState, TurnResult, TurnSession } from './session'
 
 export interface ChatTurnsOptions {
@@ -26,9 +28,9 @@ export interface ChatTurns {
    * one `done` or `error`. The turn runs to its end even if nobody reads, so a reply the model
    * finished is always stored.
    */
-  stream<L>(session: TurnSession<L>, input: TurnInput): ReadableStream<Uint8Array>
+  stream<L>(session: TurnSession<L>, input: TurnInput, gate?: TurnGate): ReadableStream<Uint8Array>
   /** The same for a chat-completions request (the front door); `done` carries a {@link FrontDoorAnswer}. */
-  chatCompletion<L>(session: TurnSession<L>, input: FrontDoorInput): ReadableStream<Uint8Array>
+  chatCompletion<L>(session: TurnSession<L>, input: FrontDoorInput, gate?: TurnGate): ReadableStream<Uint8Array>
 }
 
 /**
@@ -44,12 +46,13 @@ export function chatTurns(options: ChatTurnsOptions): ChatTurns {
   function framed<L, R>(
     session: TurnSession<L>,
     stream: boolean,
+    gate: TurnGate | undefined,
     use: (deps: TurnDeps<L>) => Promise<R>,
     answer: (result: R) => Iterable<string>,
   ): ReadableStream<Uint8Array> {
     const frames = frameWriter()
-    queue
-      .run((written) =>
+    const run = () =>
+      queue.run((written) =>
         use({
           session,
           models: modelSettings(options.env),
@@ -59,33 +62,38 @@ export function chatTurns(options: ChatTurnsOptions): ChatTurns {
           onDelta: stream ? (text) => frames.send({ type: 'delta', text }) : undefined,
           onToolCall: stream ? (call) => frames.send({ type: 'tool_call', call }) : undefined,
           written,
+          gate,
         }),
       )
-      .then(
-        (result) => frames.finish(answer(result)),
-        (error: unknown) => {
-          if (error instanceof ServiceError) frames.send({ type: 'error', error: error.body })
-          else {
-            log.error('turn failed', { error: String(error), stack: (error as Error)?.stack })
-            frames.send({ type: 'error', error: { code: 'internal', message: 'the turn failed unexpectedly' } })
-          }
-          frames.close()
-        },
-      )
+    // One turn too many waiting on this session is refused before it queues (checked and queued at once).
+    const full = gate !== undefined && gate.maxQueued > 0 && queue.waiting >= gate.maxQueued
+    ;(full ? gate.queueFull().then((error) => Promise.reject(error)) : run()).then(
+      (result) => frames.finish(answer(result)),
+      (error: unknown) => {
+        if (error instanceof ServiceError) frames.send({ type: 'error', error: error.wire })
+        else {
+          log.error('turn failed', { error: String(error), stack: (error as Error)?.stack })
+          frames.send({ type: 'error', error: { code: 'internal', message: 'the turn failed unexpectedly' } })
+        }
+        frames.close()
+      },
+    )
     return frames.readable
   }
   return {
-    stream: (session, input) =>
+    stream: (session, input, gate) =>
       framed(
         session,
         input.stream === true,
+        gate,
         (deps) => runTurn(input, deps),
         (result) => session.resultJson(result),
       ),
-    chatCompletion: (session, input) =>
+    chatCompletion: (session, input, gate) =>
       framed(
         session,
         input.request.stream === true,
+        gate,
         (deps) => frontDoorTurn(input, deps),
         (result) => [JSON.stringify(frontDoorAnswer(result))],
       ),

@@ -12,7 +12,7 @@ export async function makeRoom<L>(
   policy: Policy,
   added: NewMessageEvent[],
   model: ModelFit,
-  deps: Pick<TurnDeps<L>, 'session' | 'compactor'>,
+  deps: Pick<TurnDeps<L>, 'session' | 'compactor' | 'gate'>,
 ): Promise<CompactionResult<L>> {
   const summarizer = policy.strategy.summarizer
   const info = deps.session.info()
@@ -20,7 +20,13 @@ export async function makeRoom<L>(
     const tokenBudget = withSummary ? step.tokenBudget.withSummary : step.tokenBudget.withoutSummary
     const window = step.window === 'strategy' && policy.strategy.window ? policy.strategy.window : { tokenBudget }
     const strategy = { window, summarizer: withSummary ? summarizer : null }
-    return deps.compactor.run(deps.session, info, { trigger: { always: true }, strategy, pending: added, model })
+    return deps.compactor.run(deps.session, info, {
+      trigger: { always: true },
+      strategy,
+      pending: added,
+      model,
+      spend: deps.gate?.spend,
+    })
   }
   if (!summarizer) return pass(false)
   let result: CompactionResult<L>

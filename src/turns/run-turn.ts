@@ -21,6 +21,7 @@ import { log } from '../log'
 import { type ModelSettings, NOT_CONFIGURED } from '../models/config'
 import { type ChatReply, toServiceError, UpstreamError } from '../models/port'
 import { CallIds } from './call-ids'
+import { admitted, type TurnGate } from './gate'
 import { makeRoom } from './make-room'
 import { closeInterruptedCalls, openContentTurn, openContinuation, turnEvent } from './open-step'
 import { RECALL_DEFINITION, withRecall } from './recall'
@@ -40,6 +41,8 @@ export interface TurnDeps<L = unknown> {
   onToolCall?: (call: ToolCall) => void
   /** Called once the turn's events are written: the next turn on the session may start. */
   written: () => void
+  /** The user's limits, when any are on. */
+  gate?: TurnGate
 }
 
 const overflow = (message: string) => new ServiceError('context_overflow', message)
@@ -80,7 +83,12 @@ export async function runTurn<L>(input: TurnInput, deps: TurnDeps<L>): Promise<T
  * (compacting first if needed), call the model, write the step's events and the reply in one
  * append, then compact by policy. Compaction after the turn never fails it.
  */
-export async function runStep<L>(step: TurnStep, input: StepRequest, deps: TurnDeps<L>): Promise<TurnResult<L>> {
+export function runStep<L>(step: TurnStep, input: StepRequest, deps: TurnDeps<L>): Promise<TurnResult<L>> {
+  return admitted(deps.gate, (reached) => admittedStep(step, input, deps, reached))
+}
+
+/** {@link runStep} once the gate admitted it; `reached` marks the first model call. */
+async function admittedStep<L>(step: TurnStep, input: StepRequest, deps: TurnDeps<L>, reached: () => void) {
   const { session, models, compactor, estimator } = deps
   const model = models.model
   if (!model) throw new ServiceError('not_configured', NOT_CONFIGURED)
@@ -163,7 +171,8 @@ export async function runStep<L>(step: TurnStep, input: StepRequest, deps: TurnD
     const system = systemEvent?.message.content ?? state?.latestSystem?.content ?? null
     ids = newIds()
     let position = 0
-    return model.chat({
+    reached()
+    const reply = await model.chat({
       model: turnModel,
       messages: toOpenAIMessages([...view, ...added, ...extra], system),
       maxTokens: replyTokens,
@@ -179,6 +188,8 @@ export async function runStep<L>(step: TurnStep, input: StepRequest, deps: TurnD
       parallelToolCalls: input.parallelToolCalls,
       options,
     })
+    await deps.gate?.spend(reply.usage)
+    return reply
   }
 
   context.promptTokens = await makeFit()
@@ -261,6 +272,7 @@ export async function runStep<L>(step: TurnStep, input: StepRequest, deps: TurnD
         trigger: policy.trigger,
         strategy: policy.strategy,
         model: { ...fit, ratio: context.calibration.ratio },
+        spend: deps.gate?.spend,
       })
     } catch (error) {
       // The turn is written: a failed pass is reported, never the turn's failure. A summarizer's

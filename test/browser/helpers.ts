@@ -50,16 +50,16 @@ export async function newPage(browser: Browser, viewport = { width: 1280, height
   return { page, requests, errors }
 }
 
-/** The page loaded nothing from anywhere but the Worker, and no script failed. */
-export function expectSelfContained({ requests, errors }: { requests: string[]; errors: string[] }) {
+/** The page loaded nothing from anywhere but the Worker (at `at`), and no script failed. */
+export function expectSelfContained({ requests, errors }: { requests: string[]; errors: string[] }, at = origin()) {
   expect(requests.length).toBeGreaterThan(0)
-  expect(requests.filter((url) => !url.startsWith(`${origin()}/`))).toEqual([])
+  expect(requests.filter((url) => !url.startsWith(`${at}/`))).toEqual([])
   expect(errors).toEqual([])
 }
 
 /** Opens the inspector and signs in with the token, as a person would: type it, press Enter. */
-export async function signIn(page: Page, token: string) {
-  await page.goto(`${origin()}/inspect`)
+export async function signIn(page: Page, token: string, at = origin()) {
+  await page.goto(`${at}/inspect`)
   await page.getByLabel('Bearer token').fill(token)
   await page.getByLabel('Bearer token').press('Enter')
   await page.getByRole('heading', { name: 'Sessions', exact: true }).waitFor()

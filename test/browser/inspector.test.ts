@@ -249,28 +249,41 @@ describe.skipIf(!haveChromium)('the inspector in Chromium', () => {
 })
 
 describe.skipIf(!haveChromium)('the inspector on a deployment with no model (as `npm start` runs by default)', () => {
+  let browser: Browser
+  beforeAll(async () => {
+    browser = await launch()
+  })
+  afterAll(async () => {
+    await browser?.close()
+  })
+  const bare = () => inject('bareOrigin')
+
   it('says a turn needs a model configured (503), and nothing is written', async () => {
-    const browser = await launch()
-    try {
-      const { token } = await newUser()
-      const tab = await newPage(browser)
-      const { page } = tab
-      await page.goto(`${inject('bareOrigin')}/inspect`)
-      await page.getByLabel('Bearer token').fill(token)
-      await page.getByRole('button', { name: 'Sign in' }).click()
-      await openById(page, 'no-model')
-      await page.getByLabel('Message').fill('Hello?')
-      await page.getByRole('button', { name: 'Send', exact: true }).click()
-      await expect.poll(() => page.locator('.turn [role="alert"]').textContent()).toMatch(/No chat model is configured/)
-      await screenshot(page, '11-no-model')
-      const absent = await fetch(`${inject('bareOrigin')}/v1/sessions/no-model`, {
-        headers: { Authorization: `Bearer ${token}` },
-      })
-      expect(absent.status).toBe(404)
-      expect(tab.requests.filter((url) => !url.startsWith(`${inject('bareOrigin')}/`))).toEqual([])
-      expect(tab.errors).toEqual([])
-    } finally {
-      await browser.close()
-    }
+    const { token } = await newUser()
+    const tab = await newPage(browser)
+    const { page } = tab
+    await signIn(page, token, bare())
+    await openById(page, 'no-model')
+    await page.getByLabel('Message').fill('Hello?')
+    await page.getByRole('button', { name: 'Send', exact: true }).click()
+    await expect.poll(() => page.locator('.turn [role="alert"]').textContent()).toMatch(/No chat model is configured/)
+    await screenshot(page, '11-no-model')
+    const absent = await fetch(`${bare()}/v1/sessions/no-model`, { headers: { Authorization: `Bearer ${token}` } })
+    expect(absent.status).toBe(404)
+    expectSelfContained(tab, bare())
+  })
+
+  it('says when a rate limit refused a request (429), and when to retry', async () => {
+    const { token } = await newUser()
+    const tab = await newPage(browser)
+    const { page } = tab
+    await signIn(page, token, bare())
+    // The user's other clients use up the minute's 30 requests.
+    const headers = { Authorization: `Bearer ${token}` }
+    for (let i = 0; i < 30; i++) await fetch(`${bare()}/v1/sessions`, { headers })
+    await openById(page, 'limited')
+    await expect.poll(() => page.locator('.session [role="alert"]').textContent()).toMatch(/Rate limited.*Try again in \d+ s/)
+    await screenshot(page, '12-rate-limited')
+    expectSelfContained(tab, bare())
   })
 })

@@ -58,12 +58,27 @@ export class ServiceError extends Error {
   get body(): ErrorBody {
     return { code: this.code, message: this.message }
   }
+
+  /** The error as it crosses RPC and frames: its body, and its headers when it has any. */
+  get wire(): ErrorWire {
+    return Object.keys(this.headers).length > 0 ? { ...this.body, headers: this.headers } : this.body
+  }
+
+  /** A {@link ServiceError} again, from its wire form. */
+  static of(wire: ErrorWire): ServiceError {
+    return new ServiceError(wire.code, wire.message, wire.headers)
+  }
+}
+
+/** A {@link ServiceError} as data: the body, and headers such as `Retry-After` for the response. */
+export interface ErrorWire extends ErrorBody {
+  headers?: Record<string, string>
 }
 
 export const sessionNotFound = () => new ServiceError('not_found', 'session not found')
 
 /** What an RPC method answers: a value, or an error of the contract. */
-export type Outcome<T> = { ok: true; value: T } | { ok: false; error: ErrorBody }
+export type Outcome<T> = { ok: true; value: T } | { ok: false; error: ErrorWire }
 
 /**
  * Runs a Durable Object method's body, answering a thrown {@link ServiceError} as an error
@@ -76,13 +91,13 @@ export async function toOutcome<T>(body: () => T | Promise<T>): Promise<Outcome<
   try {
     return { ok: true, value: await body() }
   } catch (error) {
-    if (error instanceof ServiceError) return { ok: false, error: error.body }
+    if (error instanceof ServiceError) return { ok: false, error: error.wire }
     throw error
   }
 }
 
 /** The value of an outcome, or its error thrown again as a {@link ServiceError}. */
 export function unwrap<T>(outcome: Outcome<T>): T {
-  if (!outcome.ok) throw new ServiceError(outcome.error.code, outcome.error.message)
+  if (!outcome.ok) throw ServiceError.of(outcome.error)
   return outcome.value
 }

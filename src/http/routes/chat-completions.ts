@@ -6,6 +6,7 @@ import { ChatCompletionRequestSchema, SessionId } from '../../contract/schemas'
 import type { FrontDoorAnswer } from '../../front-door'
 import { answeringModel, chatCompletion, chunkWriter } from '../../front-door/completion'
 import { frontDoorInput } from '../../front-door/request'
+import { limitsOf } from '../../limits'
 import { modelSettings } from '../../models/config'
 import { type ReadFrame, turnFrames } from '../../turns/frames'
 import { body, errors, json, routes, sessionOf } from './openapi'
@@ -94,10 +95,10 @@ chatCompletionRoutes
     const input = await frontDoorInput(request, headers['idempotency-key'])
     if (headers['x-recall'] === 'on') input.request.recall = true
     const address = { userId: c.get('userId'), sessionId }
-    const frames = interruptible(turnFrames(await sessionOf(c, sessionId).chatCompletion(address, input)))
+    const frames = interruptible(turnFrames(await sessionOf(c, sessionId).chatCompletion(address, input, limitsOf(c.env))))
     const first = (await frames.next()).value
     if (!first) throw new Error('the completion ended without an answer')
-    if (first.type === 'error') throw new ServiceError(first.error.code, first.error.message)
+    if (first.type === 'error') throw ServiceError.of(first.error)
     const requested = request.model ?? modelSettings(c.env).chatModel
     if (!request.stream) {
       if (first.type !== 'done') throw new Error('a plain completion answered with a delta')
@@ -117,7 +118,7 @@ chatCompletionRoutes
           streamed = true
           await write(chunks.toolCall(frame.call))
         } else if (frame.type === 'error') {
-          await write({ error: { ...frame.error, type: frame.error.code } })
+          await write({ error: { ...ServiceError.of(frame.error).body, type: frame.error.code } })
           break
         } else {
           const answer = await answerOf(frame)

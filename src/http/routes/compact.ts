@@ -9,6 +9,7 @@ import {
   ContextSchema,
   SessionParamsSchema,
 } from '../../contract/schemas'
+import { limitsOf } from '../../limits'
 import { body, errors, json, routes, SESSION_PATH, sessionOf, streamedJson } from './openapi'
 
 const compactSession = createRoute({
@@ -40,7 +41,7 @@ export const compactRoutes = routes()
   .openapi(compactSession, async (c) =>
     streamedJson<typeof CompactionResultSchema>(
       c,
-      unwrap(await sessionOf(c, c.req.valid('param').id).compact(c.req.valid('json'))),
+      unwrap(await sessionOf(c, c.req.valid('param').id).compact(c.req.valid('json'), limitsOf(c.env).tokensPerDay)),
     ),
   )
   .openapi(sessionContext, async (c) => c.json(unwrap(await sessionOf(c, c.req.valid('param').id).context()), 200))

@@ -17,11 +17,17 @@ export const body = <T extends z.ZodType>(schema: T, required = true) => ({
 })
 
 /** The error responses a route can answer, all in the contract's error shape. */
+/** The error answers of a route; with a token, any route may also be rate limited (429). */
 export const errors = (...statuses: (400 | 401 | 404 | 409 | 413 | 415 | 502 | 503)[]) =>
-  Object.fromEntries(statuses.map((status) => [status, json(ErrorResponseSchema, `Error (${status})`)])) as Record<
-    number,
-    ReturnType<typeof json<typeof ErrorResponseSchema>>
-  >
+  Object.fromEntries(
+    [...statuses, ...(statuses.includes(401) ? [429] : [])].map((status) => [
+      status,
+      json(
+        ErrorResponseSchema,
+        status === 429 ? 'Rate limited (`Retry-After`, `X-RateLimit-*` say which limit)' : `Error (${status})`,
+      ),
+    ]),
+  ) as Record<number, ReturnType<typeof json<typeof ErrorResponseSchema>>>
 
 export const SESSION_PATH = '/v1/sessions/{id}'
 

@@ -2,6 +2,7 @@ import { createRoute } from '@hono/zod-openapi'
 import { streamSSE } from 'hono/streaming'
 import { ServiceError } from '../../contract/errors'
 import { SessionParamsSchema, TurnRequestSchema, TurnResponseSchema } from '../../contract/schemas'
+import { limitsOf } from '../../limits'
 import { log } from '../../log'
 import { type ReadFrame, turnFrames } from '../../turns/frames'
 import { body, errors, routes, SESSION_PATH, sessionOf, streamedJson } from './openapi'
@@ -39,11 +40,12 @@ export async function* interruptible(frames: AsyncGenerator<ReadFrame>): AsyncGe
 export const turnRoutes = routes().openapi(runTurn, async (c) => {
   const input = c.req.valid('json')
   const { id } = c.req.valid('param')
-  const frames = interruptible(turnFrames(await sessionOf(c, id).turn({ userId: c.get('userId'), sessionId: id }, input)))
+  const address = { userId: c.get('userId'), sessionId: id }
+  const frames = interruptible(turnFrames(await sessionOf(c, id).turn(address, input, limitsOf(c.env))))
   const first = (await frames.next()).value
   if (!first) throw new Error('the turn ended without an answer')
   // A failure before anything was sent is an ordinary error response.
-  if (first.type === 'error') throw new ServiceError(first.error.code, first.error.message)
+  if (first.type === 'error') throw ServiceError.of(first.error)
   if (!input.stream) {
     if (first.type !== 'done') throw new Error('a plain turn answered with a delta')
     return streamedJson<typeof TurnResponseSchema>(c, first.result)
@@ -54,7 +56,8 @@ export const turnRoutes = routes().openapi(runTurn, async (c) => {
     for (let frame: ReadFrame | undefined = first; frame; frame = (await frames.next()).value ?? undefined) {
       if (frame.type === 'delta') await sse.writeSSE({ event: 'delta', data: JSON.stringify({ text: frame.text }) })
       else if (frame.type === 'tool_call') await sse.writeSSE({ event: 'tool_call', data: JSON.stringify(frame.call) })
-      else if (frame.type === 'error') await sse.writeSSE({ event: 'error', data: JSON.stringify({ error: frame.error }) })
+      else if (frame.type === 'error')
+        await sse.writeSSE({ event: 'error', data: JSON.stringify({ error: ServiceError.of(frame.error).body }) })
       else {
         // The result's JSON is one line (JSON text holds no raw newline): one `data` field, passed on as it comes.
         await sse.write('event: done\ndata: ')

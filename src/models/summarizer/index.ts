@@ -6,7 +6,7 @@ import {
   type SummaryOutcome,
   type SummaryRequest,
 } from '../../core'
-import type { ChatModel } from '../port'
+import type { ChatModel, Usage } from '../port'
 import { DEFAULT_SHADOW_PROMPT, DEFAULT_SYSTEM_PROMPT } from './prompt'
 
 export interface SummarizerFailure {
@@ -33,6 +33,8 @@ export interface ModelSummarizerOptions {
   /** How an event is written into the prompt (default `EventText`). */
   formatEvent?: (event: MessageEvent) => string
   onFailure?: (failure: SummarizerFailure) => void
+  /** Told what each summary call reported (awaited before the summary is used). */
+  onUsage?: ((usage: Usage | null) => Promise<void>) | undefined
 }
 
 const defaultFormat = (event: MessageEvent) => EventText.of(event.message)
@@ -86,6 +88,7 @@ export function modelSummarizer(options: ModelSummarizerOptions): Summarizer {
         prior.length > 0 ? 'Write the updated summary.' : 'Write the summary.',
       ]
       let content: string | null
+      let usage: Usage | null
       try {
         const reply = await options.model.chat({
           model: options.modelName,
@@ -96,10 +99,12 @@ export function modelSummarizer(options: ModelSummarizerOptions): Summarizer {
           maxTokens: options.maxTokens,
         })
         content = reply.content
+        usage = reply.usage
       } catch (error) {
         options.onFailure?.({ session: request.session, kind: 'error', error })
         throw error
       }
+      await options.onUsage?.(usage)
       if (content === null || content.trim() === '') {
         options.onFailure?.({ session: request.session, kind: 'blank' })
         return { kind: 'failed', detail: 'the summary model answered with a blank text' }

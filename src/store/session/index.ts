@@ -13,8 +13,10 @@ import { defaultEstimator, type TokenEstimator } from '../../core'
 import type { FrontDoorInput } from '../../front-door'
 import { type SessionContext, sessionContext } from '../../insight'
 import { jsonStream } from '../../json-stream'
+import type { TurnLimits } from '../../limits'
 import { type ChatTurns, chatTurns } from '../../turns'
 import type { SessionAddress } from '../address'
+import { userGate } from '../user-index/gate'
 import type { SearchQuery, ViewFormat } from './responses'
 import { sessionJson } from './session-row'
 import { type AppendResult, StoredSession } from './stored-session'
@@ -107,10 +109,13 @@ export class SessionObject extends DurableObject<Env> {
   /**
    * One compaction pass: the trigger (default `always`), the given strategy or the session's
    * policy strategy, or `lastEvents(20)` without a summarizer. A summarizer error is a 502.
+   * A summary's reported tokens count toward `tokensPerDay` (the user's quota; 0: off).
    */
-  compact(request: CompactInput): Promise<Outcome<JsonBody>> {
+  compact(request: CompactInput, tokensPerDay = 0): Promise<Outcome<JsonBody>> {
     return toOutcome(async () => {
       const record = await this.stored.existing()
+      // A summary's tokens count toward the user's daily quota, as a turn's do.
+      const gate = userGate(this.env, record.userId, { turnsPerMinute: 0, tokensPerDay, maxQueuedTurns: 0 })
       const strategy = request.strategy ?? record.policy?.strategy ?? {}
       // Outside a turn the budget is the configured chat model's.
       const model = chatModelFit(this.env, record.calibration.ratio)
@@ -119,6 +124,7 @@ export class SessionObject extends DurableObject<Env> {
         strategy,
         model,
         dryRun: request.dryRun,
+        spend: gate?.spend,
       })
       // Streamed: a written pass is answered whatever the size of what it covered.
       return jsonStream(this.stored.answers.compaction(result))
@@ -129,16 +135,16 @@ export class SessionObject extends DurableObject<Env> {
    * Runs a chat turn, creating the session when it does not exist. Answers at once with a stream
    * of frames (see `src/turns/frames`); the turn runs to the end even if the caller stops reading.
    */
-  turn(address: SessionAddress, input: TurnInput): ReadableStream<Uint8Array> {
-    return this.turns.stream(this.stored.addressedAs(address), input)
+  turn(address: SessionAddress, input: TurnInput, limits: TurnLimits): ReadableStream<Uint8Array> {
+    return this.turns.stream(this.stored.addressedAs(address), input, userGate(this.env, address.userId, limits))
   }
 
   /**
    * A chat-completions request (the OpenAI-compatible front door), creating the session when it
    * does not exist; frames as for {@link turn}, `done` carrying a small answer (see `src/front-door`).
    */
-  chatCompletion(address: SessionAddress, input: FrontDoorInput): ReadableStream<Uint8Array> {
-    return this.turns.chatCompletion(this.stored.addressedAs(address), input)
+  chatCompletion(address: SessionAddress, input: FrontDoorInput, limits: TurnLimits): ReadableStream<Uint8Array> {
+    return this.turns.chatCompletion(this.stored.addressedAs(address), input, userGate(this.env, address.userId, limits))
   }
 
   /** Deletes the session once it has expired; safe to run twice. */

@@ -1,4 +1,4 @@
-import type { ErrorBody } from '../../contract/errors'
+import type { ErrorWire } from '../../contract/errors'
 import type { ToolCall } from '../../core'
 import { encodedChunks } from '../../json-stream'
 
@@ -13,7 +13,7 @@ export type TurnFrame =
   | { type: 'delta'; text: string }
   /** A client tool call of the reply, whole, with the id it is stored with. */
   | { type: 'tool_call'; call: ToolCall }
-  | { type: 'error'; error: ErrorBody }
+  | { type: 'error'; error: ErrorWire }
 
 /** A frame as the Worker reads it: `done` carries the rest of the stream, the result's JSON bytes. */
 export type ReadFrame = TurnFrame | { type: 'done'; result: ReadableStream<Uint8Array> }

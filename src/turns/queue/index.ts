@@ -13,6 +13,12 @@
  */
 export class TurnQueue {
   private last: Promise<void> = Promise.resolve()
+  private queued = 0
+
+  /** How many turns wait for the one running (or for each other) to release the queue. */
+  get waiting(): number {
+    return this.queued
+  }
 
   /** Runs `work` after every earlier turn released the queue; released when `work` ends, if not before. */
   async run<T>(work: (releaseEarly: () => void) => Promise<T>): Promise<T> {
@@ -21,7 +27,12 @@ export class TurnQueue {
     this.last = new Promise<void>((resolve) => {
       release = resolve
     })
-    await previous
+    this.queued++
+    try {
+      await previous
+    } finally {
+      this.queued--
+    }
     try {
       return await work(release)
     } finally {
