@@ -35,6 +35,11 @@ const worker = await unstable_startWorker({
     SUMMARY_MODEL: { type: 'plain_text', value: 'echo' },
     // Room for the ~10k-token views the sessions keep: a turn's prompt fits, so no pass runs to make room.
     CHAT_CONTEXT_TOKENS: { type: 'plain_text', value: '131072' },
+    // One user seeds and measures far more than 600 requests a minute: the limits are off here
+    // (what they cost per request is in the README, "Rate limits and quotas").
+    RATE_LIMIT_REQUESTS: { type: 'plain_text', value: '0' },
+    RATE_LIMIT_TURNS: { type: 'plain_text', value: '0' },
+    MAX_QUEUED_TURNS: { type: 'plain_text', value: '0' },
   },
   dev: { server: { port: 0 }, persist: '.bench/state', inspector: false, logLevel: 'error' },
 })
