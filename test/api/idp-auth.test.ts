@@ -174,6 +174,26 @@ describe('tokens from an identity provider (JWKS)', () => {
     expect(await idp.fetches()).toBe(2)
   })
 
+  it('a key set rotating mid-load: every answer a 200 or a 401, never a 5xx; at most one fetch per cooldown; then the new key works', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] })
+    const [oldKey, newKey] = [keys['rsa-1']!, keys['rsa-2']!]
+    const idp = await provider({ keys: [oldKey.jwk] })
+    const vars = { JWT_JWKS_URL: idp.url }
+    const [oldToken, newToken] = [await signed(oldKey), await signed(newKey)]
+    const wave = (n: number) =>
+      Array.from({ length: n }, (_, i) => request(vars, bearer(i % 2 ? newToken : oldToken)).then((r) => r.status))
+    const first = wave(30)
+    await idp.set({ keys: [newKey.jwk] }) // rotated while the first wave is in flight
+    const statuses = [...(await Promise.all(first)), ...(await Promise.all(wave(30)))]
+    expect(new Set(statuses).size).toBeLessThanOrEqual(2)
+    for (const status of statuses) expect([200, 401]).toContain(status)
+    expect(await idp.fetches()).toBeLessThanOrEqual(2)
+    vi.setSystemTime(Date.now() + REFETCH_COOLDOWN_MS + 1000)
+    expect(
+      new Set(await Promise.all(Array.from({ length: 20 }, () => request(vars, bearer(newToken)).then((r) => r.status)))),
+    ).toEqual(new Set([200]))
+  })
+
   it('keeps keys as long as Cache-Control says, within 5 minutes to an hour', async () => {
     vi.useFakeTimers({ toFake: ['Date'] })
     const rsa = keys['rsa-1']!

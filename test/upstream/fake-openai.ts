@@ -24,6 +24,8 @@
  * | `recall-<q>`    | when recall_history is offered: calls it with query q, then answers     |
  * |                 | `Recalled: <its result>`; `recallloop-<q>` calls it whenever offered      |
  * |                 | (then `Done after <n> recalls`); `recallmix-<q>` calls it and a client tool |
+ * | `toolscut-<ids>`| streams the calls of tools-<ids>, then drops the connection in the     |
+ * |                 | middle of the last call's arguments                                    |
  * | `agent-<ids>`   | an agent's loop: like tools-<ids> after a user message; after tool      |
  * |                 | results, answers `Results: <each result's content, joined by " | ">`  |
  *
@@ -173,6 +175,7 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
   }
 
   if (mode === 'tools') return answerWithToolCalls(res, body, (arg ?? '').split(','))
+  if (mode === 'toolscut') return answerWithToolCalls(res, body, (arg ?? '').split(','), true)
   if (mode === 'recall' || mode === 'recallloop' || mode === 'recallmix') {
     const offered = (body.tools ?? []).some((tool) => tool.function.name === 'recall_history')
     const afterTool = body.messages.at(-1)?.role === 'tool'
@@ -240,10 +243,11 @@ function answerWithToolCalls(
   res: ServerResponse,
   body: { model: string; messages: WireMessage[]; stream?: boolean; tools?: { function: { name: string } }[] },
   ids: string[],
+  cut = false,
 ) {
   const name = body.tools?.[0]?.function.name ?? 'missing_tool'
   const calls = ids.map((id, i) => ({ ...(id === '_' ? {} : { id }), name, arguments: `{"n":${i}}` }))
-  return sendCalls(res, body, calls)
+  return sendCalls(res, body, calls, cut)
 }
 
 /** Answers with these tool calls, plain or streamed in the real delta format (each call named, then its arguments in pieces). */
@@ -251,6 +255,7 @@ function sendCalls(
   res: ServerResponse,
   body: { model: string; stream?: boolean; messages: WireMessage[]; tools?: unknown[] },
   calls: { id?: string; name: string; arguments: string }[],
+  cut = false,
 ) {
   const wire = calls.map(({ id, name, arguments: args }) => ({
     ...(id === undefined ? {} : { id }),
@@ -276,6 +281,11 @@ function sendCalls(
       }),
     )
     res.write(chunk(body.model, { tool_calls: [{ index, function: { arguments: fn.arguments.slice(0, 3) } }] }))
+    if (cut && index === wire.length - 1) {
+      // Mid-arguments, once the client has read what came before: the last call is never whole.
+      setTimeout(() => res.destroy(), 300)
+      return
+    }
     res.write(chunk(body.model, { tool_calls: [{ index, function: { arguments: fn.arguments.slice(3) } }] }))
   }
   res.write(chunk(body.model, {}, 'tool_calls'))

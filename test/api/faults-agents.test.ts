@@ -1,0 +1,91 @@
+/**
+ * Faults on round two's paths: tool loops left, resumed, interrupted by an object restart, cut
+ * mid tool-call stream. After each, the log must be whole: the view is its projection, nothing
+ * left the view without a boundary, and every prompt the service would send is valid on the wire.
+ */
+import { abortAllDurableObjects } from 'cloudflare:test'
+import { describe, expect, it } from 'vitest'
+import { project } from '../../src/core'
+import { call, expectNothingLost, newSessionId, newTag, parseSSE, turn, upstreamRequests, wholeLog } from '../helpers'
+
+const WEATHER = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object' } } }]
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** The invariants of round one, and the pairing rule: every call in the OpenAI view is answered but the newest turn's pending ones. */
+async function expectWhole(id: string) {
+  const events = await wholeLog(id)
+  expect((await call('GET', `/v1/sessions/${id}/view`)).body.events).toEqual(project(events))
+  await expectNothingLost(events)
+  const messages = (await call('GET', `/v1/sessions/${id}/view?format=openai`)).body.messages as {
+    role: string
+    tool_calls?: { id: string }[]
+    tool_call_id?: string
+  }[]
+  const answered = new Set(messages.filter((m) => m.role === 'tool').map((m) => m.tool_call_id))
+  const pending = new Set((await call('GET', `/v1/sessions/${id}/context`)).body.pendingToolCalls as string[])
+  for (const m of messages) for (const c of m.tool_calls ?? []) expect(answered.has(c.id) || pending.has(c.id)).toBe(true)
+  return events
+}
+
+describe('faults in tool loops', () => {
+  it('a client that vanishes mid loop and never comes back: the next message closes the calls as interrupted, and the session goes on', async () => {
+    const id = newSessionId('vanish')
+    const asked = await turn(id, { content: 'Weather in Paris?', model: 'agent-k1', tools: WEATHER })
+    expect(asked.body.status).toBe('requires_action')
+    // The client is gone; later the user writes again without results.
+    const next = await turn(id, { content: 'Never mind, tell me a joke', compaction: false })
+    expect(next.status).toBe(200)
+    const events = await expectWhole(id)
+    const interrupted = events.find((e) => e.metadata?.interrupted === true)
+    expect(interrupted.message.toolResponses.map((r: { id: string }) => r.id)).toEqual(['k1'])
+    expect((await call('GET', `/v1/sessions/${id}/context`)).body.pendingToolCalls).toEqual([])
+  })
+
+  it('a client that vanishes mid loop and comes back later: its results continue the same turn', async () => {
+    const id = newSessionId('return')
+    await turn(id, { content: 'Weather in Paris?', model: 'agent-k1', tools: WEATHER })
+    await sleep(200)
+    const resumed = await turn(id, { toolResults: [{ id: 'k1', data: '18 degrees' }], model: 'agent-k1', tools: WEATHER })
+    expect(resumed.body).toMatchObject({ status: 'completed', reply: { message: { content: 'Results: 18 degrees' } } })
+    await expectWhole(id)
+  })
+
+  it('the object aborted between a tool reply and its continuation: the pending call survives, the continuation completes', async () => {
+    const id = newSessionId('abort-loop')
+    const asked = await turn(id, { content: 'Weather?', model: 'agent-k1', tools: WEATHER })
+    expect(asked.body.toolCalls.map((c: { id: string }) => c.id)).toEqual(['k1'])
+    await abortAllDurableObjects()
+    expect((await call('GET', `/v1/sessions/${id}/context`)).body.pendingToolCalls).toEqual(['k1'])
+    const resumed = await turn(id, { toolResults: [{ id: 'k1', data: 'sunny' }], model: 'agent-k1', tools: WEATHER })
+    expect(resumed.body.status).toBe('completed')
+    expect((await expectWhole(id)).map((e) => e.message?.role)).toEqual(['user', 'assistant', 'tool', 'assistant'])
+  })
+
+  it('an object aborted while a continuation waits for the model: nothing of it is written, and the same results complete it after', async () => {
+    const id = newSessionId('abort-cont')
+    await turn(id, { content: 'Weather?', model: 'agent-k1', tools: WEATHER })
+    const slow = turn(id, { toolResults: [{ id: 'k1', data: 'windy' }], model: `slow-1000#${newTag()}`, tools: WEATHER })
+    await sleep(300)
+    await abortAllDurableObjects()
+    expect((await slow).status).toBeGreaterThanOrEqual(500)
+    expect((await expectWhole(id)).map((e) => e.message?.role)).toEqual(['user', 'assistant'])
+    const again = await turn(id, { toolResults: [{ id: 'k1', data: 'windy' }], model: 'agent-k1', tools: WEATHER })
+    expect(again.body).toMatchObject({ status: 'completed', reply: { message: { content: 'Results: windy' } } })
+    await expectWhole(id)
+  })
+
+  it('the upstream failing mid tool-call stream: the whole call was streamed, the cut one never; nothing is stored; a retry starts clean', async () => {
+    const id = newSessionId('cut-calls')
+    const tag = newTag()
+    const cut = await turn(id, { content: 'Two lookups', model: `toolscut-a1,a2#${tag}`, tools: WEATHER, stream: true })
+    const frames = parseSSE(cut.text)
+    expect(frames.filter((f) => f.event === 'tool_call').map((f) => f.data.id)).toEqual(['a1'])
+    expect(frames.at(-1)!.event).toBe('error')
+    expect(frames.some((f) => f.event === 'done')).toBe(false)
+    expect((await upstreamRequests(tag)).length).toBeGreaterThanOrEqual(1)
+    expect((await call('GET', `/v1/sessions/${id}`)).status).toBe(404) // not even the session was written
+    const retried = await turn(id, { content: 'Two lookups', model: 'tools-a1,a2', tools: WEATHER })
+    expect(retried.body.toolCalls.map((c: { id: string }) => c.id)).toEqual(['a1', 'a2'])
+    await expectWhole(id)
+  })
+})
