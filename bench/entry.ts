@@ -71,6 +71,7 @@ const drain = (pieces: Iterable<string>): number => {
   for (const piece of pieces) chars += piece.length
   return chars
 }
+const drainText = async (pieces: Iterable<string>): Promise<string> => [...pieces].join('')
 
 export class BenchSessionObject extends SessionObject {
   /** Every estimate of this isolate's sessions, counted. */
@@ -109,6 +110,31 @@ export class BenchSessionObject extends SessionObject {
       await this.stored.addressedAs(address).appendInputs([{ message: { role: 'user', content: message(from + 2 * i) } }])
       await this.stored.appendInputs([{ message: { role: 'assistant', content: message(from + 2 * i + 1) } }])
       drain(this.stored.answers.viewOf(await this.stored.existing(), 'events'))
+    })
+    const { rowsRead, rowsWritten } = this.rows.take()
+    return { ms, rowsRead: rowsRead / batch, rowsWritten: rowsWritten / batch }
+  }
+
+  /**
+   * The raw-SQLite floor of one turn's storage work, inside the object: two plain inserts of the
+   * turn's messages and a read of the view's rows by seq, nothing else (no checks, no counters, no
+   * index, no JSON made). What {@link storageTurns} is measured against.
+   */
+  async floorTurns(batch: number, from: number): Promise<StorageTurnSample> {
+    const sql = this.ctx.storage.sql
+    sql.exec('CREATE TABLE IF NOT EXISTS floor_events (seq INTEGER PRIMARY KEY, body TEXT NOT NULL)')
+    const seqs = JSON.stringify(
+      (
+        JSON.parse(await drainText(this.stored.answers.viewOf(await this.stored.existing(), 'events'))) as {
+          events: { seq: number }[]
+        }
+      ).events.map((event) => event.seq),
+    )
+    this.rows.take()
+    const ms = await timedInside(batch, async (i) => {
+      for (const role of ['user', 'assistant'])
+        sql.exec('INSERT INTO floor_events (body) VALUES (?)', JSON.stringify({ role, content: message(from + 2 * i) }))
+      sql.exec('SELECT * FROM events WHERE seq IN (SELECT value FROM json_each(?))', seqs).toArray()
     })
     const { rowsRead, rowsWritten } = this.rows.take()
     return { ms, rowsRead: rowsRead / batch, rowsWritten: rowsWritten / batch }
@@ -365,6 +391,42 @@ export default {
         )
         await new Response(stream).text()
         return Response.json(await session().takeRows())
+      }
+      case '/bench/context': {
+        // GET /context's work through the object (read-only, O(view)), with its rows.
+        await session().takeRows()
+        const samples = await timed(
+          n('runs'),
+          async () => {
+            const result = await session().context()
+            if (!result.ok) throw new Error(JSON.stringify(result.error))
+          },
+          batch,
+        )
+        const rows = await session().takeRows()
+        return Response.json({ samples, rows: { rowsRead: rows.rowsRead / (n('runs') * batch), rowsWritten: rows.rowsWritten } })
+      }
+      case '/bench/floor-turn':
+        return Response.json(await session().floorTurns(batch, n('from')))
+      case '/bench/limited-get': {
+        // A GET through the whole app with the request limit on (a huge limit: always admitted) or off.
+        const limit = q('on') === '1' ? '1000000000' : '0'
+        const headers = { Authorization: request.headers.get('Authorization')! }
+        return Response.json(
+          await timed(
+            n('runs'),
+            async () => {
+              const response = await app.fetch(
+                new Request(`http://bench/v1/sessions/${q('session')}`, { headers }),
+                { ...env, RATE_LIMIT_REQUESTS: limit },
+                ctx,
+              )
+              if (!response.ok) throw new Error(await response.text())
+              await response.arrayBuffer()
+            },
+            batch,
+          ),
+        )
       }
       case '/bench/storage-turn':
         return Response.json(await (q('peer') ? peer() : session()).storageTurns(batch, n('from')))

@@ -525,6 +525,93 @@ table(
   }),
 )
 
+// ── round two's other paths ──────────────────────────────────────────────────────────────
+// GET /context's work through the object, at each size.
+const contextRows = new Map<number, number>()
+const contexts = await interleaved(SIZES, ROUNDS, async (size) => {
+  const query = new URLSearchParams({ user: USER, session: ours.get(size)!, runs: '1', batch: '5' })
+  const { samples, rows } = await api('GET', `/bench/context?${query}`)
+  contextRows.set(size, rows.rowsRead)
+  return samples
+})
+// The raw-SQLite floor of a turn's storage work (two plain inserts, the view's rows read by seq), same method as ours.
+const floors = new Map<number, StorageSample[]>()
+await interleaved(SIZES, Math.max(5, Math.floor(ROUNDS / 2)), async (size) => {
+  turnsSent += 40
+  const query = new URLSearchParams({ user: USER, session: ours.get(size)!, batch: '20', from: String(turnsSent) })
+  const sample = (await api('GET', `/bench/floor-turn?${query}`)) as StorageSample
+  floors.set(size, [...(floors.get(size) ?? []), sample])
+  return [sample.ms]
+})
+table(
+  'GET /context and the storage floor, inside workerd (context: 5 calls a sample through the object; floor: 20 turns a sample inside it)',
+  ['log events', 'context median', 'p95', 'rows read', 'storage turn (ours)', 'raw-SQLite floor', 'ours / floor'],
+  SIZES.map((size) => {
+    const c = stats(contexts.get(size)!)
+    const ours = medianOf(storageOurs.get(size)!, 'ms')
+    const floor = medianOf(floors.get(size)!, 'ms')
+    return [n(size), ms(c.median), ms(c.p95), Math.round(contextRows.get(size)!), ms(ours), ms(floor), ratio(ours, floor)]
+  }),
+)
+console.log(
+  `\nGET /context at ${n(largest)} / at 1k (medians): ${ratio(stats(contexts.get(largest)!).median, stats(contexts.get(SIZES[0]!)!).median)}`,
+)
+
+// The request limit's cost: a GET through the whole app in workerd, the limit on (always admitted) or off.
+const limited = await interleaved([0, 1], ROUNDS, (on) =>
+  bench('limited-get', { session: ours.get(SIZES[0]!)!, on, runs: 1, batch: 10 }),
+)
+table(
+  'A GET /v1/sessions/:id through the app in workerd, RATE_LIMIT_REQUESTS off and on (10 a sample)',
+  ['request limit', 'median', 'p95'],
+  [0, 1].map((on) => {
+    const s = stats(limited.get(on)!)
+    return [on ? 'on (one RPC to the user object: 1 row read, 1 written)' : 'off', ms(s.median), ms(s.p95)]
+  }),
+)
+
+// Time to the first streamed byte, over HTTP from Node: a streamed turn through the service, and
+// the same request straight to the fake upstream.
+async function firstByte(url: string, init: RequestInit): Promise<number> {
+  const started = performance.now()
+  const response = await fetch(url, init)
+  const reader = response.body!.getReader()
+  await reader.read()
+  const elapsed = performance.now() - started
+  while (!(await reader.read()).done) {}
+  return elapsed
+}
+const serviceUrl = new URL('/', await worker.url).href
+const viaService: number[] = []
+const direct: number[] = []
+for (let i = 0; i < ROUNDS * 2; i++) {
+  const content = `first byte ${i} of a streamed reply`
+  viaService.push(
+    await firstByte(`${serviceUrl}v1/sessions/ttfb-${RUN}/turns`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ content, stream: true, compaction: false }),
+    }),
+  )
+  direct.push(
+    await firstByte(`${upstream.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ model: 'echo', stream: true, messages: [{ role: 'user', content }] }),
+    }),
+  )
+}
+const [svc, dir] = [stats(viaService), stats(direct)]
+table(
+  `Time to the first streamed byte over HTTP (${ROUNDS * 2} each, one session growing from empty)`,
+  ['path', 'median', 'p95'],
+  [
+    ['a streamed turn through the service (dev server, Worker, session object, upstream)', ms(svc.median), ms(svc.p95)],
+    ['the same request straight to the fake upstream', ms(dir.median), ms(dir.p95)],
+    ['added by the service', ms(svc.median - dir.median), ''],
+  ],
+)
+
 for (const size of SIZES) await api('GET', `/bench/peer/overlay?peer=${peers.get(size)}&upTo=${size}`)
 const peerOverlay = await interleaved(SIZES, Math.max(5, Math.floor(ROUNDS / 2)), async (size) =>
   (await storageTurns(size, 'peer', 1)).map((s) => s.ms),
