@@ -103,8 +103,20 @@ export class BenchSessionObject extends SessionObject {
    * One turn's storage work, the way the peer's is measured: two appends and a view read, inside
    * the object, with the rows they read and wrote.
    */
-  async storageTurns(batch: number, from: number): Promise<StorageTurnSample> {
+  async storageTurns(batch: number, from: number, withoutSearch = false): Promise<StorageTurnSample> {
     const address = { userId: 'bench', sessionId: this.stored.info().id }
+    // Bench only: the same work with the search index's inserts left out, to see what they cost.
+    const search = (this.stored as unknown as { indexes: { search: { index: (events: unknown) => void } } }).indexes.search
+    const index = search.index
+    if (withoutSearch) search.index = () => undefined
+    try {
+      return await this.timedStorageTurns(address, batch, from)
+    } finally {
+      search.index = index
+    }
+  }
+
+  private async timedStorageTurns(address: { userId: string; sessionId: string }, batch: number, from: number) {
     this.rows.take()
     const ms = await timedInside(batch, async (i) => {
       await this.stored.addressedAs(address).appendInputs([{ message: { role: 'user', content: message(from + 2 * i) } }])
@@ -429,7 +441,11 @@ export default {
         )
       }
       case '/bench/storage-turn':
-        return Response.json(await (q('peer') ? peer() : session()).storageTurns(batch, n('from')))
+        return Response.json(
+          q('peer')
+            ? await peer().storageTurns(batch, n('from'))
+            : await session().storageTurns(batch, n('from'), q('search') === 'off'),
+        )
       case '/bench/compact':
         return Response.json(
           await timed(1, async () => {

@@ -557,6 +557,33 @@ console.log(
   `\nGET /context at ${n(largest)} / at 1k (medians): ${ratio(stats(contexts.get(largest)!).median, stats(contexts.get(SIZES[0]!)!).median)}`,
 )
 
+// What the search index's inserts cost a turn's storage work: the same work with them left out
+// (bench only; the events written so are simply not searchable), at each size.
+const unindexed = new Map<number, StorageSample[]>()
+await interleaved(SIZES, Math.max(5, Math.floor(ROUNDS / 2)), async (size) => {
+  turnsSent += 40
+  const query = new URLSearchParams({ user: USER, session: ours.get(size)!, batch: '20', from: String(turnsSent), search: 'off' })
+  const sample = (await api('GET', `/bench/storage-turn?${query}`)) as StorageSample
+  unindexed.set(size, [...(unindexed.get(size) ?? []), sample])
+  await keepViewShort(size)
+  return [sample.ms]
+})
+table(
+  "A turn's storage work with and without the search index's inserts (20 turns a sample inside the object)",
+  ['log events', 'with the index', 'without', 'the index costs', 'rows written with / without'],
+  SIZES.map((size) => {
+    const withIndex = medianOf(storageOurs.get(size)!, 'ms')
+    const without = medianOf(unindexed.get(size)!, 'ms')
+    return [
+      n(size),
+      ms(withIndex),
+      ms(without),
+      ms(withIndex - without),
+      `${medianOf(storageOurs.get(size)!, 'rowsWritten')} / ${medianOf(unindexed.get(size)!, 'rowsWritten')}`,
+    ]
+  }),
+)
+
 // The request limit's cost: a GET through the whole app in workerd, the limit on (always admitted) or off.
 const limited = await interleaved([0, 1], ROUNDS, (on) =>
   bench('limited-get', { session: ours.get(SIZES[0]!)!, on, runs: 1, batch: 10 }),
