@@ -230,4 +230,24 @@ describe('GET /v1/sessions/:id/search', () => {
     for (let i = 0; i < 50 && (await state()).backfill.done < 6; i++) await new Promise((r) => setTimeout(r, 20))
     expect(await state()).toEqual({ backfill: { upto: 6, done: 6 }, indexed: 6 })
   })
+
+  it('merges the index after appends rather than inside them, and stays whole and searchable', async () => {
+    const id = newSessionId()
+    for (let i = 0; i < 40; i++) await append(id, [user(`merge note ${i} about lanterns`)])
+    const stub = sessionStub(env, 'alice', id)
+    await new Promise((resolve) => setTimeout(resolve, 300)) // the merges scheduled after the appends
+    await runInDurableObject(stub, async (_instance, state) => {
+      const config = state.storage.sql
+        .exec<{ k: string; v: number }>("SELECT k, v FROM search_config WHERE k IN ('automerge', 'crisismerge')")
+        .toArray()
+      expect(Object.fromEntries(config.map((row) => [row.k, row.v]))).toEqual({ automerge: 0, crisismerge: 64 })
+      // FTS5's own check of the index against its content: throws if anything is amiss.
+      state.storage.sql.exec("INSERT INTO search (search, rank) VALUES ('integrity-check', 1)")
+      // 40 appends made 40 segments; merging after them leaves far fewer (FTS5 keeps its structure in row 10).
+      const segments = state.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM search_data WHERE id > 10').one().n
+      expect(segments).toBeLessThan(40)
+    })
+    const page = await search(id, { q: 'lanterns', limit: '100' })
+    expect(page.body.hits).toHaveLength(40)
+  })
 })

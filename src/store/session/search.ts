@@ -1,11 +1,17 @@
 import { LIMITS } from '../../contract/limits'
 import type { SearchPosition } from '../../contract/schemas'
 import { type MessageEvent, type SessionEvent, searchTextOf } from '../../core'
+import { log } from '../../log'
 import type { Sql } from '../sql'
 import type { SessionLog } from './log'
 
 /** Events indexed per transaction when a log written before search existed is caught up. */
 const BACKFILL_BATCH = 500
+
+/** Pages of segment merging per merge (FTS5's `merge` command: only levels with 4 or more segments). */
+const MERGE_PAGES = 16
+/** A merge runs this long after the append that scheduled it: at most one per this time, in idle time when turns are apart. */
+const MERGE_DELAY_MS = 100
 
 /** Characters of context a snippet keeps around a match, in tokens (FTS5's measure). */
 const SNIPPET_TOKENS = 16
@@ -40,13 +46,38 @@ export class SessionSearch {
     return this.catchingUp
   }
 
-  /** Indexes events being written (call it inside the write's transaction). */
+  /** Whether a merge of the index's segments is scheduled. */
+  private merging = false
+
+  /** Indexes events being written (call it inside the write's transaction); their segment is merged after. */
   index(events: readonly SessionEvent[]): void {
+    let indexed = false
     for (const event of events) {
       if (event.type !== 'MESSAGE') continue
       const text = searchTextOf(event.message)
-      if (text !== '') this.sql.run`INSERT INTO search (rowid, text) VALUES (${event.seq}, ${text})`
+      if (text === '') continue
+      this.sql.run`INSERT INTO search (rowid, text) VALUES (${event.seq}, ${text})`
+      indexed = true
     }
+    if (indexed) this.mergeSoon()
+  }
+
+  /**
+   * Merges some of the index's segments a little after an append (each append adds one; FTS5's
+   * own merging inside the append is off, migration v7): bounded work at a bounded rate, off the
+   * request's path.
+   */
+  private mergeSoon(): void {
+    if (this.merging) return
+    this.merging = true
+    setTimeout(() => {
+      this.merging = false
+      try {
+        this.transaction(() => this.sql.run`INSERT INTO search (search, rank) VALUES ('merge', ${MERGE_PAGES})`)
+      } catch (error) {
+        log.warn('merging the search index failed; the next append tries again', { error: String(error) })
+      }
+    }, MERGE_DELAY_MS)
   }
 
   /** Indexes the next batch of events written before search existed; false once there are none left. */
