@@ -36,13 +36,14 @@ async function seeded() {
   return id
 }
 
-/** A seeded session as one of schema v5 was (no search index), its object restarted. */
+/** A seeded session as one of schema v5 was (no search index, no step column), its object restarted. */
 async function storedBeforeSearch() {
   const id = await seeded()
   const stub = sessionStub(env, 'alice', id)
   await runInDurableObject(stub, async (_instance, state) => {
     state.storage.sql.exec('DROP TABLE search')
     state.storage.sql.exec('DROP TABLE search_backfill')
+    state.storage.sql.exec('ALTER TABLE events DROP COLUMN step')
     state.storage.sql.exec('UPDATE schema_version SET version = 5')
   })
   await evictDurableObject(stub)

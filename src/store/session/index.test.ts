@@ -2,7 +2,7 @@ import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from 'c
 import { env } from 'cloudflare:workers'
 import fc from 'fast-check'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { append, call, expectError, newSessionId, user, wholeLog } from '../../../test/helpers'
+import { append, call, expectError, newSessionId, newTag, upstreamRequests, user, wholeLog } from '../../../test/helpers'
 import { defaultEstimator, newMessageEvent, project, statsOf, VersionConflictError } from '../../core'
 import { sessionStub, userIndexStub } from '../address'
 import type { SessionObject } from '.'
@@ -211,13 +211,86 @@ describe('the tool id record (schema v3)', () => {
       state.storage.sql.exec('DROP TABLE search_backfill')
       for (const column of ['ratio', 'samples', 'last_usage', 'compactions'])
         state.storage.sql.exec(`ALTER TABLE session DROP COLUMN ${column}`)
+      state.storage.sql.exec('ALTER TABLE events DROP COLUMN step')
       state.storage.sql.exec('UPDATE schema_version SET version = 2')
     })
     await evictDurableObject(stubOf(id))
     await call('GET', `/v1/sessions/${id}`)
     await runInDurableObject(stubOf(id), async (_instance, state) => {
       expect(ids(state)).toEqual(['a1', 'b2', 'stray'])
-      expect(state.storage.sql.exec<{ version: number }>('SELECT version FROM schema_version').one().version).toBe(7)
+      expect(state.storage.sql.exec<{ version: number }>('SELECT version FROM schema_version').one().version).toBe(8)
     })
+  })
+})
+
+describe('the turn step record (schema v8)', () => {
+  const upstreamCalls = async (tag: string) => (await upstreamRequests(tag)).length
+
+  it('is kept on the step’s own rows: a turn writes nothing to the turns table, and its retry is answered from them', async () => {
+    const id = newSessionId()
+    const tag = newTag()
+    const first = await call('POST', `/v1/sessions/${id}/turns`, { body: { id: 'u1', content: 'hello', model: `echo#${tag}` } })
+    expect(first.status).toBe(200)
+    await runInDurableObject(stubOf(id), async (_instance, state) => {
+      expect(state.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM turns').one().n).toBe(0)
+      const steps = state.storage.sql
+        .exec<{ id: string; step: string | null }>('SELECT id, step FROM events ORDER BY seq')
+        .toArray()
+      expect(steps.map((row) => row.step !== null)).toEqual([true, true]) // the user event names the reply; the reply holds the record
+    })
+    const retried = await call('POST', `/v1/sessions/${id}/turns`, { body: { id: 'u1', content: 'hello', model: `echo#${tag}` } })
+    expect(retried.body.reply).toEqual(first.body.reply)
+    expect(await upstreamCalls(tag)).toBe(1)
+  })
+
+  it('still answers retries of steps recorded in the turns table before it, through /turns and the front door', async () => {
+    const id = newSessionId()
+    const tag = newTag()
+    const messages = [{ role: 'user', content: 'before v8' }]
+    const headers = { 'X-Session-Id': id }
+    const first = await call('POST', '/v1/chat/completions', { body: { model: `echo#${tag}`, messages }, headers })
+    const turn = await call('POST', `/v1/sessions/${id}/turns`, {
+      body: { id: 'u2', content: 'also before', model: `echo#${tag}` },
+    })
+    // As a session written before v8 keeps them: the records in `turns`, no step columns.
+    await runInDurableObject(stubOf(id), async (_instance, state) => {
+      const sql = state.storage.sql
+      const rows = sql
+        .exec<{ seq: number; id: string; step: string }>('SELECT seq, id, step FROM events WHERE step IS NOT NULL')
+        .toArray()
+      for (const row of rows) {
+        const step = JSON.parse(row.step) as { key?: number; first: number; last: number; usage: unknown }
+        if (step.key === undefined) continue
+        const key = rows.find((r) => r.seq === step.key)!
+        sql.exec(
+          'INSERT INTO turns (id, first_seq, last_seq, user_seq, reply_seq, usage) VALUES (?, ?, ?, ?, ?, ?)',
+          key.id,
+          step.first,
+          step.last,
+          step.key,
+          row.seq,
+          JSON.stringify(step.usage),
+        )
+      }
+      sql.exec('UPDATE events SET step = NULL')
+    })
+    await evictDurableObject(stubOf(id))
+    const retriedTurn = await call('POST', `/v1/sessions/${id}/turns`, {
+      body: { id: 'u2', content: 'also before', model: `echo#${tag}` },
+    })
+    expect(retriedTurn.body.reply).toEqual(turn.body.reply)
+    const resent = await call('POST', '/v1/chat/completions', {
+      body: {
+        model: `echo#${tag}`,
+        messages: [
+          ...messages,
+          { role: 'assistant', content: first.body.choices[0].message.content },
+          { role: 'user', content: 'also before' },
+        ],
+      },
+      headers,
+    })
+    expect(resent.body.choices[0].message.content).toBe(turn.body.reply.message.content)
+    expect(await upstreamCalls(tag)).toBe(2) // both answered from storage
   })
 })

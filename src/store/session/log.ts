@@ -65,13 +65,13 @@ function splitParts(text: string): string[] {
 export class SessionLog {
   constructor(private readonly sql: Sql) {}
 
-  /** Writes one event (the caller wraps a batch in a transaction). */
-  insert(event: SessionEvent): void {
+  /** Writes one event, with its turn step's column when it has one (the caller wraps a batch in a transaction). */
+  insert(event: SessionEvent, step: string | null = null): void {
     const parts = splitParts(JSON.stringify(event.type === 'MESSAGE' ? event.message : event.boundary))
     const role = event.type === 'MESSAGE' ? event.message.role : null
-    this.sql.run`INSERT INTO events (seq, id, type, role, synthetic, tokens, timestamp, metadata, body, parts)
+    this.sql.run`INSERT INTO events (seq, id, type, role, synthetic, tokens, timestamp, metadata, body, parts, step)
       VALUES (${event.seq}, ${event.id}, ${event.type}, ${role}, ${event.synthetic ? 1 : 0}, ${event.tokens},
-        ${event.timestamp}, ${JSON.stringify(event.metadata)}, ${parts[0]!}, ${parts.length})`
+        ${event.timestamp}, ${JSON.stringify(event.metadata)}, ${parts[0]!}, ${parts.length}, ${step})`
     for (let part = 1; part < parts.length; part++) {
       this.sql.run`INSERT INTO event_parts (seq, part, chunk) VALUES (${event.seq}, ${part}, ${parts[part]!})`
     }

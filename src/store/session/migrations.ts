@@ -85,6 +85,10 @@ const MIGRATIONS: string[] = [
   // once a level holds 64 segments.
   `INSERT INTO search (search, rank) VALUES ('automerge', 0);
    INSERT INTO search (search, rank) VALUES ('crisismerge', 64);`,
+  // v8: a turn step's record is kept on its events' rows, written with them (no rows of its own):
+  // the key event's \`step\` names the reply, the reply's holds the record. Steps written before
+  // stay in \`turns\`.
+  `ALTER TABLE events ADD COLUMN step TEXT;`,
 ]
 
 /** Brings the database to the newest schema. Cheap when it is there already (one query). */

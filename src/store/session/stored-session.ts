@@ -24,7 +24,7 @@ import { expiryFrom, hasExpired, Lifecycle } from './lifecycle'
 import { SessionLog } from './log'
 import { SessionAnswers } from './responses'
 import { newRecord, type SessionRecord, SessionRowCache, writeRecord } from './session-row'
-import { TurnLog, type TurnStep } from './turn-log'
+import { TurnLog, type TurnStep, type TurnWrite } from './turn-log'
 import { KEEP, ViewCache } from './view-cache'
 
 export interface AppendResult {
@@ -215,10 +215,9 @@ export class StoredSession implements TurnSession<Int32Array> {
   }
 
   async writeTurn(events: NewMessageEvent[], step: TurnStep & { calibration: Calibration }): Promise<SessionEvent[]> {
-    const alsoInTransaction = (written: SessionEvent[]) => this.turns.record(written, step)
     const record = (await this.current()) ?? newRecord(this.addressOrThrow(), {})
     const calibrated = { ...record, calibration: step.calibration, lastUsage: step.usage }
-    return (await this.writeCreating(calibrated, events, { alsoInTransaction })).events
+    return (await this.writeCreating(calibrated, events, { turn: this.turns.writeOf(step) })).events
   }
 
   // ── writing ──────────────────────────────────────────────────────────────────────────────
@@ -230,10 +229,10 @@ export class StoredSession implements TurnSession<Int32Array> {
   private async writeCreating(
     record: SessionRecord,
     events: NewEvent[],
-    options: { expectedVersion?: number; alsoInTransaction?: (written: SessionEvent[]) => void } = {},
+    options: { expectedVersion?: number; turn?: TurnWrite } = {},
   ): Promise<{ record: SessionRecord; events: SessionEvent[]; version: number }> {
     const created = this.row.stored() === null
-    const written = this.commit(record, events, options.expectedVersion, options.alsoInTransaction)
+    const written = this.commit(record, events, options.expectedVersion, options.turn)
     record = this.row.stored()!
     if (created) {
       await this.lifecycle.scheduleExpiry(record)
@@ -247,12 +246,7 @@ export class StoredSession implements TurnSession<Int32Array> {
    * counters; then advances the cached view. Synchronous: nothing can interleave. Throws
    * {@link VersionConflictError} when `expectedVersion` is given and is not the record's.
    */
-  private commit(
-    record: SessionRecord,
-    events: NewEvent[],
-    expectedVersion?: number,
-    alsoInTransaction?: (written: SessionEvent[]) => void,
-  ): SessionEvent[] {
+  private commit(record: SessionRecord, events: NewEvent[], expectedVersion?: number, turn?: TurnWrite): SessionEvent[] {
     if (expectedVersion !== undefined && expectedVersion !== record.version) {
       throw new VersionConflictError(expectedVersion, record.version)
     }
@@ -267,11 +261,12 @@ export class StoredSession implements TurnSession<Int32Array> {
       stats: advance.stats,
     }
     this.row.ensureSchema()
+    const steps = turn?.columns(sequenced)
     this.storage.transactionSync(() => {
-      for (const event of sequenced) this.log.insert(event)
+      for (const event of sequenced) this.log.insert(event, steps?.get(event.seq) ?? null)
       this.indexes.record(sequenced)
       writeRecord(this.sql, next)
-      alsoInTransaction?.(sequenced)
+      turn?.record()
     })
     this.row.set(next)
     advance.install()

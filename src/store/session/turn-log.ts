@@ -5,6 +5,11 @@ import type { SessionLog } from './log'
 
 type Row = { first_seq: number; last_seq: number; user_seq: number; reply_seq: number; usage: string | null }
 
+/** A step's key event's `step` column: where its reply is. */
+type KeyColumn = { reply: number }
+/** A step's reply's `step` column: the step's record. */
+type StepColumn = { key: number; first: number; last: number; usage: TurnResult['usage'] }
+
 /** The usage numbers a turn's record keeps, as the upstream reported it. */
 type Usage = TurnResult['usage']
 
@@ -21,13 +26,20 @@ export interface TurnStep {
   idempotency?: { key: string; hash: string }
 }
 
+/** What a turn step adds to the write of its events: their `step` columns, and its other records. */
+export interface TurnWrite {
+  columns(written: readonly SessionEvent[]): Map<number, string>
+  record(): void
+}
+
 /** Trailing assistant messages looked at, at most, before the ones a request is matched against. */
 const TRAILING_REPLIES = 1000
 
 /**
- * The record of written turn steps (the `turns` table; a row's `user_seq` is its key event, and
- * `idempotency` points Idempotency-Keys at rows), so that a retried request answers the stored
- * reply instead of calling the model again. Used only while the session exists.
+ * The record of written turn steps, so that a retried request answers the stored reply instead
+ * of calling the model again: kept in the `step` column of the step's key event and reply (schema
+ * v8; steps written before are in the `turns` table), `idempotency` pointing Idempotency-Keys at
+ * key events. Used only while the session exists.
  */
 export class TurnLog implements TurnRecords<Int32Array> {
   constructor(
@@ -35,14 +47,31 @@ export class TurnLog implements TurnRecords<Int32Array> {
     private readonly log: SessionLog,
   ) {}
 
-  /** Records a step whose events were just written, its reply last (call it inside the write's transaction). */
-  record(written: readonly SessionEvent[], step: TurnStep): void {
-    const { keyId, firstSeq = written[0]!.seq, usage, idempotency } = step
+  /**
+   * The `step` columns of a step's events, written with them (so the record costs no rows of its
+   * own): the key event names the reply; the reply holds the record (its key, first and last seq,
+   * usage).
+   */
+  private stepColumns(written: readonly SessionEvent[], step: TurnStep): Map<number, string> {
+    const { keyId, firstSeq = written[0]!.seq, usage } = step
     const key = written.find((event) => event.id === keyId)!
     const last = written.at(-1)!.seq
     const reply = step.replyId === undefined ? last : written.find((event) => event.id === step.replyId)!.seq
-    this.sql.run`INSERT INTO turns (id, first_seq, last_seq, user_seq, reply_seq, usage)
-      VALUES (${keyId}, ${firstSeq}, ${last}, ${key.seq}, ${reply}, ${usage === null ? null : JSON.stringify(usage)})`
+    const record: StepColumn = { key: key.seq, first: firstSeq, last, usage }
+    return new Map([
+      [key.seq, JSON.stringify({ reply } satisfies KeyColumn)],
+      [reply, JSON.stringify(record)],
+    ])
+  }
+
+  /** How a step is recorded with the write of its events. */
+  writeOf(step: TurnStep): TurnWrite {
+    return { columns: (written) => this.stepColumns(written, step), record: () => this.record(step) }
+  }
+
+  /** Records what a step's events do not hold: its Idempotency-Key (call it inside the write's transaction). */
+  private record(step: TurnStep): void {
+    const { keyId, idempotency } = step
     if (idempotency) {
       this.sql.run`INSERT INTO idempotency (key, hash, turn_id) VALUES (${idempotency.key}, ${idempotency.hash}, ${keyId})`
     }
@@ -56,13 +85,45 @@ export class TurnLog implements TurnRecords<Int32Array> {
   }
 
   storedStep(id: string): TurnResult<Int32Array> | null {
+    const key = this.sql.first<{ step: string | null }>`SELECT step FROM events WHERE id = ${id}`
+    if (key?.step) {
+      const row = this.stepAt((JSON.parse(key.step) as KeyColumn).reply)
+      if (row) return this.resultOf(row)
+    }
+    if (!key || !this.hasLegacySteps()) return null
     const row = this.sql.first<Row>`SELECT first_seq, last_seq, user_seq, reply_seq, usage FROM turns WHERE id = ${id}`
     return row ? this.resultOf(row) : null
   }
 
   storedReply(seq: number): TurnResult<Int32Array> {
-    const row = this.sql.first<Row>`SELECT first_seq, last_seq, user_seq, reply_seq, usage FROM turns WHERE reply_seq = ${seq}`
+    const row =
+      this.stepAt(seq) ??
+      (this.hasLegacySteps()
+        ? this.sql.first<Row>`SELECT first_seq, last_seq, user_seq, reply_seq, usage FROM turns WHERE reply_seq = ${seq}`
+        : null)
     return this.resultOf(row ?? { first_seq: seq, last_seq: seq, user_seq: seq, reply_seq: seq, usage: null })
+  }
+
+  /** The record a reply's row holds, as a row of the old `turns` table; null when it holds none. */
+  private stepAt(replySeq: number): Row | null {
+    const reply = this.sql.first<{ step: string | null }>`SELECT step FROM events WHERE seq = ${replySeq}`
+    if (!reply?.step) return null
+    const step = JSON.parse(reply.step) as Partial<StepColumn>
+    if (step.key === undefined) return null
+    return {
+      first_seq: step.first!,
+      last_seq: step.last!,
+      user_seq: step.key,
+      reply_seq: replySeq,
+      usage: step.usage == null ? null : JSON.stringify(step.usage),
+    }
+  }
+
+  /** Whether steps were recorded in the `turns` table, before schema v8 (looked up once per instance). */
+  private legacy: boolean | null = null
+  private hasLegacySteps(): boolean {
+    this.legacy ??= this.sql.first<{ one: number }>`SELECT 1 AS one FROM turns LIMIT 1` !== null
+    return this.legacy
   }
 
   idempotent(key: string): { hash: string; result: TurnResult<Int32Array> } | null {
