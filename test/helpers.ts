@@ -54,6 +54,8 @@ export const newSessionId = (prefix = 's') => `${prefix}-${Date.now().toString(3
 export const user = (content: string, id?: string) => ({ ...(id ? { id } : {}), message: { role: 'user', content } })
 export const assistant = (content: string, id?: string) => ({ ...(id ? { id } : {}), message: { role: 'assistant', content } })
 export const system = (content: string, id?: string) => ({ ...(id ? { id } : {}), message: { role: 'system', content } })
+/** Two finished turns, U1/A1 and U2/A2: a session with something to compact. */
+export const twoTurns = () => [user('U1'), assistant('A1'), user('U2'), assistant('A2')]
 
 /** Appends events (as alice unless `as` says otherwise) and expects success. */
 export async function append(sessionId: string, events: unknown[], as = 'alice') {

@@ -9,6 +9,7 @@ import {
   newSessionId,
   newTag,
   turn,
+  twoTurns,
   upstreamRequests,
   user,
   wholeLog,
@@ -99,12 +100,7 @@ describe('the object aborted mid-flight', () => {
 
   it('during a compaction waiting for its summary: no boundary is written and the view is intact', async () => {
     const id = newSessionId()
-    await append(id, [
-      user('U1'),
-      { message: { role: 'assistant', content: 'A1' } },
-      user('U2'),
-      { message: { role: 'assistant', content: 'A2' } },
-    ])
+    await append(id, twoTurns())
     const before = (await call('GET', `/v1/sessions/${id}/view`)).body
     const pending = call('POST', `/v1/sessions/${id}/compact`, {
       body: { strategy: { window: { lastTurns: 1 }, summarizer: { model: `slow-1000#${newTag()}` } } },

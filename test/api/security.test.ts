@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers'
 import { sign } from 'hono/jwt'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { append, call, expectError, newSessionId, newTag, SECRET, tokenFor, turn, user } from '../helpers'
+import { append, call, expectError, newSessionId, newTag, SECRET, tokenFor, turn, twoTurns, user } from '../helpers'
 
 describe('secrets and bearer tokens', () => {
   afterEach(() => vi.restoreAllMocks())
@@ -26,12 +26,7 @@ describe('secrets and bearer tokens', () => {
     }
     // An upstream whose error echoes the API key it was sent, for a turn and for a summary.
     const id = newSessionId()
-    await append(id, [
-      user('U1'),
-      { message: { role: 'assistant', content: 'A1' } },
-      user('U2'),
-      { message: { role: 'assistant', content: 'A2' } },
-    ])
+    await append(id, twoTurns())
     const leaked = await turn(id, { content: 'hi', model: `leak#${newTag()}`, compaction: false })
     expectError(leaked, 502, 'upstream_error')
     answers.push(leaked.text)

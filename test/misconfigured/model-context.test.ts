@@ -1,16 +1,11 @@
 /** A deployment whose MODEL_CONTEXT_TOKENS is not a JSON object of positive integers (see vitest.config.ts). */
 import { describe, expect, it } from 'vitest'
-import { append, call, expectError, newSessionId, turn, user } from '../helpers'
+import { append, call, expectError, newSessionId, turn, twoTurns } from '../helpers'
 
 describe('with a bad MODEL_CONTEXT_TOKENS', () => {
   it('every turn and every summarizing pass is 503 not_configured naming the variable, and nothing is written', async () => {
     const id = newSessionId()
-    await append(id, [
-      user('U1'),
-      { message: { role: 'assistant', content: 'A1' } },
-      user('U2'),
-      { message: { role: 'assistant', content: 'A2' } },
-    ])
+    await append(id, twoTurns())
     const turned = await turn(id, { content: 'hi' })
     expectError(turned, 503, 'not_configured')
     expect(turned.body.error.message).toContain('MODEL_CONTEXT_TOKENS')

@@ -1,6 +1,6 @@
 /** A deployment with no model: neither OPENAI_BASE_URL nor the AI binding. */
 import { describe, expect, it } from 'vitest'
-import { append, call, expectError, newSessionId, turn, user } from '../helpers'
+import { append, call, expectError, newSessionId, turn, twoTurns, user } from '../helpers'
 
 describe('with no model configured', () => {
   it('a turn is 503 not_configured, naming the variables to set, and writes nothing', async () => {
@@ -15,12 +15,7 @@ describe('with no model configured', () => {
 
   it('a compaction that asks for a summarizer is 503 not_configured and writes nothing', async () => {
     const id = newSessionId()
-    await append(id, [
-      user('U1'),
-      { message: { role: 'assistant', content: 'A1' } },
-      user('U2'),
-      { message: { role: 'assistant', content: 'A2' } },
-    ])
+    await append(id, twoTurns())
     const result = await call('POST', `/v1/sessions/${id}/compact`, {
       body: { strategy: { window: { lastTurns: 1 }, summarizer: {} } },
     })
