@@ -24,8 +24,8 @@ export class UserLimits {
     return { window, used: row?.window === window ? row.used : 0 }
   }
 
-  private add(counter: Counter, now: number, amount: number): void {
-    const { window, used } = this.usage(counter, now)
+  /** Adds to a counter (what it used may be passed in when the caller just read it: one read a call). */
+  private add(counter: Counter, now: number, amount: number, { window, used } = this.usage(counter, now)): void {
     const next = Math.max(0, used + amount)
     this.sql.run`INSERT INTO limits (counter, window, used) VALUES (${counter}, ${window}, ${next})
       ON CONFLICT (counter) DO UPDATE SET window = excluded.window, used = excluded.used`
@@ -34,9 +34,9 @@ export class UserLimits {
   /** Counts a request, or refuses it (uncounted) when `limit` are used this minute; 0 = no limit. */
   admitRequest(limit: number, now: number): Refusal | null {
     if (limit === 0) return null
-    const { window, used } = this.usage('requests', now)
-    if (used >= limit) return { scope: 'requests', limit, resetAt: window + MINUTE_MS }
-    this.add('requests', now, 1)
+    const usage = this.usage('requests', now)
+    if (usage.used >= limit) return { scope: 'requests', limit, resetAt: usage.window + MINUTE_MS }
+    this.add('requests', now, 1, usage)
     return null
   }
 
