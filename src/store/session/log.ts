@@ -25,12 +25,10 @@ type Row = {
 type EntryRow = Pick<Row, 'seq' | 'id' | 'role' | 'synthetic' | 'tokens'>
 
 /**
- * A range is walked in statements of at most WALK_ROWS rows, each holding the rows that start
- * within WALK_CHARS characters of body (at least one): many small events a statement, a few large
- * ones (a body column holds at most PART_CHARS), so a batch stays small whatever the events.
+ * A range is walked by one statement whose rows are taken one at a time (`Sql.each`): only the
+ * rows a reader takes are read and billed, and one row's body (at most PART_CHARS) is held at a
+ * time, whatever the events.
  */
-const WALK_ROWS = 1024
-const WALK_CHARS = 1024 * 1024
 
 /** Rows per statement when only the small columns are read (a view being loaded). */
 const ENTRY_BATCH = 4096
@@ -96,11 +94,12 @@ export class SessionLog {
 
   /** Events with `from <= seq <= to`, in order. */
   range(from: number, to: number): SessionEvent[] {
-    return this.events(this.sql.all<Row>`SELECT * FROM events WHERE seq BETWEEN ${from} AND ${to} ORDER BY seq`)
+    return this.events(this.sql.all<Row>`SELECT * FROM events WHERE seq BETWEEN ${from} AND ${to}
+      ORDER BY seq LIMIT ${Math.max(0, to - from + 1)}`)
   }
 
   /**
-   * The events with `from <= seq <= to` as JSON text, in order, read a few rows at a time and
+   * The events with `from <= seq <= to` as JSON text, in order, read a row at a time as taken and
    * written from the stored columns without parsing them: the same text as `JSON.stringify` of
    * the event. Throws when a seq of the range is missing (the session was deleted meanwhile).
    */
@@ -111,7 +110,7 @@ export class SessionLog {
     }
   }
 
-  /** The events with `from <= seq <= to`, in order, read a few rows at a time. */
+  /** The events with `from <= seq <= to`, in order, read a row at a time as taken. */
   *eventRange(from: number, to: number): Generator<SessionEvent> {
     for (const row of this.walk(from, to)) yield this.event(row)
   }
@@ -164,19 +163,15 @@ export class SessionLog {
   }
 
   private *walk(from: number, to: number): Generator<Row> {
-    for (let at = from; at <= to; ) {
-      const rows = this.sql.all<Row>`SELECT * FROM (
-          SELECT *, SUM(length(body)) OVER (ORDER BY seq) - length(body) AS before
-          FROM (SELECT * FROM events WHERE seq BETWEEN ${at} AND ${to} ORDER BY seq LIMIT ${WALK_ROWS})
-        ) WHERE before < ${WALK_CHARS} ORDER BY seq`
-      for (const row of rows) {
-        if (row.seq !== at) break
-        yield row
-        at += 1
-      }
-      if (rows.length === 0 || rows.at(-1)!.seq !== at - 1)
-        throw new Error(`event ${at} is missing: the session was deleted while it was read`)
+    // LIMIT: SQLite stops at the range's last row instead of stepping past it (a row more billed).
+    let at = from
+    for (const row of this.sql.each<Row>`SELECT * FROM events WHERE seq BETWEEN ${from} AND ${to}
+        ORDER BY seq LIMIT ${Math.max(0, to - from + 1)}`) {
+      if (row.seq !== at) break
+      yield row
+      at += 1
     }
+    if (at <= to) throw new Error(`event ${at} is missing: the session was deleted while it was read`)
   }
 
   private body(row: Row): string {

@@ -29,7 +29,7 @@ function* logPageJson(log: SessionLog, version: number, after: number, limit: nu
   let bytes = 0
   let last = after
   yield '{"events":['
-  for (const event of log.jsonRange(after + 1, version)) {
+  for (const event of log.jsonRange(after + 1, Math.min(version, after + limit))) {
     yield count === 0 ? event.json : `,${event.json}`
     count += 1
     bytes += utf8Length(event.json)

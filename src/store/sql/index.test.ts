@@ -43,6 +43,24 @@ describe('Sql', () => {
     })
   })
 
+  it('each: reads the rows taken, stays open while other statements run, counts when the caller stops', async () => {
+    await withStorage((sql) => {
+      for (let n = 1; n <= 50; n++) sql.run`INSERT INTO t (id, n) VALUES (${`id${n}`}, ${n})`
+      const before = sql.counts().rowsRead
+      const taken: number[] = []
+      for (const row of sql.each<{ n: number }>`SELECT n FROM t WHERE n BETWEEN ${1} AND ${50} ORDER BY n LIMIT ${50}`) {
+        taken.push(row.n)
+        // A statement between two rows, and a write to the same table, leave the walk where it was.
+        sql.run`UPDATE t SET note = ${'seen'} WHERE n = ${row.n}`
+        if (taken.length === 5) break
+      }
+      expect(taken).toEqual([1, 2, 3, 4, 5])
+      const updates = 5 // each finds its row by the primary key
+      expect(sql.counts().rowsRead - before - updates).toBeLessThanOrEqual(6) // the rows taken, and at most one stepped onto
+      expect(sql.first<{ seen: number }>`SELECT count(*) AS seen FROM t WHERE note = 'seen'`).toEqual({ seen: 5 })
+    })
+  })
+
   it('refuses an empty list and more values than a statement may bind', async () => {
     await withStorage((sql) => {
       expect(() => sql.all`SELECT * FROM t WHERE id IN (${[]})`).toThrow('an empty list cannot be bound')

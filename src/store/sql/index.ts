@@ -50,6 +50,20 @@ export class Sql {
     return rows
   }
 
+  /**
+   * The rows of a query as the caller takes them: SQLite steps (and bills) only the rows taken,
+   * and one row is held at a time. The statement may stay open while others run and across
+   * awaits (a streamed answer); its rows are counted when the caller stops.
+   */
+  *each<T extends Record<string, SqlValue>>(strings: TemplateStringsArray, ...values: Value[]): Generator<T> {
+    const cursor = this.exec<T>(strings, values)
+    try {
+      for (const row of cursor) yield row
+    } finally {
+      this.count(cursor)
+    }
+  }
+
   /** The first row of a query, or null. */
   first<T extends Record<string, SqlValue>>(strings: TemplateStringsArray, ...values: Value[]): T | null {
     return this.all<T>(strings, ...values)[0] ?? null

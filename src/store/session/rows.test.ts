@@ -1,0 +1,73 @@
+import { runInDurableObject } from 'cloudflare:test'
+import { env } from 'cloudflare:workers'
+import { describe, expect, it } from 'vitest'
+import { append, assistant, call, newSessionId, user } from '../../../test/helpers'
+import { sessionStub } from '../address'
+import type { RowCounts } from '../sql'
+
+/** A session of `events` messages ("Message <n> rollout"), written 500 a request. */
+async function sessionOf(events: number) {
+  const id = newSessionId()
+  for (let from = 0; from < events; from += 500) {
+    const batch = Array.from({ length: Math.min(500, events - from) }, (_, i) =>
+      (from + i) % 2 === 0 ? user(`Message ${from + i} rollout`) : assistant(`Message ${from + i} rollout`),
+    )
+    await append(id, batch)
+  }
+  return id
+}
+
+/** The rows the session's object read while `work` ran (its own count, as `Sql` keeps it). */
+async function rowsReadBy(id: string, work: () => Promise<unknown>) {
+  const counts = () =>
+    runInDurableObject(
+      sessionStub(env, 'alice', id),
+      (instance) => (instance as unknown as { stored: { sql: { counts(): RowCounts } } }).stored.sql.counts().rowsRead,
+    )
+  const before = await counts()
+  await work()
+  return (await counts()) - before
+}
+
+const get = async (path: string) => {
+  const result = await call('GET', path)
+  if (result.status !== 200) throw new Error(`${path}: ${result.status} ${result.text}`)
+  return result.body
+}
+
+describe('rows read by the read paths (what the platform bills)', () => {
+  it('a page of events and a search read the rows they answer with, whatever the log’s length', async () => {
+    const sizes = [600, 2_400]
+    const read: Record<string, number[]> = { page: [], one: [], search: [] }
+    for (const size of sizes) {
+      const id = await sessionOf(size)
+      await get(`/v1/sessions/${id}/search?q=rollout&limit=1`) // the index caught up, the record read
+      read.page!.push(await rowsReadBy(id, () => get(`/v1/sessions/${id}/events?after=200&limit=100`)))
+      read.one!.push(await rowsReadBy(id, () => get(`/v1/sessions/${id}/events?after=200&limit=1`)))
+      const hits = await rowsReadBy(id, async () => {
+        const body = await get(`/v1/sessions/${id}/search?q=${encodeURIComponent('"Message 301"')}`)
+        expect(body.hits.map((hit: { event: { seq: number } }) => hit.event.seq)).toEqual([302])
+      })
+      read.search!.push(hits)
+    }
+    // 100 events are 100 rows (a statement of them, read as they are written out), not a batch read ahead.
+    for (const rows of read.page!) expect(rows).toBe(100)
+    for (const rows of read.one!) expect(rows).toBe(1)
+    // The match in the index, its snippet and its one event.
+    for (const rows of read.search!) expect(rows).toBeLessThanOrEqual(10)
+    expect(new Set(read.search).size).toBe(1)
+  })
+
+  it('the whole log read a page at a time reads each event once', async () => {
+    const id = await sessionOf(1_000)
+    await get(`/v1/sessions/${id}/events?limit=1`)
+    let pages = 0
+    const rows = await rowsReadBy(id, async () => {
+      for (let after: number | null = 0; after !== null; pages++) {
+        after = (await get(`/v1/sessions/${id}/events?after=${after}&limit=300`)).nextAfter
+      }
+    })
+    expect(pages).toBe(4)
+    expect(rows).toBe(1_000)
+  })
+})
