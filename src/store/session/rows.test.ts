@@ -17,17 +17,18 @@ async function sessionOf(events: number) {
   return id
 }
 
-/** The rows the session's object read while `work` ran (its own count, as `Sql` keeps it). */
-async function rowsReadBy(id: string, work: () => Promise<unknown>) {
+/** The rows the session's object read and wrote while `work` ran (its own count, as `Sql` keeps it). */
+async function rowsBy(id: string, work: () => Promise<unknown>): Promise<RowCounts> {
   const counts = () =>
-    runInDurableObject(
-      sessionStub(env, 'alice', id),
-      (instance) => (instance as unknown as { stored: { sql: { counts(): RowCounts } } }).stored.sql.counts().rowsRead,
+    runInDurableObject(sessionStub(env, 'alice', id), (instance) =>
+      (instance as unknown as { stored: { sql: { counts(): RowCounts } } }).stored.sql.counts(),
     )
   const before = await counts()
   await work()
-  return (await counts()) - before
+  const after = await counts()
+  return { rowsRead: after.rowsRead - before.rowsRead, rowsWritten: after.rowsWritten - before.rowsWritten }
 }
+const rowsReadBy = async (id: string, work: () => Promise<unknown>) => (await rowsBy(id, work)).rowsRead
 
 const get = async (path: string) => {
   const result = await call('GET', path)
@@ -69,5 +70,18 @@ describe('rows read by the read paths (what the platform bills)', () => {
     })
     expect(pages).toBe(4)
     expect(rows).toBe(1_000)
+  })
+
+  it('an exchange appended writes 7 rows, and the search index merges once per 8 appends, not after each', async () => {
+    const id = await sessionOf(10)
+    const exchanges = 16
+    const { rowsWritten } = await rowsBy(id, async () => {
+      for (let i = 0; i < exchanges; i++) await append(id, [user(`question ${i}`), assistant(`answer ${i}`)])
+      await new Promise((resolve) => setTimeout(resolve, 300)) // the merges scheduled after them
+    })
+    // Each: its 2 events (row and id index each), their 2 index entries, the session row; and the
+    // index's merges, each a row written, one per 8 appends (not one per append).
+    expect(rowsWritten).toBeLessThanOrEqual(exchanges * 7 + exchanges / 8)
+    expect(rowsWritten).toBeGreaterThanOrEqual(exchanges * 7)
   })
 })

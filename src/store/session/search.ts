@@ -8,9 +8,15 @@ import type { SessionLog } from './log'
 /** Events indexed per transaction when a log written before search existed is caught up. */
 const BACKFILL_BATCH = 500
 
-/** Pages of segment merging per merge (FTS5's `merge` command: only levels with 4 or more segments). */
-const MERGE_PAGES = 16
-/** A merge runs this long after the append that scheduled it: at most one per this time, in idle time when turns are apart. */
+/**
+ * Appends whose segments one merge waits for. FTS5 merges a level only once it holds 4 segments
+ * (its `usermerge`), so a merge after every append mostly had nothing to do, and each merge
+ * statement is a row written (billed) whatever its work.
+ */
+const MERGE_EVERY = 8
+/** Pages of segment merging per append merged (FTS5's `merge` command): bounded work for each. */
+const MERGE_PAGES_PER_APPEND = 16
+/** A merge runs this long after the append that scheduled it: in idle time when turns are apart. */
 const MERGE_DELAY_MS = 100
 
 /** Characters of context a snippet keeps around a match, in tokens (FTS5's measure). */
@@ -46,10 +52,10 @@ export class SessionSearch {
     return this.catchingUp
   }
 
-  /** Whether a merge of the index's segments is scheduled. */
-  private merging = false
+  /** Appends indexed since the last merge was scheduled. */
+  private unmerged = 0
 
-  /** Indexes events being written (call it inside the write's transaction); their segment is merged after. */
+  /** Indexes events being written (call it inside the write's transaction); their segments are merged later. */
   index(events: readonly SessionEvent[]): void {
     let indexed = false
     for (const event of events) {
@@ -59,23 +65,22 @@ export class SessionSearch {
       this.sql.run`INSERT INTO search (rowid, text) VALUES (${event.seq}, ${text})`
       indexed = true
     }
-    if (indexed) this.mergeSoon()
+    if (indexed && ++this.unmerged >= MERGE_EVERY) this.mergeSoon()
   }
 
   /**
-   * Merges some of the index's segments a little after an append (each append adds one; FTS5's
-   * own merging inside the append is off, migration v7): bounded work at a bounded rate, off the
-   * request's path.
+   * Merges the segments of the last appends a little after them (each append adds one; FTS5's own
+   * merging inside the append is off, migration v7): bounded work, off the request's path. Those
+   * an instance leaves unmerged when it ends are merged with a later instance's.
    */
   private mergeSoon(): void {
-    if (this.merging) return
-    this.merging = true
+    const pages = this.unmerged * MERGE_PAGES_PER_APPEND
+    this.unmerged = 0
     setTimeout(() => {
-      this.merging = false
       try {
-        this.transaction(() => this.sql.run`INSERT INTO search (search, rank) VALUES ('merge', ${MERGE_PAGES})`)
+        this.transaction(() => this.sql.run`INSERT INTO search (search, rank) VALUES ('merge', ${pages})`)
       } catch (error) {
-        log.warn('merging the search index failed; the next append tries again', { error: String(error) })
+        log.warn('merging the search index failed; a later append tries again', { error: String(error) })
       }
     }, MERGE_DELAY_MS)
   }
