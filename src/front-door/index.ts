@@ -49,8 +49,10 @@ export async function frontDoorTurn<L>(input: FrontDoorInput, deps: TurnDeps<L>)
   const start = input.messages.length - fresh.length
   const fields = fresh.map((_, i) => field(start + i))
   const step = { idempotency: input.idempotency }
-  if (reconciled.seeding)
-    return runStep({ ...seedEvents(fresh, fields, estimator), ...step, closesPending: false }, input.request, deps)
+  if (reconciled.seeding) {
+    const seeded = seedEvents(fresh, fields, estimator)
+    return runStep({ ...seeded, ...step, closesPending: false, history: historyOf(seeded.added) }, input.request, deps)
+  }
 
   // Leading tool messages answer the pending calls, as `toolResults` would; then user messages.
   let results = 0
@@ -113,6 +115,16 @@ function seedEvents(
     }
   }
   return { added: events, fields: named }
+}
+
+/**
+ * How many of a seed's events are history: those before the user messages it ends with (the turn
+ * they ask). None when it ends otherwise: its end is then a turn of its own, stored as it is.
+ */
+function historyOf(events: readonly NewMessageEvent[]): number {
+  let at = events.length
+  while (at > 0 && events[at - 1]!.message.role === 'user') at--
+  return at === events.length ? 0 : at
 }
 
 const strayResult = (field: string) =>

@@ -57,6 +57,11 @@ export interface TurnStep {
   closesPending: boolean
   /** An `Idempotency-Key` to record with the step. */
   idempotency?: { key: string; hash: string }
+  /**
+   * How many of `added` are a history a client seeds a new session with: stored ahead of the
+   * step, in an append of their own, when the prompt would not fit with them as its newest turn.
+   */
+  history?: number
 }
 
 /** The settings of a step's model call: a turn request without what opens the step. */
@@ -97,8 +102,8 @@ async function admittedStep<L>(step: TurnStep, input: StepRequest, deps: TurnDep
     const tooLarge = contentTooLarge(step.fields[i]!, event.message)
     if (tooLarge) throw tooLarge
   }
-  const added = step.added
-  const addedTokens = added.reduce((sum, event) => sum + event.tokens, 0)
+  let added = step.added
+  const tokensOf = (events: NewMessageEvent[]) => events.reduce((sum, event) => sum + event.tokens, 0)
   // The user moved on: calls left pending are closed first, in an append of their own.
   const earlier = step.closesPending ? await closeInterruptedCalls(session, estimator) : []
 
@@ -132,15 +137,16 @@ async function admittedStep<L>(step: TurnStep, input: StepRequest, deps: TurnDep
     calibration,
   }
   let passes = 0
-  const planFit = (refused?: FitState['refused']): FitStep =>
+  /** The plan for the prompt; `ahead`: as if that many of the added events were stored first. */
+  const planFit = (refused?: FitState['refused'], ahead = 0): FitStep =>
     planPromptFit({
       // In estimate units: the budget as many estimated tokens as the model would count in it.
       budget: Math.floor(fit.promptBudget / fit.ratio),
       parts: {
-        viewTokens: state?.viewTokens ?? 0,
+        viewTokens: (state?.viewTokens ?? 0) + tokensOf(added.slice(0, ahead)),
         storedSystemTokens: state?.latestSystem?.tokens ?? 0,
         newSystemTokens: systemEvent?.tokens ?? null,
-        addedTokens: addedTokens + toolsTokens,
+        addedTokens: tokensOf(added.slice(ahead)) + toolsTokens,
       },
       canCompact: policy !== null,
       summaryReserve: models.summaryTokens,
@@ -192,6 +198,13 @@ async function admittedStep<L>(step: TurnStep, input: StepRequest, deps: TurnDep
     return reply
   }
 
+  // A seeded history too long to go with its turn is stored first, where compaction can cover it;
+  // only when the turn then fits (else the 413 stands and nothing is written).
+  if (step.history && planFit().kind === 'overflow' && planFit(undefined, step.history).kind !== 'overflow') {
+    earlier.push(...(await session.writeHistory(added.slice(0, step.history))))
+    added = added.slice(step.history)
+    state = await session.promptState()
+  }
   context.promptTokens = await makeFit()
   let reply: ChatReply
   try {

@@ -131,6 +131,8 @@ export interface TurnSession<L = unknown> extends SessionStore<L> {
       calibration: Calibration
     },
   ): Promise<SessionEvent[]>
+  /** Appends a history a client seeds the session with, ahead of its first turn, creating the session if needed. */
+  writeHistory(events: NewMessageEvent[]): Promise<SessionEvent[]>
   /** The turn's result as JSON text, generated piece by piece (its compactions may list a whole view). */
   resultJson(result: TurnResult<L>): Iterable<string>
 }

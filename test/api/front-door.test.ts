@@ -120,6 +120,42 @@ describe('POST /v1/chat/completions', () => {
     ])
   })
 
+  it('seeds a new session with a history longer than the context: stored first, compacted, the last message answered', async () => {
+    const id = newSessionId()
+    const tag = newTag()
+    const history = Array.from({ length: 2_000 }, (_, i) =>
+      i % 2 ? a(`reply ${i} about the rollout plan`) : u(`question ${i} about the rollout plan`),
+    )
+    const result = await complete(id, { model: `echo#${tag}`, messages: [...history, u('And now?')] })
+    expect(result.status, result.text.slice(0, 300)).toBe(200)
+    expect(result.body.choices[0].message.content).toBe('Echo: And now?')
+    // Nothing lost: every message the client brought is in the log, in order, then the reply.
+    const log = await wholeLog(id)
+    const messages = log.filter((e) => e.type === 'MESSAGE' && !e.synthetic)
+    expect(shown(messages)).toEqual([...shown(history.map((m) => ({ message: m }))), 'user:And now?', 'assistant:Echo: And now?'])
+    // The history was compacted to fit: the prompt the model got was inside its context.
+    const compactions = log.filter((e) => e.type === 'COMPACTION')
+    expect(compactions.length).toBeGreaterThan(0)
+    expect(compactions.every((e) => e.seq < messages.at(-2).seq)).toBe(true)
+    const asked = (await upstreamRequests(tag)).filter((r) => r.body.messages.at(-1)?.content === 'And now?')
+    expect(asked).toHaveLength(1)
+    expect(asked[0]!.body.messages.length).toBeLessThan(2_000)
+    // The same request again is the retry it is: the stored reply, no new events, no model call.
+    const again = await complete(id, { model: `echo#${tag}`, messages: [...history, u('And now?')] })
+    expect(again.body.choices[0].message.content).toBe('Echo: And now?')
+    expect((await wholeLog(id)).length).toBe(log.length)
+    expect((await upstreamRequests(tag)).filter((r) => r.body.messages.at(-1)?.content === 'And now?')).toHaveLength(1)
+  })
+
+  it('a seed whose last message alone does not fit the context: a 413, and nothing is written', async () => {
+    const id = newSessionId()
+    const history = Array.from({ length: 200 }, (_, i) => (i % 2 ? a(`reply ${i}`) : u(`question ${i}`)))
+    const huge = u('word '.repeat(20_000))
+    const result = await complete(id, { model: 'echo', messages: [...history, huge] })
+    expectError(result, 413, 'context_overflow')
+    expect((await call('GET', `/v1/sessions/${id}`)).status).toBe(404)
+  })
+
   it('runs a tool loop: tool_calls with finish_reason tool_calls, then the results as tool messages', async () => {
     const id = newSessionId()
     const tag = newTag()

@@ -220,6 +220,11 @@ export class StoredSession implements TurnSession<Int32Array> {
     return (await this.writeCreating(calibrated, events, { turn: this.turns.writeOf(step) })).events
   }
 
+  async writeHistory(events: NewMessageEvent[]): Promise<SessionEvent[]> {
+    const record = (await this.current()) ?? newRecord(this.addressOrThrow(), {})
+    return (await this.writeCreating(record, events)).events
+  }
+
   // ── writing ──────────────────────────────────────────────────────────────────────────────
 
   /**
