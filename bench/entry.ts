@@ -103,24 +103,46 @@ export class BenchSessionObject extends SessionObject {
    * One turn's storage work, the way the peer's is measured: two appends and a view read, inside
    * the object, with the rows they read and wrote.
    */
-  async storageTurns(batch: number, from: number, withoutSearch = false): Promise<StorageTurnSample> {
+  async storageTurns(
+    batch: number,
+    from: number,
+    withoutSearch = false,
+    work: 'turn' | 'tool' = 'turn',
+  ): Promise<StorageTurnSample> {
     const address = { userId: 'bench', sessionId: this.stored.info().id }
     // Bench only: the same work with the search index's inserts left out, to see what they cost.
     const search = (this.stored as unknown as { indexes: { search: { index: (events: unknown) => void } } }).indexes.search
     const index = search.index
     if (withoutSearch) search.index = () => undefined
     try {
-      return await this.timedStorageTurns(address, batch, from)
+      return await this.timedStorageTurns(address, batch, from, work)
     } finally {
       search.index = index
     }
   }
 
-  private async timedStorageTurns(address: { userId: string; sessionId: string }, batch: number, from: number) {
+  private async timedStorageTurns(
+    address: { userId: string; sessionId: string },
+    batch: number,
+    from: number,
+    work: 'turn' | 'tool',
+  ) {
+    const stored = this.stored.addressedAs(address)
+    const append = (message: Record<string, unknown>) => stored.appendInputs([{ message } as never])
     this.rows.take()
     const ms = await timedInside(batch, async (i) => {
-      await this.stored.addressedAs(address).appendInputs([{ message: { role: 'user', content: message(from + 2 * i) } }])
-      await this.stored.appendInputs([{ message: { role: 'assistant', content: message(from + 2 * i + 1) } }])
+      const at = from + 2 * i
+      if (work === 'tool') {
+        // A tool step as the peer's (toolStep): the call, its result, the reply, the view read back.
+        const call = { id: `k${thisRun()}-${at}`, name: 'lookup', arguments: JSON.stringify({ q: message(at) }) }
+        await append({ role: 'assistant', content: null, toolCalls: [call] })
+        await append({
+          role: 'tool',
+          content: null,
+          toolResponses: [{ id: call.id, name: 'lookup', data: `result ${at}: `.repeat(20) }],
+        })
+      } else await append({ role: 'user', content: message(at) })
+      await append({ role: 'assistant', content: message(at + 1) })
       drain(this.stored.answers.viewOf(await this.stored.existing(), 'events'))
     })
     const { rowsRead, rowsWritten } = this.rows.take()
@@ -216,12 +238,39 @@ export class AgentsPeer extends DurableObject<Env> {
     return recent.messages.length
   }
 
-  /** The same turns, measured as ours are (see {@link BenchSessionObject.storageTurns}). */
-  async storageTurns(batch: number, from: number): Promise<StorageTurnSample> {
+  /**
+   * One tool step's storage work, as the AI SDK's messages hold it: the call appended (a tool part
+   * waiting for its input's answer), the call's message updated with the output, the reply
+   * appended, and the bounded recent history read back.
+   */
+  async toolStep(i: number): Promise<number> {
+    const id = `t${thisRun()}-${i}`
+    const call = { type: 'tool-lookup', toolCallId: `k${id}`, input: { q: message(i) } }
+    await this.session.appendMessage({ id: `${id}c`, role: 'assistant', parts: [{ ...call, state: 'input-available' }] })
+    await this.session.updateMessage({
+      id: `${id}c`,
+      role: 'assistant',
+      parts: [{ ...call, state: 'output-available', output: `result ${i}: `.repeat(20) }],
+    })
+    await this.session.appendMessage({ id: `${id}a`, role: 'assistant', parts: [{ type: 'text', text: message(i + 1) }] })
+    const recent = await this.session.getRecentHistory(64 * 1024)
+    return recent.messages.length
+  }
+
+  /** The same turns (or tool steps), measured as ours are (see {@link BenchSessionObject.storageTurns}). */
+  async storageTurns(batch: number, from: number, work: 'turn' | 'tool' = 'turn'): Promise<StorageTurnSample> {
     this.rows.take()
-    const ms = await timedInside(batch, (i) => this.turn(from + 2 * i))
+    const ms = await timedInside(batch, (i) => (work === 'tool' ? this.toolStep(from + 2 * i) : this.turn(from + 2 * i)))
     const { rowsRead, rowsWritten } = this.rows.take()
     return { ms, rowsRead: rowsRead / batch, rowsWritten: rowsWritten / batch }
+  }
+
+  /** `runs` searches (20 hits), each timed over `batch` of them, with the rows a search read. */
+  async search(query: string, runs: number, batch: number): Promise<{ samples: number[]; rows: StorageTurnSample }> {
+    this.rows.take()
+    const samples = await timed(runs, () => this.session.search(query, { limit: 20 }), batch)
+    const { rowsRead, rowsWritten } = this.rows.take()
+    return { samples, rows: { ms: 0, rowsRead: rowsRead / (runs * batch), rowsWritten } }
   }
 
   /** A compaction overlay over the older half of the history. */
@@ -440,12 +489,16 @@ export default {
           ),
         )
       }
-      case '/bench/storage-turn':
+      case '/bench/storage-turn': {
+        const work = q('work') === 'tool' ? 'tool' : 'turn'
         return Response.json(
           q('peer')
-            ? await peer().storageTurns(batch, n('from'))
-            : await session().storageTurns(batch, n('from'), q('search') === 'off'),
+            ? await peer().storageTurns(batch, n('from'), work)
+            : await session().storageTurns(batch, n('from'), q('search') === 'off', work),
         )
+      }
+      case '/bench/peer/search':
+        return Response.json(await peer().search(q('q'), n('runs'), batch))
       case '/bench/compact':
         return Response.json(
           await timed(1, async () => {

@@ -269,62 +269,82 @@ for (const size of SIZES) {
   const seconds = (performance.now() - started) / 1000
   console.log(had >= size ? `kept ${peer} from an earlier run` : `seeded ${peer}: ${seconds.toFixed(1)} s`)
 }
+// The peer builds its search index on its first search and keeps it up on every append after:
+// built here, before its appends are measured, so both sides index what they store.
+const peerFirstSearch = new Map<number, number>()
+for (const size of SIZES) {
+  const started = performance.now()
+  await api('GET', `/bench/peer/search?peer=${peers.get(size)}&q=decide&runs=1`)
+  peerFirstSearch.set(size, performance.now() - started)
+}
 
 /** One storage turn on each side, one RPC, timed inside the object, with the rows it read and wrote. */
 type StorageSample = { ms: number; rowsRead: number; rowsWritten: number }
 let turnsSent = 0
-async function storageTurns(size: number, side: 'ours' | 'peer', rounds: number) {
+async function storageTurns(size: number, side: 'ours' | 'peer', rounds: number, work: 'turn' | 'tool' = 'turn') {
   const samples: StorageSample[] = []
   for (let round = 0; round < rounds; round++) {
     const target: Record<string, string> = side === 'ours' ? { user: USER, session: ours.get(size)! } : { peer: peers.get(size)! }
     turnsSent += 40
-    const query = new URLSearchParams({ ...target, batch: '20', from: String(turnsSent) })
+    const query = new URLSearchParams({ ...target, batch: '20', from: String(turnsSent), work })
     samples.push((await api('GET', `/bench/storage-turn?${query}`)) as StorageSample)
     if (side === 'ours') await keepViewShort(size)
   }
   return samples
 }
-const storageOurs = new Map<number, StorageSample[]>()
-const storagePeer = new Map<number, StorageSample[]>()
-for (let round = 0; round < ROUNDS; round++) {
-  for (const size of SIZES) {
-    storageOurs.set(size, [...(storageOurs.get(size) ?? []), ...(await storageTurns(size, 'ours', 1))])
-    storagePeer.set(size, [...(storagePeer.get(size) ?? []), ...(await storageTurns(size, 'peer', 1))])
+/** The same storage work on both sides, sizes and sides interleaved, a sample a round. */
+async function bothSides(rounds: number, work: 'turn' | 'tool') {
+  const ours = new Map<number, StorageSample[]>()
+  const peer = new Map<number, StorageSample[]>()
+  for (let round = 0; round < rounds; round++) {
+    for (const size of SIZES) {
+      ours.set(size, [...(ours.get(size) ?? []), ...(await storageTurns(size, 'ours', 1, work))])
+      peer.set(size, [...(peer.get(size) ?? []), ...(await storageTurns(size, 'peer', 1, work))])
+    }
   }
+  return { ours, peer }
 }
 const medianOf = (samples: StorageSample[], key: keyof StorageSample) => stats(samples.map((s) => s[key])).median
-table(
+const sideBySide = (title: string, sides: Awaited<ReturnType<typeof bothSides>>) =>
+  table(
+    title,
+    [
+      'log events',
+      'agents/sessions median',
+      'p95',
+      'ours median',
+      'p95',
+      'agents / ours',
+      'rows read: agents',
+      'ours',
+      'rows written: agents',
+      'ours',
+    ],
+    SIZES.map((size) => {
+      const [p, o] = [sides.peer.get(size)!, sides.ours.get(size)!]
+      const [pm, om] = [stats(p.map((s) => s.ms)), stats(o.map((s) => s.ms))]
+      const rows = (key: 'rowsRead' | 'rowsWritten') => [medianOf(p, key).toFixed(0), medianOf(o, key).toFixed(0)]
+      return [
+        n(size),
+        ms(pm.median),
+        ms(pm.p95),
+        ms(om.median),
+        ms(om.p95),
+        ratio(pm.median, om.median),
+        ...rows('rowsRead'),
+        ...rows('rowsWritten'),
+      ]
+    }),
+  )
+const storageSides = await bothSides(ROUNDS, 'turn')
+const storageOurs = storageSides.ours
+sideBySide(
   'The same storage work on both sides, measured the same way: one RPC that runs 20 turns inside the object (2 appends + the recent history / the view read back), timed there; rows as counted at ctx.storage.sql.exec',
-  [
-    'log events',
-    'agents/sessions median',
-    'p95',
-    'ours median',
-    'p95',
-    'agents / ours',
-    'rows read: agents',
-    'ours',
-    'rows written: agents',
-    'ours',
-  ],
-  SIZES.map((size) => {
-    const p = storagePeer.get(size)!
-    const o = storageOurs.get(size)!
-    const pm = stats(p.map((s) => s.ms))
-    const om = stats(o.map((s) => s.ms))
-    return [
-      n(size),
-      ms(pm.median),
-      ms(pm.p95),
-      ms(om.median),
-      ms(om.p95),
-      ratio(pm.median, om.median),
-      medianOf(p, 'rowsRead').toFixed(0),
-      medianOf(o, 'rowsRead').toFixed(0),
-      medianOf(p, 'rowsWritten').toFixed(0),
-      medianOf(o, 'rowsWritten').toFixed(0),
-    ]
-  }),
+  storageSides,
+)
+sideBySide(
+  "A tool step's storage work on both sides, measured the same way (20 a sample inside the object): ours appends the call, its result and the reply; agents/sessions appends the call, updates its message with the output and appends the reply; both read the view / recent history back",
+  await bothSides(Math.max(5, Math.floor(ROUNDS / 2)), 'tool'),
 )
 
 // Rows a whole chat turn reads and writes, through the object's RPC (stub model).
@@ -497,33 +517,59 @@ const searchOf = (word: (size: number) => string, key: string) =>
   })
 const rare = await searchOf((size) => `"Message ${Math.floor(size / 2)}"`, 'rare')
 const common = await searchOf(() => 'rollout', 'common')
-table(
-  'Search inside the object (FTS5; the query parsed as the route does; 20 hits with their events)',
-  [
-    'log events',
-    'first search (index caught up) over HTTP',
-    'a rare phrase median',
-    'p95',
-    'rows read',
-    'a word in every event median',
-    'p95',
-    'rows read',
-  ],
-  SIZES.map((size) => {
-    const r = stats(rare.get(size)!)
-    const c = stats(common.get(size)!)
-    return [
-      n(size),
-      ms(firstSearch.get(size)!),
-      ms(r.median),
-      ms(r.p95),
-      Math.round(searchRows.get(`${size}/rare`)!),
-      ms(c.median),
-      ms(c.p95),
-      Math.round(searchRows.get(`${size}/common`)!),
-    ]
-  }),
+// The peer's search of the same words (it quotes a query as one phrase and ranks all its matches).
+const peerSearchOf = (word: (size: number) => string, key: string) =>
+  interleaved(SIZES, Math.max(3, Math.floor(ROUNDS / 2)), async (size) => {
+    const query = new URLSearchParams({ peer: peers.get(size)!, runs: '1', batch: '5', q: word(size) })
+    const { samples, rows } = await api('GET', `/bench/peer/search?${query}`)
+    searchRows.set(`${size}/peer-${key}`, rows.rowsRead)
+    return samples
+  })
+const peerRare = await peerSearchOf((size) => `Message ${Math.floor(size / 2)}`, 'rare')
+const peerCommon = await peerSearchOf(() => 'rollout', 'common')
+/** A search table: each size's first search, then the rare phrase's and the common word's times and rows. */
+const searchTable = (
+  title: string,
+  first: Map<number, number>,
+  found: Record<'rare' | 'common', Map<number, number[]>>,
+  key = '',
+) =>
+  table(
+    title,
+    [
+      'log events',
+      'first search',
+      'a rare phrase median',
+      'p95',
+      'rows read',
+      'a word in every event median',
+      'p95',
+      'rows read',
+    ],
+    SIZES.map((size) => {
+      const [r, c] = [stats(found.rare.get(size)!), stats(found.common.get(size)!)]
+      const rowsOf = (kind: string) => Math.round(searchRows.get(`${size}/${key}${kind}`)!)
+      return [n(size), ms(first.get(size)!), ms(r.median), ms(r.p95), rowsOf('rare'), ms(c.median), ms(c.p95), rowsOf('common')]
+    }),
+  )
+searchTable(
+  'Search inside the object (FTS5; the query parsed as the route does; 20 hits with their events; first search: the index caught up, over HTTP)',
+  firstSearch,
+  { rare, common },
 )
+searchTable(
+  'The same searches on agents/sessions (its FTS5 index, built on its first search; it ranks every match; 20 hits)',
+  peerFirstSearch,
+  { rare: peerRare, common: peerCommon },
+  'peer-',
+)
+for (const [kind, ours, theirs] of [
+  ['a rare phrase', rare, peerRare],
+  ['a word in every event', common, peerCommon],
+] as const) {
+  const at = (size: number) => `${ratio(stats(theirs.get(size)!).median, stats(ours.get(size)!).median)} at ${n(size)}`
+  console.log(`\nsearch, ${kind}: agents/sessions / ours ${SIZES.map(at).join(', ')}`)
+}
 
 // ── round two's other paths ──────────────────────────────────────────────────────────────
 // GET /context's work through the object, at each size.
