@@ -343,7 +343,7 @@ sideBySide(
   storageSides,
 )
 sideBySide(
-  "A tool step's storage work on both sides, measured the same way (20 a sample inside the object): ours appends the call, its result and the reply; agents/sessions appends the call, updates its message with the output and appends the reply; both read the view / recent history back",
+  "An agent turn's storage work on both sides, measured the same way (20 a sample inside the object): ours appends the user message with the call, then its result with the reply (the two appends a turn and its continuation make); agents/sessions appends the user message and the call, updates the call's message with the output and appends the reply; both read the view / recent history back",
   await bothSides(Math.max(5, Math.floor(ROUNDS / 2)), 'tool'),
 )
 
@@ -558,7 +558,7 @@ searchTable(
   { rare, common },
 )
 searchTable(
-  'The same searches on agents/sessions (its FTS5 index, built on its first search; it ranks every match; 20 hits)',
+  'The same searches on agents/sessions, timed the same way around the RPC (its FTS5 index, built on its first search in one statement; it ranks every match; 20 hits)',
   peerFirstSearch,
   { rare: peerRare, common: peerCommon },
   'peer-',

@@ -15,7 +15,7 @@ const BACKFILL_BATCH = 500
  */
 const MERGE_EVERY = 8
 /** Pages of segment merging per append merged (FTS5's `merge` command): bounded work for each. */
-const MERGE_PAGES_PER_APPEND = 16
+const MERGE_PAGES_PER_APPEND = 4
 /** A merge runs this long after the append that scheduled it: in idle time when turns are apart. */
 const MERGE_DELAY_MS = 100
 
