@@ -1,5 +1,5 @@
 /**
- * Faults on round two's paths: tool loops left, resumed, interrupted by an object restart, cut
+ * Faults on round two's paths: tool loops left, resumed, raced, interrupted by an object restart, cut
  * mid tool-call stream. After each, the log must be whole: the view is its projection, nothing
  * left the view without a boundary, and every prompt the service would send is valid on the wire.
  */
@@ -72,6 +72,56 @@ describe('faults in tool loops', () => {
     const again = await turn(id, { toolResults: [{ id: 'k1', data: 'windy' }], model: 'agent-k1', tools: WEATHER })
     expect(again.body).toMatchObject({ status: 'completed', reply: { message: { content: 'Results: windy' } } })
     await expectWhole(id)
+  })
+
+  it('continuations racing for the same pending calls through both doors: one is written, the others get its result or a 409', async () => {
+    const id = newSessionId('race')
+    const tag = newTag()
+    await turn(id, { content: 'Weather in Paris and Rome?', model: `agent-r1,r2#${tag}`, tools: WEATHER })
+    // The history as the client was shown it, for the front door's continuation.
+    const shown = (await call('GET', `/v1/sessions/${id}/view?format=openai`)).body.messages
+    const results = (city: string) => [
+      { id: 'r1', data: `${city} 18 degrees` },
+      { id: 'r2', data: `${city} 24 degrees` },
+    ]
+    const viaTurns = (city: string) => turn(id, { toolResults: results(city), model: `agent-r1,r2#${tag}`, tools: WEATHER })
+    const viaFrontDoor = (city: string) =>
+      call('POST', '/v1/chat/completions', {
+        headers: { 'X-Session-Id': id },
+        body: {
+          model: `agent-r1,r2#${tag}`,
+          tools: WEATHER,
+          messages: [...shown, ...results(city).map((r) => ({ role: 'tool', tool_call_id: r.id, content: r.data }))],
+        },
+      })
+    const answers = await Promise.all([
+      viaTurns('Paris'),
+      viaTurns('Paris'),
+      viaFrontDoor('Paris'),
+      viaTurns('Lyon'),
+      viaFrontDoor('Lyon'),
+    ])
+    const events = await expectWhole(id)
+    // Exactly one continuation was written: one tool event with both results, one reply.
+    expect(events.map((e) => e.message?.role)).toEqual(['user', 'assistant', 'tool', 'assistant'])
+    const stored = events[3].message.content
+    const written = events[2].message.toolResponses.map((r: { data: string }) => r.data)
+    const city = written[0].split(' ')[0]
+    for (const [i, answer] of answers.entries()) {
+      const sameResults = (i < 3 ? 'Paris' : 'Lyon') === city
+      if (!sameResults) {
+        // Other results for calls answered already: a 409 (through the front door, the client's
+        // history then differs from the session's).
+        expect(answer.status, answer.text).toBe(409)
+        expect(['id_conflict', 'history_diverged']).toContain(answer.body.error.code)
+        continue
+      }
+      expect(answer.status, answer.text).toBe(200)
+      const content = i === 2 || i === 4 ? answer.body.choices[0].message.content : answer.body.reply.message.content
+      expect(content).toBe(stored)
+    }
+    // The model was called for one continuation only (and once for the turn before).
+    expect(await upstreamRequests(tag)).toHaveLength(2)
   })
 
   it('the upstream failing mid tool-call stream: the whole call was streamed, the cut one never; nothing is stored; a retry starts clean', async () => {
