@@ -220,6 +220,27 @@ describe('GET /v1/sessions/:id/search', () => {
     expect(hitIds(await search(id, { q: 'weather' })).sort()).toEqual(['c1', 't1', 'u9'])
   })
 
+  it('indexes a log again whose index was keyed by seq (schema v8): the old entries go, every event is found', async () => {
+    const id = await seeded()
+    const stub = sessionStub(env, 'alice', id)
+    await runInDurableObject(stub, async (_instance, state) => {
+      // The index as v8 kept it: rowid = seq (its text marked, to tell old entries from new).
+      state.storage.sql.exec('DELETE FROM search')
+      state.storage.sql.exec("INSERT INTO search (rowid, text) SELECT seq, 'stale' FROM events")
+      state.storage.sql.exec('UPDATE schema_version SET version = 8')
+    })
+    await evictDurableObject(stub)
+    expect(hitIds(await search(id, { q: 'zurich' })).sort()).toEqual(['a1', 'u1'])
+    expect(hitIds(await search(id, { q: 'stale' }))).toEqual([])
+    const rowids = await runInDurableObject(stub, async (_instance, state) =>
+      state.storage.sql
+        .exec<{ rowid: number }>('SELECT rowid FROM search ORDER BY rowid')
+        .toArray()
+        .map((row) => row.rowid),
+    )
+    expect(rowids).toEqual([-6, -5, -4, -3, -2, -1])
+  })
+
   it('catches an older log up in the background once the session is read, before any search', async () => {
     const { id, stub } = await storedBeforeSearch()
     await call('GET', `/v1/sessions/${id}`) // no search: just a read

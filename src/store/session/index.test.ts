@@ -218,7 +218,7 @@ describe('the tool id record (schema v3)', () => {
     await call('GET', `/v1/sessions/${id}`)
     await runInDurableObject(stubOf(id), async (_instance, state) => {
       expect(ids(state)).toEqual(['a1', 'b2', 'stray'])
-      expect(state.storage.sql.exec<{ version: number }>('SELECT version FROM schema_version').one().version).toBe(8)
+      expect(state.storage.sql.exec<{ version: number }>('SELECT version FROM schema_version').one().version).toBe(9)
     })
   })
 })

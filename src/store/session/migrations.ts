@@ -89,6 +89,15 @@ const MIGRATIONS: string[] = [
   // the key event's \`step\` names the reply, the reply's holds the record. Steps written before
   // stay in \`turns\`.
   `ALTER TABLE events ADD COLUMN step TEXT;`,
+  // v9: the search index keyed by -seq. FTS5 walks a doclist forward fast and backward slowly (a
+  // phrase with a word of every event took 0.9 ms at 1M events newest first, 0.05 ms forward),
+  // and a search takes the newest matches first. The log is indexed again, in batches, as at v6.
+  `DROP TABLE search;
+   CREATE VIRTUAL TABLE search USING fts5(text, tokenize = 'unicode61 remove_diacritics 2');
+   INSERT INTO search (search, rank) VALUES ('automerge', 0);
+   INSERT INTO search (search, rank) VALUES ('crisismerge', 64);
+   DELETE FROM search_backfill;
+   INSERT INTO search_backfill (upto, done) SELECT version, 0 FROM session WHERE version > 0;`,
 ]
 
 /** Brings the database to the newest schema. Cheap when it is there already (one query). */

@@ -24,7 +24,7 @@ const SNIPPET_TOKENS = 16
 
 /**
  * Full-text search of a session's message events with SQLite FTS5 (the `search` table, rowid =
- * seq). Each event's text is indexed in its append's own transaction; a log stored before the
+ * -seq: FTS5 walks its doclists in rowid order, so the newest matches come first). Each event's text is indexed in its append's own transaction; a log stored before the
  * table existed is indexed on first use, a batch per transaction (`search_backfill`).
  */
 export class SessionSearch {
@@ -62,7 +62,7 @@ export class SessionSearch {
       if (event.type !== 'MESSAGE') continue
       const text = searchTextOf(event.message)
       if (text === '') continue
-      this.sql.run`INSERT INTO search (rowid, text) VALUES (${event.seq}, ${text})`
+      this.sql.run`INSERT INTO search (rowid, text) VALUES (${-event.seq}, ${text})`
       indexed = true
     }
     if (indexed && ++this.unmerged >= MERGE_EVERY) this.mergeSoon()
@@ -119,17 +119,18 @@ export class SessionSearch {
   /** The newest window of matches with a seq in [atLeast, below), ranked. */
   private window(expression: string, role: string | undefined, below: number, atLeast: number): number[] {
     const size = LIMITS.searchRankWindow
-    // FTS5 walks its doclist newest first for the inner ORDER BY; only the window is ranked.
+    // Newest first is rowid order (rowid = -seq): FTS5 walks its doclists forward; only the window is ranked.
+    const [from, to] = [-below, -atLeast]
     const rows =
       role === undefined
-        ? this.sql.all<{ seq: number }>`SELECT seq FROM (SELECT rowid AS seq, rank FROM search
-            WHERE search MATCH ${expression} AND rowid < ${below} AND rowid >= ${atLeast}
-            ORDER BY rowid DESC LIMIT ${size}) ORDER BY rank, seq DESC`
-        : this.sql.all<{ seq: number }>`SELECT seq FROM (SELECT search.rowid AS seq, search.rank AS rank
-            FROM search JOIN events ON events.seq = search.rowid
-            WHERE search MATCH ${expression} AND search.rowid < ${below} AND search.rowid >= ${atLeast}
+        ? this.sql.all<{ seq: number }>`SELECT seq FROM (SELECT -rowid AS seq, rank FROM search
+            WHERE search MATCH ${expression} AND rowid > ${from} AND rowid <= ${to}
+            ORDER BY rowid LIMIT ${size}) ORDER BY rank, seq DESC`
+        : this.sql.all<{ seq: number }>`SELECT seq FROM (SELECT -search.rowid AS seq, search.rank AS rank
+            FROM search JOIN events ON events.seq = -search.rowid
+            WHERE search MATCH ${expression} AND search.rowid > ${from} AND search.rowid <= ${to}
               AND events.role = ${role}
-            ORDER BY search.rowid DESC LIMIT ${size}) ORDER BY rank, seq DESC`
+            ORDER BY search.rowid LIMIT ${size}) ORDER BY rank, seq DESC`
     return rows.map((row) => row.seq)
   }
 
@@ -137,9 +138,9 @@ export class SessionSearch {
   snippets(expression: string, seqs: readonly number[]): Map<number, string> {
     const snippets = new Map<number, string>()
     if (seqs.length === 0) return snippets
-    for (const row of this.sql.all<{ seq: number; snippet: string }>`SELECT rowid AS seq,
+    for (const row of this.sql.all<{ seq: number; snippet: string }>`SELECT -rowid AS seq,
         snippet(search, 0, '', '', '…', ${SNIPPET_TOKENS}) AS snippet FROM search
-        WHERE search MATCH ${expression} AND rowid IN (SELECT value FROM json_each(${JSON.stringify(seqs)}))`) {
+        WHERE search MATCH ${expression} AND rowid IN (SELECT -value FROM json_each(${JSON.stringify(seqs)}))`) {
       snippets.set(row.seq, row.snippet)
     }
     return snippets
