@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { encodedChunks, jsonArray, jsonObject, jsonStream, readJson } from '.'
+import { encodedChunks, jsonAnswer, jsonArray, jsonObject, jsonStream, readJson } from '.'
 
 describe('JSON made piece by piece', () => {
   it('arrays and objects nest, with values given whole or as pieces', async () => {
@@ -24,6 +24,50 @@ describe('JSON made piece by piece', () => {
     // The first chunk needed about 64 Ki characters: four or five pieces, not all hundred.
     expect(made).toBeLessThan(10)
     await reader.cancel()
+  })
+
+  it('an answer: its text when small; a stream of the same text when large, the rest generated as read', async () => {
+    expect(jsonAnswer(jsonObject({ hits: jsonArray(['1', '2']), next: 'null' }))).toBe('{"hits":[1,2],"next":null}')
+    let made = 0
+    let closed = false
+    const pieces = (function* () {
+      try {
+        for (let i = 0; i < 100; i++) {
+          made += 1
+          yield `"${'é'.repeat(16 * 1024)}"`
+        }
+      } finally {
+        closed = true
+      }
+    })()
+    const large = jsonAnswer(jsonArray(pieces))
+    expect(large).toBeInstanceOf(ReadableStream)
+    // Gathered up to 256 Ki characters (about 16 pieces), not all hundred.
+    expect(made).toBeLessThan(20)
+    const text = await new Response(large).text()
+    expect(made).toBe(100)
+    expect(JSON.parse(text)).toEqual(Array.from({ length: 100 }, () => 'é'.repeat(16 * 1024)))
+    expect(closed).toBe(true)
+    // A reader that cancels closes what the answer was made from.
+    let cancelled = false
+    const more = (function* () {
+      try {
+        for (;;) yield `"${'x'.repeat(64 * 1024)}",`
+      } finally {
+        cancelled = true
+      }
+    })()
+    const stream = jsonAnswer(more) as ReadableStream<Uint8Array>
+    const reader = stream.getReader()
+    await reader.read()
+    await reader.cancel()
+    expect(cancelled).toBe(true)
+    // A generator that throws while the text is gathered throws here.
+    const failing = (function* () {
+      yield '['
+      throw new Error('storage went away')
+    })()
+    expect(() => jsonAnswer(failing)).toThrow('storage went away')
   })
 
   it('encodes multi-byte text exactly across chunks', async () => {

@@ -38,12 +38,13 @@ export const routes = () => new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
 export const sessionOf = (c: { env: Env; get(key: 'userId'): string }, id: string) => sessionClient(c.env, c.get('userId'), id)
 
 /**
- * A JSON answer the session object streams (`JsonBody`), passed on as it comes, never parsed or
- * held here: typed as the route's declared schema, which is what the object writes.
+ * A JSON answer of the session object (`JsonBody`: its text when small, else a stream), passed
+ * on as it comes, never parsed here: typed as the route's declared schema, which is what the
+ * object writes.
  *
  * @example
  * return streamedJson<typeof LogPageSchema>(c, unwrap(await sessionOf(c, id).readLog(0, 100)))
  */
-export const streamedJson = <S extends z.ZodType>(c: Context, body: ReadableStream<Uint8Array>) =>
+export const streamedJson = <S extends z.ZodType>(c: Context, body: string | ReadableStream<Uint8Array>) =>
   c.body(body, 200, { 'Content-Type': 'application/json; charset=utf-8' }) as unknown as Response &
     TypedResponse<JSONParsed<z.output<S>>, 200, 'json'>

@@ -12,7 +12,7 @@ import type {
 import { defaultEstimator, type TokenEstimator } from '../../core'
 import type { FrontDoorInput } from '../../front-door'
 import { type SessionContext, sessionContext } from '../../insight'
-import { jsonStream } from '../../json-stream'
+import { jsonAnswer } from '../../json-stream'
 import type { TurnLimits } from '../../limits'
 import { type ChatTurns, chatTurns } from '../../turns'
 import type { SessionAddress } from '../address'
@@ -24,8 +24,8 @@ import { type AppendResult, StoredSession } from './stored-session'
 export type { ViewFormat } from './responses'
 export type { AppendResult } from './stored-session'
 
-/** A JSON answer as bytes, generated from storage as it is read: it may be larger than an RPC value may be (32 MiB). */
-export type JsonBody = ReadableStream<Uint8Array>
+/** A JSON answer generated from storage: its text when small, else bytes streamed as they are read (it may be larger than an RPC value may be: 32 MiB). */
+export type JsonBody = string | ReadableStream<Uint8Array>
 
 /**
  * One chat session: its append-only event log in this object's SQLite storage, every append
@@ -80,24 +80,24 @@ export class SessionObject extends DurableObject<Env> {
 
   /** A page of the log, COMPACTION events included, from `after` on (see `LIMITS.eventsPage`). */
   readLog(after: number, limit: number): Promise<Outcome<JsonBody>> {
-    return toOutcome(async () => jsonStream(this.stored.answers.logPage(await this.stored.existing(), after, limit)))
+    return toOutcome(async () => jsonAnswer(this.stored.answers.logPage(await this.stored.existing(), after, limit)))
   }
 
   /** The view: what the model is shown. */
   readView(format: ViewFormat = 'events'): Promise<Outcome<JsonBody>> {
-    return toOutcome(async () => jsonStream(this.stored.answers.viewOf(await this.stored.existing(), format)))
+    return toOutcome(async () => jsonAnswer(this.stored.answers.viewOf(await this.stored.existing(), format)))
   }
 
   /** A page of search hits over every event of the session, covered or not (see `SessionAnswers.search`). */
   search(query: SearchQuery): Promise<Outcome<JsonBody>> {
-    return toOutcome(async () => jsonStream(await this.stored.answers.search(await this.stored.existing(), query)))
+    return toOutcome(async () => jsonAnswer(await this.stored.answers.search(await this.stored.existing(), query)))
   }
 
   /** A page of the session's compactions, newest first, before the seq `before`. */
   readCompactions(before: number, limit: number): Promise<Outcome<JsonBody>> {
     return toOutcome(async () => {
       await this.stored.existing()
-      return jsonStream(this.stored.answers.compactions(before, limit))
+      return jsonAnswer(this.stored.answers.compactions(before, limit))
     })
   }
 
@@ -126,8 +126,8 @@ export class SessionObject extends DurableObject<Env> {
         dryRun: request.dryRun,
         spend: gate?.spend,
       })
-      // Streamed: a written pass is answered whatever the size of what it covered.
-      return jsonStream(this.stored.answers.compaction(result))
+      // Streamed when large: a written pass is answered whatever the size of what it covered.
+      return jsonAnswer(this.stored.answers.compaction(result))
     })
   }
 
