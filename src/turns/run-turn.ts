@@ -57,10 +57,7 @@ export interface TurnStep {
   closesPending: boolean
   /** An `Idempotency-Key` to record with the step. */
   idempotency?: { key: string; hash: string }
-  /**
-   * How many of `added` are a history a client seeds a new session with: stored ahead of the
-   * step, in an append of their own, when the prompt would not fit with them as its newest turn.
-   */
+  /** How many of `added` are a seeded history: appended ahead of the step when the prompt would not fit with it. */
   history?: number
 }
 
@@ -104,6 +101,7 @@ async function admittedStep<L>(step: TurnStep, input: StepRequest, deps: TurnDep
   }
   let added = step.added
   const tokensOf = (events: NewMessageEvent[]) => events.reduce((sum, event) => sum + event.tokens, 0)
+  let addedTokens = tokensOf(added)
   // The user moved on: calls left pending are closed first, in an append of their own.
   const earlier = step.closesPending ? await closeInterruptedCalls(session, estimator) : []
 
@@ -137,16 +135,16 @@ async function admittedStep<L>(step: TurnStep, input: StepRequest, deps: TurnDep
     calibration,
   }
   let passes = 0
-  /** The plan for the prompt; `ahead`: as if that many of the added events were stored first. */
+  /** The plan for the prompt; `ahead`: as if added events of that many tokens were stored first. */
   const planFit = (refused?: FitState['refused'], ahead = 0): FitStep =>
     planPromptFit({
       // In estimate units: the budget as many estimated tokens as the model would count in it.
       budget: Math.floor(fit.promptBudget / fit.ratio),
       parts: {
-        viewTokens: (state?.viewTokens ?? 0) + tokensOf(added.slice(0, ahead)),
+        viewTokens: (state?.viewTokens ?? 0) + ahead,
         storedSystemTokens: state?.latestSystem?.tokens ?? 0,
         newSystemTokens: systemEvent?.tokens ?? null,
-        addedTokens: tokensOf(added.slice(ahead)) + toolsTokens,
+        addedTokens: addedTokens - ahead + toolsTokens,
       },
       canCompact: policy !== null,
       summaryReserve: models.summaryTokens,
@@ -198,11 +196,13 @@ async function admittedStep<L>(step: TurnStep, input: StepRequest, deps: TurnDep
     return reply
   }
 
-  // A seeded history too long to go with its turn is stored first, where compaction can cover it;
-  // only when the turn then fits (else the 413 stands and nothing is written).
-  if (step.history && planFit().kind === 'overflow' && planFit(undefined, step.history).kind !== 'overflow') {
-    earlier.push(...(await session.writeHistory(added.slice(0, step.history))))
-    added = added.slice(step.history)
+  // A seed too long for one prompt: its history is stored first, for compaction to cover (only if the turn then fits).
+  const history = added.slice(0, step.history ?? 0)
+  const historyTokens = tokensOf(history)
+  if (history.length > 0 && planFit().kind === 'overflow' && planFit(undefined, historyTokens).kind !== 'overflow') {
+    earlier.push(...(await session.writeHistory(history)))
+    added = added.slice(history.length)
+    addedTokens -= historyTokens
     state = await session.promptState()
   }
   context.promptTokens = await makeFit()

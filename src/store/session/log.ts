@@ -30,6 +30,12 @@ type EntryRow = Pick<Row, 'seq' | 'id' | 'role' | 'synthetic' | 'tokens'>
  * time, whatever the events.
  */
 
+/**
+ * The rows from `from` to `to`, as a statement's LIMIT: SQLite then stops at the range's last row
+ * instead of stepping past it to find the range ended (a row more read, and billed).
+ */
+const rowsIn = (from: number, to: number) => Math.max(0, to - from + 1)
+
 /** Rows per statement when only the small columns are read (a view being loaded). */
 const ENTRY_BATCH = 4096
 
@@ -95,7 +101,7 @@ export class SessionLog {
   /** Events with `from <= seq <= to`, in order. */
   range(from: number, to: number): SessionEvent[] {
     return this.events(this.sql.all<Row>`SELECT * FROM events WHERE seq BETWEEN ${from} AND ${to}
-      ORDER BY seq LIMIT ${Math.max(0, to - from + 1)}`)
+      ORDER BY seq LIMIT ${rowsIn(from, to)}`)
   }
 
   /**
@@ -163,10 +169,9 @@ export class SessionLog {
   }
 
   private *walk(from: number, to: number): Generator<Row> {
-    // LIMIT: SQLite stops at the range's last row instead of stepping past it (a row more billed).
     let at = from
     for (const row of this.sql.each<Row>`SELECT * FROM events WHERE seq BETWEEN ${from} AND ${to}
-        ORDER BY seq LIMIT ${Math.max(0, to - from + 1)}`) {
+        ORDER BY seq LIMIT ${rowsIn(from, to)}`) {
       if (row.seq !== at) break
       yield row
       at += 1

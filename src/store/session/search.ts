@@ -24,8 +24,9 @@ const SNIPPET_TOKENS = 16
 
 /**
  * Full-text search of a session's message events with SQLite FTS5 (the `search` table, rowid =
- * -seq: FTS5 walks its doclists in rowid order, so the newest matches come first). Each event's text is indexed in its append's own transaction; a log stored before the
- * table existed is indexed on first use, a batch per transaction (`search_backfill`).
+ * -seq: FTS5 walks its doclists in rowid order, so the newest matches come first). Each event's
+ * text is indexed in its append's own transaction; a log stored before the table existed is
+ * indexed on first use, a batch per transaction (`search_backfill`).
  */
 export class SessionSearch {
   constructor(
