@@ -20,6 +20,7 @@ const pure = [
   'src/contract/**/*.test.ts',
   'src/compaction/**/*.test.ts',
   'src/turns/**/*.test.ts',
+  'src/object/frames/**/*.test.ts',
   'src/json-stream/**/*.test.ts',
   'src/store/session/append-input.test.ts',
   'src/store/session/body-cache.test.ts',
@@ -56,7 +57,7 @@ export default defineConfig({
         test: {
           ...workers,
           name: 'workers',
-          include: ['src/{store,http,models}/**/*.test.ts', 'test/**/*.test.ts'],
+          include: ['src/{object,store,http,models}/**/*.test.ts', 'test/**/*.test.ts'],
           exclude: [
             'test/unconfigured/**',
             'test/misconfigured/**',

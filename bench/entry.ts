@@ -8,15 +8,15 @@ import { Lifecycle } from 'agents/lifecycle'
 import { Sessions } from 'agents/sessions'
 import { SEARCH_START } from '../src/contract/schemas'
 import { countingEstimator, defaultEstimator, ftsExpression, project } from '../src/core'
-import { frontDoorInput } from '../src/front-door/request'
+import { chatCompletionInput } from '../src/doors/chat-completions/request'
 import { app } from '../src/http/app'
-import { NO_TURN_LIMITS } from '../src/limits'
-import { sessionStub } from '../src/store/address'
-import { SessionObject } from '../src/store/session'
+import { sessionStub } from '../src/object/address'
+import { SessionObject } from '../src/object/session-object'
+import { NO_TURN_LIMITS } from '../src/rate-limits'
 import { SessionLog } from '../src/store/session/log'
 import { Sql } from '../src/store/sql'
 
-export { UserIndex } from '../src/store/user-index'
+export { UserIndex } from '../src/object/user-index'
 
 /** Rows read and written by every statement a Durable Object runs, counted at `ctx.storage.sql.exec`. */
 function countRows(storage: DurableObjectStorage) {
@@ -413,7 +413,7 @@ export default {
         const turn = async (i: number) => {
           history.push({ role: 'user', content: message(i) })
           const sent = keep === 0 ? history.slice(-1) : history.slice(-(keep + 1))
-          const input = await frontDoorInput({ model: 'echo', messages: sent as never })
+          const input = await chatCompletionInput({ model: 'echo', messages: sent as never })
           const stream = await session().chatCompletion(
             address(),
             { ...input, request: { ...input.request, compaction } },

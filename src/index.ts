@@ -1,6 +1,6 @@
 /** The Worker entry: the HTTP app and the Durable Object classes it routes to. */
 import { app } from './http/app'
 
-export { SessionObject } from './store/session'
-export { UserIndex } from './store/user-index'
+export { SessionObject } from './object/session-object'
+export { UserIndex } from './object/user-index'
 export default app

@@ -1,6 +1,7 @@
 import { ServiceError } from '../contract/errors'
 import { newEventId } from '../contract/ids'
 import type { StrategySpec } from '../contract/schemas'
+import type { Usage } from '../contract/turn-result'
 import {
   type CompactionResult,
   compact,
@@ -14,7 +15,7 @@ import {
 } from '../core'
 import { log } from '../log'
 import { chatModelBudget, modelSettings, NOT_CONFIGURED } from '../models/config'
-import { toServiceError, UpstreamError, type Usage } from '../models/port'
+import { toServiceError, UpstreamError } from '../models/port'
 import { modelSummarizer } from '../models/summarizer'
 
 /** One pass as the service asks for it: a strategy as stored (its summarizer as options, not a model). */

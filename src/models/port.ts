@@ -1,6 +1,7 @@
 import { ServiceError } from '../contract/errors'
 import type { OpenAIMessage } from '../contract/openai-messages'
 import type { ChatOptions, ToolChoiceInput, ToolInput } from '../contract/schemas'
+import type { Usage } from '../contract/turn-result'
 import type { ToolCall } from '../core'
 
 /** One chat-completion call. */
@@ -19,12 +20,6 @@ export interface ChatRequest {
   parallelToolCalls?: boolean
   /** Sampling options (their `maxTokens` is already in `maxTokens`). */
   options?: Omit<ChatOptions, 'maxTokens'>
-}
-
-export interface Usage {
-  promptTokens: number
-  completionTokens: number
-  totalTokens: number
 }
 
 export interface ChatReply {

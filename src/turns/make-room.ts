@@ -1,6 +1,6 @@
 import type { Policy } from '../contract/schemas'
 import type { CompactionResult, FitStep, ModelFit, NewMessageEvent } from '../core'
-import type { TurnDeps } from './run-turn'
+import type { TurnDeps } from './session'
 
 /**
  * One pass that makes room for the event about to be added (it counts as the newest turn's). When the
@@ -12,7 +12,7 @@ export async function makeRoom<L>(
   policy: Policy,
   added: NewMessageEvent[],
   model: ModelFit,
-  deps: Pick<TurnDeps<L>, 'session' | 'compactor' | 'gate'>,
+  deps: Pick<TurnDeps<L>, 'session' | 'compactor' | 'limiter'>,
 ): Promise<CompactionResult<L>> {
   const summarizer = policy.strategy.summarizer
   const info = deps.session.info()
@@ -25,7 +25,7 @@ export async function makeRoom<L>(
       strategy,
       pending: added,
       model,
-      spend: deps.gate?.spend,
+      spend: deps.limiter?.spend,
     })
   }
   if (!summarizer) return pass(false)

@@ -1,6 +1,7 @@
 import { type ErrorCode, ServiceError, sessionNotFound } from '../contract/errors'
 import { newEventId } from '../contract/ids'
 import type { TurnInput } from '../contract/schemas'
+import { storedResult, type TurnResult } from '../contract/turn-result'
 import {
   interruptedResults,
   type Message,
@@ -13,7 +14,7 @@ import {
   type ToolResultInput,
   type ToolResultsRefusal,
 } from '../core'
-import { storedResult, type TurnResult, type TurnSession } from './session'
+import type { TurnSession } from './session'
 
 /**
  * The first step of a request on `/turns`: either it was done before (a retry answers the stored
@@ -35,14 +36,14 @@ export async function openContentTurn<L>(
   estimator: TokenEstimator,
 ): Promise<OpenedStep<L>> {
   if (input.id !== undefined) {
-    const done = (await session.records())?.completedTurn(input.id, input.content) ?? null
+    const done = (await session.stepLog())?.completedTurn(input.id, input.content) ?? null
     if (done === 'conflict') {
       throw new ServiceError(
         'id_conflict',
         `event id "${input.id}" is already in the log, but not as the user message of a completed turn with this content`,
       )
     }
-    if (done) return { kind: 'done', result: done }
+    if (done) return { kind: 'done', result: storedResult(done) }
   }
   return { kind: 'open', added: turnEvent({ role: 'user', content: input.content }, estimator, input.id) }
 }
@@ -71,10 +72,13 @@ export async function openContinuation<L>(
     case 'refused':
       throw new ServiceError(REFUSAL_CODE[plan.code], plan.message)
     case 'retry': {
-      const stored = (await session.records())?.storedStep(plan.results.id)
       // Results sent through /events, then a reply: that reply, as the log has it.
-      const result = stored ?? storedResult<L>(plan.reply, [plan.results, plan.reply], null)
-      return { kind: 'done', result }
+      const stored = (await session.stepLog())?.storedStep(plan.results.id) ?? {
+        reply: plan.reply,
+        events: [plan.results, plan.reply],
+        usage: null,
+      }
+      return { kind: 'done', result: storedResult(stored) }
     }
     case 'continue':
       return { kind: 'open', added: turnEvent(plan.message, estimator, undefined, plan.metadata) }

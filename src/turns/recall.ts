@@ -1,6 +1,7 @@
 import type { ToolInput } from '../contract/schemas'
-import { type Message, type NewMessageEvent, RECALL_TOOL, type ToolCall } from '../core'
-import type { ChatReply, Usage } from '../models/port'
+import type { Usage } from '../contract/turn-result'
+import { type Message, type NewMessageEvent, RECALL_TOOL, type RecallHit, type ToolCall } from '../core'
+import type { ChatReply } from '../models/port'
 
 /** Recall rounds a request may run; after them the model is called once more without the tool. */
 export const MAX_RECALL_ROUNDS = 3
@@ -27,14 +28,6 @@ export const RECALL_DEFINITION: ToolInput = {
       required: ['query'],
     },
   },
-}
-
-/** A message a recall found: what the model is given of it. */
-export interface RecallHit {
-  id: string
-  seq: number
-  role: string
-  text: string
 }
 
 /** What a request's recall rounds left: the events they add, the reply that ended them, its calls, and the usage summed. */

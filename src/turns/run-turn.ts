@@ -1,9 +1,9 @@
-import type { Compactor } from '../compaction'
 import { turnPolicy } from '../compaction/policy'
 import { ServiceError } from '../contract/errors'
 import { contentTooLarge } from '../contract/limits'
 import { toOpenAIMessages } from '../contract/openai-messages'
 import type { TurnInput } from '../contract/schemas'
+import { type ContextReport, clientCallsOf, type TurnResult } from '../contract/turn-result'
 import {
   absorb,
   allSeqs,
@@ -13,37 +13,17 @@ import {
   type NewMessageEvent,
   planPromptFit,
   RECALL_TOOL,
-  type TokenEstimator,
-  type ToolCall,
   UNCALIBRATED,
 } from '../core'
 import { log } from '../log'
-import { type ModelSettings, NOT_CONFIGURED } from '../models/config'
+import { NOT_CONFIGURED } from '../models/config'
 import { type ChatReply, toServiceError, UpstreamError } from '../models/port'
 import { CallIds } from './call-ids'
-import { admitted, type TurnGate } from './gate'
+import { admitted } from './limiter'
 import { makeRoom } from './make-room'
 import { closeInterruptedCalls, openContentTurn, openContinuation, turnEvent } from './open-step'
 import { RECALL_DEFINITION, withRecall } from './recall'
-import { type ContextReport, clientCallsOf, type TurnResult, type TurnSession } from './session'
-
-/** What one turn runs with. */
-export interface TurnDeps<L = unknown> {
-  session: TurnSession<L>
-  models: ModelSettings
-  compactor: Compactor
-  estimator: TokenEstimator
-  /** The deployment's COMPACTION_POLICY text. */
-  deploymentPolicy: string | undefined
-  /** Passes each piece of the reply on as it comes (streamed turns only). */
-  onDelta?: (text: string) => void
-  /** Passes each client tool call of the reply on once it is whole, with its stored id (streamed turns only). */
-  onToolCall?: (call: ToolCall) => void
-  /** Called once the turn's events are written: the next turn on the session may start. */
-  written: () => void
-  /** The user's limits, when any are on. */
-  gate?: TurnGate
-}
+import type { TurnDeps } from './session'
 
 const overflow = (message: string) => new ServiceError('context_overflow', message)
 
@@ -86,7 +66,7 @@ export async function runTurn<L>(input: TurnInput, deps: TurnDeps<L>): Promise<T
  * append, then compact by policy. Compaction after the turn never fails it.
  */
 export function runStep<L>(step: TurnStep, input: StepRequest, deps: TurnDeps<L>): Promise<TurnResult<L>> {
-  return admitted(deps.gate, (reached) => admittedStep(step, input, deps, reached))
+  return admitted(deps.limiter, (reached) => admittedStep(step, input, deps, reached))
 }
 
 /** {@link runStep} once the gate admitted it; `reached` marks the first model call. */
@@ -192,7 +172,7 @@ async function admittedStep<L>(step: TurnStep, input: StepRequest, deps: TurnDep
       parallelToolCalls: input.parallelToolCalls,
       options,
     })
-    await deps.gate?.spend(reply.usage)
+    await deps.limiter?.spend(reply.usage)
     return reply
   }
 
@@ -285,7 +265,7 @@ async function admittedStep<L>(step: TurnStep, input: StepRequest, deps: TurnDep
         trigger: policy.trigger,
         strategy: policy.strategy,
         model: { ...fit, ratio: context.calibration.ratio },
-        spend: deps.gate?.spend,
+        spend: deps.limiter?.spend,
       })
     } catch (error) {
       // The turn is written: a failed pass is reported, never the turn's failure. A summarizer's

@@ -2,7 +2,7 @@ import { evictDurableObject } from 'cloudflare:test'
 import { env } from 'cloudflare:workers'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { app } from '../../src/http/app'
-import { userIndexStub } from '../../src/store/address'
+import { userIndexStub } from '../../src/object/address'
 import { newSessionId, tokenFor } from '../helpers'
 
 /** The limits off but for what a test sets: a deployment's variables, as the Worker reads them. */

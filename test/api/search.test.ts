@@ -2,7 +2,7 @@ import { evictDurableObject, runInDurableObject } from 'cloudflare:test'
 import { env } from 'cloudflare:workers'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { sessionStub } from '../../src/store/address'
+import { sessionStub } from '../../src/object/address'
 import { append, assistant, call, expectError, newSessionId, user } from '../helpers'
 
 const search = (id: string, params: Record<string, string>, as = 'alice') =>

@@ -2,7 +2,7 @@ import { evictDurableObject } from 'cloudflare:test'
 import { env } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
 import { TRICKY_CASES } from '../../src/core/testing/tricky-cases'
-import { sessionStub } from '../../src/store/address'
+import { sessionStub } from '../../src/object/address'
 import { append, call, expectError, newSessionId } from '../helpers'
 
 /** Events from the spec's notation: `U1 A1 S T2 C2 …` (the label is the id and the content). */

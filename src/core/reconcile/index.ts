@@ -18,6 +18,12 @@ export interface ClientMessage {
   toolCallId?: string
 }
 
+/** A message of the log as the client was shown it, with the seq of the event it comes from. */
+export interface ShownMessage {
+  message: ClientMessage
+  seq: number
+}
+
 /**
  * A stored event as the client was shown it: nothing for system messages, synthetic events
  * (summaries) and interrupted results; a tool event as one message per response; the service's

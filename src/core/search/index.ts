@@ -14,6 +14,14 @@ export function searchTextOf(message: Message): string {
   return parts.join('\n')
 }
 
+/** A covered message a recall found: what the model is given of it. */
+export interface RecallHit {
+  id: string
+  seq: number
+  role: string
+  text: string
+}
+
 /** A word of a query or a text: a run of letters, digits (and the marks on them). */
 const WORD = /[\p{L}\p{N}\p{M}]+/gu
 

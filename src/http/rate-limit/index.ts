@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono'
-import { limitsOf, rateLimited } from '../../limits'
-import { userIndexStub } from '../../store/address'
+import { userIndexStub } from '../../object/address'
+import { limitsOf, rateLimited } from '../../rate-limits'
 import type { AppEnv } from '../env'
 
 /**

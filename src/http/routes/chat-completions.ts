@@ -3,12 +3,12 @@ import { streamSSE } from 'hono/streaming'
 import { ServiceError } from '../../contract/errors'
 import { LIMITS } from '../../contract/limits'
 import { ChatCompletionRequestSchema, SessionId } from '../../contract/schemas'
-import type { FrontDoorAnswer } from '../../front-door'
-import { answeringModel, chatCompletion, chunkWriter } from '../../front-door/completion'
-import { frontDoorInput } from '../../front-door/request'
-import { limitsOf } from '../../limits'
+import type { DoorAnswer } from '../../doors'
+import { answeringModel, chatCompletion, chunkWriter } from '../../doors/chat-completions/answer'
+import { chatCompletionInput } from '../../doors/chat-completions/request'
 import { modelSettings } from '../../models/config'
-import { type ReadFrame, turnFrames } from '../../turns/frames'
+import { type ReadFrame, turnFrames } from '../../object/frames'
+import { limitsOf } from '../../rate-limits'
 import { body, errors, json, routes, sessionOf } from './openapi'
 import { interruptible } from './turns'
 
@@ -70,7 +70,7 @@ const models = createRoute({
 
 /** Reads a `done` frame's answer: small by design (see `frontDoorAnswer`). */
 const answerOf = async (frame: Extract<ReadFrame, { type: 'done' }>) =>
-  JSON.parse(await new Response(frame.result).text()) as FrontDoorAnswer
+  JSON.parse(await new Response(frame.result).text()) as DoorAnswer
 
 /** The front door: `/v1/chat/completions` and `/v1/models`. */
 export const chatCompletionRoutes = routes()
@@ -92,7 +92,7 @@ chatCompletionRoutes
       )
     }
     c.header('X-Session-Id', sessionId)
-    const input = await frontDoorInput(request, headers['idempotency-key'])
+    const input = await chatCompletionInput(request, headers['idempotency-key'])
     if (headers['x-recall'] === 'on') input.request.recall = true
     const address = { userId: c.get('userId'), sessionId }
     const frames = interruptible(turnFrames(await sessionOf(c, sessionId).chatCompletion(address, input, limitsOf(c.env))))

@@ -9,7 +9,7 @@ import {
   ContextSchema,
   SessionParamsSchema,
 } from '../../contract/schemas'
-import { limitsOf } from '../../limits'
+import { limitsOf } from '../../rate-limits'
 import { body, errors, json, routes, SESSION_PATH, sessionOf, streamedJson } from './openapi'
 
 const compactSession = createRoute({

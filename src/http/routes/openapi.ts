@@ -2,7 +2,7 @@ import { OpenAPIHono, type z } from '@hono/zod-openapi'
 import type { Context, TypedResponse } from 'hono'
 import type { JSONParsed } from 'hono/utils/types'
 import { ErrorResponseSchema } from '../../contract/schemas'
-import { sessionClient } from '../../store/session/client'
+import { sessionClient } from '../../object/session-client'
 import type { AppEnv } from '../env'
 import { validationHook } from '../validation'
 

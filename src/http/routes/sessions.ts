@@ -10,7 +10,7 @@ import {
   SessionParamsSchema,
   SessionSchema,
 } from '../../contract/schemas'
-import { userIndexStub } from '../../store/address'
+import { userIndexStub } from '../../object/address'
 import { decodeCursor, encodeCursor } from '../cursor'
 import { body, errors, json, routes, SESSION_PATH, sessionOf } from './openapi'
 

@@ -2,9 +2,9 @@ import { createRoute } from '@hono/zod-openapi'
 import { streamSSE } from 'hono/streaming'
 import { ServiceError } from '../../contract/errors'
 import { SessionParamsSchema, TurnRequestSchema, TurnResponseSchema } from '../../contract/schemas'
-import { limitsOf } from '../../limits'
 import { log } from '../../log'
-import { type ReadFrame, turnFrames } from '../../turns/frames'
+import { type ReadFrame, turnFrames } from '../../object/frames'
+import { limitsOf } from '../../rate-limits'
 import { body, errors, routes, SESSION_PATH, sessionOf, streamedJson } from './openapi'
 
 const runTurn = createRoute({

@@ -1,6 +1,7 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser'
+import type { Usage } from '../../contract/turn-result'
 import type { ToolCall } from '../../core'
-import { type ChatReply, UpstreamError, type Usage } from '../port'
+import { type ChatReply, UpstreamError } from '../port'
 
 /**
  * The server-sent events of a streaming body, parsed by eventsource-parser (comments and

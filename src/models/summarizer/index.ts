@@ -1,3 +1,4 @@
+import type { Usage } from '../../contract/turn-result'
 import {
   EventText,
   type MessageEvent,
@@ -6,7 +7,7 @@ import {
   type SummaryOutcome,
   type SummaryRequest,
 } from '../../core'
-import type { ChatModel, Usage } from '../port'
+import type { ChatModel } from '../port'
 import { DEFAULT_SHADOW_PROMPT, DEFAULT_SYSTEM_PROMPT } from './prompt'
 
 export interface SummarizerFailure {

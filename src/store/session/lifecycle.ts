@@ -1,24 +1,23 @@
 import { log } from '../../log'
-import { userIndexStub } from '../address'
 import type { SessionRecord } from './session-row'
 
-/** `expiresAt` for a ttl counted from now; null never expires. */
-export const expiryFrom = (ttlSeconds: number | null): string | null =>
-  ttlSeconds === null ? null : new Date(Date.now() + ttlSeconds * 1000).toISOString()
-
-/** Whether the session has expired: from that moment it is absent, before any cleanup ran. */
-export const hasExpired = (record: SessionRecord): boolean =>
-  record.expiresAt !== null && Date.parse(record.expiresAt) <= Date.now()
+/** Where a user's sessions are listed (their index object): the one place outside itself a session writes to. */
+export interface SessionDirectory {
+  /** Lists the session, or updates its entry (its expiry). */
+  list(session: Pick<SessionRecord, 'userId' | 'id' | 'createdAt' | 'expiresAt'>): Promise<void>
+  /** Removes the entry of this incarnation of the session (same creation time). */
+  unlist(session: Pick<SessionRecord, 'userId' | 'id' | 'createdAt'>): Promise<void>
+}
 
 /**
  * A session's life outside its log: the alarm that deletes it at its expiry, its entry in the
- * user's session index (the one place that entry is written), and the wipe that deletes
+ * user's session directory (the one place that entry is written), and the wipe that deletes
  * everything it stored.
  */
 export class Lifecycle {
   constructor(
     private readonly storage: DurableObjectStorage,
-    private readonly env: Env,
+    private readonly directory: SessionDirectory,
   ) {}
 
   /** Sets the alarm for the session's expiry, or clears it when the session never expires. */
@@ -28,16 +27,12 @@ export class Lifecycle {
   }
 
   /**
-   * Lists the session in its user's index, or updates its entry (the index hides sessions past
-   * their expiry). Answers whether it worked: a failed update is retried on a later request.
+   * Lists the session in its user's directory, or updates its entry (the directory hides sessions
+   * past their expiry). Answers whether it worked: a failed update is retried on a later request.
    */
   async syncIndex(record: SessionRecord): Promise<boolean> {
     try {
-      await userIndexStub(this.env, record.userId).add({
-        id: record.id,
-        createdAt: record.createdAt,
-        expiresAt: record.expiresAt,
-      })
+      await this.directory.list(record)
       return true
     } catch (error) {
       log.error('session index update failed', { session: record.id, error: String(error) })
@@ -45,10 +40,10 @@ export class Lifecycle {
     }
   }
 
-  /** Deletes everything the session stored, its alarm and its index entry. */
+  /** Deletes everything the session stored, its alarm and its directory entry. */
   async wipe(record: SessionRecord): Promise<void> {
     await this.storage.deleteAlarm()
     await this.storage.deleteAll()
-    await userIndexStub(this.env, record.userId).remove(record.id, record.createdAt)
+    await this.directory.unlist(record)
   }
 }

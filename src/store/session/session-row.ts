@@ -1,9 +1,8 @@
 import type { CreateSessionInput, Policy, SessionJson } from '../../contract/schemas'
+import type { SessionAddress } from '../../contract/session-address'
+import type { Usage } from '../../contract/turn-result'
 import { type Calibration, EMPTY_STATS, type Metadata, UNCALIBRATED, type ViewStats } from '../../core'
-import type { TurnResult } from '../../turns/session'
-import type { SessionAddress } from '../address'
 import type { Sql } from '../sql'
-import { expiryFrom } from './lifecycle'
 import { migrate } from './migrations'
 
 /** The session row: owner, lifecycle, policy and the counters kept in step with every append. */
@@ -24,7 +23,7 @@ export interface SessionRecord {
   /** What the model counts ÷ what we estimate, learned from the chat calls' reports. */
   calibration: Calibration
   /** The usage the session's last chat call reported (null: it reported none, or there was none). */
-  lastUsage: TurnResult['usage']
+  lastUsage: Usage | null
   /** How many COMPACTION events the log holds. */
   compactions: number
 }
@@ -70,7 +69,7 @@ function readRecord(sql: Sql): SessionRecord | null {
     },
     indexed: row.indexed === 1,
     calibration: { ratio: row.ratio, samples: row.samples },
-    lastUsage: row.last_usage === null ? null : (JSON.parse(row.last_usage) as TurnResult['usage']),
+    lastUsage: row.last_usage === null ? null : (JSON.parse(row.last_usage) as Usage | null),
     compactions: row.compactions,
   }
 }
@@ -86,6 +85,14 @@ export function writeRecord(sql: Sql, r: SessionRecord): void {
       ${r.indexed ? 1 : 0}, ${r.calibration.ratio}, ${r.calibration.samples},
       ${r.lastUsage === null ? null : JSON.stringify(r.lastUsage)}, ${r.compactions})`
 }
+
+/** `expiresAt` for a ttl counted from now; null never expires. */
+export const expiryFrom = (ttlSeconds: number | null): string | null =>
+  ttlSeconds === null ? null : new Date(Date.now() + ttlSeconds * 1000).toISOString()
+
+/** Whether the session has expired: from that moment it is absent, before any cleanup ran. */
+export const hasExpired = (record: SessionRecord): boolean =>
+  record.expiresAt !== null && Date.parse(record.expiresAt) <= Date.now()
 
 /** The contract's Session object: `stats.events` counts every log event, which is the version. */
 export const sessionJson = (r: SessionRecord): SessionJson => ({

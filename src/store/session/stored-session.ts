@@ -1,5 +1,7 @@
 import { ServiceError, sessionNotFound } from '../../contract/errors'
 import type { CreateSessionInput, EventInput, PatchSessionInput } from '../../contract/schemas'
+import type { SessionAddress } from '../../contract/session-address'
+import type { StepRecord } from '../../contract/turn-result'
 import {
   atSeq,
   type Calibration,
@@ -15,16 +17,14 @@ import {
   VersionConflictError,
   type ViewSnapshot,
 } from '../../core'
-import type { PromptState, TurnResult, TurnSession } from '../../turns/session'
-import type { SessionAddress } from '../address'
 import { Sql } from '../sql'
+import { SessionAnswers } from './answers'
 import { checkAppendInputs, newEventsOf, planAppend } from './append-input'
 import { LogIndexes } from './indexes'
-import { expiryFrom, hasExpired, Lifecycle } from './lifecycle'
+import { Lifecycle, type SessionDirectory } from './lifecycle'
 import { SessionLog } from './log'
-import { SessionAnswers } from './responses'
-import { newRecord, type SessionRecord, SessionRowCache, writeRecord } from './session-row'
-import { TurnLog, type TurnStep, type TurnWrite } from './turn-log'
+import { expiryFrom, hasExpired, newRecord, type SessionRecord, SessionRowCache, writeRecord } from './session-row'
+import { StepRecords, type StepWrite } from './step-records'
 import { KEEP, ViewCache } from './view-cache'
 
 export interface AppendResult {
@@ -37,15 +37,16 @@ export interface AppendResult {
 const EMPTY_VIEW = new PackedColumns().prefix()
 /**
  * The session as this object stores it: the session row, the event log, the cached view and the
- * turn record, in the object's SQLite storage. Every write goes through {@link commit}: one
- * transaction, version-checked, counters and view advanced together. It is the storage port the
- * compaction core and the chat turn work through.
+ * record of turn steps, in the object's SQLite storage. Every write goes through {@link commit}:
+ * one transaction, version-checked, counters and view advanced together. It is the storage the
+ * compaction core and the chat turn work through (their ports: the core's `SessionStore`, the
+ * turn's `TurnSession`).
  */
-export class StoredSession implements TurnSession<Int32Array> {
+export class StoredSession {
   private readonly sql: Sql
   private readonly log: SessionLog
   private readonly view: ViewCache
-  private readonly turns: TurnLog
+  private readonly steps: StepRecords
   private readonly indexes: LogIndexes
   private readonly lifecycle: Lifecycle
   private readonly row: SessionRowCache
@@ -56,15 +57,15 @@ export class StoredSession implements TurnSession<Int32Array> {
 
   constructor(
     private readonly storage: DurableObjectStorage,
-    env: Env,
+    directory: SessionDirectory,
     private readonly estimator: TokenEstimator,
   ) {
     this.sql = new Sql(storage.sql)
     this.log = new SessionLog(this.sql)
     this.view = new ViewCache(this.log)
-    this.turns = new TurnLog(this.sql, this.log)
+    this.steps = new StepRecords(this.sql, this.log)
     this.indexes = new LogIndexes(this.sql, this.log, (work) => storage.transactionSync(work))
-    this.lifecycle = new Lifecycle(storage, env)
+    this.lifecycle = new Lifecycle(storage, directory)
     this.row = new SessionRowCache(storage, this.sql)
     this.answers = new SessionAnswers(this.log, this.view, this.indexes.search)
   }
@@ -153,8 +154,6 @@ export class StoredSession implements TurnSession<Int32Array> {
     }
   }
 
-  resultJson = (result: TurnResult<Int32Array>): Iterable<string> => this.answers.turn(result)
-
   // ── the ports: the compaction core's store and the chat turn's session ────────────────────
 
   async readView(): Promise<ViewSnapshot> {
@@ -184,7 +183,7 @@ export class StoredSession implements TurnSession<Int32Array> {
     return { id: record?.id ?? this.addressOrThrow().sessionId, metadata: record?.metadata ?? {} }
   }
 
-  async promptState(): Promise<PromptState | null> {
+  async promptState() {
     const record = await this.current()
     if (!record) return null
     const latest = record.stats.latestSystem
@@ -197,8 +196,8 @@ export class StoredSession implements TurnSession<Int32Array> {
     }
   }
 
-  async records(): Promise<TurnLog | null> {
-    return (await this.current()) ? this.turns : null
+  async stepLog(): Promise<StepRecords | null> {
+    return (await this.current()) ? this.steps : null
   }
 
   async newestTurn(): Promise<MessageEvent[]> {
@@ -214,10 +213,10 @@ export class StoredSession implements TurnSession<Int32Array> {
     return this.row.stored() ? this.indexes.toolIds.used(ids) : new Set()
   }
 
-  async writeTurn(events: NewMessageEvent[], step: TurnStep & { calibration: Calibration }): Promise<SessionEvent[]> {
+  async writeTurn(events: NewMessageEvent[], step: StepRecord & { calibration: Calibration }): Promise<SessionEvent[]> {
     const record = (await this.current()) ?? newRecord(this.addressOrThrow(), {})
     const calibrated = { ...record, calibration: step.calibration, lastUsage: step.usage }
-    return (await this.writeCreating(calibrated, events, { turn: this.turns.writeOf(step) })).events
+    return (await this.writeCreating(calibrated, events, { step: this.steps.writeOf(step) })).events
   }
 
   async writeHistory(events: NewMessageEvent[]): Promise<SessionEvent[]> {
@@ -234,10 +233,10 @@ export class StoredSession implements TurnSession<Int32Array> {
   private async writeCreating(
     record: SessionRecord,
     events: NewEvent[],
-    options: { expectedVersion?: number; turn?: TurnWrite } = {},
+    options: { expectedVersion?: number; step?: StepWrite } = {},
   ): Promise<{ record: SessionRecord; events: SessionEvent[]; version: number }> {
     const created = this.row.stored() === null
-    const written = this.commit(record, events, options.expectedVersion, options.turn)
+    const written = this.commit(record, events, options.expectedVersion, options.step)
     record = this.row.stored()!
     if (created) {
       await this.lifecycle.scheduleExpiry(record)
@@ -251,7 +250,7 @@ export class StoredSession implements TurnSession<Int32Array> {
    * counters; then advances the cached view. Synchronous: nothing can interleave. Throws
    * {@link VersionConflictError} when `expectedVersion` is given and is not the record's.
    */
-  private commit(record: SessionRecord, events: NewEvent[], expectedVersion?: number, turn?: TurnWrite): SessionEvent[] {
+  private commit(record: SessionRecord, events: NewEvent[], expectedVersion?: number, step?: StepWrite): SessionEvent[] {
     if (expectedVersion !== undefined && expectedVersion !== record.version) {
       throw new VersionConflictError(expectedVersion, record.version)
     }
@@ -266,12 +265,12 @@ export class StoredSession implements TurnSession<Int32Array> {
       stats: advance.stats,
     }
     this.row.ensureSchema()
-    const steps = turn?.columns(sequenced)
+    const columns = step?.columns(sequenced)
     this.storage.transactionSync(() => {
-      for (const event of sequenced) this.log.insert(event, steps?.get(event.seq) ?? null)
+      for (const event of sequenced) this.log.insert(event, columns?.get(event.seq) ?? null)
       this.indexes.record(sequenced)
       writeRecord(this.sql, next)
-      turn?.record()
+      step?.record()
     })
     this.row.set(next)
     advance.install()

@@ -2,12 +2,11 @@ import { runInDurableObject } from 'cloudflare:test'
 import { env } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
 import { newSessionId } from '../../../test/helpers'
-import { sessionStub } from '../address'
 import { fragment, inChunks, MAX_BOUND, Sql } from '.'
 
-/** Runs `fn` on a fresh Durable Object's real SQLite storage. */
+/** Runs `fn` on a fresh Durable Object's real SQLite storage (a session object's, never otherwise used). */
 const withStorage = (fn: (sql: Sql) => void) =>
-  runInDurableObject(sessionStub(env, 'sql-tests', newSessionId()), async (_instance, state) => {
+  runInDurableObject(env.SESSIONS.getByName(`sql-tests/${newSessionId()}`), async (_instance, state) => {
     const sql = new Sql(state.storage.sql)
     sql.run`CREATE TABLE t (n INTEGER PRIMARY KEY, id TEXT NOT NULL, note TEXT)`
     fn(sql)

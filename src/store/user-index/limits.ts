@@ -1,4 +1,4 @@
-import { DAY_MS, MINUTE_MS, type Refusal, type TurnLimits, windowOf } from '../../limits'
+import { DAY_MS, MINUTE_MS, type Refusal, type TurnLimits, windowOf } from '../../rate-limits'
 import { Sql } from '../sql'
 
 type Counter = 'requests' | 'turns' | 'tokens'

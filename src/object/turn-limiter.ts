@@ -1,20 +1,19 @@
-import { rateLimited, type TurnLimits } from '../../limits'
-import type { TurnGate } from '../../turns'
-import { userIndexStub } from '../address'
+import { rateLimited, type TurnLimits } from '../rate-limits'
+import type { TurnLimiter } from '../turns/limiter'
+import { userIndexStub } from './address'
 
 /** How long a turn refused by a full session queue is told to wait. */
 const QUEUE_RETRY_MS = 1000
 
 /**
- * The gate a user's turns pass through (see `TurnGate`), over their index object: a model turn
- * costs one RPC to it when a turn or token limit is on, each model call one more when the token
- * quota is on; nothing when every limit is off.
+ * The limiter a user's turns pass through (see `TurnLimiter`), over their index object: a model
+ * turn costs one RPC to it when a turn or token limit is on, each model call one more when the
+ * token quota is on; none at all when every limit is off.
  *
  * @example
- * const gate = userGate(env, address.userId, limits)
- * turns.stream(session, input, gate)
+ * const limiter = userTurnLimiter(env, address.userId, limits)
  */
-export function userGate(env: Env, userId: string, limits: TurnLimits): TurnGate | undefined {
+export function userTurnLimiter(env: Env, userId: string, limits: TurnLimits): TurnLimiter | undefined {
   const { turnsPerMinute, tokensPerDay, maxQueuedTurns } = limits
   if (turnsPerMinute === 0 && tokensPerDay === 0 && maxQueuedTurns === 0) return undefined
   const index = () => userIndexStub(env, userId)

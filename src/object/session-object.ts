@@ -1,28 +1,31 @@
 import { DurableObject } from 'cloudflare:workers'
-import { type Compactor, chatModelFit, compactor } from '../../compaction'
-import { type Outcome, toOutcome } from '../../contract/errors'
+import { type Compactor, chatModelFit, compactor } from '../compaction'
+import { type Outcome, toOutcome } from '../contract/errors'
 import type {
   CompactInput,
+  ContextJson,
   CreateSessionInput,
   EventInput,
   PatchSessionInput,
   SessionJson,
   TurnInput,
-} from '../../contract/schemas'
-import { defaultEstimator, type TokenEstimator } from '../../core'
-import type { FrontDoorInput } from '../../front-door'
-import { type SessionContext, sessionContext } from '../../insight'
-import { jsonAnswer } from '../../json-stream'
-import type { TurnLimits } from '../../limits'
-import { type ChatTurns, chatTurns } from '../../turns'
-import type { SessionAddress } from '../address'
-import { userGate } from '../user-index/gate'
-import type { SearchQuery, ViewFormat } from './responses'
-import { sessionJson } from './session-row'
-import { type AppendResult, StoredSession } from './stored-session'
+} from '../contract/schemas'
+import type { SessionAddress } from '../contract/session-address'
+import { defaultEstimator, type TokenEstimator } from '../core'
+import { type DoorInput, doorAnswer, doorTurn } from '../doors'
+import { jsonAnswer } from '../json-stream'
+import type { TurnLimits } from '../rate-limits'
+import type { SearchQuery, ViewFormat } from '../store/session/answers'
+import { sessionJson } from '../store/session/session-row'
+import { type AppendResult, StoredSession } from '../store/session/stored-session'
+import { runTurn } from '../turns/run-turn'
+import type { TurnSession } from '../turns/session'
+import { sessionDirectory } from './address'
+import { contextReport } from './context-report'
+import { userTurnLimiter } from './turn-limiter'
+import { TurnRunner } from './turn-runner'
 
-export type { ViewFormat } from './responses'
-export type { AppendResult } from './stored-session'
+export type { AppendResult } from '../store/session/stored-session'
 
 /** A JSON answer generated from storage: its text when small, else bytes streamed as they are read (it may be larger than an RPC value may be: 32 MiB). */
 export type JsonBody = string | ReadableStream<Uint8Array>
@@ -40,15 +43,15 @@ export class SessionObject extends DurableObject<Env> {
 
   protected readonly stored: StoredSession
   private readonly compaction: Compactor
-  private readonly turns: ChatTurns
+  private readonly runner: TurnRunner
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
     // A subclass may count estimates (the benchmark does) by giving its own static estimator.
     const estimator = (new.target as typeof SessionObject).estimator
-    this.stored = new StoredSession(ctx.storage, env, estimator)
+    this.stored = new StoredSession(ctx.storage, sessionDirectory(env), estimator)
     this.compaction = compactor({ env, estimator })
-    this.turns = chatTurns({ env, compactor: this.compaction, estimator })
+    this.runner = new TurnRunner({ env, compactor: this.compaction, estimator })
   }
 
   /** Creates the session; 409 when it exists. */
@@ -102,8 +105,8 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   /** What the session holds, what the model would see of it, and what compaction did: read-only, O(view). */
-  context(): Promise<Outcome<SessionContext>> {
-    return toOutcome(async () => sessionContext(this.stored.answers.facts(await this.stored.existing()), this.env))
+  context(): Promise<Outcome<ContextJson>> {
+    return toOutcome(async () => contextReport(this.stored.answers.facts(await this.stored.existing()), this.env))
   }
 
   /**
@@ -115,7 +118,7 @@ export class SessionObject extends DurableObject<Env> {
     return toOutcome(async () => {
       const record = await this.stored.existing()
       // A summary's tokens count toward the user's daily quota, as a turn's do.
-      const gate = userGate(this.env, record.userId, { turnsPerMinute: 0, tokensPerDay, maxQueuedTurns: 0 })
+      const limiter = userTurnLimiter(this.env, record.userId, { turnsPerMinute: 0, tokensPerDay, maxQueuedTurns: 0 })
       const strategy = request.strategy ?? record.policy?.strategy ?? {}
       // Outside a turn the budget is the configured chat model's.
       const model = chatModelFit(this.env, record.calibration.ratio)
@@ -124,7 +127,7 @@ export class SessionObject extends DurableObject<Env> {
         strategy,
         model,
         dryRun: request.dryRun,
-        spend: gate?.spend,
+        spend: limiter?.spend,
       })
       // Streamed when large: a written pass is answered whatever the size of what it covered.
       return jsonAnswer(this.stored.answers.compaction(result))
@@ -133,18 +136,32 @@ export class SessionObject extends DurableObject<Env> {
 
   /**
    * Runs a chat turn, creating the session when it does not exist. Answers at once with a stream
-   * of frames (see `src/turns/frames`); the turn runs to the end even if the caller stops reading.
+   * of frames (see `./frames`); the turn runs to the end even if the caller stops reading.
    */
   turn(address: SessionAddress, input: TurnInput, limits: TurnLimits): ReadableStream<Uint8Array> {
-    return this.turns.stream(this.stored.addressedAs(address), input, userGate(this.env, address.userId, limits))
+    const session: TurnSession<Int32Array> = this.stored.addressedAs(address)
+    const settings = { stream: input.stream === true, limiter: userTurnLimiter(this.env, address.userId, limits) }
+    return this.runner.run(
+      session,
+      settings,
+      (deps) => runTurn(input, deps),
+      (result) => this.stored.answers.turn(result),
+    )
   }
 
   /**
    * A chat-completions request (the OpenAI-compatible front door), creating the session when it
-   * does not exist; frames as for {@link turn}, `done` carrying a small answer (see `src/front-door`).
+   * does not exist; frames as for {@link turn}, `done` carrying a small answer (see `src/doors`).
    */
-  chatCompletion(address: SessionAddress, input: FrontDoorInput, limits: TurnLimits): ReadableStream<Uint8Array> {
-    return this.turns.chatCompletion(this.stored.addressedAs(address), input, userGate(this.env, address.userId, limits))
+  chatCompletion(address: SessionAddress, input: DoorInput, limits: TurnLimits): ReadableStream<Uint8Array> {
+    const session: TurnSession<Int32Array> = this.stored.addressedAs(address)
+    const settings = { stream: input.request.stream === true, limiter: userTurnLimiter(this.env, address.userId, limits) }
+    return this.runner.run(
+      session,
+      settings,
+      (deps) => doorTurn(input, deps),
+      (result) => [JSON.stringify(doorAnswer(result))],
+    )
   }
 
   /** Deletes the session once it has expired; safe to run twice. */

@@ -1,6 +1,6 @@
 import type { Policy } from '../../contract/schemas'
+import type { Usage } from '../../contract/turn-result'
 import { analyzeColumns, type Calibration, newestTurnSeqs, type Positions, pendingToolCalls, type ViewColumns } from '../../core'
-import type { TurnResult } from '../../turns/session'
 import type { SessionLog } from './log'
 import type { SessionRecord } from './session-row'
 import type { ViewCache } from './view-cache'
@@ -14,7 +14,7 @@ export interface SessionFacts {
   events: { log: number; view: number; covered: number }
   turns: number
   pendingToolCalls: string[]
-  lastUsage: TurnResult['usage']
+  lastUsage: Usage | null
   compactions: number
   lastCompaction: {
     boundaryId: string

@@ -1,6 +1,6 @@
-import type { ChatCompletionRequest, ChatMessageInput } from '../contract/schemas'
-import type { ClientMessage } from '../core'
-import type { FrontDoorInput } from '.'
+import type { ChatCompletionRequest, ChatMessageInput } from '../../contract/schemas'
+import type { ClientMessage } from '../../core'
+import type { DoorInput } from '..'
 
 /** A message's text: its content, or its text parts joined with a newline; null ≡ "". */
 const textOf = (content: ChatMessageInput['content']): string =>
@@ -18,9 +18,9 @@ async function sha256(text: string): Promise<string> {
  * the sampling fields in the turn's names (`max_completion_tokens` before `max_tokens`).
  *
  * @example
- * const input = await frontDoorInput(body, c.req.header('Idempotency-Key'))
+ * const input = await chatCompletionInput(body, c.req.header('Idempotency-Key'))
  */
-export async function frontDoorInput(body: ChatCompletionRequest, idempotencyKey?: string): Promise<FrontDoorInput> {
+export async function chatCompletionInput(body: ChatCompletionRequest, idempotencyKey?: string): Promise<DoorInput> {
   let system: string | undefined
   const messages: ClientMessage[] = []
   const positions: number[] = []

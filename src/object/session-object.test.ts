@@ -2,11 +2,11 @@ import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from 'c
 import { env } from 'cloudflare:workers'
 import fc from 'fast-check'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { append, call, expectError, newSessionId, newTag, upstreamRequests, user, wholeLog } from '../../../test/helpers'
-import { defaultEstimator, newMessageEvent, project, statsOf, VersionConflictError } from '../../core'
-import { sessionStub, userIndexStub } from '../address'
-import type { SessionObject } from '.'
-import { StoredSession } from './stored-session'
+import { append, call, expectError, newSessionId, newTag, upstreamRequests, user, wholeLog } from '../../test/helpers'
+import { defaultEstimator, newMessageEvent, project, statsOf, VersionConflictError } from '../core'
+import { StoredSession } from '../store/session/stored-session'
+import { sessionDirectory, sessionStub, userIndexStub } from './address'
+import type { SessionObject } from './session-object'
 
 const stubOf = (id: string, userId = 'alice') => sessionStub(env, userId, id)
 /** The view as `GET /view` answers it, read inside the object. */
@@ -21,7 +21,7 @@ describe('appends are all or nothing', () => {
     const before = await call('GET', `/v1/sessions/${id}/view`)
     await runInDurableObject(stubOf(id), async (_instance, state) => {
       // The session's storage as the object keeps it, written through the port compaction uses.
-      const stored = new StoredSession(state.storage, env, defaultEstimator)
+      const stored = new StoredSession(state.storage, sessionDirectory(env), defaultEstimator)
       const event = (eventId: string) =>
         newMessageEvent({ id: eventId, message: { role: 'user', content: eventId }, timestamp: 't' }, defaultEstimator)
       const view = await viewOf(stored)

@@ -1,5 +1,5 @@
-import { clientMessagesOf, type MessageEvent, type SessionEvent } from '../../core'
-import { type ShownMessage, storedResult, type TurnRecords, type TurnResult } from '../../turns/session'
+import type { StepRecord, StoredStep, Usage } from '../../contract/turn-result'
+import { clientMessagesOf, type MessageEvent, type SessionEvent, type ShownMessage } from '../../core'
 import type { Sql } from '../sql'
 import type { SessionLog } from './log'
 
@@ -8,26 +8,10 @@ type Row = { first_seq: number; last_seq: number; user_seq: number; reply_seq: n
 /** A step's key event's `step` column: where its reply is. */
 type KeyColumn = { reply: number }
 /** A step's reply's `step` column: the step's record. */
-type StepColumn = { key: number; first: number; last: number; usage: TurnResult['usage'] }
-
-/** The usage numbers a turn's record keeps, as the upstream reported it. */
-type Usage = TurnResult['usage']
-
-/** How a written step of a turn is recorded: by the event that opened it, with what the request wrote before. */
-export interface TurnStep {
-  /** The id of the event a retry names the step by: a content turn's user event, a continuation's tool event. */
-  keyId: string
-  /** The reply's id, when events follow it (recall results); the last event otherwise. */
-  replyId?: string
-  /** The seq of the request's first event, when it wrote some before (interrupted results). */
-  firstSeq?: number
-  usage: Usage
-  /** The request's `Idempotency-Key`, with the hash of its messages. */
-  idempotency?: { key: string; hash: string }
-}
+type StepColumn = { key: number; first: number; last: number; usage: Usage | null }
 
 /** What a turn step adds to the write of its events: their `step` columns, and its other records. */
-export interface TurnWrite {
+export interface StepWrite {
   columns(written: readonly SessionEvent[]): Map<number, string>
   record(): void
 }
@@ -41,7 +25,7 @@ const TRAILING_REPLIES = 1000
  * v8; steps written before are in the `turns` table), `idempotency` pointing Idempotency-Keys at
  * key events. Used only while the session exists.
  */
-export class TurnLog implements TurnRecords<Int32Array> {
+export class StepRecords {
   constructor(
     private readonly sql: Sql,
     private readonly log: SessionLog,
@@ -52,7 +36,7 @@ export class TurnLog implements TurnRecords<Int32Array> {
    * own): the key event names the reply; the reply holds the record (its key, first and last seq,
    * usage).
    */
-  private stepColumns(written: readonly SessionEvent[], step: TurnStep): Map<number, string> {
+  private stepColumns(written: readonly SessionEvent[], step: StepRecord): Map<number, string> {
     const { keyId, firstSeq = written[0]!.seq, usage } = step
     const key = written.find((event) => event.id === keyId)!
     const last = written.at(-1)!.seq
@@ -65,26 +49,26 @@ export class TurnLog implements TurnRecords<Int32Array> {
   }
 
   /** How a step is recorded with the write of its events. */
-  writeOf(step: TurnStep): TurnWrite {
+  writeOf(step: StepRecord): StepWrite {
     return { columns: (written) => this.stepColumns(written, step), record: () => this.record(step) }
   }
 
   /** Records what a step's events do not hold: its Idempotency-Key (call it inside the write's transaction). */
-  private record(step: TurnStep): void {
+  private record(step: StepRecord): void {
     const { keyId, idempotency } = step
     if (idempotency) {
       this.sql.run`INSERT INTO idempotency (key, hash, turn_id) VALUES (${idempotency.key}, ${idempotency.hash}, ${keyId})`
     }
   }
 
-  completedTurn(id: string, content: string): TurnResult<Int32Array> | 'conflict' | null {
+  completedTurn(id: string, content: string): StoredStep | 'conflict' | null {
     const found = this.storedStep(id)
     if (!found) return this.log.byIds([id]).size > 0 ? 'conflict' : null
     const key = found.events.find((event) => event.id === id)
     return key?.type === 'MESSAGE' && key.message.role === 'user' && key.message.content === content ? found : 'conflict'
   }
 
-  storedStep(id: string): TurnResult<Int32Array> | null {
+  storedStep(id: string): StoredStep | null {
     const key = this.sql.first<{ step: string | null }>`SELECT step FROM events WHERE id = ${id}`
     if (key?.step) {
       const row = this.stepAt((JSON.parse(key.step) as KeyColumn).reply)
@@ -95,7 +79,7 @@ export class TurnLog implements TurnRecords<Int32Array> {
     return row ? this.resultOf(row) : null
   }
 
-  storedReply(seq: number): TurnResult<Int32Array> {
+  storedReply(seq: number): StoredStep {
     const row =
       this.stepAt(seq) ??
       (this.hasLegacySteps()
@@ -126,10 +110,10 @@ export class TurnLog implements TurnRecords<Int32Array> {
     return this.legacy
   }
 
-  idempotent(key: string): { hash: string; result: TurnResult<Int32Array> } | null {
+  idempotent(key: string): { hash: string; step: StoredStep } | null {
     const row = this.sql.first<{ hash: string; turn_id: string }>`SELECT hash, turn_id FROM idempotency WHERE key = ${key}`
-    const result = row && this.storedStep(row.turn_id)
-    return row && result ? { hash: row.hash, result } : null
+    const step = row && this.storedStep(row.turn_id)
+    return row && step ? { hash: row.hash, step } : null
   }
 
   clientTail(count: number): { messages: ShownMessage[]; empty: boolean } {
@@ -154,9 +138,9 @@ export class TurnLog implements TurnRecords<Int32Array> {
     }
   }
 
-  private resultOf(row: Row): TurnResult<Int32Array> {
+  private resultOf(row: Row): StoredStep {
     const events = this.log.range(row.first_seq, row.last_seq)
     const reply = events.find((e) => e.seq === row.reply_seq) as MessageEvent
-    return storedResult(reply, events, row.usage === null ? null : (JSON.parse(row.usage) as Usage))
+    return { reply, events, usage: row.usage === null ? null : (JSON.parse(row.usage) as Usage) }
   }
 }

@@ -1,6 +1,6 @@
-import type { ToolCall } from '../core'
-import type { Usage } from '../models/port'
-import type { FrontDoorAnswer } from '.'
+import type { Usage } from '../../contract/turn-result'
+import type { ToolCall } from '../../core'
+import type { DoorAnswer } from '..'
 
 /**
  * The front door's answers on the OpenAI wire: a `chat.completion` object, or the
@@ -19,11 +19,11 @@ const wireCall = (call: ToolCall, index?: number) => ({
 })
 
 /** The model an answer names: the one the upstream reported (stored with the reply), else the requested one. */
-export const answeringModel = (answer: FrontDoorAnswer, requested: string) =>
+export const answeringModel = (answer: DoorAnswer, requested: string) =>
   typeof answer.reply.metadata.model === 'string' ? answer.reply.metadata.model : requested
 
 /** A whole `chat.completion` (its id and time are the stored reply's, the same for a retry). */
-export function chatCompletion(answer: FrontDoorAnswer, requested: string) {
+export function chatCompletion(answer: DoorAnswer, requested: string) {
   const { reply } = answer
   const calls = answer.status === 'requires_action' ? (answer.reply.message.toolCalls ?? []) : []
   return {

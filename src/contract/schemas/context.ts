@@ -35,3 +35,6 @@ export const ContextSchema = z
     }),
   })
   .openapi('SessionContext')
+
+/** The contract's `/context` answer. */
+export type ContextJson = z.output<typeof ContextSchema>

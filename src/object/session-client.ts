@@ -1,5 +1,5 @@
-import { sessionStub } from '../address'
-import type { SessionObject } from '.'
+import { sessionStub } from './address'
+import type { SessionObject } from './session-object'
 
 type Methods =
   | 'create'

@@ -1,9 +1,9 @@
 import { runInDurableObject } from 'cloudflare:test'
 import { env } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
-import { append, assistant, call, newSessionId, user } from '../../../test/helpers'
-import { sessionStub } from '../address'
-import type { RowCounts } from '../sql'
+import { append, assistant, call, newSessionId, user } from '../../test/helpers'
+import type { RowCounts } from '../store/sql'
+import { sessionStub } from './address'
 
 /** A session of `events` messages ("Message <n> rollout"), written 500 a request. */
 async function sessionOf(events: number) {

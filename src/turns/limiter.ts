@@ -1,11 +1,11 @@
 import type { ServiceError } from '../contract/errors'
-import type { Usage } from '../models/port'
+import type { Usage } from '../contract/turn-result'
 
 /**
  * What a turn passes through on its way to the model: the user's limits. The session object
- * builds it over the user's index object; with no limits on it does nothing.
+ * builds it over the user's index object; with no limits on there is none.
  */
-export interface TurnGate {
+export interface TurnLimiter {
   /** Counts a model turn (or throws the 429); answers how to take the count back. */
   admit(): Promise<{ refund(): Promise<void> }>
   /** Adds what a model call reported to the user's daily tokens (chat and summaries alike). */
@@ -17,14 +17,14 @@ export interface TurnGate {
 }
 
 /**
- * Runs a step admitted by the gate: counted as a model turn, taken back if it fails before it
+ * Runs a step admitted by the limiter: counted as a model turn, taken back if it fails before it
  * reaches the model (a 413, say), so only turns that reached the model count.
  *
  * @example
- * return admitted(deps.gate, (reached) => stepBody(step, input, deps, reached))
+ * return admitted(deps.limiter, (reached) => stepBody(step, input, deps, reached))
  */
-export async function admitted<T>(gate: TurnGate | undefined, work: (reached: () => void) => Promise<T>): Promise<T> {
-  const admission = await gate?.admit()
+export async function admitted<T>(limiter: TurnLimiter | undefined, work: (reached: () => void) => Promise<T>): Promise<T> {
+  const admission = await limiter?.admit()
   let reachedModel = false
   try {
     return await work(() => {

@@ -1,11 +1,12 @@
 import { ServiceError } from '../contract/errors'
+import { storedResult, type TurnResult } from '../contract/turn-result'
 import { type ClientMessage, type NewMessageEvent, reconcile, type TokenEstimator, type ToolCall } from '../core'
 import { openContinuation, turnEvent } from '../turns/open-step'
-import { runStep, type StepRequest, type TurnDeps } from '../turns/run-turn'
-import type { TurnResult } from '../turns/session'
+import { runStep, type StepRequest } from '../turns/run-turn'
+import type { TurnDeps } from '../turns/session'
 
-/** A chat-completions request as the session object takes it (see `./request` for how one is made). */
-export interface FrontDoorInput {
+/** A door's request as the session object takes it (see `./chat-completions/request` for how one is made). */
+export interface DoorInput {
   /** The request's messages other than system and developer ones, as the client sent them. */
   messages: ClientMessage[]
   /** Where each of them is in the request's `messages`, for errors naming it. */
@@ -17,25 +18,25 @@ export interface FrontDoorInput {
 }
 
 /**
- * One chat-completions request with the session's memory: an `Idempotency-Key` seen before
- * answers its first result; the request's messages are reconciled with the log's (see the
- * core's `reconcile`) — a retry answers the stored reply, else only what is new is written, with
- * the reply, as one turn step (leading tool messages are a continuation's results).
+ * One door request with the session's memory: an `Idempotency-Key` seen before answers its first
+ * result; the request's messages are reconciled with the log's (see the core's `reconcile`) — a
+ * retry answers the stored reply, else only what is new is written, with the reply, as one turn
+ * step (leading tool messages are a continuation's results).
  *
  * @example
- * const result = await frontDoorTurn({ messages: [{ role: 'user', content: 'Hi' }], positions: [0], request: {} }, deps)
+ * const result = await doorTurn({ messages: [{ role: 'user', content: 'Hi' }], positions: [0], request: {} }, deps)
  */
-export async function frontDoorTurn<L>(input: FrontDoorInput, deps: TurnDeps<L>): Promise<TurnResult<L>> {
+export async function doorTurn<L>(input: DoorInput, deps: TurnDeps<L>): Promise<TurnResult<L>> {
   const { session, estimator } = deps
-  const records = await session.records()
-  if (input.idempotency && records) {
-    const found = records.idempotent(input.idempotency.key)
+  const steps = await session.stepLog()
+  if (input.idempotency && steps) {
+    const found = steps.idempotent(input.idempotency.key)
     if (found && found.hash !== input.idempotency.hash) {
       throw new ServiceError('id_conflict', `Idempotency-Key "${input.idempotency.key}" was sent before with other messages`)
     }
-    if (found) return found.result
+    if (found) return storedResult(found.step)
   }
-  const tail = records?.clientTail(input.messages.length) ?? { messages: [], empty: true }
+  const tail = steps?.clientTail(input.messages.length) ?? { messages: [], empty: true }
   const reconciled = reconcile(
     input.messages,
     tail.messages.map((shown) => shown.message),
@@ -43,7 +44,7 @@ export async function frontDoorTurn<L>(input: FrontDoorInput, deps: TurnDeps<L>)
   )
   const field = (at: number) => `messages[${input.positions[at]}]`
   if (reconciled.kind === 'refused') throw new ServiceError(reconciled.code, `${field(reconciled.at)}: ${reconciled.reason}`)
-  if (reconciled.kind === 'retry') return records!.storedReply(tail.messages.at(-1)!.seq)
+  if (reconciled.kind === 'retry') return storedResult(steps!.storedReply(tail.messages.at(-1)!.seq))
 
   const fresh = reconciled.messages
   const start = input.messages.length - fresh.length
@@ -130,8 +131,8 @@ function historyOf(events: readonly NewMessageEvent[]): number {
 const strayResult = (field: string) =>
   new ServiceError('invalid_request', `${field}: a tool message must follow the assistant message whose call it answers`)
 
-/** What the Worker needs of a front-door turn's result to answer in the OpenAI format: small, whatever its compactions listed. */
-export interface FrontDoorAnswer {
+/** What the Worker needs of a door turn's result to answer in its wire format: small, whatever its compactions listed. */
+export interface DoorAnswer {
   reply: TurnResult['reply']
   status: TurnResult['status']
   usage: TurnResult['usage']
@@ -139,7 +140,7 @@ export interface FrontDoorAnswer {
   finishReason: string
 }
 
-export function frontDoorAnswer(result: TurnResult): FrontDoorAnswer {
+export function doorAnswer(result: TurnResult): DoorAnswer {
   const stored = result.status === 'requires_action' ? 'tool_calls' : 'stop'
   const finishReason = result.status === 'requires_action' ? 'tool_calls' : (result.finishReason ?? stored)
   return { reply: result.reply, status: result.status, usage: result.usage, finishReason }
