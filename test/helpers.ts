@@ -74,33 +74,94 @@ export function expectError(result: Call, status: number, code: string) {
   }
 }
 
+/** A request the fake upstream recorded, and the usage it answered with (null before it answered, or when none). */
+export interface UpstreamRequest {
+  model: string
+  body: {
+    messages: { role: string; content: string | null; tool_calls?: unknown; tool_call_id?: string }[]
+    max_tokens: number
+    stream: boolean
+  }
+  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number } | null
+}
+
+const upstream = (path: string, init?: RequestInit) => fetch(`${env.OPENAI_BASE_URL!.replace(/\/v1$/, '')}${path}`, init)
+
 /** The fake upstream's record of the requests made with models tagged `#tag`. */
-export async function upstreamRequests(tag: string): Promise<
-  {
-    model: string
-    body: {
-      messages: { role: string; content: string | null; tool_calls?: unknown; tool_call_id?: string }[]
-      max_tokens: number
-      stream: boolean
-    }
-  }[]
-> {
-  const base = env.OPENAI_BASE_URL!.replace(/\/v1$/, '')
-  return (await fetch(`${base}/__requests?tag=${encodeURIComponent(tag)}`)).json()
+export async function upstreamRequests(tag: string): Promise<UpstreamRequest[]> {
+  return (await upstream(`/__requests?tag=${encodeURIComponent(tag)}`)).json()
+}
+
+/**
+ * Polls `condition` until it holds, a few milliseconds apart: a test waits for what it needs to
+ * have happened, never for a time. Fails after about 10 s (counted in polls: tests may fake Date).
+ */
+export async function until(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  for (let polls = 0; !(await condition()); polls++) {
+    if (polls === 1000) throw new Error(`still waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
+
+/** Waits until the fake upstream has received `count` requests tagged `#tag` (a `hold` one is then held there). */
+export async function untilUpstreamReceived(tag: string, count = 1): Promise<void> {
+  await until(async () => (await upstreamRequests(tag)).length >= count, `${count} upstream request(s) #${tag}`)
+}
+
+/** Lets the fake upstream answer the `hold`/`holdend` requests tagged `#tag` it holds; answers how many it released. */
+export async function releaseUpstream(tag: string): Promise<number> {
+  const released = (await (await upstream(`/__release?tag=${encodeURIComponent(tag)}`, { method: 'POST' })).json()) as {
+    released: number
+  }
+  return released.released
 }
 
 let tags = 0
 /** A unique tag for the fake upstream's record. */
 export const newTag = () => `t${Date.now().toString(36)}${++tags}`
 
+export type Frame = { event: string; data: any }
+
 /** Server-sent events of a response body, parsed by eventsource-parser (as the service reads upstreams). */
-export function parseSSE(text: string): { event: string; data: any }[] {
-  const events: { event: string; data: any }[] = []
+export function parseSSE(text: string): Frame[] {
+  const events: Frame[] = []
   const parser = createParser({
     onEvent: (message) => events.push({ event: message.event ?? 'message', data: JSON.parse(message.data) }),
   })
   parser.feed(text)
   return events
+}
+
+/** The text of a stream's delta frames, joined. */
+export const deltas = (frames: Frame[]) =>
+  frames
+    .filter((f) => f.event === 'delta')
+    .map((f) => f.data.text)
+    .join('')
+
+/** Reads a streamed response's server-sent events as they arrive, so a test can act in the middle of a stream. */
+export function sseReader(response: Response) {
+  const reader = response.body!.getReader()
+  const decoder = new TextDecoder()
+  let text = ''
+  const read = async () => {
+    const { done, value } = await reader.read()
+    if (!done) text += decoder.decode(value, { stream: true })
+    return done
+  }
+  return {
+    /** Reads until the frames so far satisfy `condition`; fails if the stream ends first. */
+    async until(condition: (frames: Frame[]) => boolean): Promise<Frame[]> {
+      while (!condition(parseSSE(text))) if (await read()) throw new Error(`the stream ended first: ${text}`)
+      return parseSSE(text)
+    },
+    /** Reads to the end of the stream: all its frames. */
+    async rest(): Promise<Frame[]> {
+      while (!(await read()));
+      return parseSSE(text)
+    },
+    cancel: () => reader.cancel(),
+  }
 }
 
 export const turn = (sessionId: string, body: Record<string, unknown>, as = 'alice') =>

@@ -1,22 +1,28 @@
 import { abortAllDurableObjects } from 'cloudflare:test'
+import { exports } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
 import { project } from '../../src/core'
 import {
   append,
+  type Call,
   call,
+  deltas,
   expectError,
   expectNothingLost,
   newSessionId,
   newTag,
+  releaseUpstream,
+  sseReader,
+  tokenFor,
   turn,
   twoTurns,
+  untilUpstreamReceived,
   upstreamRequests,
   user,
   wholeLog,
 } from '../helpers'
 
 const log = (id: string) => wholeLog(id)
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** The log is whole: the view is its projection, every user message of a turn has its reply, nothing was lost. */
 async function expectWhole(id: string) {
@@ -47,27 +53,35 @@ describe('upstream faults', () => {
     expect(await log(id)).toHaveLength(1)
   })
 
-  it('a slow summary while turns and appends arrive: the log stays whole and nothing leaves the view without a boundary', async () => {
+  it('summaries in flight while turns and appends arrive: the log stays whole and nothing leaves the view without a boundary', async () => {
     const id = newSessionId()
+    const summaries = newTag()
+    // Every turn compacts after it, with a summary the upstream holds until the test releases it.
     const policy = {
-      trigger: { turnCount: 2 },
-      strategy: { window: { lastTurns: 1 }, summarizer: { model: `slow-400#${newTag()}` } },
+      trigger: { turnCount: 1 },
+      strategy: { window: { lastTurns: 1 }, summarizer: { model: `hold#${summaries}` } },
     }
     await append(id, [user('U0'), { message: { role: 'assistant', content: 'A0' } }])
-    const work: Promise<unknown>[] = []
-    for (let i = 1; i <= 4; i++) {
-      work.push(turn(id, { content: `turn ${i}`, compaction: policy }))
-      work.push(append(id, [user(`appended ${i}`)]))
-      await sleep(120)
+    const results: Call[] = []
+    let next: Promise<Call> | null = turn(id, { content: 'turn 1', compaction: policy })
+    for (let i = 1; next; i++) {
+      await untilUpstreamReceived(summaries, i) // turn i is written; its summary is in flight
+      await append(id, [user(`appended ${i}`)])
+      const following = i < 4 ? turn(id, { content: `turn ${i + 1}`, compaction: policy }) : null
+      await releaseUpstream(summaries)
+      results.push(await next)
+      next = following
     }
-    const results = await Promise.all(work)
-    expect(
-      results
-        .filter((r) => (r as { status?: number }).status !== undefined)
-        .every((r) => (r as { status: number }).status === 200),
-    ).toBe(true)
+    expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200])
+    // Each pass wrote its boundary over the message appended while its summary was being written.
+    for (const [i, result] of results.entries()) {
+      expect(result.body.compaction.unchanged).toBe(false)
+      expect(result.body.compaction.preserved.map((e: { message: { content: string } }) => e.message.content)).toContain(
+        `appended ${i + 1}`,
+      )
+    }
     const { events, view, covered } = await expectWhole(id)
-    expect(events.filter((e) => e.type === 'COMPACTION').length).toBeGreaterThan(0)
+    expect(events.filter((e) => e.type === 'COMPACTION')).toHaveLength(4)
     // Every message written is in the view, or a boundary covered it while it was in the view.
     const inView = new Set(view.map((e) => e.id))
     const messages = events.filter((e) => e.type === 'MESSAGE' && !e.synthetic)
@@ -76,38 +90,68 @@ describe('upstream faults', () => {
   })
 })
 
+/** Nothing of the interrupted turn was written, and its retry (same id) completes it. */
+async function expectRetryCompletes(id: string, turnId: string) {
+  expect((await expectWhole(id)).events).toHaveLength(2)
+  const retried = await turn(id, { id: turnId, content: 'interrupted', compaction: false })
+  expect(retried.status).toBe(200)
+  expect((await expectWhole(id)).events.map((e) => e.message.content)).toEqual([
+    'before',
+    'reply',
+    'interrupted',
+    'Echo: interrupted',
+  ])
+}
+
 describe('the object aborted mid-flight', () => {
-  it('during a turn, between the model call and the write: nothing half-written, and the retry completes it', async () => {
+  it('during a turn, while its model call is unanswered: nothing is written, and the retry completes it', async () => {
     const id = newSessionId()
+    const tag = newTag()
     await append(id, [user('before'), { message: { role: 'assistant', content: 'reply' } }])
-    const pending = turn(id, { id: 'turn-x', content: 'interrupted', model: `slow-1000#${newTag()}`, compaction: false })
-    await sleep(300)
+    const pending = turn(id, { id: 'turn-x', content: 'interrupted', model: `hold#${tag}`, compaction: false })
+    await untilUpstreamReceived(tag)
     await abortAllDurableObjects()
     const interrupted = await pending
+    await releaseUpstream(tag) // answered to no one
     expect(interrupted.status).toBeGreaterThanOrEqual(500)
     expect(Object.keys(interrupted.body ?? {})).toEqual(['error'])
-    const { events } = await expectWhole(id)
-    expect(events).toHaveLength(2)
-    const retried = await turn(id, { id: 'turn-x', content: 'interrupted', compaction: false })
-    expect(retried.status).toBe(200)
-    expect((await expectWhole(id)).events.map((e) => e.message.content)).toEqual([
-      'before',
-      'reply',
-      'interrupted',
-      'Echo: interrupted',
-    ])
+    await expectRetryCompletes(id, 'turn-x')
+  })
+
+  it('during a streamed turn whose whole reply has reached the client, before the model’s stream ends: nothing is written, and the retry completes it', async () => {
+    const id = newSessionId()
+    const tag = newTag()
+    await append(id, [user('before'), { message: { role: 'assistant', content: 'reply' } }])
+    const response = await exports.default.fetch(
+      new Request(`https://sessions.test/v1/sessions/${id}/turns`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${await tokenFor('alice')}`, 'Content-Type': 'application/json' },
+        // The upstream streams the whole reply, then holds the end of its stream.
+        body: JSON.stringify({ id: 'turn-y', content: 'interrupted', stream: true, model: `holdend#${tag}`, compaction: false }),
+      }),
+    )
+    const stream = sseReader(response)
+    await stream.until((frames) => deltas(frames) === 'Echo: interrupted')
+    await abortAllDurableObjects()
+    const frames = await stream.rest()
+    await releaseUpstream(tag) // the end of a stream no one reads
+    expect(frames.some((f) => f.event === 'done')).toBe(false)
+    expect(frames.at(-1)?.event).toBe('error')
+    await expectRetryCompletes(id, 'turn-y')
   })
 
   it('during a compaction waiting for its summary: no boundary is written and the view is intact', async () => {
     const id = newSessionId()
+    const tag = newTag()
     await append(id, twoTurns())
     const before = (await call('GET', `/v1/sessions/${id}/view`)).body
     const pending = call('POST', `/v1/sessions/${id}/compact`, {
-      body: { strategy: { window: { lastTurns: 1 }, summarizer: { model: `slow-1000#${newTag()}` } } },
+      body: { strategy: { window: { lastTurns: 1 }, summarizer: { model: `hold#${tag}` } } },
     })
-    await sleep(300)
+    await untilUpstreamReceived(tag)
     await abortAllDurableObjects()
     expect((await pending).status).toBeGreaterThanOrEqual(500)
+    await releaseUpstream(tag) // answered to no one
     expect((await call('GET', `/v1/sessions/${id}/view`)).body).toEqual(before)
     expect((await log(id)).every((e) => e.type === 'MESSAGE')).toBe(true)
     const again = await call('POST', `/v1/sessions/${id}/compact`, {

@@ -1,3 +1,4 @@
+import { abortAllDurableObjects } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
 import { append, assistant, call, expectError, newSessionId, newTag, turn, upstreamRequests, user } from '../helpers'
 
@@ -11,28 +12,44 @@ async function history(id: string, turns: number, tokens: number) {
 const onlyToFit = { trigger: { tokenCount: 1_000_000_000 }, strategy: { window: { lastTurns: 2 } } }
 
 describe('calibration', () => {
-  it('an upstream counting 2× our estimate: the ratio converges, and the fit check compacts earlier', async () => {
-    const counted = newSessionId()
-    const control = newSessionId()
-    for (const id of [counted, control]) await history(id, 8, 650) // ~4,600 tokens: fits 7,168, not twice over
-    const runs = { counted: [] as any[], control: [] as any[] }
-    for (let i = 0; i < 5; i++) {
-      runs.counted.push((await turn(counted, { content: `q${i}`, model: 'scale-2', compaction: onlyToFit })).body)
-      runs.control.push((await turn(control, { content: `q${i}`, model: 'echo', compaction: onlyToFit })).body)
+  // The fake's `usage-<n>` model reports n prompt tokens whatever the prompt: the test names what
+  // the model counts, and each turn's answer states what the service estimated (context.promptTokens).
+
+  it('a turn’s report sets the ratio to reported ÷ estimated, and a model counting more gets the same view compacted first', async () => {
+    const counts = { more: 10_000, fewer: 3_000 } // about twice our estimate of the prompt, and under it
+    const first: Record<string, any> = {}
+    const second: Record<string, any> = {}
+    for (const [name, n] of Object.entries(counts)) {
+      const id = newSessionId()
+      await history(id, 8, 650) // ~4,600 estimated tokens: fits 7,168, not twice over
+      first[name] = (await turn(id, { content: 'q0', model: `usage-${n}`, compaction: onlyToFit })).body.context
+      second[name] = (await turn(id, { content: 'q1', model: `usage-${n}`, compaction: onlyToFit })).body.context
+      // Before any report our estimate is taken as the model's count: the view fits as it is.
+      expect(first[name].compactions).toEqual([])
+      // The first report is taken as it is.
+      expect(first[name].calibration).toEqual({ ratio: expect.closeTo(n / first[name].promptTokens, 9), samples: 1 })
     }
-    // The first report is taken as it is; five steady ones stay within 10% of the ratio.
-    expect(runs.counted[0].context.calibration).toEqual({ ratio: expect.closeTo(2, 1), samples: 1 })
-    const last = runs.counted.at(-1).context.calibration
-    expect(last.samples).toBe(5)
-    expect(Math.abs(last.ratio - 2)).toBeLessThan(0.2)
-    expect(Math.abs(runs.control.at(-1).context.calibration.ratio - 1)).toBeLessThan(0.1)
-    // The same view fits for a model that counts like us; for one that counts double it must be compacted first.
-    expect(runs.counted[0].context.compactions).toEqual([])
-    expect(runs.counted[1].context.compactions.length).toBeGreaterThan(0)
-    expect(runs.control.every((r) => r.context.compactions.length === 0)).toBe(true)
-    // Calibration is stored with the session: a reload keeps it (the next turn starts from it).
-    const after = (await turn(counted, { content: 'again', model: 'scale-2', compaction: onlyToFit })).body.context.calibration
-    expect(after.samples).toBe(6)
+    // The same view and one more turn: as the first model counts it, it no longer fits.
+    expect(second.more.compactions.length).toBeGreaterThan(0)
+    expect(second.more.promptTokens * first.more.calibration.ratio).toBeLessThanOrEqual(second.more.budget)
+    expect(second.fewer.compactions).toEqual([])
+  })
+
+  it('moves toward later reports: five steady ones land within 10% of theirs, and it is kept when the object restarts', async () => {
+    const id = newSessionId()
+    await history(id, 3, 300) // ~900 estimated tokens: fits at any ratio within the bounds (0.5 to 3)
+    const turnReporting = async (n: number, content: string) =>
+      (await turn(id, { content, model: `usage-${n}`, compaction: onlyToFit })).body.context
+    const first = await turnReporting(1_000, 'q0') // about what we estimate
+    let last = first
+    for (let i = 1; i <= 5; i++) last = await turnReporting(2_000, `q${i}`) // about twice
+    const target = 2_000 / last.promptTokens
+    expect(target - first.calibration.ratio).toBeGreaterThan(0.5) // far from where it started
+    expect(last.calibration.samples).toBe(6)
+    expect(Math.abs(last.calibration.ratio - target)).toBeLessThan(0.1 * target)
+    // Stored with the session: after a restart the session reports the same calibration.
+    await abortAllDurableObjects()
+    expect((await call('GET', `/v1/sessions/${id}/context`)).body.calibration).toEqual(last.calibration)
   })
 })
 

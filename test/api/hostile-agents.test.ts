@@ -1,7 +1,7 @@
 /**
- * Hostile input for the routes and fields round two added: tool definitions and tool results on
- * turns, chat-completions bodies and headers, search, compactions, dry runs, and tokens. Generated
- * with fast-check: never a 500, and a 4xx (in the contract's shape) writes nothing.
+ * Hostile input for what agents use beyond plain turns: tool definitions and tool results on
+ * turns, chat-completions bodies and headers, search, compactions, context, dry runs, and tokens.
+ * Generated with fast-check: never a 500, and a 4xx (in the contract's shape) writes nothing.
  */
 
 import { exports } from 'cloudflare:workers'

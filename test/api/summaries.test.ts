@@ -1,6 +1,19 @@
 import { describe, expect, it, vi } from 'vitest'
 import { DEFAULT_SYSTEM_PROMPT } from '../../src/models/summarizer/prompt'
-import { append, assistant, call, expectError, newSessionId, newTag, system, turn, upstreamRequests, user } from '../helpers'
+import {
+  append,
+  assistant,
+  call,
+  expectError,
+  newSessionId,
+  newTag,
+  releaseUpstream,
+  system,
+  turn,
+  untilUpstreamReceived,
+  upstreamRequests,
+  user,
+} from '../helpers'
 
 /** Counts the WARN lines logged from now on (the objects log in this isolate too), by message. */
 function countWarnings() {
@@ -97,13 +110,15 @@ describe('summaries by a chat model', () => {
     expect(warnings()).toEqual(['summarizer failed; the view is left unchanged'])
   })
 
-  it('appends that land while a slow summary is written all stay in the view (rebase)', async () => {
+  it('appends that land while a summary is written all stay in the view (rebase)', async () => {
     const id = newSessionId()
+    const tag = newTag()
     await append(id, [user('U1', 'U1'), assistant('A1', 'A1'), user('U2', 'U2'), assistant('A2', 'A2')])
-    const pending = compactNow(id, { strategy: { window: { lastTurns: 1 }, summarizer: { model: `slow-800#${newTag()}` } } })
-    await new Promise((resolve) => setTimeout(resolve, 150))
+    const pending = compactNow(id, { strategy: { window: { lastTurns: 1 }, summarizer: { model: `hold#${tag}` } } })
+    await untilUpstreamReceived(tag) // the summary is being written, until released
     await append(id, [user('U3', 'U3')])
     await append(id, [assistant('A3', 'A3'), { message: { role: 'system', content: 'new rules' }, id: 'S2' }])
+    await releaseUpstream(tag)
     const result = (await pending).body
     expect(result.unchanged).toBe(false)
     expect(result.preserved.map((e: { id: string }) => e.id)).toEqual(['U2', 'A2', 'U3', 'A3'])
@@ -115,11 +130,13 @@ describe('summaries by a chat model', () => {
   it('a pass that lost to another pass is unchanged with reason conflict, writing nothing', async () => {
     const id = newSessionId()
     await append(id, [user('U1'), assistant('A1'), user('U2'), assistant('A2'), user('U3'), assistant('A3')])
-    const slow = compactNow(id, { strategy: { window: { lastTurns: 1 }, summarizer: { model: `slow-800#${newTag()}` } } })
-    await new Promise((resolve) => setTimeout(resolve, 150))
+    const tag = newTag()
+    const summarizing = compactNow(id, { strategy: { window: { lastTurns: 1 }, summarizer: { model: `hold#${tag}` } } })
+    await untilUpstreamReceived(tag) // that pass waits for its summary, until released
     const fast = await compactNow(id, { strategy: { window: { lastTurns: 2 } } })
     expect(fast.body.unchanged).toBe(false)
-    const lost = (await slow).body
+    await releaseUpstream(tag)
+    const lost = (await summarizing).body
     expect(lost).toMatchObject({ unchanged: true, reason: 'conflict', boundary: null, version: 7 })
     expect(await log(id)).toHaveLength(7)
   })

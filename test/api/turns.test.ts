@@ -1,5 +1,22 @@
+import { exports } from 'cloudflare:workers'
 import { describe, expect, it, vi } from 'vitest'
-import { append, call, expectError, newSessionId, newTag, parseSSE, turn, upstreamRequests, user } from '../helpers'
+import {
+  append,
+  call,
+  deltas,
+  expectError,
+  newSessionId,
+  newTag,
+  parseSSE,
+  releaseUpstream,
+  sseReader,
+  tokenFor,
+  turn,
+  until,
+  untilUpstreamReceived,
+  upstreamRequests,
+  user,
+} from '../helpers'
 
 const log = async (id: string) => (await call('GET', `/v1/sessions/${id}/events?limit=1000`)).body.events as any[]
 
@@ -21,21 +38,17 @@ describe('POST /v1/sessions/:id/turns', () => {
       { message: { role: 'assistant', content: '18C in Paris.' } },
       { message: { role: 'system', content: 'new rules' } },
     ])
-    const result = await turn(id, { content: 'And tomorrow?', model: `echo#${tag}`, compaction: false })
+    // A model that answers like echo and reports 1234 prompt tokens.
+    const result = await turn(id, { content: 'And tomorrow?', model: `usage-1234#${tag}`, compaction: false })
     expect(result.status).toBe(200)
     expect(result.body.reply).toMatchObject({
       seq: 8,
       message: { role: 'assistant', content: 'Echo: And tomorrow?' },
-      metadata: { model: `echo#${tag}` },
+      metadata: { model: `usage-1234#${tag}` },
     })
     expect(result.body.events.map((e: { message: { role: string } }) => e.message.role)).toEqual(['user', 'assistant'])
-    // As the upstream reported it: the fake counts the prompt as the service estimates it, and a
-    // token per 4 characters of reply (19).
-    expect(result.body.usage).toEqual({
-      promptTokens: result.body.context.promptTokens,
-      completionTokens: 5,
-      totalTokens: result.body.context.promptTokens + 5,
-    })
+    // Usage as the upstream reported it: those prompt tokens, and the fake's token per 4 characters of reply (19).
+    expect(result.body.usage).toEqual({ promptTokens: 1234, completionTokens: 5, totalTokens: 1239 })
     expect(result.body.compaction).toBeNull()
 
     const [sent] = await upstreamRequests(tag)
@@ -214,8 +227,7 @@ describe('POST /v1/sessions/:id/turns', () => {
 
   it('stores the turn even when the client disconnects mid-stream', async () => {
     const id = newSessionId()
-    const { exports } = await import('cloudflare:workers')
-    const { tokenFor } = await import('../helpers')
+    const tag = newTag()
     const response = await exports.default.fetch(
       new Request(`https://sessions.test/v1/sessions/${id}/turns`, {
         method: 'POST',
@@ -223,16 +235,17 @@ describe('POST /v1/sessions/:id/turns', () => {
         body: JSON.stringify({
           content: 'one two three four five six seven',
           stream: true,
-          model: `slow-600#${newTag()}`,
+          model: `holdend#${tag}`, // streams the reply, then holds its end until released
           compaction: false,
         }),
       }),
     )
-    const reader = response.body!.getReader()
-    await reader.read() // the first bytes, then the client goes away
-    await reader.cancel()
-    for (let i = 0; i < 50 && (await call('GET', `/v1/sessions/${id}`)).status === 404; i++)
-      await new Promise((r) => setTimeout(r, 100))
+    const stream = sseReader(response)
+    await stream.until((frames) => deltas(frames) !== '') // the first words, then the client goes away
+    await stream.cancel()
+    await releaseUpstream(tag)
+    // The turn goes on without its client: wait for its reply to be stored.
+    await until(async () => ((await log(id)) ?? []).length === 2, 'the turn to be stored')
     const stored = await log(id)
     expect(stored.map((e) => e.message.content)).toEqual([
       'one two three four five six seven',
@@ -243,6 +256,7 @@ describe('POST /v1/sessions/:id/turns', () => {
   it('serializes concurrent turns on one session: five whole pairs, each prompt seeing the previous ones', async () => {
     const id = newSessionId()
     const tag = newTag()
+    // Sent at once (a slow model keeps them in flight together); the checks need no timing: whole pairs, each prompt one pair longer.
     const results = await Promise.all(
       [1, 2, 3, 4, 5].map((n) => turn(id, { content: `message ${n}`, model: `slow-100#${tag}`, compaction: false })),
     )
@@ -259,18 +273,20 @@ describe('POST /v1/sessions/:id/turns', () => {
 
   it('a turn waiting for the model does not hold up reads and appends on its session', async () => {
     const id = newSessionId()
+    const tag = newTag()
     await append(id, [user('first')])
     let turnDone = false
-    const slow = turn(id, { content: 'slow one', model: `slow-1500#${newTag()}`, compaction: false }).finally(() => {
+    const held = turn(id, { content: 'held one', model: `hold#${tag}`, compaction: false }).finally(() => {
       turnDone = true
     })
-    await new Promise((resolve) => setTimeout(resolve, 200))
-    // Both answer while the model is still writing: the turn's pair comes after what arrived meanwhile.
+    await untilUpstreamReceived(tag) // the turn is waiting for the model, which answers only when released
     expect((await call('GET', `/v1/sessions/${id}/view`)).status).toBe(200)
     await append(id, [user('meanwhile')])
     expect(turnDone).toBe(false)
-    expect((await slow).status).toBe(200)
-    expect((await log(id)).map((e) => e.message.content)).toEqual(['first', 'meanwhile', 'slow one', 'Echo: slow one'])
+    await releaseUpstream(tag)
+    expect((await held).status).toBe(200)
+    // The turn's pair comes after what arrived while it waited.
+    expect((await log(id)).map((e) => e.message.content)).toEqual(['first', 'meanwhile', 'held one', 'Echo: held one'])
   })
 
   it('400 for bad turn requests', async () => {
@@ -279,7 +295,7 @@ describe('POST /v1/sessions/:id/turns', () => {
       [{}, 'content: exactly one of content and toolResults is required'],
       [{ content: '' }, 'content: must not be empty'],
       [{ content: 'x', system: '' }, 'system: must not be empty'],
-      // A value of the wrong type says what was expected (it once said "is required").
+      // A value of the wrong type says what was expected, not that the field is missing.
       [{ content: 'x', stream: 'yes' }, 'stream: Invalid input: expected boolean, received string'],
       [{ content: 5 }, 'content: Invalid input: expected string, received number'],
       [{ content: 'x', compaction: true }, 'compaction:'],

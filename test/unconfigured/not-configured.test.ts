@@ -28,7 +28,7 @@ describe('with no model configured', () => {
     expectError(dry, 503, 'not_configured')
   })
 
-  it('compaction without a summarizer still works', async () => {
+  it('compaction without a summarizer needs no model: it writes a boundary with no summary', async () => {
     const id = newSessionId()
     await append(id, [user('U1'), { message: { role: 'assistant', content: 'A1' } }, user('U2')])
     const result = await call('POST', `/v1/sessions/${id}/compact`, { body: { strategy: { window: { lastTurns: 1 } } } })

@@ -1,17 +1,31 @@
 /**
- * Faults on round two's paths: tool loops left, resumed, raced, interrupted by an object restart, cut
- * mid tool-call stream. After each, the log must be whole: the view is its projection, nothing
- * left the view without a boundary, and every prompt the service would send is valid on the wire.
+ * Faults in tool loops: loops left, resumed, raced, interrupted by an object restart, cut mid
+ * tool-call stream. After each, the log must be whole: the view is its projection, nothing left
+ * the view without a boundary, and every prompt the service would send is valid on the wire.
  */
 import { abortAllDurableObjects } from 'cloudflare:test'
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { project } from '../../src/core'
-import { call, expectNothingLost, newSessionId, newTag, parseSSE, turn, upstreamRequests, wholeLog } from '../helpers'
+import {
+  call,
+  expectNothingLost,
+  newSessionId,
+  newTag,
+  parseSSE,
+  releaseUpstream,
+  turn,
+  untilUpstreamReceived,
+  upstreamRequests,
+  wholeLog,
+} from '../helpers'
 
 const WEATHER = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object' } } }]
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-/** The invariants of round one, and the pairing rule: every call in the OpenAI view is answered but the newest turn's pending ones. */
+afterEach(() => {
+  vi.useRealTimers()
+})
+
+/** The log is whole (as in faults.test.ts), and paired: every call in the OpenAI view is answered but the newest turn's pending ones. */
 async function expectWhole(id: string) {
   const events = await wholeLog(id)
   expect((await call('GET', `/v1/sessions/${id}/view`)).body.events).toEqual(project(events))
@@ -41,10 +55,13 @@ describe('faults in tool loops', () => {
     expect((await call('GET', `/v1/sessions/${id}/context`)).body.pendingToolCalls).toEqual([])
   })
 
-  it('a client that vanishes mid loop and comes back later: its results continue the same turn', async () => {
+  it('a client that comes back an hour later: its results continue the same turn (nothing closes pending calls with time)', async () => {
     const id = newSessionId('return')
     await turn(id, { content: 'Weather in Paris?', model: 'agent-k1', tools: WEATHER })
-    await sleep(200)
+    // An hour on for the code under test (its clock is the isolate's Date).
+    vi.useFakeTimers({ toFake: ['Date'] })
+    vi.setSystemTime(Date.now() + 3600_000)
+    expect((await call('GET', `/v1/sessions/${id}/context`)).body.pendingToolCalls).toEqual(['k1'])
     const resumed = await turn(id, { toolResults: [{ id: 'k1', data: '18 degrees' }], model: 'agent-k1', tools: WEATHER })
     expect(resumed.body).toMatchObject({ status: 'completed', reply: { message: { content: 'Results: 18 degrees' } } })
     await expectWhole(id)
@@ -64,10 +81,12 @@ describe('faults in tool loops', () => {
   it('an object aborted while a continuation waits for the model: nothing of it is written, and the same results complete it after', async () => {
     const id = newSessionId('abort-cont')
     await turn(id, { content: 'Weather?', model: 'agent-k1', tools: WEATHER })
-    const slow = turn(id, { toolResults: [{ id: 'k1', data: 'windy' }], model: `slow-1000#${newTag()}`, tools: WEATHER })
-    await sleep(300)
+    const tag = newTag()
+    const held = turn(id, { toolResults: [{ id: 'k1', data: 'windy' }], model: `hold#${tag}`, tools: WEATHER })
+    await untilUpstreamReceived(tag) // the continuation waits for the model
     await abortAllDurableObjects()
-    expect((await slow).status).toBeGreaterThanOrEqual(500)
+    expect((await held).status).toBeGreaterThanOrEqual(500)
+    await releaseUpstream(tag) // answered to no one
     expect((await expectWhole(id)).map((e) => e.message?.role)).toEqual(['user', 'assistant'])
     const again = await turn(id, { toolResults: [{ id: 'k1', data: 'windy' }], model: 'agent-k1', tools: WEATHER })
     expect(again.body).toMatchObject({ status: 'completed', reply: { message: { content: 'Results: windy' } } })
