@@ -21,9 +21,11 @@ const pure = [
   'src/compaction/**/*.test.ts',
   'src/turns/**/*.test.ts',
   'src/object/frames/**/*.test.ts',
+  'src/rate-limits/**/*.test.ts',
   'src/json-stream/**/*.test.ts',
   'src/store/session/append-input.test.ts',
   'src/store/session/body-cache.test.ts',
+  'src/store/session/fts-expression.test.ts',
 ]
 /** workerd with the Worker's configuration and the fake upstream as its model. */
 const withUpstream = (bindings: Record<string, string> = {}) =>
@@ -37,7 +39,7 @@ const withUpstream = (bindings: Record<string, string> = {}) =>
         CHAT_MODEL: 'echo',
         SUMMARY_MODEL: 'echo',
         // Limits off: the suite's many requests and concurrent turns as one user are not what it
-        // tests; test/api/rate-limits.test.ts sets them per request, as a deployment's variables.
+        // tests; the `limits` project sets them, as a deployment does.
         RATE_LIMIT_REQUESTS: '0',
         RATE_LIMIT_TURNS: '0',
         MAX_QUEUED_TURNS: '0',
@@ -62,11 +64,19 @@ export default defineConfig({
             'test/unconfigured/**',
             'test/misconfigured/**',
             'test/large/**',
+            'test/limits/**',
             'test/clients/**',
             'test/browser/**',
             ...pure,
           ],
         },
+      },
+      {
+        // Per-user rate limits on, as a deployment sets them (each test is a new user).
+        plugins: [
+          withUpstream({ RATE_LIMIT_REQUESTS: '8', RATE_LIMIT_TURNS: '3', TOKEN_QUOTA_DAILY: '400', MAX_QUEUED_TURNS: '2' }),
+        ],
+        test: { ...workers, name: 'limits', include: ['test/limits/**/*.test.ts'] },
       },
       {
         // A model configured, but MODEL_CONTEXT_TOKENS not a JSON object of positive integers.

@@ -1,5 +1,5 @@
 import { createParser } from 'eventsource-parser'
-import type { ToolCall, TurnResult } from './types'
+import type { ToolCall, TurnResponseJson } from './types'
 
 /** An error answer of the API, in the contract's shape (`{ error: { code, message } }`). */
 export class ApiError extends Error {
@@ -19,7 +19,7 @@ export interface Api {
   get<T>(path: string): Promise<T>
   post<T>(path: string, body: unknown): Promise<T>
   /** A streamed turn: text deltas and tool calls as they come, then the whole result. */
-  turn(sessionId: string, body: Record<string, unknown>, on: TurnHandlers): Promise<TurnResult>
+  turn(sessionId: string, body: Record<string, unknown>, on: TurnHandlers): Promise<TurnResponseJson>
 }
 
 export interface TurnHandlers {
@@ -47,7 +47,7 @@ async function errorOf(response: Response): Promise<ApiError> {
  *
  * @example
  * const api = createApi(token, () => signOut('expired'))
- * const { sessions } = await api.get<{ sessions: Session[] }>('/v1/sessions')
+ * const { sessions } = await api.get<{ sessions: SessionJson[] }>('/v1/sessions')
  */
 export function createApi(token: string, onUnauthorized: (error: ApiError) => void): Api {
   async function send(method: string, path: string, body?: unknown): Promise<Response> {
@@ -75,8 +75,8 @@ export function createApi(token: string, onUnauthorized: (error: ApiError) => vo
 }
 
 /** Reads a turn's server-sent events (`delta`, `tool_call`, then `done` or `error`). */
-async function readTurnStream(response: Response, on: TurnHandlers): Promise<TurnResult> {
-  let result: TurnResult | null = null
+async function readTurnStream(response: Response, on: TurnHandlers): Promise<TurnResponseJson> {
+  let result: TurnResponseJson | null = null
   let failure: ApiError | null = null
   const parser = createParser({
     onEvent(message) {

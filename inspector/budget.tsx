@@ -1,5 +1,5 @@
 import { count } from './format'
-import type { Context } from './types'
+import type { ContextJson } from './types'
 
 const PARTS = [
   ['system', 'System'],
@@ -9,7 +9,7 @@ const PARTS = [
 ] as const
 
 /** The view's tokens by part against the prompt budget (estimates, calibrated to the model). */
-export function BudgetBar({ context }: { context: Context }) {
+export function BudgetBar({ context }: { context: ContextJson }) {
   const budget = context.budget.promptTokens
   const { total } = context.tokens
   const share = (tokens: number) => `${Math.min(100, (tokens / Math.max(budget, total, 1)) * 100)}%`

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks'
 import type { Api } from './api'
 import { ErrorNote } from './errors'
 import { count, sessionPath } from './format'
-import type { CompactionResult } from './types'
+import type { CompactionResultJson } from './types'
 
 const WINDOWS = [
   ['lastTurns', 'last turns'],
@@ -24,7 +24,7 @@ export function DryRun({ api, sessionId, onPreview, onCompacted }: DryRunProps) 
   const [kind, setKind] = useState<(typeof WINDOWS)[number][0]>('lastTurns')
   const [size, setSize] = useState(2)
   const [summarize, setSummarize] = useState(false)
-  const [result, setResult] = useState<CompactionResult | null>(null)
+  const [result, setResult] = useState<CompactionResultJson | null>(null)
   const [error, setError] = useState<unknown>(null)
   const [busy, setBusy] = useState(false)
   const strategy = () => ({ window: { [kind]: size }, ...(summarize ? { summarizer: {} } : {}) })
@@ -32,7 +32,7 @@ export function DryRun({ api, sessionId, onPreview, onCompacted }: DryRunProps) 
     setBusy(true)
     setError(null)
     try {
-      const pass = await api.post<CompactionResult>(sessionPath(sessionId, '/compact'), { strategy: strategy(), dryRun })
+      const pass = await api.post<CompactionResultJson>(sessionPath(sessionId, '/compact'), { strategy: strategy(), dryRun })
       if (dryRun) {
         setResult(pass)
         onPreview(new Set(pass.covered.map((event) => event.seq)))

@@ -1,11 +1,11 @@
-import type { ApiEvent } from './types'
+import type { EventJson } from './types'
 
 /** Numbers and times as the page shows them. */
 export const count = (n: number) => n.toLocaleString('en-US')
 export const time = (iso: string) => new Date(iso).toLocaleString()
 
 /** An event's text in one string: content, tool calls, tool results. */
-export function eventText(event: ApiEvent): string {
+export function eventText(event: EventJson): string {
   const message = event.message
   if (!message) return ''
   const parts: string[] = []

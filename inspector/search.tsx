@@ -3,20 +3,20 @@ import { highlight } from '../src/core/search'
 import type { Api } from './api'
 import { ErrorNote, Loading } from './errors'
 import { sessionPath } from './format'
-import type { SearchHit } from './types'
+import type { SearchPageJson } from './types'
 
 /** Search of the whole log, covered events included; each hit's words marked, shown in the log on demand. */
 export function Search({ api, sessionId, onShow }: { api: Api; sessionId: string; onShow: (seq: number) => void }) {
   const [q, setQ] = useState('')
   const [scope, setScope] = useState('all')
-  const [state, setState] = useState<{ q: string; hits: SearchHit[] } | 'loading' | null>(null)
+  const [state, setState] = useState<{ q: string; hits: SearchPageJson['hits'] } | 'loading' | null>(null)
   const [error, setError] = useState<unknown>(null)
   async function run(event: Event) {
     event.preventDefault()
     setError(null)
     setState('loading')
     try {
-      const page = await api.get<{ hits: SearchHit[] }>(
+      const page = await api.get<SearchPageJson>(
         sessionPath(sessionId, `/search?${new URLSearchParams({ q, scope, limit: '50' })}`),
       )
       setState({ q, hits: page.hits })

@@ -9,15 +9,15 @@ import { sessionPath } from './format'
 import { Search } from './search'
 import { Timeline } from './timeline'
 import { TurnBox } from './turn-box'
-import type { ApiEvent, Context } from './types'
+import type { ContextJson, EventJson } from './types'
 
 /** Events the timeline loads at a time, newest first. */
 const PAGE = 200
 
 interface Loaded {
-  context: Context
-  inView: (event: ApiEvent) => boolean
-  events: ApiEvent[]
+  context: ContextJson
+  inView: (event: EventJson) => boolean
+  events: EventJson[]
   /** The seq the loaded events start after (0: the log's start). */
   after: number
 }
@@ -28,13 +28,13 @@ interface Loaded {
  */
 async function load(api: Api, id: string, focus: number | null): Promise<Loaded> {
   const [context, newest] = await Promise.all([
-    api.get<Context>(sessionPath(id, '/context')),
-    api.get<{ compactions: { boundary: ApiEvent }[] }>(sessionPath(id, '/compactions?limit=1')),
+    api.get<ContextJson>(sessionPath(id, '/context')),
+    api.get<{ compactions: { boundary: EventJson }[] }>(sessionPath(id, '/compactions?limit=1')),
   ])
   const version = context.events.log
   // The newest page, or the page around a seq asked for.
   const after = Math.max(0, focus === null ? version - PAGE : Math.min(focus - PAGE / 2, version - PAGE))
-  const page = await api.get<{ events: ApiEvent[] }>(sessionPath(id, `/events?after=${after}&limit=${PAGE}`))
+  const page = await api.get<{ events: EventJson[] }>(sessionPath(id, `/events?after=${after}&limit=${PAGE}`))
   const boundary = newest.compactions[0]?.boundary ?? null
   return { context, inView: viewMembership(boundary as CompactionEvent | null), events: page.events, after }
 }
@@ -62,7 +62,7 @@ export function SessionPanel({ api, sessionId, onWritten }: { api: Api; sessionI
     if (!loaded) return
     const after = Math.max(0, loaded.after - PAGE)
     try {
-      const page = await api.get<{ events: ApiEvent[] }>(
+      const page = await api.get<{ events: EventJson[] }>(
         sessionPath(sessionId, `/events?after=${after}&limit=${loaded.after - after}`),
       )
       setLoaded({ ...loaded, events: [...page.events, ...loaded.events], after })

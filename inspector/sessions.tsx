@@ -2,21 +2,19 @@ import { useEffect, useState } from 'preact/hooks'
 import type { Api } from './api'
 import { ErrorNote, Loading } from './errors'
 import { count, time } from './format'
-import type { Session } from './types'
+import type { SessionJson, SessionListJson } from './types'
 
 /** The caller's sessions, newest first, a page at a time; or any id typed in (a new one starts a session). */
 export function SessionList(props: { api: Api; selected: string | null; writes: number; onSelect: (id: string) => void }) {
   const { api, selected, writes, onSelect } = props
-  const [sessions, setSessions] = useState<Session[] | null>(null)
+  const [sessions, setSessions] = useState<SessionJson[] | null>(null)
   const [cursor, setCursor] = useState<string | null>(null)
   const [error, setError] = useState<unknown>(null)
   const [typed, setTyped] = useState('')
 
   async function more(from: string | null) {
     try {
-      const page = await api.get<{ sessions: Session[]; nextCursor: string | null }>(
-        `/v1/sessions?limit=50${from ? `&cursor=${encodeURIComponent(from)}` : ''}`,
-      )
+      const page = await api.get<SessionListJson>(`/v1/sessions?limit=50${from ? `&cursor=${encodeURIComponent(from)}` : ''}`)
       setSessions((shown) => [...(from ? (shown ?? []) : []), ...page.sessions])
       setCursor(page.nextCursor)
     } catch (failure) {

@@ -2,14 +2,14 @@ import { useState } from 'preact/hooks'
 import type { Api } from './api'
 import { ErrorNote, Loading } from './errors'
 import { count, eventText, sessionPath, time } from './format'
-import type { ApiEvent } from './types'
+import type { EventJson } from './types'
 
 interface TimelineProps {
   api: Api
   sessionId: string
-  events: ApiEvent[]
+  events: EventJson[]
   /** Whether the model sees an event now; the others are dimmed. */
-  inView: (event: ApiEvent) => boolean
+  inView: (event: EventJson) => boolean
   /** Seqs a previewed compaction would cover, marked. */
   wouldCover: Set<number>
   /** The seq to bring into sight (a search hit shown). */
@@ -70,7 +70,7 @@ function EventRow({
   wouldCover,
   focused,
 }: {
-  event: ApiEvent
+  event: EventJson
   covered: boolean
   wouldCover: boolean
   focused: boolean
@@ -99,9 +99,9 @@ function EventRow({
   )
 }
 
-function CompactionRow({ api, sessionId, event }: { api: Api; sessionId: string; event: ApiEvent }) {
+function CompactionRow({ api, sessionId, event }: { api: Api; sessionId: string; event: EventJson }) {
   const boundary = event.boundary!
-  const [summary, setSummary] = useState<ApiEvent[] | null>(null)
+  const [summary, setSummary] = useState<EventJson[] | null>(null)
   const [error, setError] = useState<unknown>(null)
   const tokens =
     boundary.tokensBefore == null || boundary.tokensAfter == null
@@ -110,7 +110,7 @@ function CompactionRow({ api, sessionId, event }: { api: Api; sessionId: string;
   async function open() {
     if (summary !== null) return
     try {
-      const page = await api.get<{ compactions: { summary: ApiEvent[] }[] }>(
+      const page = await api.get<{ compactions: { summary: EventJson[] }[] }>(
         sessionPath(sessionId, `/compactions?before=${event.seq + 1}&limit=1`),
       )
       setSummary(page.compactions[0]?.summary ?? [])

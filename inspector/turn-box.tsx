@@ -1,12 +1,12 @@
 import { useState } from 'preact/hooks'
 import type { Api } from './api'
 import { ErrorNote } from './errors'
-import type { ToolCall, TurnResult } from './types'
+import type { ToolCall, TurnResponseJson } from './types'
 
 interface Exchange {
   reply: string
   calls: ToolCall[]
-  status: TurnResult['status'] | 'streaming'
+  status: TurnResponseJson['status'] | 'streaming'
 }
 
 /**

@@ -15,7 +15,7 @@ describe('inside workerd', () => {
       { session: { id: 's', metadata: {} }, strategy: { window: { lastTurns: 1 } } },
       { store, estimator: defaultEstimator, newId: () => crypto.randomUUID(), now: () => new Date().toISOString() },
     )
-    expect(result.covered.map((e) => e.id)).toEqual(['u1', 'a1'])
+    expect(store.eventsAt(result.covered).map((e) => e.id)).toEqual(['u1', 'a1'])
     expect(project(store.log).map((e) => e.id)).toEqual(['u2', 'a2'])
     expect(store.log[0]!.tokens).toBeGreaterThan(0)
   })

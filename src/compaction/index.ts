@@ -39,7 +39,7 @@ export interface Compactor {
    * Runs one pass. A summarizer with no model configured is a 503; a summarizer that fails at the
    * upstream is a 502 and nothing is written (logged once, here).
    */
-  run<L>(store: SessionStore<L>, session: SessionInfo, request: PassRequest): Promise<CompactionResult<L>>
+  run(store: SessionStore, session: SessionInfo, request: PassRequest): Promise<CompactionResult>
 }
 
 export interface CompactorOptions {
@@ -83,10 +83,10 @@ export function compactor(options: CompactorOptions): Compactor {
   }
 
   return {
-    async run<L>(store: SessionStore<L>, session: SessionInfo, request: PassRequest) {
+    async run(store: SessionStore, session: SessionInfo, request: PassRequest) {
       const summarizer = summarizerFor(request.strategy.summarizer, request.spend)
       try {
-        return await compact<L>(
+        return await compact(
           {
             trigger: request.trigger,
             strategy: { window: request.strategy.window, summarizer },

@@ -18,12 +18,12 @@ import type { UsageSchema } from './schemas'
 /** Tokens as the upstream reported them for one call (or a request's calls summed). */
 export type Usage = NonNullable<z.output<typeof UsageSchema>>
 
-/** What happened to fit the prompt into the model's context budget. */
-export interface ContextReport<L = unknown> {
+/** What happened to fit the prompt into the model's context budget (a TurnResponse's `context`). */
+export interface PromptFitReport {
   promptTokens: number
   budget: number
   /** Passes run before the model call (they stay written even if the call then failed). */
-  compactions: CompactionResult<L>[]
+  compactions: CompactionResult[]
   /** Whether the upstream refused the prompt as too long and the turn was retried once. */
   retried: boolean
   /** The session's calibration after this turn's chat call (what fit checks scale estimates by). */
@@ -39,16 +39,16 @@ export function clientCallsOf(reply: MessageEvent): { status: TurnStatus; toolCa
   return { status: toolCalls.length > 0 ? 'requires_action' : 'completed', toolCalls }
 }
 
-/** What a turn did; its compaction results list events as the session's store does (`L`). */
-export interface TurnResult<L = unknown> {
+/** What a turn did (its compaction results name events by seq: the answer is written from storage). */
+export interface TurnResult {
   reply: MessageEvent
   status: TurnStatus
   /** The reply's tool calls for the client; `[]` when completed. */
   toolCalls: ToolCall[]
   events: SessionEvent[]
-  compaction: CompactionResult<L> | null | { error: ErrorBody }
+  compaction: CompactionResult | null | { error: ErrorBody }
   usage: Usage | null
-  context: ContextReport<L> | null
+  context: PromptFitReport | null
   /** As the upstream reported it (the chat-completions door's finish_reason); absent for a stored result. */
   finishReason?: string | null
 }
@@ -61,7 +61,7 @@ export interface StoredStep {
 }
 
 /** The result of a step stored before, answered to a retry: its events and reply as the log has them. */
-export const storedResult = <L>({ reply, events, usage }: StoredStep): TurnResult<L> => ({
+export const storedResult = ({ reply, events, usage }: StoredStep): TurnResult => ({
   reply,
   ...clientCallsOf(reply),
   events,

@@ -4,11 +4,10 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { type CompactionResult, compact } from './compact'
 import { isCompaction, isTurnStart, type MessageEvent, type NewMessageEvent, type Role, type SessionEvent } from './events'
 import { extendView, project, viewMembership } from './projection'
 import type { SummaryOutcome } from './summarizer'
-import { depsFor, ids, msg, storeOf } from './testing'
+import { compactListed, depsFor, ids, type ListedResult, msg, storeOf } from './testing'
 import type { ModelFit } from './triggers'
 import { analyzeView } from './view'
 import type { Window } from './windows'
@@ -67,7 +66,7 @@ interface Step {
   after: MessageEvent[]
   logBefore: number
   logAfter: number
-  result?: CompactionResult
+  result?: ListedResult
   /** Messages appended while the pass awaited its summarizer. */
   raced: MessageEvent[]
 }
@@ -103,7 +102,7 @@ async function run(ops: Op[]) {
               }
             },
           }
-    const result = await compact(
+    const result = await compactListed(
       { session: { id: 's', metadata: {} }, strategy: { window: o.window, summarizer }, model: o.model },
       deps,
     )

@@ -2,8 +2,9 @@ import { ServiceError } from '../contract/errors'
 import { storedResult, type TurnResult } from '../contract/turn-result'
 import { type ClientMessage, type NewMessageEvent, reconcile, type TokenEstimator, type ToolCall } from '../core'
 import { openContinuation, turnEvent } from '../turns/open-step'
-import { runStep, type StepRequest } from '../turns/run-turn'
+import { runStep } from '../turns/run-turn'
 import type { TurnDeps } from '../turns/session'
+import type { StepRequest } from '../turns/step'
 
 /** A door's request as the session object takes it (see `./chat-completions/request` for how one is made). */
 export interface DoorInput {
@@ -26,7 +27,7 @@ export interface DoorInput {
  * @example
  * const result = await doorTurn({ messages: [{ role: 'user', content: 'Hi' }], positions: [0], request: {} }, deps)
  */
-export async function doorTurn<L>(input: DoorInput, deps: TurnDeps<L>): Promise<TurnResult<L>> {
+export async function doorTurn(input: DoorInput, deps: TurnDeps): Promise<TurnResult> {
   const { session, estimator } = deps
   const steps = await session.stepLog()
   if (input.idempotency && steps) {

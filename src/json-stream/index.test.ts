@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { encodedChunks, jsonAnswer, jsonArray, jsonObject, jsonStream, readJson } from '.'
+import { encodedChunks, jsonAnswer, jsonArray, jsonObject, jsonStream } from '.'
+
+const readJson = (stream: ReadableStream<Uint8Array>) => new Response(stream).json()
 
 describe('JSON made piece by piece', () => {
   it('arrays and objects nest, with values given whole or as pieces', async () => {

@@ -38,9 +38,9 @@ const WHOLE_CHARS = 256 * 1024
 
 /**
  * An RPC answer made of JSON text generated piece by piece: the text itself when it ends within
- * 256 Ki characters (a string crosses RPC about 2 ms faster than a stream: a search answered
- * 1.2–1.8 ms as text, 3–4 ms streamed), else a stream of it ({@link jsonStream}) going on from
- * where the pieces were read to. A generator that throws while the text is gathered throws here.
+ * 256 Ki characters (a string crosses RPC faster than a stream: see BENCHMARKS.md), else a stream
+ * of it ({@link jsonStream}) going on from where the pieces were read to. A generator that throws
+ * while the text is gathered throws here.
  *
  * @example
  * return jsonAnswer(jsonObject({ version: '3', events: jsonArray(eventTexts) })) // a string, mostly
@@ -86,6 +86,16 @@ export function* encodedChunks(pieces: Iterable<string>): Generator<Uint8Array> 
 /** JSON text, whole or as pieces generated when they are reached. */
 export type JsonText = string | Iterable<string>
 
+/**
+ * JSON text made when it is reached: a value known only once the pieces before it are written
+ * (how many events a page held, say).
+ */
+export const jsonLater = (make: () => string): Iterable<string> => ({
+  *[Symbol.iterator]() {
+    yield make()
+  },
+})
+
 /** A JSON array of items already written as JSON text. */
 export function* jsonArray(items: Iterable<JsonText>): Generator<string> {
   yield '['
@@ -99,25 +109,27 @@ export function* jsonArray(items: Iterable<JsonText>): Generator<string> {
   yield ']'
 }
 
-/** A JSON object whose values are JSON text, each given whole or as pieces (generated when reached). */
-export function* jsonObject(fields: Record<string, JsonText>): Generator<string> {
+/**
+ * The JSON text of each field of an object of type `T`, in the order it is written: every field
+ * `T` requires, maybe those it has as optional, no other (a field a response schema gains is a
+ * type error until its writer writes it).
+ */
+export type JsonFields<T> = { [K in keyof T]: JsonText }
+
+/**
+ * A JSON object whose values are JSON text, each given whole or as pieces (generated when
+ * reached), typed by the object it stands for.
+ *
+ * @example
+ * jsonObject<ViewJson>({ events: jsonArray(texts), tokens: '12', turns: '1', version: '3' })
+ */
+export function* jsonObject<T extends object = Record<string, unknown>>(fields: JsonFields<T>): Generator<string> {
   let first = true
-  for (const [key, value] of Object.entries(fields)) {
+  for (const [key, value] of Object.entries(fields) as [string, JsonText][]) {
     yield `${first ? '{' : ','}${JSON.stringify(key)}:`
     first = false
     if (typeof value === 'string') yield value
     else yield* value
   }
   yield first ? '{}' : '}'
-}
-
-/**
- * Reads a whole byte stream as JSON: for callers inside the service that need the value (tests,
- * small answers); a route passes the stream on instead.
- *
- * @example
- * const page = await readJson<{ events: unknown[] }>(stream)
- */
-export async function readJson<T>(stream: ReadableStream<Uint8Array>): Promise<T> {
-  return JSON.parse(await new Response(stream).text()) as T
 }

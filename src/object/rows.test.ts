@@ -2,7 +2,7 @@ import { runInDurableObject } from 'cloudflare:test'
 import { env } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
 import { append, assistant, call, newSessionId, user } from '../../test/helpers'
-import type { RowCounts } from '../store/sql'
+import { countRows, type RowCounts } from '../../test/support/row-counts'
 import { sessionStub } from './address'
 
 /** A session of `events` messages ("Message <n> rollout"), written 500 a request. */
@@ -17,16 +17,12 @@ async function sessionOf(events: number) {
   return id
 }
 
-/** The rows the session's object read and wrote while `work` ran (its own count, as `Sql` keeps it). */
+/** The rows the session's object read and wrote while `work` ran, counted at its storage's `sql.exec`. */
 async function rowsBy(id: string, work: () => Promise<unknown>): Promise<RowCounts> {
-  const counts = () =>
-    runInDurableObject(sessionStub(env, 'alice', id), (instance) =>
-      (instance as unknown as { stored: { sql: { counts(): RowCounts } } }).stored.sql.counts(),
-    )
-  const before = await counts()
+  const stub = sessionStub(env, 'alice', id)
+  const rows = await runInDurableObject(stub, (_instance, state) => countRows(state.storage))
   await work()
-  const after = await counts()
-  return { rowsRead: after.rowsRead - before.rowsRead, rowsWritten: after.rowsWritten - before.rowsWritten }
+  return runInDurableObject(stub, () => rows.take())
 }
 const rowsReadBy = async (id: string, work: () => Promise<unknown>) => (await rowsBy(id, work)).rowsRead
 

@@ -2,7 +2,19 @@ import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from 'c
 import { env } from 'cloudflare:workers'
 import fc from 'fast-check'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { append, call, expectError, newSessionId, newTag, upstreamRequests, user, wholeLog } from '../../test/helpers'
+import {
+  append,
+  call,
+  expectError,
+  newSessionId,
+  newTag,
+  releaseUpstream,
+  turn,
+  untilUpstreamReceived,
+  upstreamRequests,
+  user,
+  wholeLog,
+} from '../../test/helpers'
 import { defaultEstimator, newMessageEvent, project, statsOf, VersionConflictError } from '../core'
 import { StoredSession } from '../store/session/stored-session'
 import { sessionDirectory, sessionStub, userIndexStub } from './address'
@@ -12,7 +24,6 @@ const stubOf = (id: string, userId = 'alice') => sessionStub(env, userId, id)
 /** The view as `GET /view` answers it, read inside the object. */
 const viewOf = async (stored: StoredSession) =>
   JSON.parse([...stored.answers.viewOf(await stored.existing(), 'events')].join('')) as unknown
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 describe('appends are all or nothing', () => {
   it('a row failing mid-transaction leaves neither rows nor counters nor cached view changed', async () => {
@@ -25,13 +36,14 @@ describe('appends are all or nothing', () => {
       const event = (eventId: string) =>
         newMessageEvent({ id: eventId, message: { role: 'user', content: eventId }, timestamp: 't' }, defaultEstimator)
       const view = await viewOf(stored)
+      const session = await stored.openExisting()
       // The second row repeats the first one's id: the UNIQUE constraint fails on it.
-      await expect(stored.append([event('e2'), event('e2')], 1)).rejects.toThrow()
+      await expect(session.append([event('e2'), event('e2')], 1)).rejects.toThrow()
       expect(state.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM events').one().n).toBe(1)
       expect(state.storage.sql.exec<{ version: number }>('SELECT version FROM session').one().version).toBe(1)
       expect(await viewOf(stored)).toEqual(view)
       // A stale version is refused before anything is written.
-      await expect(stored.append([event('e3')], 0)).rejects.toThrow(VersionConflictError)
+      await expect(session.append([event('e3')], 0)).rejects.toThrow(VersionConflictError)
     })
     expect((await call('GET', `/v1/sessions/${id}/view`)).body).toEqual(before.body)
     expect((await append(id, [user('second', 'e2')])).version).toBe(2)
@@ -105,13 +117,42 @@ describe('expiry', () => {
     const id = newSessionId()
     await call('POST', '/v1/sessions', { body: { id, ttlSeconds: 1 } })
     await append(id, [user('old', 'e1')])
-    await sleep(1100)
+    vi.useFakeTimers({ toFake: ['Date'] })
+    vi.setSystemTime(Date.now() + 2000) // past its expiry (for the code under test)
     expectError(await call('GET', `/v1/sessions/${id}/view`), 404, 'not_found')
     const fresh = await append(id, [user('new', 'e1')])
     expect(fresh.version).toBe(1)
     const log = await wholeLog(id)
     expect(log.map((e) => e.type === 'MESSAGE' && e.message.content)).toEqual(['new'])
     expect((await call('GET', `/v1/sessions/${id}`)).body.expiresAt).toBeNull()
+  })
+
+  it('a session that expires while a turn waits for the model is not written again: the turn is a 404, nothing comes back', async () => {
+    const [id, tag] = [newSessionId(), newTag()]
+    await call('POST', '/v1/sessions', { body: { id, ttlSeconds: 3600 } })
+    await append(id, [user('before')])
+    const turned = turn(id, { content: 'while it ends', model: `hold#${tag}`, compaction: false })
+    await untilUpstreamReceived(tag, 1)
+    // Two hours on (for the code under test), while the turn's model call is held.
+    vi.useFakeTimers({ toFake: ['Date'] })
+    vi.setSystemTime(Date.now() + 2 * 3600_000)
+    await releaseUpstream(tag)
+    expectError(await turned, 404, 'not_found')
+    expectError(await call('GET', `/v1/sessions/${id}`), 404, 'not_found')
+    expectError(await call('GET', `/v1/sessions/${id}/events`), 404, 'not_found')
+  })
+
+  it('a session deleted while a turn waits for the model is not created again by the turn', async () => {
+    const [id, tag] = [newSessionId(), newTag()]
+    await append(id, [user('before')])
+    const turned = turn(id, { content: 'while it is deleted', model: `hold#${tag}`, compaction: false })
+    await untilUpstreamReceived(tag, 1)
+    expect((await call('DELETE', `/v1/sessions/${id}`)).status).toBe(204)
+    await releaseUpstream(tag)
+    expectError(await turned, 404, 'not_found')
+    expectError(await call('GET', `/v1/sessions/${id}`), 404, 'not_found')
+    // The id is free again: a new session starts empty.
+    expect((await append(id, [user('after')])).version).toBe(1)
   })
 
   it('an alarm that fires early reschedules itself instead of deleting', async () => {
@@ -174,65 +215,15 @@ describe('the cached view', () => {
   })
 })
 
-describe('the tool id record (schema v3)', () => {
-  it('is filled from the log of a session stored before it, bodies in parts included', async () => {
-    const id = newSessionId()
-    const big = 'é'.repeat(500_000) // two stored parts (1 MB of UTF-8)
-    await append(id, [
-      user('go'),
-      { message: { role: 'assistant', content: null, toolCalls: [{ id: 'a1', name: 'f', arguments: big.slice(0, 1000) }] } },
-      {
-        message: {
-          role: 'tool',
-          content: null,
-          toolResponses: [
-            { id: 'a1', name: 'f', data: big },
-            { id: 'stray', name: 'f', data: '1' },
-          ],
-        },
-      },
-      { message: { role: 'assistant', content: null, toolCalls: [{ id: 'b2', name: 'f', arguments: '{}' }] } },
-    ])
-    const ids = (state: DurableObjectState) =>
-      state.storage.sql
-        .exec<{ id: string }>('SELECT id FROM tool_ids ORDER BY id')
-        .toArray()
-        .map((row) => row.id)
-    // As a session of schema v2 was: no record of tool ids.
-    await runInDurableObject(stubOf(id), async (_instance, state) => {
-      expect(ids(state)).toEqual(['a1', 'b2', 'stray'])
-      expect(state.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM event_parts').one().n).toBeGreaterThan(0)
-      // Everything after v2 undone.
-      state.storage.sql.exec('DROP TABLE tool_ids')
-      state.storage.sql.exec('DROP TABLE idempotency')
-      state.storage.sql.exec('DROP INDEX turns_by_reply')
-      state.storage.sql.exec('DROP INDEX events_compactions')
-      state.storage.sql.exec('DROP TABLE search')
-      state.storage.sql.exec('DROP TABLE search_backfill')
-      for (const column of ['ratio', 'samples', 'last_usage', 'compactions'])
-        state.storage.sql.exec(`ALTER TABLE session DROP COLUMN ${column}`)
-      state.storage.sql.exec('ALTER TABLE events DROP COLUMN step')
-      state.storage.sql.exec('UPDATE schema_version SET version = 2')
-    })
-    await evictDurableObject(stubOf(id))
-    await call('GET', `/v1/sessions/${id}`)
-    await runInDurableObject(stubOf(id), async (_instance, state) => {
-      expect(ids(state)).toEqual(['a1', 'b2', 'stray'])
-      expect(state.storage.sql.exec<{ version: number }>('SELECT version FROM schema_version').one().version).toBe(9)
-    })
-  })
-})
-
-describe('the turn step record (schema v8)', () => {
+describe('the turn step record', () => {
   const upstreamCalls = async (tag: string) => (await upstreamRequests(tag)).length
 
-  it('is kept on the step’s own rows: a turn writes nothing to the turns table, and its retry is answered from them', async () => {
+  it('is kept on the step’s own rows, and its retry is answered from them without calling the model', async () => {
     const id = newSessionId()
     const tag = newTag()
     const first = await call('POST', `/v1/sessions/${id}/turns`, { body: { id: 'u1', content: 'hello', model: `echo#${tag}` } })
     expect(first.status).toBe(200)
     await runInDurableObject(stubOf(id), async (_instance, state) => {
-      expect(state.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM turns').one().n).toBe(0)
       const steps = state.storage.sql
         .exec<{ id: string; step: string | null }>('SELECT id, step FROM events ORDER BY seq')
         .toArray()
@@ -241,56 +232,5 @@ describe('the turn step record (schema v8)', () => {
     const retried = await call('POST', `/v1/sessions/${id}/turns`, { body: { id: 'u1', content: 'hello', model: `echo#${tag}` } })
     expect(retried.body.reply).toEqual(first.body.reply)
     expect(await upstreamCalls(tag)).toBe(1)
-  })
-
-  it('still answers retries of steps recorded in the turns table before it, through /turns and the front door', async () => {
-    const id = newSessionId()
-    const tag = newTag()
-    const messages = [{ role: 'user', content: 'before v8' }]
-    const headers = { 'X-Session-Id': id }
-    const first = await call('POST', '/v1/chat/completions', { body: { model: `echo#${tag}`, messages }, headers })
-    const turn = await call('POST', `/v1/sessions/${id}/turns`, {
-      body: { id: 'u2', content: 'also before', model: `echo#${tag}` },
-    })
-    // As a session written before v8 keeps them: the records in `turns`, no step columns.
-    await runInDurableObject(stubOf(id), async (_instance, state) => {
-      const sql = state.storage.sql
-      const rows = sql
-        .exec<{ seq: number; id: string; step: string }>('SELECT seq, id, step FROM events WHERE step IS NOT NULL')
-        .toArray()
-      for (const row of rows) {
-        const step = JSON.parse(row.step) as { key?: number; first: number; last: number; usage: unknown }
-        if (step.key === undefined) continue
-        const key = rows.find((r) => r.seq === step.key)!
-        sql.exec(
-          'INSERT INTO turns (id, first_seq, last_seq, user_seq, reply_seq, usage) VALUES (?, ?, ?, ?, ?, ?)',
-          key.id,
-          step.first,
-          step.last,
-          step.key,
-          row.seq,
-          JSON.stringify(step.usage),
-        )
-      }
-      sql.exec('UPDATE events SET step = NULL')
-    })
-    await evictDurableObject(stubOf(id))
-    const retriedTurn = await call('POST', `/v1/sessions/${id}/turns`, {
-      body: { id: 'u2', content: 'also before', model: `echo#${tag}` },
-    })
-    expect(retriedTurn.body.reply).toEqual(turn.body.reply)
-    const resent = await call('POST', '/v1/chat/completions', {
-      body: {
-        model: `echo#${tag}`,
-        messages: [
-          ...messages,
-          { role: 'assistant', content: first.body.choices[0].message.content },
-          { role: 'user', content: 'also before' },
-        ],
-      },
-      headers,
-    })
-    expect(resent.body.choices[0].message.content).toBe(turn.body.reply.message.content)
-    expect(await upstreamCalls(tag)).toBe(2) // both answered from storage
   })
 })

@@ -14,7 +14,7 @@ import type { SessionAddress } from '../contract/session-address'
 import { defaultEstimator, type TokenEstimator } from '../core'
 import { type DoorInput, doorAnswer, doorTurn } from '../doors'
 import { jsonAnswer } from '../json-stream'
-import type { TurnLimits } from '../rate-limits'
+import { limitsOf } from '../rate-limits'
 import type { SearchQuery, ViewFormat } from '../store/session/answers'
 import { sessionJson } from '../store/session/session-row'
 import { type AppendResult, StoredSession } from '../store/session/stored-session'
@@ -23,7 +23,7 @@ import type { TurnSession } from '../turns/session'
 import { sessionDirectory } from './address'
 import { contextReport } from './context-report'
 import { userTurnLimiter } from './turn-limiter'
-import { TurnRunner } from './turn-runner'
+import { type RunSettings, TurnRunner } from './turn-runner'
 
 export type { AppendResult } from '../store/session/stored-session'
 
@@ -33,15 +33,16 @@ export type JsonBody = string | ReadableStream<Uint8Array>
 /**
  * One chat session: its append-only event log in this object's SQLite storage, every append
  * serialized by the object (see {@link StoredSession}). Each HTTP request makes one RPC call to
- * one of the methods below; each answers an {@link Outcome}, since errors thrown across RPC lose
- * their type. Chat turns and compaction passes are use cases (`src/turns`, `src/compaction`)
- * that run here, on this object's storage, one turn at a time.
+ * one of the methods below, which finds the session once and hands it down; each answers an
+ * {@link Outcome}, since errors thrown across RPC lose their type. Chat turns, door requests and
+ * compaction passes are use cases (`src/turns`, `src/doors`, `src/compaction`) composed here, run
+ * on this object's storage one turn at a time.
  */
 export class SessionObject extends DurableObject<Env> {
   /** The token estimator of every session: each event is estimated once, when it is written. */
   static readonly estimator: TokenEstimator = defaultEstimator
 
-  protected readonly stored: StoredSession
+  private readonly stored: StoredSession
   private readonly compaction: Compactor
   private readonly runner: TurnRunner
 
@@ -56,7 +57,7 @@ export class SessionObject extends DurableObject<Env> {
 
   /** Creates the session; 409 when it exists. */
   create(address: SessionAddress, input: CreateSessionInput): Promise<Outcome<SessionJson>> {
-    return toOutcome(async () => sessionJson(await this.stored.addressedAs(address).create(input)))
+    return toOutcome(async () => sessionJson(await this.stored.create(address, input)))
   }
 
   get(): Promise<Outcome<SessionJson>> {
@@ -78,7 +79,7 @@ export class SessionObject extends DurableObject<Env> {
 
   /** Appends events all together or not at all, creating the session when it does not exist. */
   append(address: SessionAddress, inputs: EventInput[], expectedVersion?: number): Promise<Outcome<AppendResult>> {
-    return toOutcome(() => this.stored.addressedAs(address).appendInputs(inputs, expectedVersion))
+    return toOutcome(() => this.stored.appendInputs(address, inputs, expectedVersion))
   }
 
   /** A page of the log, COMPACTION events included, from `after` on (see `LIMITS.eventsPage`). */
@@ -93,7 +94,10 @@ export class SessionObject extends DurableObject<Env> {
 
   /** A page of search hits over every event of the session, covered or not (see `SessionAnswers.search`). */
   search(query: SearchQuery): Promise<Outcome<JsonBody>> {
-    return toOutcome(async () => jsonAnswer(await this.stored.answers.search(await this.stored.existing(), query)))
+    return toOutcome(async () => {
+      const answer = this.stored.answers.search(query)
+      return jsonAnswer(answer(await this.stored.existing()))
+    })
   }
 
   /** A page of the session's compactions, newest first, before the seq `before`. */
@@ -112,20 +116,19 @@ export class SessionObject extends DurableObject<Env> {
   /**
    * One compaction pass: the trigger (default `always`), the given strategy or the session's
    * policy strategy, or `lastEvents(20)` without a summarizer. A summarizer error is a 502.
-   * A summary's reported tokens count toward `tokensPerDay` (the user's quota; 0: off).
+   * A summary's reported tokens count toward the user's daily quota (TOKEN_QUOTA_DAILY), as a turn's do.
    */
-  compact(request: CompactInput, tokensPerDay = 0): Promise<Outcome<JsonBody>> {
+  compact(request: CompactInput): Promise<Outcome<JsonBody>> {
     return toOutcome(async () => {
-      const record = await this.stored.existing()
-      // A summary's tokens count toward the user's daily quota, as a turn's do.
+      const session = await this.stored.openExisting()
+      const record = session.record()!
+      const { tokensPerDay } = limitsOf(this.env)
       const limiter = userTurnLimiter(this.env, record.userId, { turnsPerMinute: 0, tokensPerDay, maxQueuedTurns: 0 })
-      const strategy = request.strategy ?? record.policy?.strategy ?? {}
-      // Outside a turn the budget is the configured chat model's.
-      const model = chatModelFit(this.env, record.calibration.ratio)
-      const result = await this.compaction.run(this.stored, this.stored.info(), {
+      const result = await this.compaction.run(session, session.info(), {
         trigger: request.trigger,
-        strategy,
-        model,
+        strategy: request.strategy ?? record.policy?.strategy ?? {},
+        // Outside a turn the budget is the configured chat model's.
+        model: chatModelFit(this.env, record.calibration.ratio),
         dryRun: request.dryRun,
         spend: limiter?.spend,
       })
@@ -138,27 +141,23 @@ export class SessionObject extends DurableObject<Env> {
    * Runs a chat turn, creating the session when it does not exist. Answers at once with a stream
    * of frames (see `./frames`); the turn runs to the end even if the caller stops reading.
    */
-  turn(address: SessionAddress, input: TurnInput, limits: TurnLimits): ReadableStream<Uint8Array> {
-    const session: TurnSession<Int32Array> = this.stored.addressedAs(address)
-    const settings = { stream: input.stream === true, limiter: userTurnLimiter(this.env, address.userId, limits) }
+  turn(address: SessionAddress, input: TurnInput): ReadableStream<Uint8Array> {
     return this.runner.run(
-      session,
-      settings,
+      () => this.openForTurn(address),
+      this.runSettings(address, input.stream === true),
       (deps) => runTurn(input, deps),
       (result) => this.stored.answers.turn(result),
     )
   }
 
   /**
-   * A chat-completions request (the OpenAI-compatible front door), creating the session when it
+   * A door's request (today the OpenAI-compatible chat completions), creating the session when it
    * does not exist; frames as for {@link turn}, `done` carrying a small answer (see `src/doors`).
    */
-  chatCompletion(address: SessionAddress, input: DoorInput, limits: TurnLimits): ReadableStream<Uint8Array> {
-    const session: TurnSession<Int32Array> = this.stored.addressedAs(address)
-    const settings = { stream: input.request.stream === true, limiter: userTurnLimiter(this.env, address.userId, limits) }
+  chatCompletion(address: SessionAddress, input: DoorInput): ReadableStream<Uint8Array> {
     return this.runner.run(
-      session,
-      settings,
+      () => this.openForTurn(address),
+      this.runSettings(address, input.request.stream === true),
       (deps) => doorTurn(input, deps),
       (result) => [JSON.stringify(doorAnswer(result))],
     )
@@ -167,5 +166,15 @@ export class SessionObject extends DurableObject<Env> {
   /** Deletes the session once it has expired; safe to run twice. */
   override async alarm(): Promise<void> {
     await this.stored.expire()
+  }
+
+  /** The session as a turn runs on it (the turn's port, checked here where storage meets the use case). */
+  private async openForTurn(address: SessionAddress): Promise<TurnSession> {
+    return this.stored.open(address)
+  }
+
+  /** How a turn of this user is answered and limited: the deployment's limits, read here where they apply. */
+  private runSettings(address: SessionAddress, stream: boolean): RunSettings {
+    return { stream, limiter: () => userTurnLimiter(this.env, address.userId, limitsOf(this.env)) }
   }
 }

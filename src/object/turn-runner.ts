@@ -19,8 +19,8 @@ export interface TurnRunnerOptions {
 export interface RunSettings {
   /** Whether deltas and tool calls are sent as frames as they come (else only the result). */
   stream: boolean
-  /** The user's limits, when any are on. */
-  limiter?: TurnLimiter | undefined
+  /** The user's limits (none when every limit is off); read when the run is asked for, a misconfigured one being its error. */
+  limiter: () => TurnLimiter | undefined
 }
 
 /**
@@ -31,36 +31,36 @@ export interface RunSettings {
  *
  * @example
  * const runner = new TurnRunner({ env, compactor, estimator })
- * return runner.run(session, { stream: true }, (deps) => runTurn(input, deps), (result) => answers.turn(result))
+ * return runner.run(() => stored.open(address), { stream: true, limiter }, (deps) => runTurn(input, deps), answers.turn)
  */
 export class TurnRunner {
   private readonly queue = new TurnQueue()
 
   constructor(private readonly options: TurnRunnerOptions) {}
 
-  /** Runs `use` after the session's runs before it, answering its frames; `answer` writes its result as JSON. */
-  run<L, R>(
-    session: TurnSession<L>,
+  /**
+   * Runs `use` after the session's runs before it, on the session as `open` finds it when the run
+   * starts, answering its frames; `answer` writes its result as JSON.
+   */
+  run<R>(
+    open: () => Promise<TurnSession>,
     settings: RunSettings,
-    use: (deps: TurnDeps<L>) => Promise<R>,
+    use: (deps: TurnDeps) => Promise<R>,
     answer: (result: R) => Iterable<string>,
   ): ReadableStream<Uint8Array> {
     const frames = frameWriter()
-    const { stream, limiter } = settings
-    const run = () =>
-      this.queue.run((written) =>
-        use({
-          session,
-          models: modelSettings(this.options.env),
-          compactor: this.options.compactor,
-          estimator: this.options.estimator,
-          deploymentPolicy: this.options.env.COMPACTION_POLICY,
-          onDelta: stream ? (text) => frames.send({ type: 'delta', text }) : undefined,
-          onToolCall: stream ? (call) => frames.send({ type: 'tool_call', call }) : undefined,
-          written,
-          limiter,
-        }),
-      )
+    const { stream } = settings
+    const deps = (session: TurnSession, limiter: TurnLimiter | undefined, written: () => void): TurnDeps => ({
+      session,
+      models: modelSettings(this.options.env),
+      compactor: this.options.compactor,
+      estimator: this.options.estimator,
+      deploymentPolicy: this.options.env.COMPACTION_POLICY,
+      onDelta: stream ? (text) => frames.send({ type: 'delta', text }) : undefined,
+      onToolCall: stream ? (call) => frames.send({ type: 'tool_call', call }) : undefined,
+      written,
+      limiter,
+    })
     const failed = (error: unknown) => {
       if (error instanceof ServiceError) frames.send({ type: 'error', error: error.wire })
       else {
@@ -69,9 +69,13 @@ export class TurnRunner {
       }
       frames.close()
     }
-    // One run too many waiting on this session is refused before it queues (checked and queued at once).
-    const full = limiter !== undefined && limiter.maxQueued > 0 && this.queue.waiting >= limiter.maxQueued
-    const result = full ? limiter.queueFull().then((error) => Promise.reject(error)) : run()
+    const result = (async () => {
+      const limiter = settings.limiter()
+      // One run too many waiting on this session is refused before it queues (checked and queued
+      // at once: nothing is awaited in between).
+      if (limiter && limiter.maxQueued > 0 && this.queue.waiting >= limiter.maxQueued) throw await limiter.queueFull()
+      return this.queue.run(async (written) => use(deps(await open(), limiter, written)))
+    })()
     result.then((value) => frames.finish(answer(value)), failed)
     return frames.readable
   }

@@ -1,25 +1,25 @@
 import { DurableObject } from 'cloudflare:workers'
 import type { Refusal, TurnLimits } from '../rate-limits'
 import { UserLimits } from '../store/user-index/limits'
-import { SessionList, type SessionListCursor, type SessionListEntry } from '../store/user-index/session-list'
+import { SessionIndex, type SessionIndexCursor, type SessionIndexEntry } from '../store/user-index/session-index'
 
 /**
- * One user's index object: which sessions the user has, newest first (see {@link SessionList}),
+ * One user's index object: which sessions the user has, newest first (see {@link SessionIndex}),
  * and the user's limit counters (see {@link UserLimits}) — one object per user, so limits never
  * need a global counter.
  */
 export class UserIndex extends DurableObject<Env> {
-  private readonly sessions: SessionList
+  private readonly sessions: SessionIndex
   private readonly limits: UserLimits
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
-    this.sessions = new SessionList(ctx.storage.sql)
+    this.sessions = new SessionIndex(ctx.storage.sql)
     this.limits = new UserLimits(ctx.storage.sql)
   }
 
   /** Lists a session, or updates its entry (idempotent). */
-  add(entry: SessionListEntry): void {
+  add(entry: SessionIndexEntry): void {
     this.sessions.add(entry)
   }
 
@@ -29,7 +29,7 @@ export class UserIndex extends DurableObject<Env> {
   }
 
   /** One page of live sessions, newest first, after the cursor. */
-  page(limit: number, cursor: SessionListCursor | null, now: string) {
+  page(limit: number, cursor: SessionIndexCursor | null, now: string) {
     return this.sessions.page(limit, cursor, now)
   }
 

@@ -16,7 +16,7 @@ export interface Limits {
   maxQueuedTurns: number
 }
 
-/** The limits a turn is admitted under (the Worker reads them from its variables and passes them on). */
+/** The limits a turn is admitted under (the session object reads them from its variables). */
 export type TurnLimits = Pick<Limits, 'turnsPerMinute' | 'tokensPerDay' | 'maxQueuedTurns'>
 
 const DEFAULTS = {
@@ -26,7 +26,7 @@ const DEFAULTS = {
   MAX_QUEUED_TURNS: 8,
 }
 
-function setting(env: Env, name: keyof typeof DEFAULTS): number {
+function setting(env: Partial<Env>, name: keyof typeof DEFAULTS): number {
   const text = env[name]?.trim()
   if (text === undefined || text === '') return DEFAULTS[name]
   if (!/^\d{1,15}$/.test(text))
@@ -34,22 +34,31 @@ function setting(env: Env, name: keyof typeof DEFAULTS): number {
   return Number(text)
 }
 
+/** Limits by the variables they were read from: read once per isolate (the Worker's and each object's). */
+const parsed = new WeakMap<Env, Limits>()
+
 /**
  * The deployment's limits: `RATE_LIMIT_REQUESTS` (per minute, default 600), `RATE_LIMIT_TURNS`
  * (per minute, default 60), `TOKEN_QUOTA_DAILY` (per UTC day, default off), `MAX_QUEUED_TURNS`
- * (per session, default 8).
+ * (per session, default 8). Each is checked whoever reads them, so one that is not valid refuses
+ * every request.
  *
  * @throws {ServiceError} 503 `not_configured` naming a value that is not a whole number.
  * @example
  * limitsOf(env) // { requestsPerMinute: 600, turnsPerMinute: 60, tokensPerDay: 0, maxQueuedTurns: 8 }
  */
-export function limitsOf(env: Env): Limits {
-  return {
-    requestsPerMinute: setting(env, 'RATE_LIMIT_REQUESTS'),
-    turnsPerMinute: setting(env, 'RATE_LIMIT_TURNS'),
-    tokensPerDay: setting(env, 'TOKEN_QUOTA_DAILY'),
-    maxQueuedTurns: setting(env, 'MAX_QUEUED_TURNS'),
+export function limitsOf(env: Partial<Env>): Limits {
+  let limits = parsed.get(env as Env)
+  if (!limits) {
+    limits = {
+      requestsPerMinute: setting(env, 'RATE_LIMIT_REQUESTS'),
+      turnsPerMinute: setting(env, 'RATE_LIMIT_TURNS'),
+      tokensPerDay: setting(env, 'TOKEN_QUOTA_DAILY'),
+      maxQueuedTurns: setting(env, 'MAX_QUEUED_TURNS'),
+    }
+    parsed.set(env as Env, limits)
   }
+  return limits
 }
 
 export const MINUTE_MS = 60_000
@@ -83,6 +92,3 @@ export function rateLimited(refusal: Refusal, now: number): ServiceError {
     'X-RateLimit-Scope': refusal.scope,
   })
 }
-
-/** Turn limits all off (the benchmarks' storage paths, say). */
-export const NO_TURN_LIMITS: TurnLimits = { turnsPerMinute: 0, tokensPerDay: 0, maxQueuedTurns: 0 }

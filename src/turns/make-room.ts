@@ -7,13 +7,13 @@ import type { TurnDeps } from './session'
  * strategy summarizes and the summary fails or is declined, the same pass runs without one: the
  * turn must still fit.
  */
-export async function makeRoom<L>(
+export async function makeRoom(
   step: Extract<FitStep, { kind: 'compact' }>,
   policy: Policy,
   added: NewMessageEvent[],
   model: ModelFit,
-  deps: Pick<TurnDeps<L>, 'session' | 'compactor' | 'limiter'>,
-): Promise<CompactionResult<L>> {
+  deps: Pick<TurnDeps, 'session' | 'compactor' | 'limiter'>,
+): Promise<CompactionResult> {
   const summarizer = policy.strategy.summarizer
   const info = deps.session.info()
   const pass = (withSummary: boolean) => {
@@ -29,7 +29,7 @@ export async function makeRoom<L>(
     })
   }
   if (!summarizer) return pass(false)
-  let result: CompactionResult<L>
+  let result: CompactionResult
   try {
     result = await pass(true)
   } catch {

@@ -21,7 +21,7 @@ import type { TurnSession } from './session'
  * result), or the one event the prompt ends with — a content turn's user message, or the tool
  * event of a continuation — which is written with the reply.
  */
-export type OpenedStep<L> = { kind: 'done'; result: TurnResult<L> } | { kind: 'open'; added: NewMessageEvent }
+export type OpenedStep = { kind: 'done'; result: TurnResult } | { kind: 'open'; added: NewMessageEvent }
 
 const now = () => new Date().toISOString()
 
@@ -30,11 +30,11 @@ export const turnEvent = (message: Message, estimator: TokenEstimator, id = newE
   newMessageEvent({ id, message, timestamp: now(), metadata }, estimator)
 
 /** A content turn: a retried id answers the stored result of its first step; else the new user message. */
-export async function openContentTurn<L>(
+export async function openContentTurn(
   input: TurnInput & { content: string },
-  session: TurnSession<L>,
+  session: TurnSession,
   estimator: TokenEstimator,
-): Promise<OpenedStep<L>> {
+): Promise<OpenedStep> {
   if (input.id !== undefined) {
     const done = (await session.stepLog())?.completedTurn(input.id, input.content) ?? null
     if (done === 'conflict') {
@@ -60,12 +60,12 @@ const REFUSAL_CODE: Record<ToolResultsRefusal, ErrorCode> = {
  * A continuation: its results checked against the newest turn in the contract's order (nothing
  * is written when one fails); a retry answers the stored result; else the tool event to add.
  */
-export async function openContinuation<L>(
+export async function openContinuation(
   results: readonly ToolResultInput[],
-  session: TurnSession<L>,
+  session: TurnSession,
   estimator: TokenEstimator,
   fieldOf?: Parameters<typeof planToolResults>[2],
-): Promise<OpenedStep<L>> {
+): Promise<OpenedStep> {
   if (!(await session.promptState())) throw sessionNotFound()
   const plan = planToolResults(await session.newestTurn(), results, fieldOf)
   switch (plan.kind) {
@@ -90,7 +90,7 @@ export async function openContinuation<L>(
  * each of them as interrupted, appended on its own (it stays written whatever happens next).
  * Answers what it wrote.
  */
-export async function closeInterruptedCalls<L>(session: TurnSession<L>, estimator: TokenEstimator): Promise<SessionEvent[]> {
+export async function closeInterruptedCalls(session: TurnSession, estimator: TokenEstimator): Promise<SessionEvent[]> {
   const message = interruptedResults(await session.newestTurn())
   if (!message) return []
   const { version } = await session.readView()

@@ -54,7 +54,7 @@ export interface RecallDeps {
   event: (message: Message) => NewMessageEvent
 }
 
-export const sumUsage = (a: Usage | null, b: Usage | null): Usage | null =>
+const sumUsage = (a: Usage | null, b: Usage | null): Usage | null =>
   a && b
     ? {
         promptTokens: a.promptTokens + b.promptTokens,

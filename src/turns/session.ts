@@ -51,7 +51,7 @@ export interface StepLog {
 }
 
 /** The session a chat turn runs on: the compaction core's storage port plus what a turn reads and writes. */
-export interface TurnSession<L = unknown> extends SessionStore<L> {
+export interface TurnSession extends SessionStore {
   /** Who the session is, for a summarizer: call it only once the session exists. */
   info(): SessionInfo
   /** The session's state for a prompt; null while the session does not exist. */
@@ -59,7 +59,7 @@ export interface TurnSession<L = unknown> extends SessionStore<L> {
   /** The session's record of written turn steps, for retries; null while the session does not exist. */
   stepLog(): Promise<StepLog | null>
   /** The events of the view's newest turn, in log order (none while the session does not exist). */
-  newestTurn(): Promise<MessageEvent[]>
+  newestTurn(): Promise<readonly MessageEvent[]>
   /** The covered events matching a plain-text query, best first (what `recall_history` answers). */
   recall(query: string, limit: number): Promise<RecallHit[]>
   /** Which of these tool call ids the log already holds (by any call or response, covered or not). */
@@ -71,8 +71,8 @@ export interface TurnSession<L = unknown> extends SessionStore<L> {
 }
 
 /** What one turn runs with. */
-export interface TurnDeps<L = unknown> {
-  session: TurnSession<L>
+export interface TurnDeps {
+  session: TurnSession
   models: ModelSettings
   compactor: Compactor
   estimator: TokenEstimator

@@ -2,17 +2,34 @@
  * The view as OpenAI chat-completions messages: the contract's `GET /view?format=openai`, and the
  * prompt the model adapters send. One rendering for both.
  */
-import { analyzeView, type Message, type NewMessageEvent, pairToolResults } from '../../core'
+import { analyzeView, type Message, type NewMessageEvent, pairToolResults, type ToolCall } from '../../core'
+
+/** An OpenAI chat-completions tool call. */
+export interface OpenAIToolCall {
+  id: string
+  type: 'function'
+  function: { name: string; arguments: string }
+}
 
 /** An OpenAI chat-completions message. */
 export type OpenAIMessage =
   | { role: 'system' | 'user'; content: string }
-  | {
-      role: 'assistant'
-      content: string | null
-      tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[]
-    }
+  | { role: 'assistant'; content: string | null; tool_calls?: OpenAIToolCall[] }
   | { role: 'tool'; tool_call_id: string; content: string }
+
+/** A tool call on the OpenAI wire (a prompt's, a chat completion's). */
+export const toOpenAIToolCall = (call: ToolCall): OpenAIToolCall => ({
+  id: call.id,
+  type: 'function',
+  function: { name: call.name, arguments: call.arguments },
+})
+
+/** A client's OpenAI tool call as a stored one. */
+export const fromOpenAIToolCall = (call: Pick<OpenAIToolCall, 'id' | 'function'>): ToolCall => ({
+  id: call.id,
+  name: call.function.name,
+  arguments: call.function.arguments,
+})
 
 /** The text of the view's latest system message, or null when it has none. */
 const latestSystemText = (view: readonly NewMessageEvent[]): string | null =>
@@ -33,15 +50,7 @@ export function openAIMessagesOf(message: Message): OpenAIMessage[] {
         {
           role: 'assistant',
           content: message.content,
-          ...(message.toolCalls?.length
-            ? {
-                tool_calls: message.toolCalls.map((call) => ({
-                  id: call.id,
-                  type: 'function' as const,
-                  function: { name: call.name, arguments: call.arguments },
-                })),
-              }
-            : {}),
+          ...(message.toolCalls?.length ? { tool_calls: message.toolCalls.map(toOpenAIToolCall) } : {}),
         },
       ]
     case 'tool':

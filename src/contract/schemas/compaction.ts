@@ -58,3 +58,8 @@ export const CompactionsPageSchema = z
     nextBefore: z.int().nullable(),
   })
   .openapi('CompactionsPage')
+
+/** A compaction pass's result, as the API writes it. */
+export type CompactionResultJson = z.output<typeof CompactionResultSchema>
+/** `GET /compactions`: a page of them. */
+export type CompactionsPageJson = z.output<typeof CompactionsPageSchema>

@@ -146,3 +146,12 @@ export const ViewSchema = z
 export const OpenAIViewSchema = z
   .object({ messages: z.array(z.record(z.string(), z.unknown())) })
   .openapi('OpenAIView', { description: 'The view as OpenAI chat messages (latest system message only, first).' })
+
+/** The contract's Event, as the API writes it. */
+export type EventJson = z.output<typeof EventSchema>
+/** `GET /events`: a page of the log. */
+export type LogPageJson = z.output<typeof LogPageSchema>
+/** `GET /view`: the view's events and counters. */
+export type ViewJson = z.output<typeof ViewSchema>
+/** `GET /view?format=openai`. */
+export type OpenAIViewJson = z.output<typeof OpenAIViewSchema>

@@ -85,8 +85,6 @@ export const StrategySchema = z
 
 export const PolicySchema = z.strictObject({ trigger: TriggerSchema, strategy: StrategySchema.default({}) }).openapi('Policy')
 
-/** The summarizer options a strategy may carry. */
-export type SummarizerSpec = z.output<typeof SummarizerSchema>
 /** A compaction strategy as stored and sent as JSON. */
 export type StrategySpec = z.output<typeof StrategySchema>
 /** A session's (or the deployment's) compaction policy. */

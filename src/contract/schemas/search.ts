@@ -71,3 +71,6 @@ export const SearchPageSchema = z
       `Best match first (full-text relevance), ties newest first, ranked ${LIMITS.searchRankWindow} matches at a time ` +
       `(the newest ${LIMITS.searchRankWindow}, then the ${LIMITS.searchRankWindow} before them, ...).`,
   })
+
+/** `GET /search`: a page of hits. */
+export type SearchPageJson = z.output<typeof SearchPageSchema>

@@ -46,6 +46,9 @@ export const SessionListSchema = z
   .object({ sessions: z.array(SessionSchema), nextCursor: z.string().nullable() })
   .openapi('SessionList')
 
+/** `GET /v1/sessions`: a page of the caller's sessions. */
+export type SessionListJson = z.output<typeof SessionListSchema>
+
 export const ListQuerySchema = z.strictObject({
   limit: Limit(LIMITS.sessionsPage),
   cursor: z

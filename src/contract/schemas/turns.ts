@@ -83,3 +83,6 @@ export const TurnResponseSchema = z
       .openapi({ description: 'How the prompt was fitted into the model’s context (null for a replayed turn).' }),
   })
   .openapi('TurnResponse')
+
+/** A turn's answer, as the API writes it. */
+export type TurnResponseJson = z.output<typeof TurnResponseSchema>

@@ -2,10 +2,21 @@ import { describe, expect, it } from 'vitest'
 import type { NewEvent } from '../events'
 import { newCompactionEvent } from '../events/new-event'
 import { project } from '../projection'
-import { assistant, depsFor, events, idString, recordingSummarizer, sequenced, storeOf, system, user } from '../testing'
+import {
+  assistant,
+  compactListed,
+  depsFor,
+  events,
+  idString,
+  recordingSummarizer,
+  sequenced,
+  storeOf,
+  system,
+  user,
+} from '../testing'
 import { TRICKY_CASES } from '../testing/tricky-cases'
 import { columnsOf } from '../view/columns'
-import { compact, newestThatFit } from '.'
+import { newestThatFit } from '.'
 
 const session = { id: 's1', metadata: {} }
 
@@ -21,7 +32,7 @@ function workedExampleLog(): NewEvent[] {
 describe('the tricky cases of the spec', () => {
   it.each(TRICKY_CASES)('$name', async ({ before, window, after, covered }) => {
     const store = storeOf(events(before))
-    const result = await compact({ session, strategy: { window } }, depsFor(store))
+    const result = await compactListed({ session, strategy: { window } }, depsFor(store))
     const view = project(store.log)
     if (after === null) {
       expect(result).toMatchObject({ unchanged: true, reason: 'nothing_to_cover', covered: [] })
@@ -37,14 +48,14 @@ describe('the tricky cases of the spec', () => {
   it('token budget with a system prompt (S = 11 tokens, each turn 21)', async () => {
     const log = [system('S', 11), user('U1', 10), assistant('A1', 11), user('U2', 10), assistant('A2', 11)]
     const store = storeOf(log)
-    const result = await compact({ session, strategy: { window: { tokenBudget: 45 } } }, depsFor(store))
+    const result = await compactListed({ session, strategy: { window: { tokenBudget: 45 } } }, depsFor(store))
     expect(idString(project(store.log))).toBe('S U2 A2')
     expect(idString(result.covered)).toBe('U1 A1')
     expect(result.tokensEstimatedSaved).toBe(21)
 
     // Without S both turns (42) fit and nothing is covered.
     const noSystem = storeOf(log.slice(1))
-    const same = await compact({ session, strategy: { window: { tokenBudget: 45 } } }, depsFor(noSystem))
+    const same = await compactListed({ session, strategy: { window: { tokenBudget: 45 } } }, depsFor(noSystem))
     expect(same).toMatchObject({ unchanged: true, reason: 'nothing_to_cover' })
   })
 
@@ -53,7 +64,7 @@ describe('the tricky cases of the spec', () => {
     expect(idString(project(store.log))).toBe('Σold U2 A2 U3 A3')
     const summarizer = recordingSummarizer()
     const deps = depsFor(store)
-    const result = await compact({ session, strategy: { window: { lastEvents: 2 }, summarizer } }, deps)
+    const result = await compactListed({ session, strategy: { window: { lastEvents: 2 }, summarizer } }, deps)
 
     expect(idString(result.covered)).toBe('Σold U2 A2')
     expect(idString(result.pinned)).toBe('')
@@ -86,7 +97,10 @@ describe('the tricky cases of the spec', () => {
 describe('compact', () => {
   it('does nothing when the trigger does not fire', async () => {
     const store = storeOf(events('U1 A1 U2 A2'))
-    const result = await compact({ session, trigger: { turnCount: 2 }, strategy: { window: { lastTurns: 1 } } }, depsFor(store))
+    const result = await compactListed(
+      { session, trigger: { turnCount: 2 }, strategy: { window: { lastTurns: 1 } } },
+      depsFor(store),
+    )
     expect(result).toEqual({
       unchanged: true,
       reason: 'trigger_not_fired',
@@ -103,14 +117,14 @@ describe('compact', () => {
 
   it('defaults to the always trigger and a lastEvents(20) window', async () => {
     const store = storeOf(events(Array.from({ length: 15 }, (_, i) => `U${i} A${i}`).join(' ')))
-    const result = await compact({ session }, depsFor(store))
+    const result = await compactListed({ session }, depsFor(store))
     expect(result.preserved.length).toBe(20)
     expect(idString(result.preserved.slice(0, 1))).toBe('U5')
   })
 
   it('computes tokensEstimatedSaved as view tokens before minus after', async () => {
     const store = storeOf([system('S', 5), user('U1', 10), assistant('A1', 20), user('U2', 1), assistant('A2', 2)])
-    const result = await compact({ session, strategy: { window: { lastTurns: 1 } } }, depsFor(store))
+    const result = await compactListed({ session, strategy: { window: { lastTurns: 1 } } }, depsFor(store))
     expect(result.tokensEstimatedSaved).toBe(30)
     expect(result.boundary?.boundary.tokensEstimatedSaved).toBe(30)
   })
@@ -125,7 +139,7 @@ describe('compact', () => {
         { role: 'assistant', content: long },
       ],
     }))
-    const result = await compact({ session, strategy: { window: { lastTurns: 1 }, summarizer } }, depsFor(store))
+    const result = await compactListed({ session, strategy: { window: { lastTurns: 1 }, summarizer } }, depsFor(store))
     // Before: 4 tokens. After: the summary turn ('User: so far?' is 5 tokens, the long answer 203)
     // and the preserved U2 A2 (2).
     expect(result.tokensEstimatedSaved).toBe(4 - (5 + 203 + 2))
@@ -134,7 +148,7 @@ describe('compact', () => {
   it('estimates only the summary events it creates, once each', async () => {
     const store = storeOf(events('U1 A1 U2 A2 U3 A3'))
     const deps = depsFor(store)
-    await compact({ session, strategy: { window: { lastTurns: 1 }, summarizer: recordingSummarizer() } }, deps)
+    await compactListed({ session, strategy: { window: { lastTurns: 1 }, summarizer: recordingSummarizer() } }, deps)
     expect(deps.estimator.calls).toBe(2)
   })
 
@@ -148,7 +162,7 @@ describe('compact', () => {
       assistant('A3', 1),
     ])
     const summarizer = Object.assign(recordingSummarizer(), { inputTokens: 25 })
-    const result = await compact({ session, strategy: { window: { lastTurns: 1 }, summarizer } }, depsFor(store))
+    const result = await compactListed({ session, strategy: { window: { lastTurns: 1 }, summarizer } }, depsFor(store))
     expect(idString(summarizer.requests[0]!.covered)).toBe('A1 U2')
     expect(idString(result.covered)).toBe('U1 A1 U2 A2')
   })
@@ -166,7 +180,7 @@ describe('compact', () => {
     const run = async (answer: Parameters<typeof recordingSummarizer>[0]) => {
       const store = storeOf(events('U1 A1 U2 A2'))
       const deps = depsFor(store)
-      const result = await compact(
+      const result = await compactListed(
         { session, strategy: { window: { lastTurns: 1 }, summarizer: recordingSummarizer(answer) } },
         deps,
       )
@@ -202,16 +216,16 @@ describe('compact', () => {
     it('a thrown error propagates and nothing is written', async () => {
       const store = storeOf(events('U1 A1 U2 A2'))
       const summarizer = recordingSummarizer(() => Promise.reject(new Error('upstream 500')))
-      await expect(compact({ session, strategy: { window: { lastTurns: 1 }, summarizer } }, depsFor(store))).rejects.toThrow(
-        'upstream 500',
-      )
+      await expect(
+        compactListed({ session, strategy: { window: { lastTurns: 1 }, summarizer } }, depsFor(store)),
+      ).rejects.toThrow('upstream 500')
       expect(store.log.length).toBe(4)
     })
 
     it('is not called when there is nothing to cover', async () => {
       const store = storeOf(events('U1 A1'))
       const summarizer = recordingSummarizer()
-      const result = await compact({ session, strategy: { window: { lastTurns: 1 }, summarizer } }, depsFor(store))
+      const result = await compactListed({ session, strategy: { window: { lastTurns: 1 }, summarizer } }, depsFor(store))
       expect(result.reason).toBe('nothing_to_cover')
       expect(summarizer.requests).toEqual([])
     })
@@ -219,7 +233,7 @@ describe('compact', () => {
     it('never receives system messages', async () => {
       const store = storeOf(events('S1 U1 A1 S2 U2 A2 U3 A3'))
       const summarizer = recordingSummarizer()
-      const result = await compact({ session, strategy: { window: { lastTurns: 1 }, summarizer } }, depsFor(store))
+      const result = await compactListed({ session, strategy: { window: { lastTurns: 1 }, summarizer } }, depsFor(store))
       expect(idString(result.covered)).toBe('S1 U1 A1 U2 A2')
       const request = summarizer.requests[0]!
       for (const list of [request.covered, request.preserved, request.priorSummary]) {
@@ -232,7 +246,7 @@ describe('compact', () => {
 describe('compact with a pending user message', () => {
   it('may cover every stored turn; the boundary names stored events only; the pending message is not written', async () => {
     const store = storeOf(events('S1 U1 A1 U2 A2'))
-    const result = await compact(
+    const result = await compactListed(
       { session, strategy: { window: { tokenBudget: 1 } }, pending: [user('Upending')] },
       depsFor(store),
     )
@@ -247,18 +261,21 @@ describe('multi-pass sequences', () => {
   it('window, then summary, then window', async () => {
     const store = storeOf(events('S1 U1 A1 U2 A2 U3 A3'))
     const deps = depsFor(store)
-    await compact({ session, strategy: { window: { lastTurns: 2 } } }, deps)
+    await compactListed({ session, strategy: { window: { lastTurns: 2 } } }, deps)
     expect(idString(project(store.log))).toBe('S1 U2 A2 U3 A3')
 
     store.appendNow(events('U4 A4'))
-    const second = await compact({ session, strategy: { window: { lastTurns: 1 }, summarizer: recordingSummarizer() } }, deps)
+    const second = await compactListed(
+      { session, strategy: { window: { lastTurns: 1 }, summarizer: recordingSummarizer() } },
+      deps,
+    )
     expect(idString(second.covered)).toBe('U2 A2 U3 A3')
     const sigma = idString(second.summary)
     expect(idString(project(store.log))).toBe(`S1 ${sigma} U4 A4`)
     expect(second.summary[1]!.message.content).toBe('summary of [] U2 A2 U3 A3')
 
     store.appendNow(events('U5 A5'))
-    const third = await compact({ session, strategy: { window: { lastTurns: 1 } } }, deps)
+    const third = await compactListed({ session, strategy: { window: { lastTurns: 1 } } }, deps)
     // Without a summarizer the prior summary is pinned, after the system message.
     expect(idString(third.pinned)).toBe(`S1 ${sigma}`)
     expect(idString(third.covered)).toBe('U4 A4')
@@ -269,9 +286,9 @@ describe('multi-pass sequences', () => {
     const store = storeOf(events('U1 A1 U2 A2'))
     const deps = depsFor(store)
     const summarizer = recordingSummarizer()
-    const first = await compact({ session, strategy: { window: { lastTurns: 1 }, summarizer } }, deps)
+    const first = await compactListed({ session, strategy: { window: { lastTurns: 1 }, summarizer } }, deps)
     store.appendNow(events('U3 A3'))
-    const second = await compact({ session, strategy: { window: { lastTurns: 1 }, summarizer } }, deps)
+    const second = await compactListed({ session, strategy: { window: { lastTurns: 1 }, summarizer } }, deps)
     expect(second.covered.map((e) => e.id)).toEqual([...first.summary.map((e) => e.id), 'U2', 'A2'])
     expect(second.summary[1]!.message.content).toBe('summary of [Summarize the conversation so far. summary of [] U1 A1] U2 A2')
     expect(idString(project(store.log))).toBe(`${idString(second.summary)} U3 A3`)
@@ -280,10 +297,10 @@ describe('multi-pass sequences', () => {
   it('system prompt changed between passes: the new one is pinned, the old one covered', async () => {
     const store = storeOf(events('S1 U1 A1 U2 A2'))
     const deps = depsFor(store)
-    await compact({ session, strategy: { window: { lastTurns: 1 } } }, deps)
+    await compactListed({ session, strategy: { window: { lastTurns: 1 } } }, deps)
     store.appendNow(events('S2 U3 A3'))
     expect(idString(project(store.log))).toBe('S1 U2 A2 S2 U3 A3')
-    const result = await compact({ session, strategy: { window: { lastTurns: 1 } } }, deps)
+    const result = await compactListed({ session, strategy: { window: { lastTurns: 1 } } }, deps)
     expect(idString(result.pinned)).toBe('S2')
     expect(idString(result.covered)).toBe('S1 U2 A2')
     expect(idString(project(store.log))).toBe('S2 U3 A3')
@@ -292,10 +309,10 @@ describe('multi-pass sequences', () => {
   it('preamble present: pinned through every pass', async () => {
     const store = storeOf(events('S1 A0 U1 A1 U2 A2'))
     const deps = depsFor(store)
-    await compact({ session, strategy: { window: { lastTurns: 1 } } }, deps)
+    await compactListed({ session, strategy: { window: { lastTurns: 1 } } }, deps)
     expect(idString(project(store.log))).toBe('S1 A0 U2 A2')
     store.appendNow(events('U3 A3'))
-    await compact({ session, strategy: { window: { lastTurns: 1 }, summarizer: recordingSummarizer() } }, deps)
+    await compactListed({ session, strategy: { window: { lastTurns: 1 }, summarizer: recordingSummarizer() } }, deps)
     const view = project(store.log)
     expect(idString(view.slice(0, 2))).toBe('S1 A0')
     expect(idString(view.slice(-2))).toBe('U3 A3')
@@ -303,7 +320,7 @@ describe('multi-pass sequences', () => {
 
   it('tool-calling turns stay whole', async () => {
     const store = storeOf(events('U1 C1 T1 A1 U2 C2 T2 C2b T2b A2'))
-    const result = await compact({ session, strategy: { window: { lastEvents: 3 } } }, depsFor(store))
+    const result = await compactListed({ session, strategy: { window: { lastEvents: 3 } } }, depsFor(store))
     // The raw cut lands inside turn 2 (at C2b): no later turn, so the newest turn is kept whole.
     expect(idString(result.preserved)).toBe('U2 C2 T2 C2b T2b A2')
     expect(idString(result.covered)).toBe('U1 C1 T1 A1')

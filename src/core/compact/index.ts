@@ -41,8 +41,8 @@ export interface CompactRequest {
   dryRun?: boolean
 }
 
-export interface CompactDeps<L = MessageEvent[]> {
-  store: SessionStore<L>
+export interface CompactDeps {
+  store: SessionStore
   estimator: TokenEstimator
   newId: () => string
   /** ISO-8601 timestamp for the events a pass writes. */
@@ -53,17 +53,17 @@ export interface CompactDeps<L = MessageEvent[]> {
 export type UnchangedReason = 'trigger_not_fired' | 'nothing_to_cover' | 'summarizer_declined' | 'summarizer_failed' | 'conflict'
 
 /**
- * What a pass did. The lists are as the store lists events (`L`): whole events for a store of
- * whole events; seqs for the session object, which writes its answer from storage.
+ * What a pass did. It names the events it covered and kept by seq, in view order (a view may be
+ * long: whoever answers with them reads them then); the summary events it wrote are whole.
  */
-export interface CompactionResult<L = MessageEvent[]> {
+export interface CompactionResult {
   unchanged: boolean
   reason: UnchangedReason | null
-  covered: L
-  pinned: L
+  covered: Int32Array
+  pinned: Int32Array
   /** The summary events the pass wrote, whole. */
   summary: MessageEvent[]
-  preserved: L
+  preserved: Int32Array
   tokensEstimatedSaved: number
   boundary: CompactionEvent | null
   /** The session's version after the call. */
@@ -78,13 +78,13 @@ export const MAX_REBASES = 8
 const NONE = new Int32Array(0)
 
 /** The result of a pass that changed nothing, and why. */
-export const unchangedResult = <L>(reason: UnchangedReason, version: number, none: L): CompactionResult<L> => ({
+export const unchangedResult = (reason: UnchangedReason, version: number): CompactionResult => ({
   unchanged: true,
   reason,
-  covered: none,
-  pinned: none,
+  covered: NONE,
+  pinned: NONE,
   summary: [],
-  preserved: none,
+  preserved: NONE,
   tokensEstimatedSaved: 0,
   boundary: null,
   version,
@@ -107,9 +107,9 @@ const isUsable = (message: SummaryMessage) =>
  *   { store, estimator: defaultEstimator, newId: () => crypto.randomUUID(), now: () => new Date().toISOString() },
  * )
  */
-export async function compact<L = MessageEvent[]>(request: CompactRequest, deps: CompactDeps<L>): Promise<CompactionResult<L>> {
+export async function compact(request: CompactRequest, deps: CompactDeps): Promise<CompactionResult> {
   const { store } = deps
-  const unchanged = (reason: UnchangedReason, version: number) => unchangedResult(reason, version, store.listed(NONE))
+  const unchanged = unchangedResult
   const summarizer = request.strategy?.summarizer ?? null
   const { view, version } = await store.readView()
 
@@ -159,23 +159,38 @@ export async function compact<L = MessageEvent[]>(request: CompactRequest, deps:
 }
 
 /** What a pass would do, without a summary: its lists and what it would save; no boundary, nothing written. */
-async function dryRun<L>(plan: PassCut, version: number, store: SessionStore<L>): Promise<CompactionResult<L>> {
+async function dryRun(plan: PassCut, version: number, store: SessionStore): Promise<CompactionResult> {
+  const { kept, seqs } = await keptBy(plan, store)
+  const { tokensEstimatedSaved } = recordPass(plan, kept, [], { id: 'dry-run', timestamp: '' })
+  return { ...passResult(plan, seqs, [], tokensEstimatedSaved, null, version), dryRun: true }
+}
+
+/** The ids a pass keeps (what its boundary names), and its lists as seqs. */
+async function keptBy(plan: PassCut, store: SessionStore) {
   const seqs = (positions: Positions) => seqsAt(plan.before, positions)
   const kept = { pinned: await store.readIds(seqs(plan.pinned)), preserved: await store.readIds(seqs(plan.preserved)) }
-  const { tokensEstimatedSaved } = recordPass(plan, kept, [], { id: 'dry-run', timestamp: '' })
-  return {
-    unchanged: false,
-    reason: null,
-    covered: store.listed(seqs(plan.covered)),
-    pinned: store.listed(seqs(plan.pinned)),
-    summary: [],
-    preserved: store.listed(seqs(plan.preserved)),
-    tokensEstimatedSaved,
-    boundary: null,
-    version,
-    dryRun: true,
-  }
+  return { kept, seqs }
 }
+
+/** The result of a pass that changed the view (or would have, on a dry run). */
+const passResult = (
+  plan: PassCut,
+  seqs: (positions: Positions) => Int32Array,
+  summary: MessageEvent[],
+  tokensEstimatedSaved: number,
+  boundary: CompactionEvent | null,
+  version: number,
+): CompactionResult => ({
+  unchanged: false,
+  reason: null,
+  covered: seqs(plan.covered),
+  pinned: seqs(plan.pinned),
+  summary,
+  preserved: seqs(plan.preserved),
+  tokensEstimatedSaved,
+  boundary,
+  version,
+})
 
 /**
  * The covered events a summarizer is sent when not all of them fit its input: walking from the
@@ -201,40 +216,29 @@ export function newestThatFit(view: ViewColumns, positions: Positions, budget: n
   return Int32Array.from(chosen.reverse())
 }
 
-async function write<L>(
-  first: PassCut,
-  summary: NewMessageEvent[],
-  version: number,
-  deps: CompactDeps<L>,
-): Promise<CompactionResult<L>> {
+/**
+ * Writes a pass: its boundary and summary in one append checked against the version the pass was
+ * planned at; when messages landed meanwhile, the pass is moved onto them (`rebase`) and written
+ * again, at most {@link MAX_REBASES} times.
+ */
+async function write(first: PassCut, summary: NewMessageEvent[], version: number, deps: CompactDeps): Promise<CompactionResult> {
   const { store } = deps
   const boundaryDraft = { id: deps.newId(), timestamp: deps.now() }
   let plan = first
   let at = version
   for (let attempt = 0; ; attempt++) {
-    const seqs = (positions: Positions) => seqsAt(plan.before, positions)
-    const kept = { pinned: await store.readIds(seqs(plan.pinned)), preserved: await store.readIds(seqs(plan.preserved)) }
+    const { kept, seqs } = await keptBy(plan, store)
     const { events, tokensEstimatedSaved } = recordPass(plan, kept, summary, boundaryDraft)
     try {
       const written = await store.append(events, at)
       const boundary = written.find(isCompaction)!
-      return {
-        unchanged: false,
-        reason: null,
-        covered: store.listed(seqs(plan.covered)),
-        pinned: store.listed(seqs(plan.pinned)),
-        summary: written.filter(isMessage),
-        preserved: store.listed(seqs(plan.preserved)),
-        tokensEstimatedSaved,
-        boundary,
-        version: written.at(-1)!.seq,
-      }
+      return passResult(plan, seqs, written.filter(isMessage), tokensEstimatedSaved, boundary, written.at(-1)!.seq)
     } catch (error) {
       if (!(error instanceof VersionConflictError)) throw error
       const since = await store.readSince(at)
       const latest = since.at(-1)?.seq ?? error.actual
       const outcome = rebase(plan, since)
-      if (outcome.kind === 'conflict' || attempt >= MAX_REBASES) return unchangedResult('conflict', latest, store.listed(NONE))
+      if (outcome.kind === 'conflict' || attempt >= MAX_REBASES) return unchangedResult('conflict', latest)
       plan = outcome.plan
       at = latest
     }

@@ -116,16 +116,37 @@ export const isSystem = (event: Pick<MessageSkeleton, 'message'>): boolean => ev
 export const namedIds = (boundary: Boundary): string[] => [...boundary.pinned, ...boundary.summary, ...boundary.preserved]
 
 /**
- * The event at a position of the log. Builds a fresh object of one fixed shape per event type:
- * logs of 100k events are iterated on every pass, and objects made by spreading iterate an
- * order of magnitude slower.
+ * A message event at its place in the log, its keys in the one order every event is written in
+ * (the API's JSON, the log's rows read back). One object shape per event type, built fresh: logs
+ * of 100k events are iterated on every pass, and objects made by spreading iterate an order of
+ * magnitude slower.
  */
+export const messageEventAt = (
+  id: string,
+  seq: number,
+  timestamp: string,
+  metadata: Metadata,
+  synthetic: boolean,
+  tokens: number,
+  message: Message,
+): MessageEvent => ({ type: 'MESSAGE', id, seq, timestamp, metadata, synthetic, tokens, message })
+
+/** A boundary at its place in the log, in the key order of {@link messageEventAt}. */
+export const compactionEventAt = (
+  id: string,
+  seq: number,
+  timestamp: string,
+  metadata: Metadata,
+  boundary: Boundary,
+): CompactionEvent => ({ type: 'COMPACTION', id, seq, timestamp, metadata, synthetic: false, tokens: 0, boundary })
+
+/** The event at a position of the log. */
 export function atSeq(event: NewMessageEvent, seq: number): MessageEvent
 export function atSeq(event: NewCompactionEvent, seq: number): CompactionEvent
 export function atSeq(event: NewEvent, seq: number): SessionEvent
 export function atSeq(event: NewEvent, seq: number): SessionEvent {
   const { id, timestamp, metadata } = event
   return event.type === 'MESSAGE'
-    ? { type: 'MESSAGE', id, seq, timestamp, metadata, synthetic: event.synthetic, tokens: event.tokens, message: event.message }
-    : { type: 'COMPACTION', id, seq, timestamp, metadata, synthetic: false, tokens: 0, boundary: event.boundary }
+    ? messageEventAt(id, seq, timestamp, metadata, event.synthetic, event.tokens, event.message)
+    : compactionEventAt(id, seq, timestamp, metadata, event.boundary)
 }

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { compact, MAX_REBASES } from '../compact'
+import { MAX_REBASES } from '../compact'
 import type { MessageEvent, NewEvent, SessionEvent } from '../events'
 import { newCompactionEvent } from '../events/new-event'
 import { planPass } from '../pass'
 import { project } from '../projection'
-import { depsFor, events, idString, listedCut, recordingSummarizer, sequenced, storeOf } from '../testing'
+import { compactListed, depsFor, events, idString, listedCut, recordingSummarizer, sequenced, storeOf } from '../testing'
 import { columnsOf } from '../view/columns'
 import { rebase } from '.'
 
@@ -59,7 +59,7 @@ describe('compact under concurrent appends', () => {
         ],
       }
     })
-    const result = await compact({ session, strategy: { window: { lastTurns: 1 }, summarizer } }, depsFor(store))
+    const result = await compactListed({ session, strategy: { window: { lastTurns: 1 }, summarizer } }, depsFor(store))
     expect(result.unchanged).toBe(false)
     expect(idString(result.preserved)).toBe('U2 A2 U3 A3')
     expect(idString(project(store.log))).toBe(`${idString(result.summary)} U2 A2 U3 A3`)
@@ -70,10 +70,10 @@ describe('compact under concurrent appends', () => {
     const store = storeOf(events('U1 A1 U2 A2 U3 A3'))
     const deps = depsFor(store)
     const summarizer = recordingSummarizer(async () => {
-      await compact({ session, strategy: { window: { lastTurns: 2 } } }, deps) // the other pass
+      await compactListed({ session, strategy: { window: { lastTurns: 2 } } }, deps) // the other pass
       return { kind: 'summary', messages: [{ role: 'assistant', content: 'late' }] }
     })
-    const before = await compact({ session, strategy: { window: { lastTurns: 1 }, summarizer } }, deps)
+    const before = await compactListed({ session, strategy: { window: { lastTurns: 1 }, summarizer } }, deps)
     expect(before).toMatchObject({ unchanged: true, reason: 'conflict', boundary: null, version: 7 })
     expect(store.log.length).toBe(7)
     expect(idString(project(store.log))).toBe('U2 A2 U3 A3')
@@ -89,7 +89,7 @@ describe('compact under concurrent appends', () => {
       store.appendNow(events(`U${100 + attempts}`)) // the log moves before every write
       return append(list, expected)
     }
-    const result = await compact({ session, strategy: { window: { lastTurns: 1 } } }, deps)
+    const result = await compactListed({ session, strategy: { window: { lastTurns: 1 } } }, deps)
     expect(result.reason).toBe('conflict')
     expect(attempts).toBe(MAX_REBASES + 1)
     expect(store.log.every((event) => event.type === 'MESSAGE')).toBe(true)

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { ftsExpression, highlight, queryTerms, searchTextOf } from '.'
+import { highlight, searchTextOf } from '.'
 
 describe('the text an event is found by', () => {
   it('is its content, tool call names and arguments, tool result names and data, without labels', () => {
@@ -13,33 +13,6 @@ describe('the text an event is found by', () => {
     ).toBe('Checking\nget_weather\n{"city":"Paris"}')
     expect(searchTextOf({ role: 'tool', content: null, toolResponses: [{ id: 'c1', name: 'get_weather', data: '18°C' }] })).toBe(
       'get_weather\n18°C',
-    )
-  })
-})
-
-describe('a plain-text query', () => {
-  it('is words, prefixes and phrases; operators and symbols only separate', () => {
-    expect(ftsExpression('get_weather')).toBe('"get" "weather"')
-    expect(ftsExpression('par* "in  Paris" x')).toBe('"par"* "in Paris" "x"')
-    expect(ftsExpression('a OR b NOT c NEAR(d, e)')).toBe('"a" "OR" "b" "NOT" "c" "NEAR" "d" "e"')
-    expect(ftsExpression('-x col:y ^z')).toBe('"x" "col" "y" "z"')
-    expect(ftsExpression('"unclosed phrase here')).toBe('"unclosed phrase here"')
-    expect(ftsExpression('"in*side" quotes')).toBe('"in side" "quotes"')
-    expect(ftsExpression('café 東京 ١٢٣')).toBe('"café" "東京" "١٢٣"')
-    expect(ftsExpression('rocket🚀ship')).toBe('"rocket" "ship"')
-  })
-
-  it('with no word is null (the API answers 400)', () => {
-    for (const q of ['', '   ', '***', '"" ""', '-:^()', '🚀🚀', '_']) expect(ftsExpression(q), q).toBeNull()
-  })
-
-  it('for any input gives only quoted letters and digits, optionally a prefix star', () => {
-    fc.assert(
-      fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (q) => {
-        const expression = ftsExpression(q)
-        if (expression === null) expect(queryTerms(q)).toEqual([])
-        else expect(expression).toMatch(/^("[\p{L}\p{N}\p{M} ]+"\*? ?)+$/u)
-      }),
     )
   })
 })

@@ -27,12 +27,13 @@ export class ArrayStore implements SessionStore {
     return this.log.slice(version)
   }
 
-  listed(seqs: Int32Array): MessageEvent[] {
+  /** The message events of these seqs, in order. */
+  eventsAt(seqs: ArrayLike<number>): MessageEvent[] {
     return Array.from(seqs, (seq) => this.log[seq - 1] as MessageEvent)
   }
 
   async readEvents(seqs: Int32Array): Promise<MessageEvent[]> {
-    return this.listed(seqs)
+    return this.eventsAt(seqs)
   }
 
   async readIds(seqs: Int32Array): Promise<string[]> {

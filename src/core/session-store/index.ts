@@ -21,15 +21,12 @@ export interface ViewSnapshot {
 /**
  * The storage port compaction works against. A pass decides on the view's columns alone and
  * names events by `seq`; it reads whole events only for its summarizer. The session Durable
- * Object implements it on its SQLite log, listing results as seqs it writes its answer from; the
- * core's tests implement it on an array of whole events (`L`, how a result lists events).
+ * Object implements it on its SQLite log; the core's tests on an array of whole events.
  */
-export interface SessionStore<L = MessageEvent[]> {
+export interface SessionStore {
   readView(): Promise<ViewSnapshot>
   /** Events appended after `version`, in log order (a pass that waited for its summarizer reads these few). */
   readSince(version: number): Promise<SessionEvent[]>
-  /** The events of these seqs, in order, as a result lists them. */
-  listed(seqs: Int32Array): L
   /** The whole events of these seqs, in order: what a summarizer reads. */
   readEvents(seqs: Int32Array): Promise<MessageEvent[]>
   /** The ids of the events of these seqs, in order: what a boundary names. */

@@ -2,7 +2,7 @@
  * Test fixtures for the core: short-hand events and logs. Not part of the core's public API.
  */
 
-import type { CompactDeps } from '../compact'
+import { type CompactDeps, type CompactionResult, type CompactRequest, compact } from '../compact'
 import { atSeq, type Message, type MessageEvent, type NewEvent, type NewMessageEvent } from '../events'
 import { newMessageEvent } from '../events/new-event'
 import { type PassCut, type PassOptions, type PassPlan, planPass } from '../pass'
@@ -82,12 +82,34 @@ export function storeOf(list: NewEvent[]): ArrayStore {
   return store
 }
 
+/** A pass's result with the events it names by seq read from the array store. */
+export type ListedResult = Omit<CompactionResult, 'covered' | 'pinned' | 'preserved'> & {
+  covered: MessageEvent[]
+  pinned: MessageEvent[]
+  preserved: MessageEvent[]
+}
+
+/**
+ * Runs `compact` on an array store and answers its result with whole events in its lists, for
+ * expectations by id.
+ */
+export async function compactListed(request: CompactRequest, deps: CompactDeps & { store: ArrayStore }): Promise<ListedResult> {
+  const result = await compact(request, deps)
+  const { store } = deps
+  return {
+    ...result,
+    covered: store.eventsAt(result.covered),
+    pinned: store.eventsAt(result.pinned),
+    preserved: store.eventsAt(result.preserved),
+  }
+}
+
 /** Dependencies for `compact` with deterministic ids and a counting estimator. */
 export function depsFor(store: ArrayStore, estimator: TokenEstimator = defaultEstimator) {
   let next = 0
   const warnings: { message: string; data: Record<string, unknown> }[] = []
   const counting = countingEstimator(estimator)
-  const deps: CompactDeps & { warnings: typeof warnings; estimator: typeof counting } = {
+  const deps: CompactDeps & { store: ArrayStore; warnings: typeof warnings; estimator: typeof counting } = {
     store,
     estimator: counting,
     newId: () => `gen${++next}`,

@@ -57,15 +57,14 @@ describe('the default estimator', () => {
 
   it('counts special-token text as plain text instead of throwing', () => {
     expect(() => countTokens('a <|endoftext|> b')).toThrow()
-    expect(defaultEstimator.count('a <|endoftext|> b')).toBe(countTokens('a <|endoftext|> b', plain))
-    expect(defaultEstimator.count('a <|endoftext|> b')).toBeGreaterThan(3)
+    expect(defaultEstimator.count('a <|endoftext|> b')).toBe(8) // '<|endoftext|>' as its pieces, not one special token
   })
 
   it('can be built for another encoding, with the same guards', () => {
     const o200k = gptTokenizerEstimator('o200k_base', o200kCount)
     expect(o200k.name).toBe('gpt-tokenizer/o200k_base')
     const text = 'Compaction keeps every prompt inside the context window. Ünïcödé 日本語'
-    expect(o200k.count(text)).toBe(o200kCount(text))
+    expect(o200k.count(text)).toBe(16) // cl100k_base counts 21
     expect(o200k.count('a <|endoftext|> b')).toBeGreaterThan(3)
   })
 })

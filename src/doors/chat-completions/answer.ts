@@ -1,3 +1,4 @@
+import { toOpenAIToolCall } from '../../contract/openai-messages'
 import type { Usage } from '../../contract/turn-result'
 import type { ToolCall } from '../../core'
 import type { DoorAnswer } from '..'
@@ -10,13 +11,6 @@ import type { DoorAnswer } from '..'
 
 const wireUsage = (usage: Usage | null) =>
   usage && { prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens, total_tokens: usage.totalTokens }
-
-const wireCall = (call: ToolCall, index?: number) => ({
-  ...(index === undefined ? {} : { index }),
-  id: call.id,
-  type: 'function' as const,
-  function: { name: call.name, arguments: call.arguments },
-})
 
 /** The model an answer names: the one the upstream reported (stored with the reply), else the requested one. */
 export const answeringModel = (answer: DoorAnswer, requested: string) =>
@@ -37,7 +31,7 @@ export function chatCompletion(answer: DoorAnswer, requested: string) {
         message: {
           role: 'assistant' as const,
           content: reply.message.content,
-          ...(calls.length > 0 ? { tool_calls: calls.map((call) => wireCall(call)) } : {}),
+          ...(calls.length > 0 ? { tool_calls: calls.map(toOpenAIToolCall) } : {}),
         },
         finish_reason: answer.finishReason,
       },
@@ -51,27 +45,18 @@ export function chunkWriter(model: string) {
   const id = `chatcmpl-${crypto.randomUUID().replaceAll('-', '')}`
   const created = Math.floor(Date.now() / 1000)
   let calls = 0
+  const envelope = { id, object: 'chat.completion.chunk' as const, created, model }
   const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
-    id,
-    object: 'chat.completion.chunk' as const,
-    created,
-    model,
+    ...envelope,
     choices: [{ index: 0, delta, finish_reason: finishReason }],
   })
   return {
     role: () => chunk({ role: 'assistant', content: '' }),
     content: (text: string) => chunk({ content: text }),
     /** A whole call as one delta, at the next index. */
-    toolCall: (call: ToolCall) => chunk({ tool_calls: [wireCall(call, calls++)] }),
+    toolCall: (call: ToolCall) => chunk({ tool_calls: [{ index: calls++, ...toOpenAIToolCall(call) }] }),
     finish: (reason: string) => chunk({}, reason),
-    usage: (usage: Usage | null) => ({
-      id,
-      object: 'chat.completion.chunk' as const,
-      created,
-      model,
-      choices: [],
-      usage: wireUsage(usage),
-    }),
+    usage: (usage: Usage | null) => ({ ...envelope, choices: [], usage: wireUsage(usage) }),
     /** Whether any tool call went out. */
     sentCalls: () => calls > 0,
   }

@@ -1,3 +1,4 @@
+import { fromOpenAIToolCall } from '../../contract/openai-messages'
 import type { ChatCompletionRequest, ChatMessageInput } from '../../contract/schemas'
 import type { ClientMessage } from '../../core'
 import type { DoorInput } from '..'
@@ -34,11 +35,7 @@ export async function chatCompletionInput(body: ChatCompletionRequest, idempoten
     if (message.role === 'tool') messages.push({ role: 'tool', content: text, toolCallId: message.tool_call_id! })
     else if (message.role === 'user') messages.push({ role: 'user', content: text })
     else {
-      const toolCalls = (message.tool_calls ?? []).map((call) => ({
-        id: call.id,
-        name: call.function.name,
-        arguments: call.function.arguments,
-      }))
+      const toolCalls = (message.tool_calls ?? []).map(fromOpenAIToolCall)
       messages.push({ role: 'assistant', content: text, ...(toolCalls.length > 0 ? { toolCalls } : {}) })
     }
   })

@@ -22,25 +22,19 @@ async function boundedText(response: Response): Promise<string> {
   const declared = Number(response.headers.get('Content-Length') ?? 0)
   if (declared > MAX_BYTES) throw new Error(`the key set is ${declared} bytes, over ${MAX_BYTES}`)
   const reader = response.body!.getReader()
-  const chunks: Uint8Array[] = []
+  const decoder = new TextDecoder()
+  let text = ''
   let size = 0
   for (;;) {
     const { done, value } = await reader.read()
-    if (done) break
+    if (done) return text + decoder.decode()
     size += value.byteLength
     if (size > MAX_BYTES) {
       await reader.cancel()
       throw new Error(`the key set is over ${MAX_BYTES} bytes`)
     }
-    chunks.push(value)
+    text += decoder.decode(value, { stream: true })
   }
-  const bytes = new Uint8Array(size)
-  let at = 0
-  for (const chunk of chunks) {
-    bytes.set(chunk, at)
-    at += chunk.byteLength
-  }
-  return new TextDecoder().decode(bytes)
 }
 
 /** The public keys of a key set document; an error when it is not one. */

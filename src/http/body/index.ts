@@ -36,10 +36,8 @@ export function jsonBody(options: { maxBytes: number }): MiddlewareHandler {
           if (error instanceof TypeError) throw new ServiceError('invalid_request', 'body: not valid UTF-8')
           throw error
         }
-        if (text.trim() === '')
-          text = '{}'
-          // Hono caches body reads as promises; its validators then parse this text.
-        ;(c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(text)
+        // Hono caches body reads as promises: its validators then parse this text.
+        Object.assign(c.req.bodyCache, { text: Promise.resolve(text.trim() === '' ? '{}' : text) })
       }
       await next()
     })

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi'
-import { streamSSE } from 'hono/streaming'
+import type { SSEStreamingApi } from 'hono/streaming'
 import { ServiceError } from '../../contract/errors'
 import { LIMITS } from '../../contract/limits'
 import { ChatCompletionRequestSchema, SessionId } from '../../contract/schemas'
@@ -7,10 +7,8 @@ import type { DoorAnswer } from '../../doors'
 import { answeringModel, chatCompletion, chunkWriter } from '../../doors/chat-completions/answer'
 import { chatCompletionInput } from '../../doors/chat-completions/request'
 import { modelSettings } from '../../models/config'
-import { type ReadFrame, turnFrames } from '../../object/frames'
-import { limitsOf } from '../../rate-limits'
-import { body, errors, json, routes, sessionOf } from './openapi'
-import { interruptible } from './turns'
+import { type DoneFrame, readTurnAnswer } from '../turn-answer'
+import { body, errors, json, routes, sessionOf } from './helpers'
 
 const Headers = z.object({
   'x-session-id': SessionId.optional().openapi({
@@ -68,9 +66,8 @@ const models = createRoute({
   responses: { 200: json(ModelListSchema, 'The configured chat model'), ...errors(401) },
 })
 
-/** Reads a `done` frame's answer: small by design (see `frontDoorAnswer`). */
-const answerOf = async (frame: Extract<ReadFrame, { type: 'done' }>) =>
-  JSON.parse(await new Response(frame.result).text()) as DoorAnswer
+/** Reads a `done` frame's answer: small by design (see `doorAnswer`). */
+const answerOf = async (frame: DoneFrame) => JSON.parse(await new Response(frame.result).text()) as DoorAnswer
 
 /** The front door: `/v1/chat/completions` and `/v1/models`. */
 export const chatCompletionRoutes = routes()
@@ -95,45 +92,38 @@ chatCompletionRoutes
     const input = await chatCompletionInput(request, headers['idempotency-key'])
     if (headers['x-recall'] === 'on') input.request.recall = true
     const address = { userId: c.get('userId'), sessionId }
-    const frames = interruptible(turnFrames(await sessionOf(c, sessionId).chatCompletion(address, input, limitsOf(c.env))))
-    const first = (await frames.next()).value
-    if (!first) throw new Error('the completion ended without an answer')
-    if (first.type === 'error') throw ServiceError.of(first.error)
+    const answer = await readTurnAnswer(await sessionOf(c, sessionId).chatCompletion(address, input))
     const requested = request.model ?? modelSettings(c.env).chatModel
     if (!request.stream) {
-      if (first.type !== 'done') throw new Error('a plain completion answered with a delta')
-      return c.json(chatCompletion(await answerOf(first), requested), 200)
+      if (answer.first.type !== 'done') throw new Error('a plain completion answered with a delta')
+      return c.json(chatCompletion(await answerOf(answer.first), requested), 200)
     }
-    return streamSSE(c, async (sse) => {
-      sse.onAbort(() => void frames.return(undefined))
-      const write = (data: unknown) => sse.writeSSE({ data: JSON.stringify(data) })
-      const chunks = chunkWriter(requested)
-      let streamed = false
-      await write(chunks.role())
-      for (let frame: ReadFrame | undefined = first; frame; frame = (await frames.next()).value ?? undefined) {
-        if (frame.type === 'delta') {
-          streamed = true
-          await write(chunks.content(frame.text))
-        } else if (frame.type === 'tool_call') {
-          streamed = true
-          await write(chunks.toolCall(frame.call))
-        } else if (frame.type === 'error') {
-          await write({ error: { ...ServiceError.of(frame.error).body, type: frame.error.code } })
-          break
-        } else {
-          const answer = await answerOf(frame)
-          // A stored answer (a retry) comes whole: its reply goes out as one piece.
-          if (!streamed) {
-            if (answer.reply.message.content) await write(chunks.content(answer.reply.message.content))
-            if (answer.status === 'requires_action')
-              for (const call of answer.reply.message.toolCalls ?? []) await write(chunks.toolCall(call))
-          }
-          await write({ ...chunks.finish(answer.finishReason), model: answeringModel(answer, requested) })
-          if (request.stream_options?.include_usage) await write(chunks.usage(answer.usage))
-          break
+    const chunks = chunkWriter(requested)
+    const write = (sse: SSEStreamingApi, data: unknown) => sse.writeSSE({ data: JSON.stringify(data) })
+    let streamed = false
+    return answer.stream(c, {
+      start: (sse) => write(sse, chunks.role()),
+      end: (sse) => sse.writeSSE({ data: '[DONE]' }),
+      async delta(sse, text) {
+        streamed = true
+        await write(sse, chunks.content(text))
+      },
+      async toolCall(sse, call) {
+        streamed = true
+        await write(sse, chunks.toolCall(call))
+      },
+      error: (sse, error) => write(sse, { error: { ...error.body, type: error.code } }),
+      async done(sse, frame) {
+        const done = await answerOf(frame)
+        // A stored answer (a retry) comes whole: its reply goes out as one piece.
+        if (!streamed) {
+          if (done.reply.message.content) await write(sse, chunks.content(done.reply.message.content))
+          if (done.status === 'requires_action')
+            for (const call of done.reply.message.toolCalls ?? []) await write(sse, chunks.toolCall(call))
         }
-      }
-      await sse.writeSSE({ data: '[DONE]' })
+        await write(sse, { ...chunks.finish(done.finishReason), model: answeringModel(done, requested) })
+        if (request.stream_options?.include_usage) await write(sse, chunks.usage(done.usage))
+      },
     })
   })
   .openapi(models, (c) => {

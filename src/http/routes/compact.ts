@@ -9,8 +9,7 @@ import {
   ContextSchema,
   SessionParamsSchema,
 } from '../../contract/schemas'
-import { limitsOf } from '../../rate-limits'
-import { body, errors, json, routes, SESSION_PATH, sessionOf, streamedJson } from './openapi'
+import { body, errors, json, routes, SESSION_PATH, sessionOf, streamedJson } from './helpers'
 
 const compactSession = createRoute({
   method: 'post',
@@ -41,7 +40,7 @@ export const compactRoutes = routes()
   .openapi(compactSession, async (c) =>
     streamedJson<typeof CompactionResultSchema>(
       c,
-      unwrap(await sessionOf(c, c.req.valid('param').id).compact(c.req.valid('json'), limitsOf(c.env).tokensPerDay)),
+      unwrap(await sessionOf(c, c.req.valid('param').id).compact(c.req.valid('json'))),
     ),
   )
   .openapi(sessionContext, async (c) => c.json(unwrap(await sessionOf(c, c.req.valid('param').id).context()), 200))

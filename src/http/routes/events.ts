@@ -11,7 +11,7 @@ import {
   ViewQuerySchema,
   ViewSchema,
 } from '../../contract/schemas'
-import { body, errors, json, routes, SESSION_PATH, sessionOf, streamedJson } from './openapi'
+import { body, errors, json, routes, SESSION_PATH, sessionOf, streamedJson } from './helpers'
 
 const appendEvents = createRoute({
   method: 'post',

@@ -1,7 +1,7 @@
 import { chatCompletionRoutes } from './chat-completions'
 import { compactRoutes } from './compact'
 import { eventRoutes } from './events'
-import { routes } from './openapi'
+import { routes } from './helpers'
 import { searchRoutes } from './search'
 import { sessionRoutes } from './sessions'
 import { turnRoutes } from './turns'

@@ -1,9 +1,8 @@
 import { createRoute } from '@hono/zod-openapi'
-import { ServiceError, unwrap } from '../../contract/errors'
+import { unwrap } from '../../contract/errors'
 import { LIMITS } from '../../contract/limits'
 import { SEARCH_START, SearchPageSchema, SearchQuerySchema, SessionParamsSchema } from '../../contract/schemas'
-import { ftsExpression } from '../../core'
-import { errors, json, routes, SESSION_PATH, sessionOf, streamedJson } from './openapi'
+import { errors, json, routes, SESSION_PATH, sessionOf, streamedJson } from './helpers'
 
 const searchSession = createRoute({
   method: 'get',
@@ -16,8 +15,6 @@ const searchSession = createRoute({
 /** Full-text search of a session's log. */
 export const searchRoutes = routes().openapi(searchSession, async (c) => {
   const { q, limit = LIMITS.searchPage.default, scope = 'all', role, cursor = SEARCH_START } = c.req.valid('query')
-  const expression = ftsExpression(q)
-  if (expression === null) throw new ServiceError('invalid_request', 'query.q: has no word to search for (letters or digits)')
-  const query = { expression, limit, scope, from: cursor, ...(role ? { role } : {}) }
+  const query = { q, limit, scope, from: cursor, ...(role ? { role } : {}) }
   return streamedJson<typeof SearchPageSchema>(c, unwrap(await sessionOf(c, c.req.valid('param').id).search(query)))
 })

@@ -12,7 +12,7 @@ import {
 } from '../../contract/schemas'
 import { userIndexStub } from '../../object/address'
 import { decodeCursor, encodeCursor } from '../cursor'
-import { body, errors, json, routes, SESSION_PATH, sessionOf } from './openapi'
+import { body, errors, json, routes, SESSION_PATH, sessionOf } from './helpers'
 
 const createSession = createRoute({
   method: 'post',

@@ -1,11 +1,7 @@
 import { createRoute } from '@hono/zod-openapi'
-import { streamSSE } from 'hono/streaming'
-import { ServiceError } from '../../contract/errors'
 import { SessionParamsSchema, TurnRequestSchema, TurnResponseSchema } from '../../contract/schemas'
-import { log } from '../../log'
-import { type ReadFrame, turnFrames } from '../../object/frames'
-import { limitsOf } from '../../rate-limits'
-import { body, errors, routes, SESSION_PATH, sessionOf, streamedJson } from './openapi'
+import { readTurnAnswer } from '../turn-answer'
+import { body, errors, routes, SESSION_PATH, sessionOf, streamedJson } from './helpers'
 
 const runTurn = createRoute({
   method: 'post',
@@ -23,48 +19,24 @@ const runTurn = createRoute({
   },
 })
 
-/** The frames, with a session object that went away mid-turn (restart, abort) reported in the contract's words. */
-export async function* interruptible(frames: AsyncGenerator<ReadFrame>): AsyncGenerator<ReadFrame> {
-  try {
-    yield* frames
-  } catch (error) {
-    log.error('turn interrupted', { error: String(error) })
-    yield {
-      type: 'error',
-      error: { code: 'internal', message: 'the session was interrupted before the turn finished; retry it with the same id' },
-    }
-  }
-}
-
 /** A chat turn, answered as JSON or streamed as server-sent events. */
 export const turnRoutes = routes().openapi(runTurn, async (c) => {
   const input = c.req.valid('json')
   const { id } = c.req.valid('param')
-  const address = { userId: c.get('userId'), sessionId: id }
-  const frames = interruptible(turnFrames(await sessionOf(c, id).turn(address, input, limitsOf(c.env))))
-  const first = (await frames.next()).value
-  if (!first) throw new Error('the turn ended without an answer')
-  // A failure before anything was sent is an ordinary error response.
-  if (first.type === 'error') throw ServiceError.of(first.error)
+  const answer = await readTurnAnswer(await sessionOf(c, id).turn({ userId: c.get('userId'), sessionId: id }, input))
   if (!input.stream) {
-    if (first.type !== 'done') throw new Error('a plain turn answered with a delta')
-    return streamedJson<typeof TurnResponseSchema>(c, first.result)
+    if (answer.first.type !== 'done') throw new Error('a plain turn answered with a delta')
+    return streamedJson<typeof TurnResponseSchema>(c, answer.first.result)
   }
-  return streamSSE(c, async (sse) => {
-    // A client that goes away stops the forwarding, not the turn: the object stores it anyway.
-    sse.onAbort(() => void frames.return(undefined))
-    for (let frame: ReadFrame | undefined = first; frame; frame = (await frames.next()).value ?? undefined) {
-      if (frame.type === 'delta') await sse.writeSSE({ event: 'delta', data: JSON.stringify({ text: frame.text }) })
-      else if (frame.type === 'tool_call') await sse.writeSSE({ event: 'tool_call', data: JSON.stringify(frame.call) })
-      else if (frame.type === 'error')
-        await sse.writeSSE({ event: 'error', data: JSON.stringify({ error: ServiceError.of(frame.error).body }) })
-      else {
-        // The result's JSON is one line (JSON text holds no raw newline): one `data` field, passed on as it comes.
-        await sse.write('event: done\ndata: ')
-        for await (const chunk of frame.result) await sse.write(chunk)
-        await sse.write('\n\n')
-      }
-      if (frame.type === 'error' || frame.type === 'done') break
-    }
+  return answer.stream(c, {
+    delta: (sse, text) => sse.writeSSE({ event: 'delta', data: JSON.stringify({ text }) }),
+    toolCall: (sse, call) => sse.writeSSE({ event: 'tool_call', data: JSON.stringify(call) }),
+    error: (sse, error) => sse.writeSSE({ event: 'error', data: JSON.stringify({ error: error.body }) }),
+    async done(sse, frame) {
+      // The result's JSON is one line (JSON text holds no raw newline): one `data` field, passed on as it comes.
+      await sse.write('event: done\ndata: ')
+      for await (const chunk of frame.result) await sse.write(chunk)
+      await sse.write('\n\n')
+    },
   })
 })

@@ -9,7 +9,7 @@ import { type ChatReply, UpstreamError } from '../port'
  * `idleMs`. Reads the body directly (no pipe chain), so a dropped connection surfaces here as
  * an error, not as an unhandled rejection elsewhere.
  */
-export async function* sseEvents(body: ReadableStream<Uint8Array>, idleMs: number): AsyncGenerator<EventSourceMessage> {
+async function* sseEvents(body: ReadableStream<Uint8Array>, idleMs: number): AsyncGenerator<EventSourceMessage> {
   const reader = body.getReader()
   const decoder = new TextDecoder()
   const ready: EventSourceMessage[] = []

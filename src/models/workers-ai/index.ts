@@ -93,14 +93,6 @@ function replyOf(result: unknown): ChatReply {
   return { content: text(r.response), toolCalls: toolCallsOf(r.tool_calls), usage: usageOf(r.usage), finishReason: null }
 }
 
-/**
- * A chat model through the Workers AI binding (`env.AI.run`). `max_tokens` is always passed:
- * some models stop at 256 tokens otherwise.
- *
- * @example
- * const model = workersAI({ binding: env.AI, timeoutMs: 60_000 })
- * await model.chat({ model: '@cf/meta/llama-3.1-8b-instruct', messages, maxTokens: 1024 })
- */
 /** What the Workers AI text-generation input has of a request's tools and options (no `stop`, `tool_choice`, `parallel_tool_calls`). */
 const WORKERS_AI_FIELDS = [
   'tools',
@@ -112,6 +104,14 @@ const WORKERS_AI_FIELDS = [
   'response_format',
 ] as const
 
+/**
+ * A chat model through the Workers AI binding (`env.AI.run`). `max_tokens` is always passed:
+ * some models stop at 256 tokens otherwise.
+ *
+ * @example
+ * const model = workersAI({ binding: env.AI, timeoutMs: 60_000 })
+ * await model.chat({ model: '@cf/meta/llama-3.1-8b-instruct', messages, maxTokens: 1024 })
+ */
 export function workersAI(options: WorkersAIOptions): ChatModel {
   async function run(request: ChatRequest): Promise<unknown> {
     let timer: ReturnType<typeof setTimeout> | undefined

@@ -1,9 +1,30 @@
+import { ServiceError } from '../../contract/errors'
 import { LIMITS } from '../../contract/limits'
-import { encodeSearchCursor, SEARCH_START, type SearchPosition } from '../../contract/schemas'
+import {
+  type CompactionResultJson,
+  type CompactionsPageJson,
+  encodeSearchCursor,
+  type LogPageJson,
+  type OpenAIViewJson,
+  SEARCH_START,
+  type SearchPageJson,
+  type SearchPosition,
+  type TurnResponseJson,
+  type ViewJson,
+} from '../../contract/schemas'
 import type { TurnResult } from '../../contract/turn-result'
-import { allSeqs, type CompactionResult, type MessageEvent, searchTextOf, utf8Length, type ViewColumns } from '../../core'
-import { jsonArray, jsonObject } from '../../json-stream'
+import {
+  allSeqs,
+  type CompactionResult,
+  type MessageEvent,
+  type RecallHit,
+  searchTextOf,
+  utf8Length,
+  type ViewColumns,
+} from '../../core'
+import { jsonArray, jsonLater, jsonObject } from '../../json-stream'
 import { type SessionFacts, sessionFacts } from './facts'
+import { ftsExpression } from './fts-expression'
 import type { SessionLog } from './log'
 import { openAIViewMessages } from './openai-view'
 import type { SessionSearch } from './search'
@@ -24,19 +45,25 @@ const json = (value: unknown) => JSON.stringify(value)
  * event that brings it to `LIMITS.eventsPage.bytes` of JSON (so a page of large events holds
  * fewer); `nextAfter` is the last seq sent while the log goes on, null at its end.
  */
-function* logPageJson(log: SessionLog, version: number, after: number, limit: number): Generator<string> {
+function logPageJson(log: SessionLog, version: number, after: number, limit: number): Generator<string> {
   let count = 0
-  let bytes = 0
   let last = after
-  yield '{"events":['
-  for (const event of log.jsonRange(after + 1, Math.min(version, after + limit))) {
-    yield count === 0 ? event.json : `,${event.json}`
-    count += 1
-    bytes += utf8Length(event.json)
-    last = event.seq
-    if (count >= limit || bytes >= LIMITS.eventsPage.bytes) break
+  function* events(): Generator<string> {
+    let bytes = 0
+    for (const event of log.jsonRange(after + 1, Math.min(version, after + limit))) {
+      yield event.json
+      count += 1
+      bytes += utf8Length(event.json)
+      last = event.seq
+      if (count >= limit || bytes >= LIMITS.eventsPage.bytes) break
+    }
   }
-  yield `],"version":${version},"nextAfter":${count > 0 && last < version ? last : 'null'}}`
+  return jsonObject<LogPageJson>({
+    events: jsonArray(events()),
+    version: json(version),
+    // Known once the events are written: where they stopped.
+    nextAfter: jsonLater(() => json(count > 0 && last < version ? last : null)),
+  })
 }
 
 /** `GET /view`: the view's events and counters. */
@@ -45,7 +72,7 @@ function* viewJson(
   seqs: Int32Array,
   counters: { tokens: number; turns: number; version: number },
 ): Generator<string> {
-  yield* jsonObject({
+  yield* jsonObject<ViewJson>({
     events: jsonArray(view.jsonOf(seqs)),
     tokens: json(counters.tokens),
     turns: json(counters.turns),
@@ -54,8 +81,8 @@ function* viewJson(
 }
 
 /** A CompactionResult, its events written from storage. */
-function compactionJson(view: ViewCache, result: CompactionResult<Int32Array>): Generator<string> {
-  return jsonObject({
+function compactionJson(view: ViewCache, result: CompactionResult): Generator<string> {
+  return jsonObject<CompactionResultJson>({
     unchanged: json(result.unchanged),
     reason: json(result.reason),
     // Covered events left the view: nothing to keep them in memory for.
@@ -71,9 +98,9 @@ function compactionJson(view: ViewCache, result: CompactionResult<Int32Array>): 
 }
 
 /** A turn's result, its compaction results written from storage. */
-function turnResultJson(view: ViewCache, result: TurnResult<Int32Array>): Generator<string> {
+function turnResultJson(view: ViewCache, result: TurnResult): Generator<string> {
   const { compaction, context } = result
-  return jsonObject({
+  return jsonObject<TurnResponseJson>({
     reply: json(result.reply),
     status: json(result.status),
     toolCalls: json(result.toolCalls),
@@ -83,7 +110,7 @@ function turnResultJson(view: ViewCache, result: TurnResult<Int32Array>): Genera
     context:
       context === null
         ? 'null'
-        : jsonObject({
+        : jsonObject<NonNullable<TurnResponseJson['context']>>({
             promptTokens: json(context.promptTokens),
             budget: json(context.budget),
             compactions: jsonArray(context.compactions.map((pass) => compactionJson(view, pass))),
@@ -100,7 +127,7 @@ function turnResultJson(view: ViewCache, result: TurnResult<Int32Array>): Genera
 function* compactionsJson(log: SessionLog, before: number, limit: number): Generator<string> {
   const found = log.boundariesBefore(before, limit + 1)
   const page = found.slice(0, limit)
-  yield* jsonObject({
+  yield* jsonObject<CompactionsPageJson>({
     compactions: jsonArray(
       page.map((event) => {
         const boundary = event.type === 'COMPACTION' ? event.boundary : null
@@ -120,9 +147,9 @@ function* compactionsJson(log: SessionLog, before: number, limit: number): Gener
   })
 }
 
-/** What a search asks for: an FTS5 expression (see the core's `ftsExpression`) and its filters and page. */
+/** What a search asks for: a plain-text query (see `./fts-expression`) and its filters and page. */
 export interface SearchQuery {
-  expression: string
+  q: string
   role?: string
   scope: 'all' | 'covered' | 'view'
   limit: number
@@ -161,10 +188,10 @@ function membership(view: ViewColumns, version: number) {
 
 /** A page of hits, each event written from its row. */
 function* searchJson(log: SessionLog, hits: { seq: number; covered: boolean; snippet: string }[], next: SearchPosition | null) {
-  yield* jsonObject({
+  yield* jsonObject<SearchPageJson>({
     hits: jsonArray(
       hits.map((hit) =>
-        jsonObject({
+        jsonObject<SearchPageJson['hits'][number]>({
           event: [...log.jsonRange(hit.seq, hit.seq)][0]!.json,
           covered: json(hit.covered),
           snippet: json(hit.snippet),
@@ -187,31 +214,38 @@ export class SessionAnswers {
   ) {}
 
   /**
-   * A page of search hits (`GET /search`): matches of an FTS5 expression, best first, filtered by
-   * role in SQL and by scope against the view, from position `from` on; each with its event,
-   * whether it is covered (outside the view) and a snippet. `next` is where the page after starts.
+   * A page of search hits (`GET /search`), for a session: matches of the query, best first,
+   * filtered by role in SQL and by scope against the view, from position `from` on; each with its
+   * event, whether it is covered (outside the view) and a snippet; `nextCursor` where the page
+   * after starts. A query with no word to search for is a 400 at once.
    */
-  async search(record: SessionRecord, query: SearchQuery): Promise<Iterable<string>> {
-    const { hits, next } = await this.hits(record, query)
-    return searchJson(this.log, hits, next)
+  search(query: SearchQuery): (record: SessionRecord) => Iterable<string> {
+    // The query is checked before the session is looked up: a bad request is a 400 whatever the session.
+    const expression = ftsExpression(query.q)
+    if (expression === null) throw new ServiceError('invalid_request', 'query.q: has no word to search for (letters or digits)')
+    return (record) => {
+      const { hits, next } = this.hits(record, expression, query)
+      return searchJson(this.log, hits, next)
+    }
   }
 
-  /** What `recall_history` answers: the covered events matching, best first, with their text. */
-  async recallHits(record: SessionRecord, expression: string, limit: number) {
-    const { hits } = await this.hits(record, { expression, limit, scope: 'covered', from: SEARCH_START })
+  /** What `recall_history` answers: the covered events matching a plain-text query, best first, with their text. */
+  recallHits(record: SessionRecord, q: string, limit: number): RecallHit[] {
+    const expression = ftsExpression(q)
+    if (expression === null) return []
+    const { hits } = this.hits(record, expression, { limit, scope: 'covered', from: SEARCH_START })
     return hits.map((hit) => {
       const [event] = this.log.range(hit.seq, hit.seq) as MessageEvent[]
       return { id: event!.id, seq: hit.seq, role: event!.message.role, text: searchTextOf(event!.message) }
     })
   }
 
-  /** The hits of a search, and where the page after starts. */
-  private async hits(record: SessionRecord, query: SearchQuery) {
-    await this.searchIndex.caughtUp()
+  /** The hits of a search (its FTS5 expression, its filters), and where the page after starts. */
+  private hits(record: SessionRecord, expression: string, query: Omit<SearchQuery, 'q'>) {
     const { isInView, bounds } = membership(this.view.snapshot(record), record.version)
     const page: { seq: number; covered: boolean }[] = []
     let next: SearchPosition | null = null
-    const matches = this.searchIndex.ranked(query.expression, {
+    const matches = this.searchIndex.ranked(expression, {
       from: query.from,
       ...bounds[query.scope],
       ...(query.role ? { role: query.role } : {}),
@@ -226,7 +260,7 @@ export class SessionAnswers {
       page.push({ seq, covered })
     }
     const snippets = this.searchIndex.snippets(
-      query.expression,
+      expression,
       page.map((hit) => hit.seq),
     )
     return { hits: page.map((hit) => ({ ...hit, snippet: snippets.get(hit.seq) ?? '' })), next }
@@ -246,7 +280,7 @@ export class SessionAnswers {
     }
     const latest = record.stats.latestSystem
     const system = latest ? (this.view.event(latest.seq)?.message.content ?? '') : null
-    return jsonObject({ messages: jsonArray(openAIViewMessages(this.view, columns, system)) })
+    return jsonObject<OpenAIViewJson>({ messages: jsonArray(openAIViewMessages(this.view, columns, system)) })
   }
 
   /** A page of the session's compactions, newest first, before the seq `before` (exclusive). */
@@ -254,11 +288,11 @@ export class SessionAnswers {
     return compactionsJson(this.log, before, limit)
   }
 
-  compaction(result: CompactionResult<Int32Array>): Iterable<string> {
+  compaction(result: CompactionResult): Iterable<string> {
     return compactionJson(this.view, result)
   }
 
-  turn(result: TurnResult<Int32Array>): Iterable<string> {
+  turn(result: TurnResult): Iterable<string> {
     return turnResultJson(this.view, result)
   }
 

@@ -24,7 +24,11 @@ export function checkAppendInputs(inputs: readonly EventInput[]): void {
   }
 }
 
-/** A message with its keys in one order, so that two equal messages serialize the same. */
+/**
+ * A message with its keys in one order, so that two equal messages serialize the same. An append
+ * retried with the same id must carry the same message, byte for byte (arguments included); a
+ * resent chat history compares arguments as JSON instead (the core's `messageKey`).
+ */
 const canonical = (m: Message) =>
   JSON.stringify([
     m.role,

@@ -1,6 +1,5 @@
 import type { SessionEvent } from '../../core'
 import type { Sql } from '../sql'
-import type { SessionLog } from './log'
 import { SessionSearch } from './search'
 import { ToolIds } from './tool-ids'
 
@@ -9,10 +8,10 @@ export class LogIndexes {
   readonly toolIds: ToolIds
   readonly search: SessionSearch
 
-  /** `transaction` runs work in one storage transaction (the search index catches up a batch at a time). */
-  constructor(sql: Sql, log: SessionLog, transaction: <T>(work: () => T) => T) {
+  /** `transaction` runs work in one storage transaction (the search index's merges, off the append). */
+  constructor(sql: Sql, transaction: <T>(work: () => T) => T) {
     this.toolIds = new ToolIds(sql)
-    this.search = new SessionSearch(sql, log, transaction)
+    this.search = new SessionSearch(sql, transaction)
   }
 
   /** Indexes events being written (call it inside the write's transaction: nothing is indexed half). */

@@ -1,4 +1,14 @@
-import { type Boundary, isHighSurrogate, type Message, type PackedEvent, type Role, type SessionEvent } from '../../core'
+import {
+  type Boundary,
+  compactionEventAt,
+  isHighSurrogate,
+  type Message,
+  type Metadata,
+  messageEventAt,
+  type PackedEvent,
+  type Role,
+  type SessionEvent,
+} from '../../core'
 import { fragment, IDS_PER_STATEMENT, inChunks, type Sql } from '../sql'
 
 /**
@@ -185,7 +195,7 @@ export class SessionLog {
     return row.body + rest.map((r) => r.chunk).join('')
   }
 
-  /** An event's JSON from its row, in the key order of the event objects (see atSeq). */
+  /** An event's JSON from its row: the text `JSON.stringify` gives the event (see the core's `messageEventAt`). */
   private json(row: Row): string {
     const head = `{"type":"${row.type}","id":${JSON.stringify(row.id)},"seq":${row.seq},"timestamp":${JSON.stringify(row.timestamp)},"metadata":${row.metadata}`
     return row.type === 'MESSAGE'
@@ -198,22 +208,12 @@ export class SessionLog {
   }
 
   private event(row: Row): SessionEvent {
-    const body = this.body(row)
-    const metadata = JSON.parse(row.metadata) as Record<string, unknown>
+    const body: unknown = JSON.parse(this.body(row))
+    const metadata = JSON.parse(row.metadata) as Metadata
     const { id, seq, timestamp, tokens } = row
-    // Object literals of one fixed shape per type: see atSeq in the core.
     return row.type === 'MESSAGE'
-      ? {
-          type: 'MESSAGE',
-          id,
-          seq,
-          timestamp,
-          metadata,
-          synthetic: row.synthetic === 1,
-          tokens,
-          message: JSON.parse(body) as Message,
-        }
-      : { type: 'COMPACTION', id, seq, timestamp, metadata, synthetic: false, tokens: 0, boundary: JSON.parse(body) as Boundary }
+      ? messageEventAt(id, seq, timestamp, metadata, row.synthetic === 1, tokens, body as Message)
+      : compactionEventAt(id, seq, timestamp, metadata, body as Boundary)
   }
 }
 

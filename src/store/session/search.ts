@@ -1,12 +1,8 @@
 import { LIMITS } from '../../contract/limits'
 import type { SearchPosition } from '../../contract/schemas'
-import { type MessageEvent, type SessionEvent, searchTextOf } from '../../core'
+import { type SessionEvent, searchTextOf } from '../../core'
 import { log } from '../../log'
 import type { Sql } from '../sql'
-import type { SessionLog } from './log'
-
-/** Events indexed per transaction when a log written before search existed is caught up. */
-const BACKFILL_BATCH = 500
 
 /**
  * Appends whose segments one merge waits for. FTS5 merges a level only once it holds 4 segments
@@ -25,33 +21,13 @@ const SNIPPET_TOKENS = 16
 /**
  * Full-text search of a session's message events with SQLite FTS5 (the `search` table, rowid =
  * -seq: FTS5 walks its doclists in rowid order, so the newest matches come first). Each event's
- * text is indexed in its append's own transaction; a log stored before the table existed is
- * indexed on first use, a batch per transaction (`search_backfill`).
+ * text is indexed in its append's own transaction.
  */
 export class SessionSearch {
   constructor(
     private readonly sql: Sql,
-    private readonly log: SessionLog,
     private readonly transaction: <T>(work: () => T) => T,
   ) {}
-
-  /** The catch-up of this instance: started once, joined by every later caller. */
-  private catchingUp: Promise<void> | null = null
-
-  /**
-   * Catches the index up with a log written before it existed: a batch a transaction, other
-   * requests served between. Started once per object instance (in the background when the
-   * session is first read); a search waits for it.
-   */
-  caughtUp(): Promise<void> {
-    this.catchingUp ??= (async () => {
-      while (this.transaction(() => this.backfillStep())) await new Promise((resolve) => setTimeout(resolve, 0))
-    })().catch((error: unknown) => {
-      this.catchingUp = null // the next caller starts over from where the index is
-      throw error
-    })
-    return this.catchingUp
-  }
 
   /** Appends indexed since the last merge was scheduled. */
   private unmerged = 0
@@ -86,18 +62,8 @@ export class SessionSearch {
     }, MERGE_DELAY_MS)
   }
 
-  /** Indexes the next batch of events written before search existed; false once there are none left. */
-  private backfillStep(): boolean {
-    const row = this.sql.first<{ upto: number; done: number }>`SELECT upto, done FROM search_backfill`
-    if (!row || row.done >= row.upto) return false
-    const to = Math.min(row.done + BACKFILL_BATCH, row.upto)
-    this.index([...this.log.eventRange(row.done + 1, to)] as MessageEvent[])
-    this.sql.run`UPDATE search_backfill SET done = ${to}`
-    return true
-  }
-
   /**
-   * The events matching an FTS5 expression (see the core's `ftsExpression`), in ranked order from
+   * The events matching an FTS5 expression (see `./fts-expression`), in ranked order from
    * `from` on, each with its position (a cursor's content); only those of `role` when given and
    * with a seq in [`atLeast`, `below`). Ranked a window at a time (`LIMITS.searchRankWindow`
    * newest matches, best first and ties newest first, then the window below), read as asked for.

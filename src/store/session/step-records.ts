@@ -3,8 +3,6 @@ import { clientMessagesOf, type MessageEvent, type SessionEvent, type ShownMessa
 import type { Sql } from '../sql'
 import type { SessionLog } from './log'
 
-type Row = { first_seq: number; last_seq: number; user_seq: number; reply_seq: number; usage: string | null }
-
 /** A step's key event's `step` column: where its reply is. */
 type KeyColumn = { reply: number }
 /** A step's reply's `step` column: the step's record. */
@@ -21,9 +19,8 @@ const TRAILING_REPLIES = 1000
 
 /**
  * The record of written turn steps, so that a retried request answers the stored reply instead
- * of calling the model again: kept in the `step` column of the step's key event and reply (schema
- * v8; steps written before are in the `turns` table), `idempotency` pointing Idempotency-Keys at
- * key events. Used only while the session exists.
+ * of calling the model again: kept in the `step` column of the step's key event and reply,
+ * `idempotency` pointing Idempotency-Keys at key events. Used only while the session exists.
  */
 export class StepRecords {
   constructor(
@@ -61,6 +58,7 @@ export class StepRecords {
     }
   }
 
+  /** A `/turns` retry names its user event by id and sends its content again: that is all there is to compare. */
   completedTurn(id: string, content: string): StoredStep | 'conflict' | null {
     const found = this.storedStep(id)
     if (!found) return this.log.byIds([id]).size > 0 ? 'conflict' : null
@@ -70,44 +68,26 @@ export class StepRecords {
 
   storedStep(id: string): StoredStep | null {
     const key = this.sql.first<{ step: string | null }>`SELECT step FROM events WHERE id = ${id}`
-    if (key?.step) {
-      const row = this.stepAt((JSON.parse(key.step) as KeyColumn).reply)
-      if (row) return this.resultOf(row)
-    }
-    if (!key || !this.hasLegacySteps()) return null
-    const row = this.sql.first<Row>`SELECT first_seq, last_seq, user_seq, reply_seq, usage FROM turns WHERE id = ${id}`
-    return row ? this.resultOf(row) : null
+    return key?.step ? this.stepAt((JSON.parse(key.step) as KeyColumn).reply) : null
   }
 
   storedReply(seq: number): StoredStep {
-    const row =
-      this.stepAt(seq) ??
-      (this.hasLegacySteps()
-        ? this.sql.first<Row>`SELECT first_seq, last_seq, user_seq, reply_seq, usage FROM turns WHERE reply_seq = ${seq}`
-        : null)
-    return this.resultOf(row ?? { first_seq: seq, last_seq: seq, user_seq: seq, reply_seq: seq, usage: null })
+    return this.stepAt(seq) ?? this.stepOf(seq, { key: seq, first: seq, last: seq, usage: null })
   }
 
-  /** The record a reply's row holds, as a row of the old `turns` table; null when it holds none. */
-  private stepAt(replySeq: number): Row | null {
+  /** The step whose reply is the event of this seq; null when its row holds no step record. */
+  private stepAt(replySeq: number): StoredStep | null {
     const reply = this.sql.first<{ step: string | null }>`SELECT step FROM events WHERE seq = ${replySeq}`
     if (!reply?.step) return null
     const step = JSON.parse(reply.step) as Partial<StepColumn>
-    if (step.key === undefined) return null
-    return {
-      first_seq: step.first!,
-      last_seq: step.last!,
-      user_seq: step.key,
-      reply_seq: replySeq,
-      usage: step.usage == null ? null : JSON.stringify(step.usage),
-    }
+    return step.key === undefined ? null : this.stepOf(replySeq, step as StepColumn)
   }
 
-  /** Whether steps were recorded in the `turns` table, before schema v8 (looked up once per instance). */
-  private legacy: boolean | null = null
-  private hasLegacySteps(): boolean {
-    this.legacy ??= this.sql.first<{ one: number }>`SELECT 1 AS one FROM turns LIMIT 1` !== null
-    return this.legacy
+  /** A step's events, read by its record. */
+  private stepOf(replySeq: number, step: StepColumn): StoredStep {
+    const events = this.log.range(step.first, step.last)
+    const reply = events.find((e) => e.seq === replySeq) as MessageEvent
+    return { reply, events, usage: step.usage ?? null }
   }
 
   idempotent(key: string): { hash: string; step: StoredStep } | null {
@@ -136,11 +116,5 @@ export class StepRecords {
       if (events.length < batch) return { messages: tail.reverse(), empty: tail.length === 0 }
       before = events.at(-1)!.seq
     }
-  }
-
-  private resultOf(row: Row): StoredStep {
-    const events = this.log.range(row.first_seq, row.last_seq)
-    const reply = events.find((e) => e.seq === row.reply_seq) as MessageEvent
-    return { reply, events, usage: row.usage === null ? null : (JSON.parse(row.usage) as Usage) }
   }
 }

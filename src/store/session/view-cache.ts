@@ -41,11 +41,11 @@ export class ViewCache {
   /** Events a pass just named by id (see {@link named}), so that its boundary is resolved without a lookup by id. */
   private naming = new Map<string, ViewEntry>()
 
-  constructor(
-    private readonly log: SessionLog,
-    private readonly bodies: BodyCache = isolateBodies,
-  ) {
-    this.owner = bodies.newOwner()
+  /** Small events' bodies, in the cache every session object of the isolate shares. */
+  private readonly bodies: BodyCache = isolateBodies
+
+  constructor(private readonly log: SessionLog) {
+    this.owner = this.bodies.newOwner()
   }
 
   /** The view's columns as of the record: the cached ones, or loaded (call it before new events are written). */

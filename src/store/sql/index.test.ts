@@ -2,14 +2,17 @@ import { runInDurableObject } from 'cloudflare:test'
 import { env } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
 import { newSessionId } from '../../../test/helpers'
+import { countRows, type RowCounts } from '../../../test/support/row-counts'
 import { fragment, inChunks, MAX_BOUND, Sql } from '.'
 
-/** Runs `fn` on a fresh Durable Object's real SQLite storage (a session object's, never otherwise used). */
-const withStorage = (fn: (sql: Sql) => void) =>
+/** Runs `fn` on a fresh Durable Object's real SQLite storage (a session object's, never otherwise used), its rows counted. */
+const withStorage = (fn: (sql: Sql, rows: { take(): RowCounts }) => void) =>
   runInDurableObject(env.SESSIONS.getByName(`sql-tests/${newSessionId()}`), async (_instance, state) => {
+    const rows = countRows(state.storage)
     const sql = new Sql(state.storage.sql)
     sql.run`CREATE TABLE t (n INTEGER PRIMARY KEY, id TEXT NOT NULL, note TEXT)`
-    fn(sql)
+    rows.take()
+    fn(sql, rows)
   })
 
 describe('Sql', () => {
@@ -29,23 +32,21 @@ describe('Sql', () => {
     })
   })
 
-  it('counts the rows statements read and wrote', async () => {
-    await withStorage((sql) => {
-      const before = sql.counts()
+  it('run writes at once; all reads every row its query steps through', async () => {
+    await withStorage((sql, rows) => {
       sql.run`INSERT INTO t (id, n) VALUES (${'a'}, ${1}), (${'b'}, ${2}), (${'c'}, ${3})`
-      const afterInsert = sql.counts()
-      expect(afterInsert.rowsWritten - before.rowsWritten).toBe(3)
+      expect(rows.take().rowsWritten).toBe(3)
       sql.all`SELECT * FROM t WHERE n = ${2}`
-      expect(sql.counts().rowsRead - afterInsert.rowsRead).toBe(1) // one row, found by its primary key
+      expect(rows.take().rowsRead).toBe(1) // one row, found by its primary key
       sql.all`SELECT * FROM t WHERE note IS NULL`
-      expect(sql.counts().rowsRead - afterInsert.rowsRead).toBe(4) // no index on note: every row is read
+      expect(rows.take().rowsRead).toBe(3) // no index on note: every row is read
     })
   })
 
-  it('each: reads the rows taken, stays open while other statements run, counts when the caller stops', async () => {
-    await withStorage((sql) => {
+  it('each: reads the rows taken, and stays open while other statements run', async () => {
+    await withStorage((sql, rows) => {
       for (let n = 1; n <= 50; n++) sql.run`INSERT INTO t (id, n) VALUES (${`id${n}`}, ${n})`
-      const before = sql.counts().rowsRead
+      rows.take()
       const taken: number[] = []
       for (const row of sql.each<{ n: number }>`SELECT n FROM t WHERE n BETWEEN ${1} AND ${50} ORDER BY n LIMIT ${50}`) {
         taken.push(row.n)
@@ -55,7 +56,7 @@ describe('Sql', () => {
       }
       expect(taken).toEqual([1, 2, 3, 4, 5])
       const updates = 5 // each finds its row by the primary key
-      expect(sql.counts().rowsRead - before - updates).toBeLessThanOrEqual(6) // the rows taken, and at most one stepped onto
+      expect(rows.take().rowsRead - updates).toBeLessThanOrEqual(6) // the rows taken, and at most one stepped onto
       expect(sql.first<{ seen: number }>`SELECT count(*) AS seen FROM t WHERE note = 'seen'`).toEqual({ seen: 5 })
     })
   })

@@ -18,18 +18,11 @@ export const MAX_BOUND = 100
  */
 export const IDS_PER_STATEMENT = 8192
 
-/** What a session of statements read and wrote, in SQLite rows: what Cloudflare bills for. */
-export interface RowCounts {
-  rowsRead: number
-  rowsWritten: number
-}
-
 type Value = SqlValue | readonly SqlValue[] | SqlFragment
 
 /**
  * SQL as tagged templates over a Durable Object's `ctx.storage.sql`: every value sits where it is
- * bound; an array binds as a list (`IN (${ids})`); a {@link SqlFragment} is placed as written. It
- * counts the rows every statement read and wrote (the cursor's `rowsRead` / `rowsWritten`).
+ * bound; an array binds as a list (`IN (${ids})`); a {@link SqlFragment} is placed as written.
  *
  * @example
  * const sql = new Sql(ctx.storage.sql)
@@ -37,31 +30,20 @@ type Value = SqlValue | readonly SqlValue[] | SqlFragment
  * sql.run`DELETE FROM turns WHERE id = ${id}`
  */
 export class Sql {
-  private read = 0
-  private written = 0
-
   constructor(readonly storage: SqlStorage) {}
 
   /** Every row of a query. */
   all<T extends Record<string, SqlValue>>(strings: TemplateStringsArray, ...values: Value[]): T[] {
-    const cursor = this.exec<T>(strings, values)
-    const rows = cursor.toArray()
-    this.count(cursor)
-    return rows
+    return this.exec<T>(strings, values).toArray()
   }
 
   /**
    * The rows of a query as the caller takes them: SQLite steps (and bills) only the rows taken,
    * and one row is held at a time. The statement may stay open while others run and across
-   * awaits (a streamed answer); its rows are counted when the caller stops.
+   * awaits (a streamed answer).
    */
   *each<T extends Record<string, SqlValue>>(strings: TemplateStringsArray, ...values: Value[]): Generator<T> {
-    const cursor = this.exec<T>(strings, values)
-    try {
-      for (const row of cursor) yield row
-    } finally {
-      this.count(cursor)
-    }
+    yield* this.exec<T>(strings, values)
   }
 
   /** The first row of a query, or null. */
@@ -69,18 +51,9 @@ export class Sql {
     return this.all<T>(strings, ...values)[0] ?? null
   }
 
-  /** Runs a statement that returns no rows (an insert, update or delete). */
+  /** Runs a statement that returns no rows (an insert, update or delete: it runs at once). */
   run(strings: TemplateStringsArray, ...values: Value[]): void {
-    const cursor = this.exec(strings, values)
-    for (const _ of cursor) {
-      // drained: the counts are final once the cursor is done
-    }
-    this.count(cursor)
-  }
-
-  /** The rows read and written so far by statements run through this helper. */
-  counts(): RowCounts {
-    return { rowsRead: this.read, rowsWritten: this.written }
+    this.exec(strings, values)
   }
 
   private exec<T extends Record<string, SqlValue>>(strings: TemplateStringsArray, values: Value[]): SqlStorageCursor<T> {
@@ -100,11 +73,6 @@ export class Sql {
     })
     if (bound.length > MAX_BOUND) throw new RangeError(`a statement binds at most ${MAX_BOUND} values, not ${bound.length}`)
     return this.storage.exec<T>(query, ...bound)
-  }
-
-  private count(cursor: SqlStorageCursor<Record<string, SqlValue>>): void {
-    this.read += cursor.rowsRead
-    this.written += cursor.rowsWritten
   }
 }
 

@@ -1,14 +1,14 @@
 import { Sql } from '../sql'
 
 /** A session as its user's index lists it. */
-export interface SessionListEntry {
+export interface SessionIndexEntry {
   id: string
   createdAt: string
   expiresAt: string | null
 }
 
 /** Where a page of the list starts: after this entry (newest first). */
-export interface SessionListCursor {
+export interface SessionIndexCursor {
   createdAt: string
   id: string
 }
@@ -20,7 +20,7 @@ type Row = { id: string; created_at: string; expires_at: string | null }
  * (they add themselves when created and remove themselves when deleted or expired); entries past
  * their expiry are never listed.
  */
-export class SessionList {
+export class SessionIndex {
   private readonly sql: Sql
 
   constructor(storage: SqlStorage) {
@@ -30,7 +30,7 @@ export class SessionList {
   }
 
   /** Lists a session, or updates its entry (idempotent). */
-  add(entry: SessionListEntry): void {
+  add(entry: SessionIndexEntry): void {
     this.sql
       .run`INSERT OR REPLACE INTO sessions (id, created_at, expires_at) VALUES (${entry.id}, ${entry.createdAt}, ${entry.expiresAt})`
   }
@@ -43,9 +43,9 @@ export class SessionList {
   /** One page of sessions live at `now`, newest first, after the cursor. */
   page(
     limit: number,
-    cursor: SessionListCursor | null,
+    cursor: SessionIndexCursor | null,
     now: string,
-  ): { entries: SessionListEntry[]; next: SessionListCursor | null } {
+  ): { entries: SessionIndexEntry[]; next: SessionIndexCursor | null } {
     const after = cursor ?? { createdAt: '\uffff', id: '\uffff' }
     const rows = this.sql.all<Row>`SELECT id, created_at, expires_at FROM sessions
       WHERE (expires_at IS NULL OR expires_at > ${now})

@@ -1,0 +1,95 @@
+import { atSeq, type NewEvent, type SessionEvent, VersionConflictError } from '../../core'
+import type { Sql } from '../sql'
+import type { LogIndexes } from './indexes'
+import type { Lifecycle } from './lifecycle'
+import type { SessionLog } from './log'
+import { type SessionRecord, type SessionRowCache, writeRecord } from './session-row'
+import type { StepWrite } from './step-records'
+import type { ViewCache } from './view-cache'
+
+/** What a write appends to the session of `record`, with its turn step's record when it is one. */
+export interface WriteOptions {
+  /** Checked against the record's version before anything is written. */
+  expectedVersion?: number
+  step?: StepWrite
+}
+
+/**
+ * The one way a session's storage is written: each write one transaction, version-checked, with
+ * the session row, its counters, the indexes and the cached view advanced together; the session
+ * listed in its user's directory once it exists, and wiped whole when it ends.
+ */
+export class SessionWriter {
+  constructor(
+    private readonly storage: DurableObjectStorage,
+    private readonly sql: Sql,
+    private readonly log: SessionLog,
+    private readonly view: ViewCache,
+    private readonly indexes: LogIndexes,
+    private readonly row: SessionRowCache,
+    private readonly lifecycle: Lifecycle,
+  ) {}
+
+  /**
+   * The create-if-absent write: appends to the session of `record` (the stored one, or a new
+   * one's: `newRecord`), then, when that created it, arms its expiry and lists it in the user's
+   * directory. Answers the events as written and the record after them.
+   */
+  async write(record: SessionRecord, events: NewEvent[], options: WriteOptions = {}) {
+    const created = this.row.stored() === null
+    const written = this.commit(record, events, options)
+    const stored = this.row.stored()!
+    if (created) {
+      await this.lifecycle.scheduleExpiry(stored)
+      await this.syncIndex(stored)
+    }
+    return { record: stored, events: written }
+  }
+
+  /**
+   * Writes events after the record's version in one transaction, with the session row and its
+   * counters; then advances the cached view. Synchronous: nothing can interleave. Throws
+   * {@link VersionConflictError} when `expectedVersion` is given and is not the record's.
+   */
+  commit(record: SessionRecord, events: NewEvent[], options: WriteOptions = {}): SessionEvent[] {
+    const { expectedVersion, step } = options
+    if (expectedVersion !== undefined && expectedVersion !== record.version) {
+      throw new VersionConflictError(expectedVersion, record.version)
+    }
+    const sequenced = events.map((event, i) => atSeq(event, record.version + 1 + i))
+    const advance = this.view.advance(record, sequenced)
+    const boundary = sequenced.findLast((event) => event.type === 'COMPACTION')
+    const next: SessionRecord = {
+      ...record,
+      version: record.version + sequenced.length,
+      boundarySeq: boundary?.seq ?? record.boundarySeq,
+      compactions: record.compactions + sequenced.filter((event) => event.type === 'COMPACTION').length,
+      stats: advance.stats,
+    }
+    this.row.ensureSchema()
+    const columns = step?.columns(sequenced)
+    this.storage.transactionSync(() => {
+      for (const event of sequenced) this.log.insert(event, columns?.get(event.seq) ?? null)
+      this.indexes.record(sequenced)
+      writeRecord(this.sql, next)
+      step?.record()
+    })
+    this.row.set(next)
+    advance.install()
+    return sequenced
+  }
+
+  /** Lists the session in the user's directory, and records that it is listed. */
+  async syncIndex(record: SessionRecord): Promise<void> {
+    if (!(await this.lifecycle.syncIndex(record)) || record.indexed) return
+    const current = this.row.stored()
+    if (current && current.createdAt === record.createdAt) this.commit({ ...current, indexed: true }, [])
+  }
+
+  /** Deletes everything the session stored, and forgets what was cached of it. */
+  async wipe(record: SessionRecord): Promise<void> {
+    await this.lifecycle.wipe(record)
+    this.row.forget()
+    this.view.reset()
+  }
+}

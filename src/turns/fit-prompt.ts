@@ -1,0 +1,64 @@
+import { ServiceError } from '../contract/errors'
+import type { CompactionResult, FitState, FitStep } from '../core'
+import { planPromptFit } from '../core'
+import { makeRoom } from './make-room'
+import type { PromptState, TurnDeps } from './session'
+import { type PreparedStep, tokensOf } from './step'
+
+/** How far fitting has come: passes run so far, an upstream's refusal, tokens of added events counted as stored. */
+export interface FitProgress {
+  passes: number
+  refused?: FitState['refused']
+  /** Tokens of the first added events taken as already in the view (a seeded history written first). */
+  ahead?: number
+}
+
+/**
+ * The next step of fitting a prepared step's prompt to its budget (see the core's
+ * `planPromptFit`), from the session's state: in estimate units, the budget being as many
+ * estimated tokens as the model would count in it.
+ *
+ * @example
+ * planFit(step, await session.promptState(), { passes: 0 }) // { kind: 'call', promptTokens: 812 }
+ */
+export function planFit(step: PreparedStep, state: PromptState | null, progress: FitProgress): FitStep {
+  const ahead = progress.ahead ?? 0
+  return planPromptFit({
+    budget: Math.floor(step.fit.promptBudget / step.fit.ratio),
+    parts: {
+      viewTokens: (state?.viewTokens ?? 0) + ahead,
+      storedSystemTokens: state?.latestSystem?.tokens ?? 0,
+      newSystemTokens: step.systemEvent?.tokens ?? null,
+      addedTokens: tokensOf(step.added) - ahead + step.toolsTokens,
+    },
+    canCompact: step.policy !== null,
+    summaryReserve: step.summaryReserve,
+    passes: progress.passes,
+    refused: progress.refused,
+  })
+}
+
+export const overflow = (message: string) => new ServiceError('context_overflow', message)
+
+/** A prompt made to fit: its estimated tokens, and the passes that made room for it. */
+export interface FittedPrompt {
+  promptTokens: number
+  compactions: CompactionResult[]
+}
+
+/**
+ * Runs the passes the plan asks for until the prompt fits, or throws the 413. After an upstream
+ * refused the prompt (`refusal`: its words) the plan is the refusal's: one pass to half the size.
+ */
+export async function fitPrompt(step: PreparedStep, deps: TurnDeps, refusal?: string): Promise<FittedPrompt> {
+  const compactions: CompactionResult[] = []
+  for (let passes = 0; ; passes++) {
+    const state = await deps.session.promptState()
+    const progress = refusal === undefined ? { passes } : { passes: 0, refused: { passes, message: refusal, again: false } }
+    const plan = planFit(step, state, progress)
+    if (plan.kind === 'overflow') throw overflow(plan.message)
+    if (plan.kind === 'call') return { promptTokens: plan.promptTokens, compactions }
+    // The added events are the newest turn's (a continuation's tool event joins the stored turn): never covered.
+    compactions.push(await makeRoom(plan, step.policy!, step.added, step.fit, deps))
+  }
+}

@@ -1,0 +1,73 @@
+import { turnPolicy } from '../compaction/policy'
+import { ServiceError } from '../contract/errors'
+import { contentTooLarge } from '../contract/limits'
+import { UNCALIBRATED } from '../core'
+import { NOT_CONFIGURED } from '../models/config'
+import { planFit } from './fit-prompt'
+import { closeInterruptedCalls, turnEvent } from './open-step'
+import type { TurnDeps } from './session'
+import { type PreparedStep, type StepInput, type StepRequest, tokensOf } from './step'
+
+/**
+ * The first phase of a step: the request checked (a model configured, each added event within
+ * its size), calls left pending closed when the user moved on (written at once, in an append of
+ * their own), and what the step sends decided from the session's state: the turn's model and its
+ * budget, the policy, a new system message, the tools' tokens.
+ */
+export async function prepareStep(input: StepInput, request: StepRequest, deps: TurnDeps): Promise<PreparedStep> {
+  const { session, models, estimator } = deps
+  if (!models.model) throw new ServiceError('not_configured', NOT_CONFIGURED)
+  if (models.problem) throw new ServiceError('not_configured', models.problem)
+  for (const [i, event] of input.added.entries()) {
+    const tooLarge = contentTooLarge(input.fields[i]!, event.message)
+    if (tooLarge) throw tooLarge
+  }
+  const earlier = input.closesPending ? await closeInterruptedCalls(session, estimator) : []
+  const state = await session.promptState()
+  const { maxTokens, ...options } = request.options ?? {}
+  // The request's maxTokens replaces CHAT_MAX_TOKENS for this call and in its fit check.
+  const replyTokens = maxTokens ?? models.replyTokens
+  const modelName = request.model ?? models.chatModel
+  const calibration = state?.calibration ?? UNCALIBRATED
+  return {
+    model: models.model,
+    modelName,
+    replyTokens,
+    options,
+    // The turn's own model decides the budget; estimates are scaled by what the model was seen to count.
+    fit: { promptBudget: models.contextTokensOf(modelName) - replyTokens, ratio: calibration.ratio },
+    calibration,
+    policy: turnPolicy({
+      requested: request.compaction,
+      session: state?.policy ?? null,
+      deployment: deps.deploymentPolicy,
+      summaries: true,
+    }),
+    // Written only when it differs from the latest stored one.
+    systemEvent:
+      request.system !== undefined && request.system !== state?.latestSystem?.content
+        ? turnEvent({ role: 'system', content: request.system }, estimator)
+        : null,
+    // The tools are sent with the prompt: their JSON counts toward it.
+    toolsTokens: request.tools ? estimator.count(JSON.stringify(request.tools)) : 0,
+    summaryReserve: models.summaryTokens,
+    earlier,
+    added: input.added,
+  }
+}
+
+/**
+ * A seed too long for one prompt: its first `history` events are stored ahead of the step, for
+ * compaction to cover — only when the prompt then fits where it did not with them. Answers the
+ * step as it then is.
+ */
+export async function seedHistoryFirst(step: PreparedStep, history: number, deps: TurnDeps): Promise<PreparedStep> {
+  if (history === 0) return step
+  const seeded = step.added.slice(0, history)
+  const state = await deps.session.promptState()
+  const ahead = tokensOf(seeded)
+  if (planFit(step, state, { passes: 0 }).kind !== 'overflow') return step
+  if (planFit(step, state, { passes: 0, ahead }).kind === 'overflow') return step
+  const written = await deps.session.writeHistory(seeded)
+  return { ...step, earlier: [...step.earlier, ...written], added: step.added.slice(history) }
+}

@@ -1,0 +1,100 @@
+import { ServiceError } from '../contract/errors'
+import { clientCallsOf, type PromptFitReport, type TurnResult } from '../contract/turn-result'
+import { absorb, type MessageEvent } from '../core'
+import { log } from '../log'
+import { type ChatReply, toServiceError } from '../models/port'
+import { turnEvent } from './open-step'
+import { withRecall } from './recall'
+import type { TurnDeps } from './session'
+import type { PreparedStep, StepInput } from './step'
+import type { StepCaller } from './step-caller'
+
+/** What the step's first model call answered, and how its prompt was fitted. */
+export interface FirstCall {
+  caller: StepCaller
+  reply: ChatReply
+  context: PromptFitReport
+}
+
+/**
+ * The step's events written: its recall rounds run (see `withRecall`), then its system message,
+ * added events, recall rounds, the reply and any recall results after it, in one append with the
+ * step's record for retries; the next turn on the session may then start. An empty reply writes
+ * nothing (a retry should start clean).
+ */
+export async function recordStep(
+  step: PreparedStep,
+  first: FirstCall,
+  deps: TurnDeps,
+  options: { recall: boolean; idempotency: StepInput['idempotency'] },
+): Promise<TurnResult> {
+  const { reply, context, caller } = first
+  if ((reply.content ?? '').trim() === '' && reply.toolCalls.length === 0) {
+    throw new ServiceError('upstream_error', 'the model answered with an empty reply')
+  }
+  // What the model reported for the prompt we estimated: the session learns how it counts.
+  if (reply.usage) context.calibration = absorb(step.calibration, reply.usage.promptTokens, context.promptTokens)
+  const modelMetadata = { model: reply.model ?? step.modelName }
+  const recall = await withRecall(reply, {
+    enabled: options.recall,
+    own: (made) => caller.own(made),
+    again: (events, offer) => caller.call(events, offer).catch((error) => Promise.reject(toServiceError(error))),
+    search: (query, limit) => deps.session.recall(query, limit),
+    event: (message) => turnEvent(message, deps.estimator, undefined, message.role === 'assistant' ? modelMetadata : {}),
+  })
+  const { calls, reply: final } = recall
+  const assistant = turnEvent(
+    { role: 'assistant', content: final.content, ...(calls.length > 0 ? { toolCalls: calls } : {}) },
+    deps.estimator,
+    undefined,
+    { model: final.model ?? step.modelName },
+  )
+  const events = [
+    ...(step.systemEvent ? [step.systemEvent] : []),
+    ...step.added,
+    ...recall.events,
+    assistant,
+    ...(recall.after ? [recall.after] : []),
+  ]
+  const written = await deps.session.writeTurn(events, {
+    keyId: step.added[0]!.id,
+    replyId: assistant.id,
+    firstSeq: step.earlier[0]?.seq,
+    usage: recall.usage,
+    idempotency: options.idempotency,
+    calibration: context.calibration,
+  })
+  deps.written()
+  const stored = written.find((event) => event.id === assistant.id) as MessageEvent
+  return {
+    reply: stored,
+    ...clientCallsOf(stored),
+    events: [...step.earlier, ...written],
+    compaction: null,
+    usage: recall.usage,
+    context,
+    finishReason: final.finishReason,
+  }
+}
+
+/**
+ * The last phase: the policy's pass once the step is written. It never fails the turn: a failed
+ * pass is reported in the result (a summarizer's upstream failure was logged where it happened;
+ * anything else is a bug, logged here).
+ */
+export async function compactAfter(step: PreparedStep, result: TurnResult, deps: TurnDeps): Promise<TurnResult> {
+  if (!step.policy || !result.context) return result
+  try {
+    const compaction = await deps.compactor.run(deps.session, deps.session.info(), {
+      trigger: step.policy.trigger,
+      strategy: step.policy.strategy,
+      model: { ...step.fit, ratio: result.context.calibration.ratio },
+      spend: deps.limiter?.spend,
+    })
+    return { ...result, compaction }
+  } catch (error) {
+    if (!(error instanceof ServiceError)) log.error('compaction after a turn failed', { error: String(error) })
+    const body = error instanceof ServiceError ? error.body : { code: 'internal' as const, message: 'compaction failed' }
+    return { ...result, compaction: { error: body } }
+  }
+}

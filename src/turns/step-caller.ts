@@ -1,0 +1,105 @@
+import { toOpenAIMessages } from '../contract/openai-messages'
+import type { PromptFitReport } from '../contract/turn-result'
+import { allSeqs, type NewMessageEvent, RECALL_TOOL, type ToolCall } from '../core'
+import { type ChatReply, toServiceError, UpstreamError } from '../models/port'
+import { CallIds } from './call-ids'
+import { fitPrompt, overflow, planFit } from './fit-prompt'
+import { RECALL_DEFINITION } from './recall'
+import type { TurnDeps } from './session'
+import type { PreparedStep, StepRequest } from './step'
+
+/**
+ * The model calls of one step: the prompt made from the view, the step's events and any recall
+ * round's, the reply's deltas and whole tool calls passed on as they come, the usage spent. Each
+ * call's tool calls get ids new to the log and to this request (see {@link CallIds}).
+ */
+export class StepCaller {
+  /** Ids the calls of earlier replies of this request took (their recall rounds are written later). */
+  private readonly taken = new Set<string>()
+  private ids: CallIds
+
+  /** `reached` is told when the model is first called (the step then counts as a model turn). */
+  constructor(
+    private readonly step: PreparedStep,
+    private readonly request: StepRequest,
+    private readonly deps: TurnDeps,
+    private readonly reached: () => void,
+  ) {
+    this.ids = this.newIds()
+  }
+
+  private newIds(): CallIds {
+    return new CallIds((list) => new Set([...this.deps.session.usedToolIds(list), ...list.filter((id) => this.taken.has(id))]))
+  }
+
+  /** One call with the view, the step's events and `extra` (recall rounds); recall offered when the request turned it on. */
+  async call(extra: NewMessageEvent[] = [], offerRecall = this.request.recall === true): Promise<ChatReply> {
+    const { step, request, deps } = this
+    const view = await deps.session.readEvents(allSeqs((await deps.session.readView()).view))
+    const system = step.systemEvent?.message.content ?? (await deps.session.promptState())?.latestSystem?.content ?? null
+    this.ids = this.newIds()
+    const ids = this.ids
+    let position = 0
+    this.reached()
+    const reply = await step.model.chat({
+      model: step.modelName,
+      messages: toOpenAIMessages([...view, ...step.added, ...extra], system),
+      maxTokens: step.replyTokens,
+      onDelta: request.stream ? deps.onDelta : undefined,
+      onToolCall: request.stream
+        ? (made) => {
+            const owned = ids.at(position++, made)
+            if (owned.name !== RECALL_TOOL) deps.onToolCall?.(owned)
+          }
+        : undefined,
+      tools: offerRecall ? [...(request.tools ?? []), RECALL_DEFINITION] : request.tools,
+      toolChoice: request.toolChoice,
+      parallelToolCalls: request.parallelToolCalls,
+      options: step.options,
+    })
+    await deps.limiter?.spend(reply.usage)
+    return reply
+  }
+
+  /** The last reply's calls with the ids they are stored with, taken for this request. */
+  own(reply: ChatReply): ToolCall[] {
+    const owned = this.ids.all(reply.toolCalls)
+    for (const { id } of owned) this.taken.add(id)
+    return owned
+  }
+}
+
+/** Whether a failed call is the upstream refusing the prompt as too long (the one failure a turn answers by compacting). */
+const refusedAsTooLong = (error: unknown): error is UpstreamError =>
+  error instanceof UpstreamError && error.failure === 'context_length'
+
+/**
+ * The step's first model call, its prompt fitted first. When the upstream refuses the prompt as
+ * too long although our estimate fit (it counts differently), the prompt is compacted harder and
+ * the call retried once; a second refusal is the 413. Answers the reply and how the prompt was fitted.
+ */
+export async function callFitted(
+  step: PreparedStep,
+  caller: StepCaller,
+  deps: TurnDeps,
+): Promise<{ reply: ChatReply; context: PromptFitReport }> {
+  const fitted = await fitPrompt(step, deps)
+  const context: PromptFitReport = { ...fitted, budget: step.fit.promptBudget, retried: false, calibration: step.calibration }
+  try {
+    return { reply: await caller.call(), context }
+  } catch (error) {
+    if (!refusedAsTooLong(error) || error.options.outputStarted) throw toServiceError(error)
+    const refitted = await fitPrompt(step, deps, error.message)
+    context.promptTokens = refitted.promptTokens
+    context.compactions.push(...refitted.compactions)
+    context.retried = true
+    try {
+      return { reply: await caller.call(), context }
+    } catch (again) {
+      if (!refusedAsTooLong(again)) throw toServiceError(again)
+      const state = await deps.session.promptState()
+      const plan = planFit(step, state, { passes: 0, refused: { passes: 1, message: again.message, again: true } })
+      throw overflow(plan.kind === 'overflow' ? plan.message : again.message)
+    }
+  }
+}

@@ -1,0 +1,51 @@
+/** The data a turn step carries from phase to phase: what opens it, what it asks for, what was prepared. */
+import type { ChatOptions, Policy, TurnInput } from '../contract/schemas'
+import type { Calibration, ModelFit, NewMessageEvent, SessionEvent } from '../core'
+import type { ChatModel } from '../models/port'
+
+/** What a step adds to the log with its reply, opened by `/turns` or by a door. */
+export interface StepInput {
+  /** The events the prompt ends with (a user message, a continuation's tool event, a client's new messages), in order. */
+  added: NewMessageEvent[]
+  /** The request field each added event came from, for a 413 naming it. */
+  fields: string[]
+  /** A new user message: calls left pending are closed as interrupted first. */
+  closesPending: boolean
+  /** An `Idempotency-Key` to record with the step. */
+  idempotency?: { key: string; hash: string }
+  /** How many of `added` are a seeded history: appended ahead of the step when the prompt would not fit with it. */
+  history?: number
+}
+
+/** The settings of a step's model call: a turn request without what opens the step. */
+export type StepRequest = Omit<TurnInput, 'id' | 'content' | 'toolResults'>
+
+/** A step ready for its model call: what it sends and how its prompt is fitted, decided before the first call. */
+export interface PreparedStep {
+  model: ChatModel
+  /** The model the request names (else CHAT_MODEL): its context decides the budget. */
+  modelName: string
+  /** `max_tokens` for the reply: the request's, else CHAT_MAX_TOKENS. */
+  replyTokens: number
+  /** Sampling options other than `maxTokens`. */
+  options: Omit<ChatOptions, 'maxTokens'>
+  /** The prompt budget and the session's ratio at the start of the step. */
+  fit: ModelFit
+  /** The session's calibration at the start of the step. */
+  calibration: Calibration
+  /** The turn's policy; null: compaction is off for this turn. */
+  policy: Policy | null
+  /** The request's system message when it differs from the latest stored one (written with the step). */
+  systemEvent: NewMessageEvent | null
+  /** The tools' JSON, estimated: it is sent with the prompt. */
+  toolsTokens: number
+  /** Room a pass keeps in its token budget for the summary it writes (SUMMARY_MAX_TOKENS). */
+  summaryReserve: number
+  /** What the request wrote before the step itself: calls closed as interrupted, a seeded history. */
+  earlier: SessionEvent[]
+  /** The events the prompt ends with. */
+  added: NewMessageEvent[]
+}
+
+/** The tokens of some events, as estimated when each was made. */
+export const tokensOf = (events: readonly NewMessageEvent[]): number => events.reduce((sum, event) => sum + event.tokens, 0)
