@@ -1,47 +1,39 @@
 /**
  * The Worker the benchmarks run: the real app and Durable Objects, plus bench-only routes that
  * time work inside workerd (so the local dev server's proxy is not in the numbers), a naive
- * baseline, and the closest peer on this platform (the Agents SDK's session storage).
+ * baseline, and the closest peer on this platform (the Agents SDK's session storage). Everything
+ * Workers-side of the bench is in this one file: tsconfig.json typechecks it, tsconfig.node.json
+ * the rest of bench/.
  */
 import { DurableObject } from 'cloudflare:workers'
 import { Lifecycle } from 'agents/lifecycle'
 import { Sessions } from 'agents/sessions'
-import { SEARCH_START } from '../src/contract/schemas'
-import { countingEstimator, defaultEstimator, ftsExpression, project } from '../src/core'
+import { type Context, Hono } from 'hono'
+import { type ChatMessageInput, type EventInput, SEARCH_START, type TurnInput } from '../src/contract/schemas'
+import {
+  type Boundary,
+  compactionEventAt,
+  countingEstimator,
+  defaultEstimator,
+  type Message,
+  messageEventAt,
+  project,
+  type SessionEvent,
+} from '../src/core'
 import { chatCompletionInput } from '../src/doors/chat-completions/request'
 import { app } from '../src/http/app'
 import { sessionStub } from '../src/object/address'
-import { SessionObject } from '../src/object/session-object'
-import { NO_TURN_LIMITS } from '../src/rate-limits'
-import { SessionLog } from '../src/store/session/log'
-import { Sql } from '../src/store/sql'
+import { type JsonBody, SessionObject } from '../src/object/session-object'
+import { countRows, type RowCounts } from '../test/support/row-counts'
+import { type Measured, message, type StorageWork } from './shared'
 
 export { UserIndex } from '../src/object/user-index'
 
-/** Rows read and written by every statement a Durable Object runs, counted at `ctx.storage.sql.exec`. */
-function countRows(storage: DurableObjectStorage) {
-  const sql = storage.sql
-  const exec = sql.exec.bind(sql)
-  const cursors: SqlStorageCursor<Record<string, SqlStorageValue>>[] = []
-  sql.exec = ((query: string, ...bindings: unknown[]) => {
-    const cursor = exec(query, ...bindings)
-    cursors.push(cursor)
-    return cursor
-  }) as typeof sql.exec
-  return {
-    /** The rows read and written since the last call. */
-    take(): { rowsRead: number; rowsWritten: number } {
-      const taken = cursors.splice(0)
-      // A cursor's counts are final once it is done: a write whose cursor nobody iterated reports 0 until then.
-      for (const cursor of taken) for (const _ of cursor);
-      return { rowsRead: taken.reduce((n, c) => n + c.rowsRead, 0), rowsWritten: taken.reduce((n, c) => n + c.rowsWritten, 0) }
-    },
-  }
-}
+// ── timing and reading answers ───────────────────────────────────────────────────────────────
 
 /**
- * Times `batch` runs of `work` inside an object. Its clock moves only at I/O, so the batch is
- * bracketed by a 1 ms timer; the same bracket around no work is measured and taken off.
+ * Times `batch` runs of `work` inside an object, answering the mean. Its clock moves only at I/O,
+ * so the batch is bracketed by a 1 ms timer; the same bracket around no work is measured and taken off.
  */
 async function timedInside(batch: number, work: (i: number) => Promise<unknown>): Promise<number> {
   const bracket = async (fn: () => Promise<void>) => {
@@ -58,27 +50,79 @@ async function timedInside(batch: number, work: (i: number) => Promise<unknown>)
   return Math.max(0, full - empty) / batch
 }
 
-export interface StorageTurnSample {
-  ms: number
-  rowsRead: number
-  rowsWritten: number
+/** `batch` runs of `work` timed inside the object, with the rows they read and wrote, per run. */
+async function perRun(rows: { take(): RowCounts }, batch: number, work: (i: number) => Promise<unknown>): Promise<Measured> {
+  rows.take()
+  const ms = await timedInside(batch, work)
+  const { rowsRead, rowsWritten } = rows.take()
+  return { samples: [ms], rows: { rowsRead: rowsRead / batch, rowsWritten: rowsWritten / batch } }
 }
 
-/** The session object, with what a benchmark needs to look inside it. */
-/** Generates a whole JSON answer, as a reader taking all of it would; answers its length. */
-const drain = (pieces: Iterable<string>): number => {
-  let chars = 0
-  for (const piece of pieces) chars += piece.length
-  return chars
+/** A JSON answer of the session object, read to the end as a reader taking all of it would. */
+async function answerText(answer: Promise<{ ok: true; value: JsonBody } | { ok: false; error: unknown }>): Promise<string> {
+  const outcome = await answer
+  if (!outcome.ok) throw new Error(JSON.stringify(outcome.error))
+  return typeof outcome.value === 'string' ? outcome.value : new Response(outcome.value).text()
 }
-const drainText = async (pieces: Iterable<string>): Promise<string> => [...pieces].join('')
 
+/** Throws the error of an answer that is one. */
+async function succeeded(answer: Promise<{ ok: boolean; error?: unknown }>): Promise<void> {
+  const outcome = await answer
+  if (!outcome.ok) throw new Error(JSON.stringify(outcome.error))
+}
+
+/** This run of the benchmark Worker (random values cannot be made at global scope). */
+let run: string | undefined
+const thisRun = () => {
+  run ??= crypto.randomUUID().slice(0, 8)
+  return run
+}
+
+// ── the session object, measured ────────────────────────────────────────────────────────────
+
+/** A row of the events table (bench sessions have no multi-part bodies: `body` is all of it). */
+type EventRow = {
+  seq: number
+  id: string
+  type: string
+  synthetic: number
+  tokens: number
+  timestamp: string
+  metadata: string
+  body: string
+}
+
+/** An events row as the core's event. */
+const eventOf = (row: EventRow): SessionEvent => {
+  const metadata = JSON.parse(row.metadata) as Record<string, unknown>
+  return row.type === 'MESSAGE'
+    ? messageEventAt(row.id, row.seq, row.timestamp, metadata, row.synthetic === 1, row.tokens, JSON.parse(row.body) as Message)
+    : compactionEventAt(row.id, row.seq, row.timestamp, metadata, JSON.parse(row.body) as Boundary)
+}
+
+/** A turn's storage work as two appends: the user message, then the reply (an agent's: with the call, then its result). */
+function turnAppends(at: number, work: StorageWork): [EventInput[], EventInput[]] {
+  const user: EventInput = { message: { role: 'user', content: message(at) } }
+  const reply: EventInput = { message: { role: 'assistant', content: message(at + 1) } }
+  if (work === 'turn') return [[user], [reply]]
+  const call = { id: `k${thisRun()}-${at}`, name: 'lookup', arguments: JSON.stringify({ q: message(at) }) }
+  const result = { id: call.id, name: 'lookup', data: `result ${at}: `.repeat(20) }
+  return [
+    [user, { message: { role: 'assistant', content: null, toolCalls: [call] } }],
+    [{ message: { role: 'tool', content: null, toolResponses: [result] } }, reply],
+  ]
+}
+
+type Address = Parameters<SessionObject['append']>[0]
+
+/** The session object, with what a benchmark needs to look inside it: its own public methods, called here. */
 export class BenchSessionObject extends SessionObject {
   /** Every estimate of this isolate's sessions, counted. */
   static override readonly estimator = countingEstimator(defaultEstimator)
-  private readonly rows: ReturnType<typeof countRows>
+  private readonly rows: { take(): RowCounts }
 
   constructor(ctx: DurableObjectState, env: Env) {
+    // Installed before the object runs its first statement.
     const rows = countRows(ctx.storage)
     super(ctx, env)
     this.rows = rows
@@ -86,12 +130,13 @@ export class BenchSessionObject extends SessionObject {
 
   /** The view the naive way: the whole log read and projected on every call. */
   naiveView(): number {
-    return project(new SessionLog(new Sql(this.ctx.storage.sql)).after(0)).length
+    const rows = this.ctx.storage.sql.exec<EventRow>('SELECT * FROM events WHERE seq > 0 ORDER BY seq').toArray()
+    return project(rows.map(eventOf)).length
   }
 
-  /** The view read inside the object (what a view read costs before its answer travels back). */
-  async fastView(): Promise<number> {
-    return drain(this.stored.answers.viewOf(await this.stored.existing(), 'events'))
+  /** The view read inside the object (what a view read costs before its answer travels back); answers its length. */
+  async viewInside(): Promise<number> {
+    return (await answerText(this.readView())).length
   }
 
   /** Ends this object's instance: the next call starts a fresh one, as after an eviction. */
@@ -99,56 +144,14 @@ export class BenchSessionObject extends SessionObject {
     this.ctx.abort('benchmark: start cold')
   }
 
-  /**
-   * One turn's storage work, the way the peer's is measured: two appends and a view read, inside
-   * the object, with the rows they read and wrote.
-   */
-  async storageTurns(
-    batch: number,
-    from: number,
-    withoutSearch = false,
-    work: 'turn' | 'tool' = 'turn',
-  ): Promise<StorageTurnSample> {
-    const address = { userId: 'bench', sessionId: this.stored.info().id }
-    // Bench only: the same work with the search index's inserts left out, to see what they cost.
-    const search = (this.stored as unknown as { indexes: { search: { index: (events: unknown) => void } } }).indexes.search
-    const index = search.index
-    if (withoutSearch) search.index = () => undefined
-    try {
-      return await this.timedStorageTurns(address, batch, from, work)
-    } finally {
-      search.index = index
-    }
-  }
-
-  private async timedStorageTurns(
-    address: { userId: string; sessionId: string },
-    batch: number,
-    from: number,
-    work: 'turn' | 'tool',
-  ) {
-    const stored = this.stored.addressedAs(address)
-    const append = (...messages: Record<string, unknown>[]) =>
-      stored.appendInputs(messages.map((message) => ({ message }) as never))
-    this.rows.take()
-    const ms = await timedInside(batch, async (i) => {
-      const at = from + 2 * i
-      const user = { role: 'user', content: message(at) }
-      const reply = { role: 'assistant', content: message(at + 1) }
-      if (work === 'tool') {
-        // An agent turn as the peer's (toolStep), in the two appends a turn and its continuation make.
-        const call = { id: `k${thisRun()}-${at}`, name: 'lookup', arguments: JSON.stringify({ q: message(at) }) }
-        const result = { id: call.id, name: 'lookup', data: `result ${at}: `.repeat(20) }
-        await append(user, { role: 'assistant', content: null, toolCalls: [call] })
-        await append({ role: 'tool', content: null, toolResponses: [result] }, reply)
-      } else {
-        await append(user)
-        await append(reply)
-      }
-      drain(this.stored.answers.viewOf(await this.stored.existing(), 'events'))
+  /** One turn's storage work, the way the peer's is measured: two appends and a view read, inside the object. */
+  storageTurns(address: Address, batch: number, from: number, work: StorageWork): Promise<Measured> {
+    return perRun(this.rows, batch, async (i) => {
+      const [first, second] = turnAppends(from + 2 * i, work)
+      await succeeded(this.append(address, first))
+      await succeeded(this.append(address, second))
+      await this.viewInside()
     })
-    const { rowsRead, rowsWritten } = this.rows.take()
-    return { ms, rowsRead: rowsRead / batch, rowsWritten: rowsWritten / batch }
   }
 
   /**
@@ -156,28 +159,20 @@ export class BenchSessionObject extends SessionObject {
    * turn's messages and a read of the view's rows by seq, nothing else (no checks, no counters, no
    * index, no JSON made). What {@link storageTurns} is measured against.
    */
-  async floorTurns(batch: number, from: number): Promise<StorageTurnSample> {
+  async floorTurns(batch: number, from: number): Promise<Measured> {
     const sql = this.ctx.storage.sql
     sql.exec('CREATE TABLE IF NOT EXISTS floor_events (seq INTEGER PRIMARY KEY, body TEXT NOT NULL)')
-    const seqs = JSON.stringify(
-      (
-        JSON.parse(await drainText(this.stored.answers.viewOf(await this.stored.existing(), 'events'))) as {
-          events: { seq: number }[]
-        }
-      ).events.map((event) => event.seq),
-    )
-    this.rows.take()
-    const ms = await timedInside(batch, async (i) => {
+    const view = JSON.parse(await answerText(this.readView())) as { events: { seq: number }[] }
+    const seqs = JSON.stringify(view.events.map((event) => event.seq))
+    return perRun(this.rows, batch, async (i) => {
       for (const role of ['user', 'assistant'])
         sql.exec('INSERT INTO floor_events (body) VALUES (?)', JSON.stringify({ role, content: message(from + 2 * i) }))
       sql.exec('SELECT * FROM events WHERE seq IN (SELECT value FROM json_each(?))', seqs).toArray()
     })
-    const { rowsRead, rowsWritten } = this.rows.take()
-    return { ms, rowsRead: rowsRead / batch, rowsWritten: rowsWritten / batch }
   }
 
-  /** Rows read and written by the calls since the last one (for a whole turn through RPC). */
-  takeRows(): { rowsRead: number; rowsWritten: number } {
+  /** Rows read and written by the calls since the last one. */
+  takeRows(): RowCounts {
     return this.rows.take()
   }
 
@@ -188,11 +183,14 @@ export class BenchSessionObject extends SessionObject {
   }
 }
 
+// ── the peer ────────────────────────────────────────────────────────────────────────────────
+
 type Part = { type: 'text'; text: string }
+const textPart = (i: number): Part[] => [{ type: 'text', text: message(i) }]
 
 /** The Agents SDK's session storage on a plain Durable Object, as its docs install it. */
 export class AgentsPeer extends DurableObject<Env> {
-  private readonly rows: ReturnType<typeof countRows>
+  private readonly rows: { take(): RowCounts }
   readonly sessions: Sessions
   readonly lifecycle: Lifecycle
   readonly session: ReturnType<Sessions['session']>
@@ -206,22 +204,20 @@ export class AgentsPeer extends DurableObject<Env> {
     this.session = this.sessions.session()
   }
 
-  /** Imports `count` messages (user/assistant alternating) as history. */
+  /** Imports `count` messages (user/assistant alternating) as history; answers where the next import starts. */
   async seed(count: number, from: number): Promise<number> {
     let parent = (await this.session.getLatestLeaf())?.id ?? null
     for (let i = from; i < from + count; i++) {
       const id = `m${i}`
-      await this.session.importMessage(
-        { id, role: i % 2 === 0 ? 'user' : 'assistant', parts: [{ type: 'text', text: message(i) }] as Part[] },
-        { parentId: parent, createdAt: Date.now() },
-      )
+      const role = i % 2 === 0 ? 'user' : 'assistant'
+      await this.session.importMessage({ id, role, parts: textPart(i) }, { parentId: parent, createdAt: Date.now() })
       parent = id
     }
     return from + count
   }
 
   /** How many messages the history holds. */
-  async size(): Promise<number> {
+  size(): number {
     const sql = this.ctx.storage.sql
     const table = sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'cf_agents_session_messages'").toArray()
     return table.length === 0 ? 0 : sql.exec<{ n: number }>('SELECT count(*) AS n FROM cf_agents_session_messages').one().n
@@ -230,14 +226,9 @@ export class AgentsPeer extends DurableObject<Env> {
   /** One turn's storage work: the user message and the reply appended, then the bounded recent history read. */
   async turn(i: number): Promise<number> {
     // Ids new to this run: the peer skips a message whose id it has (the state is kept between runs).
-    await this.session.appendMessage({ id: `t${thisRun()}-${i}u`, role: 'user', parts: [{ type: 'text', text: message(i) }] })
-    await this.session.appendMessage({
-      id: `t${thisRun()}-${i}a`,
-      role: 'assistant',
-      parts: [{ type: 'text', text: message(i + 1) }],
-    })
-    const recent = await this.session.getRecentHistory(64 * 1024)
-    return recent.messages.length
+    await this.session.appendMessage({ id: `t${thisRun()}-${i}u`, role: 'user', parts: textPart(i) })
+    await this.session.appendMessage({ id: `t${thisRun()}-${i}a`, role: 'assistant', parts: textPart(i + 1) })
+    return (await this.session.getRecentHistory(64 * 1024)).messages.length
   }
 
   /**
@@ -248,24 +239,17 @@ export class AgentsPeer extends DurableObject<Env> {
   async toolStep(i: number): Promise<number> {
     const id = `t${thisRun()}-${i}`
     const call = { type: 'tool-lookup', toolCallId: `k${id}`, input: { q: message(i) } }
-    await this.session.appendMessage({ id: `${id}u`, role: 'user', parts: [{ type: 'text', text: message(i) }] })
+    const output = `result ${i}: `.repeat(20)
+    await this.session.appendMessage({ id: `${id}u`, role: 'user', parts: textPart(i) })
     await this.session.appendMessage({ id: `${id}c`, role: 'assistant', parts: [{ ...call, state: 'input-available' }] })
-    await this.session.updateMessage({
-      id: `${id}c`,
-      role: 'assistant',
-      parts: [{ ...call, state: 'output-available', output: `result ${i}: `.repeat(20) }],
-    })
-    await this.session.appendMessage({ id: `${id}a`, role: 'assistant', parts: [{ type: 'text', text: message(i + 1) }] })
-    const recent = await this.session.getRecentHistory(64 * 1024)
-    return recent.messages.length
+    await this.session.updateMessage({ id: `${id}c`, role: 'assistant', parts: [{ ...call, state: 'output-available', output }] })
+    await this.session.appendMessage({ id: `${id}a`, role: 'assistant', parts: textPart(i + 1) })
+    return (await this.session.getRecentHistory(64 * 1024)).messages.length
   }
 
   /** The same turns (or tool steps), measured as ours are (see {@link BenchSessionObject.storageTurns}). */
-  async storageTurns(batch: number, from: number, work: 'turn' | 'tool' = 'turn'): Promise<StorageTurnSample> {
-    this.rows.take()
-    const ms = await timedInside(batch, (i) => (work === 'tool' ? this.toolStep(from + 2 * i) : this.turn(from + 2 * i)))
-    const { rowsRead, rowsWritten } = this.rows.take()
-    return { ms, rowsRead: rowsRead / batch, rowsWritten: rowsWritten / batch }
+  storageTurns(batch: number, from: number, work: StorageWork): Promise<Measured> {
+    return perRun(this.rows, batch, (i) => (work === 'tool' ? this.toolStep(from + 2 * i) : this.turn(from + 2 * i)))
   }
 
   /** A search (20 hits); answers how many it found. */
@@ -274,7 +258,7 @@ export class AgentsPeer extends DurableObject<Env> {
   }
 
   /** Rows read and written by the calls since the last one. */
-  takeRows(): { rowsRead: number; rowsWritten: number } {
+  takeRows(): RowCounts {
     return this.rows.take()
   }
 
@@ -284,270 +268,216 @@ export class AgentsPeer extends DurableObject<Env> {
   }
 }
 
-/** This run of the benchmark Worker (random values cannot be made at global scope). */
-let run: string | undefined
-const thisRun = () => {
-  run ??= crypto.randomUUID().slice(0, 8)
-  return run
-}
+// ── timing in the Worker, around RPC calls ──────────────────────────────────────────────────
 
-/** The one client tool the tool-loop benchmark offers. */
-const TOOLS = [{ type: 'function' as const, function: { name: 'lookup', parameters: { type: 'object' } } }]
-
-const message = (i: number) => `Message ${i}: what did we decide about the rollout plan, and which items are still open?`
+/** How many calls the Worker has timed: each call's `i`, so that no two turns send the same message. */
+let calls = 0
 
 /**
- * Runs `fn` `runs` times inside the Worker and returns the mean duration (ms) of each run. The
- * clock here only moves with I/O and in whole milliseconds, so a run repeats `fn` `batch` times
- * and is divided by it.
+ * `runs` samples of `call`, each the mean of `batch` calls timed together: the clock moves in
+ * 3 ms steps, so a batch divides the step.
  */
-let op = 0
-async function timed(runs: number, fn: (i: number) => Promise<unknown>, batch = 1): Promise<number[]> {
+async function timed(runs: number, batch: number, call: (i: number) => Promise<unknown>): Promise<number[]> {
   const samples: number[] = []
-  for (let run = 0; run < runs; run++) {
+  for (let sample = 0; sample < runs; sample++) {
     const start = performance.now()
-    for (let b = 0; b < batch; b++) await fn(op++)
+    for (let b = 0; b < batch; b++) await call(calls++)
     samples.push((performance.now() - start) / batch)
   }
   return samples
 }
 
-export default {
-  async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
-    const url = new URL(request.url)
-    if (!url.pathname.startsWith('/bench/')) return app.fetch(request, env, ctx)
-    const q = (name: string) => url.searchParams.get(name) ?? ''
-    const n = (name: string) => Number(q(name))
-    const batch = Number(url.searchParams.get('batch') ?? 1)
-    const session = () => sessionStub(env, q('user'), q('session')) as unknown as DurableObjectStub<BenchSessionObject>
-    const peers = (env as unknown as { PEER: DurableObjectNamespace }).PEER
-    const peer = () => peers.getByName(q('peer')) as unknown as DurableObjectStub<AgentsPeer>
-    const address = () => ({ userId: q('user'), sessionId: q('session') })
-    /** The view through RPC, its stream read to the end, as the Worker passes it on. */
-    const rpcView = async () => {
-      const view = await session().readView()
-      if (!view.ok) throw new Error(view.error.message)
-      return (await new Response(view.value).text()).length
-    }
-    switch (url.pathname) {
-      case '/bench/view':
-        return Response.json(
-          await timed(
-            n('runs'),
-            () => {
-              if (q('mode') === 'naive') return session().naiveView()
-              return q('mode') === 'rpc' ? rpcView() : session().fastView()
-            },
-            batch,
-          ),
-        )
-      case '/bench/cold-view':
-        return Response.json(
-          await timed(
-            n('runs'),
-            async () => {
-              await session()
-                .restart()
-                .catch(() => undefined) // the object ends mid-call: that is the point
-              return session().fastView()
-            },
-            batch,
-          ),
-        )
-      case '/bench/append-view':
-        // A turn's storage work through RPC, as the object's callers do it: two appends and a view read.
-        return Response.json(
-          await timed(
-            n('runs'),
-            async (i) => {
-              await session().append(address(), [{ message: { role: 'user', content: message(i) } }])
-              await session().append(address(), [{ message: { role: 'assistant', content: message(i + 1) } }])
-              return rpcView()
-            },
-            batch,
-          ),
-        )
-      case '/bench/turn':
-        // A whole chat turn through the object (model = the local stub), its stream drained.
-        return Response.json(
-          await timed(
-            n('runs'),
-            async (i) => {
-              const compaction = JSON.parse(q('compaction'))
-              const stream = await session().turn(address(), { content: message(i), compaction }, NO_TURN_LIMITS)
-              const text = await new Response(stream).text()
-              if (!text.includes('"type":"done"')) throw new Error(text.slice(0, 300))
-            },
-            batch,
-          ),
-        )
-      case '/bench/tool-continuation': {
-        // A tool loop's second step: a turn whose reply calls a tool (untimed), then the
-        // continuation with its result (timed), the whole turn stream drained each time.
-        const samples: number[] = []
-        const rows = { rowsRead: 0, rowsWritten: 0 }
-        for (let run = 0; run < n('runs'); run++) {
-          let total = 0
-          for (let b = 0; b < batch; b++) {
-            const id = await askForTool(op++)
-            await session().takeRows()
-            const start = performance.now()
-            const text = await turnText({ toolResults: [{ id, data: 'the looked-up value' }] })
-            total += performance.now() - start
-            const taken = await session().takeRows()
-            rows.rowsRead = taken.rowsRead
-            rows.rowsWritten = taken.rowsWritten
-            if (!text.includes('"status":"completed"')) throw new Error(text.slice(0, 300))
-          }
-          samples.push(total / batch)
-        }
-        return Response.json({ samples, rows })
-      }
-      case '/bench/front-door': {
-        // A front-door turn through the object: the client sends only the new message, or its
-        // last `history` messages (the body's, kept up to date here as a client would) and it.
-        const body = (await request.json()) as { history: unknown[] }
-        const history = body.history
-        const keep = history.length
-        const compaction = JSON.parse(q('compaction'))
-        const turn = async (i: number) => {
-          history.push({ role: 'user', content: message(i) })
-          const sent = keep === 0 ? history.slice(-1) : history.slice(-(keep + 1))
-          const input = await chatCompletionInput({ model: 'echo', messages: sent as never })
-          const stream = await session().chatCompletion(
-            address(),
-            { ...input, request: { ...input.request, compaction } },
-            NO_TURN_LIMITS,
-          )
-          const text = await new Response(stream).text()
-          if (!text.startsWith('{"type":"done"}')) throw new Error(`front door: ${text.slice(0, 300)}`)
-          const answer = JSON.parse(text.slice(text.indexOf('\n') + 1)) as { reply: { message: { content: string } } }
-          history.push({ role: 'assistant', content: answer.reply.message.content })
-        }
-        const samples = await timed(n('runs'), turn, batch)
-        // The rows of one more such turn, counted outside the timed ones.
-        await session().takeRows()
-        await turn(op++)
-        const rows = await session().takeRows()
-        return Response.json({ samples, rows })
-      }
-      case '/bench/search': {
-        // A search through the object, as the route makes it (the query parsed to FTS5 first).
-        const query = { expression: ftsExpression(q('q'))!, limit: 20, scope: 'all' as const, from: SEARCH_START }
-        await session().takeRows()
-        const samples = await timed(
-          n('runs'),
-          async () => {
-            const result = await session().search(query)
-            if (!result.ok) throw new Error(JSON.stringify(result.error))
-            await new Response(result.value).text()
-          },
-          batch,
-        )
-        const rows = await session().takeRows()
-        return Response.json({ samples, rows: { rowsRead: rows.rowsRead / (n('runs') * batch), rowsWritten: rows.rowsWritten } })
-      }
-      case '/bench/turn-rows': {
-        // The rows one whole turn reads and writes (model = the local stub).
-        await session().takeRows()
-        const stream = await session().turn(
-          address(),
-          { content: message(0), compaction: JSON.parse(q('compaction')) },
-          NO_TURN_LIMITS,
-        )
-        await new Response(stream).text()
-        return Response.json(await session().takeRows())
-      }
-      case '/bench/context': {
-        // GET /context's work through the object (read-only, O(view)), with its rows.
-        await session().takeRows()
-        const samples = await timed(
-          n('runs'),
-          async () => {
-            const result = await session().context()
-            if (!result.ok) throw new Error(JSON.stringify(result.error))
-          },
-          batch,
-        )
-        const rows = await session().takeRows()
-        return Response.json({ samples, rows: { rowsRead: rows.rowsRead / (n('runs') * batch), rowsWritten: rows.rowsWritten } })
-      }
-      case '/bench/floor-turn':
-        return Response.json(await session().floorTurns(batch, n('from')))
-      case '/bench/limited-get': {
-        // A GET through the whole app with the request limit on (a huge limit: always admitted) or off.
-        const limit = q('on') === '1' ? '1000000000' : '0'
-        const headers = { Authorization: request.headers.get('Authorization')! }
-        return Response.json(
-          await timed(
-            n('runs'),
-            async () => {
-              const response = await app.fetch(
-                new Request(`http://bench/v1/sessions/${q('session')}`, { headers }),
-                { ...env, RATE_LIMIT_REQUESTS: limit },
-                ctx,
-              )
-              if (!response.ok) throw new Error(await response.text())
-              await response.arrayBuffer()
-            },
-            batch,
-          ),
-        )
-      }
-      case '/bench/storage-turn': {
-        const work = q('work') === 'tool' ? 'tool' : 'turn'
-        return Response.json(
-          q('peer')
-            ? await peer().storageTurns(batch, n('from'), work)
-            : await session().storageTurns(batch, n('from'), q('search') === 'off', work),
-        )
-      }
-      case '/bench/peer/search': {
-        // Timed as ours is: around the RPC, from the bench Worker.
-        await peer().takeRows()
-        const samples = await timed(n('runs'), () => peer().search(q('q')), batch)
-        const rows = await peer().takeRows()
-        return Response.json({ samples, rows: { rowsRead: rows.rowsRead / (n('runs') * batch), rowsWritten: rows.rowsWritten } })
-      }
-      case '/bench/compact':
-        return Response.json(
-          await timed(1, async () => {
-            const result = await session().compact({ strategy: { window: { lastEvents: n('keep') } } })
-            const text = result.ok ? await new Response(result.value).text() : JSON.stringify(result)
-            if (!text.startsWith('{"unchanged":false')) throw new Error(text.slice(0, 300))
-          }),
-        )
-      case '/bench/get':
-        return Response.json(await timed(n('runs'), () => session().get(), batch))
-      case '/bench/estimates':
-        return Response.json(await session().estimates())
-      case '/bench/peer/seed':
-        return Response.json(await peer().seed(n('count'), n('from')))
-      case '/bench/peer/size':
-        return Response.json(await peer().size())
-      case '/bench/peer/overlay':
-        await peer().overlay(n('upTo'))
-        return Response.json({ ok: true })
-      case '/bench/peer/turn':
-        return Response.json(await timed(n('runs'), (i) => peer().turn(i), batch))
-      case '/bench/clock':
-        return Response.json(await timed(3, () => scheduler.wait(50)))
-    }
-    return new Response('no such bench route', { status: 404 })
+/** An object that counts its rows. */
+type RowCounting = { takeRows(): Promise<RowCounts> | RowCounts }
 
-    /** A whole turn through the object (the agent-mode stub: tools after a user message, text after results), as text. */
-    async function turnText(input: Record<string, unknown>): Promise<string> {
-      const compaction = JSON.parse(q('compaction'))
-      const stream = await session().turn(address(), { model: 'agent-_', tools: TOOLS, compaction, ...input }, NO_TURN_LIMITS)
-      return new Response(stream).text()
-    }
-
-    /** Asks a question the stub answers with one tool call; answers the call's id. */
-    async function askForTool(i: number): Promise<string> {
-      const text = await turnText({ content: message(i) })
-      const id = /"toolCalls":\[\{"id":"([^"]+)"/.exec(text)?.[1]
-      if (!id) throw new Error(`no tool call: ${text.slice(0, 300)}`)
-      return id
-    }
-  },
+/** Runs `work`, answering what it answers and the rows the object read and wrote meanwhile. */
+async function withRows<T>(object: RowCounting, work: () => Promise<T>): Promise<[T, RowCounts]> {
+  await object.takeRows()
+  const result = await work()
+  return [result, await object.takeRows()]
 }
+
+// ── the bench routes ────────────────────────────────────────────────────────────────────────
+
+type BenchEnv = Env & { PEER: DurableObjectNamespace<AgentsPeer> }
+type BenchContext = Context<{ Bindings: BenchEnv }>
+
+const query = (c: BenchContext, name: string) => c.req.query(name) ?? ''
+const numberOf = (c: BenchContext, name: string, fallback = 1) => Number(c.req.query(name) ?? fallback)
+const addressOf = (c: BenchContext): Address => ({ userId: query(c, 'user'), sessionId: query(c, 'session') })
+const sessionOf = (c: BenchContext) =>
+  sessionStub(c.env, query(c, 'user'), query(c, 'session')) as unknown as DurableObjectStub<BenchSessionObject>
+const peerOf = (c: BenchContext) => c.env.PEER.getByName(query(c, 'peer'))
+/** The turn's compaction policy, as JSON in `compaction`. */
+const compactionOf = (c: BenchContext): TurnInput['compaction'] => JSON.parse(query(c, 'compaction') || 'false')
+
+/** The samples of `call`, timed here as `runs` and `batch` say. */
+const sampled = async (c: BenchContext, call: (i: number) => Promise<unknown>) =>
+  c.json<Measured>({ samples: await timed(numberOf(c, 'runs'), numberOf(c, 'batch'), call) })
+
+/** The samples of `call`, with the rows `object` read and wrote per call. */
+async function sampledWithRows(c: BenchContext, object: RowCounting, call: (i: number) => Promise<unknown>) {
+  const [runs, batch] = [numberOf(c, 'runs'), numberOf(c, 'batch')]
+  const [samples, rows] = await withRows(object, () => timed(runs, batch, call))
+  return c.json<Measured>({
+    samples,
+    rows: { rowsRead: rows.rowsRead / (runs * batch), rowsWritten: rows.rowsWritten / (runs * batch) },
+  })
+}
+
+/** A whole turn through the object, its stream read to the end, as text. */
+async function turnText(c: BenchContext, input: TurnInput): Promise<string> {
+  return new Response(await sessionOf(c).turn(addressOf(c), input)).text()
+}
+
+/** A whole chat turn through the object (model = the local stub). */
+async function chatTurn(c: BenchContext, i: number): Promise<void> {
+  const text = await turnText(c, { content: message(i), compaction: compactionOf(c) })
+  if (!text.includes('"type":"done"')) throw new Error(text.slice(0, 300))
+}
+
+/** The one client tool the tool-loop benchmark offers. */
+const TOOLS = [{ type: 'function' as const, function: { name: 'lookup', parameters: { type: 'object' } } }]
+
+/** A turn with the agent-mode stub: tool calls after a user message, text after results. */
+const agentTurn = (c: BenchContext, input: Pick<TurnInput, 'content' | 'toolResults'>) =>
+  turnText(c, { model: 'agent-_', tools: TOOLS, compaction: compactionOf(c), ...input })
+
+/** Asks a question the stub answers with one tool call; answers the call's id. */
+async function askForTool(c: BenchContext, i: number): Promise<string> {
+  const text = await agentTurn(c, { content: message(i) })
+  const id = /"toolCalls":\[\{"id":"([^"]+)"/.exec(text)?.[1]
+  if (!id) throw new Error(`no tool call: ${text.slice(0, 300)}`)
+  return id
+}
+
+/**
+ * A tool loop's second step, `batch` times: a turn whose reply calls a tool (untimed), then the
+ * continuation with its result (timed); the rows are the last continuation's.
+ */
+async function continuations(c: BenchContext, batch: number): Promise<Measured> {
+  let total = 0
+  let rows: RowCounts = { rowsRead: 0, rowsWritten: 0 }
+  for (let b = 0; b < batch; b++) {
+    const id = await askForTool(c, calls++)
+    const [ms, taken] = await withRows(sessionOf(c), async () => {
+      const start = performance.now()
+      const text = await agentTurn(c, { toolResults: [{ id, data: 'the looked-up value' }] })
+      if (!text.includes('"status":"completed"')) throw new Error(text.slice(0, 300))
+      return performance.now() - start
+    })
+    total += ms
+    rows = taken
+  }
+  return { samples: [total / batch], rows }
+}
+
+/**
+ * A chat-completions turn through the object, the way a client makes them: it sends only the new
+ * message, or its last `history.length` messages and it (the history kept up to date here, as a
+ * client would).
+ */
+function frontDoorTurns(c: BenchContext, history: ChatMessageInput[]) {
+  const keep = history.length
+  return async (i: number) => {
+    history.push({ role: 'user', content: message(i) })
+    const input = await chatCompletionInput({ model: 'echo', messages: history.slice(-(keep + 1)) })
+    const request = { ...input.request, compaction: compactionOf(c) }
+    const text = await new Response(await sessionOf(c).chatCompletion(addressOf(c), { ...input, request })).text()
+    if (!text.startsWith('{"type":"done"}')) throw new Error(`front door: ${text.slice(0, 300)}`)
+    const answer = JSON.parse(text.slice(text.indexOf('\n') + 1)) as { reply: { message: { content: string } } }
+    history.push({ role: 'assistant', content: answer.reply.message.content })
+  }
+}
+
+/** A GET of the session through the whole app, the request limit on (a huge limit: always admitted) or off. */
+async function limitedGet(c: BenchContext, on: boolean): Promise<void> {
+  const headers = { Authorization: c.req.header('Authorization') ?? '' }
+  const env = { ...c.env, RATE_LIMIT_REQUESTS: on ? '1000000000' : '0' }
+  const response = await app.fetch(
+    new Request(`http://bench/v1/sessions/${query(c, 'session')}`, { headers }),
+    env,
+    c.executionCtx,
+  )
+  if (!response.ok) throw new Error(await response.text())
+  await response.arrayBuffer()
+}
+
+/** A compaction pass keeping the last `keep` events, which must cut. */
+async function compactionPass(c: BenchContext, keep: number): Promise<void> {
+  const text = await answerText(sessionOf(c).compact({ strategy: { window: { lastEvents: keep } } }))
+  if (!text.startsWith('{"unchanged":false')) throw new Error(text.slice(0, 300))
+}
+
+/** The view through RPC, its answer read to the end, as the Worker passes it on. */
+const viewOverRpc = async (c: BenchContext) => (await answerText(sessionOf(c).readView())).length
+
+/** The first view read of a fresh instance. */
+async function coldView(c: BenchContext): Promise<number> {
+  await sessionOf(c)
+    .restart()
+    .catch(() => undefined) // the object ends mid-call: that is the point
+  return sessionOf(c).viewInside()
+}
+
+/** A turn's storage work through RPC, as the object's callers do it: two appends and a view read. */
+async function appendAndView(c: BenchContext, i: number): Promise<number> {
+  const [user, reply] = turnAppends(i, 'turn')
+  await succeeded(sessionOf(c).append(addressOf(c), user))
+  await succeeded(sessionOf(c).append(addressOf(c), reply))
+  return viewOverRpc(c)
+}
+
+/** The search the route makes: all scopes, 20 hits with their events. */
+const searchQuery = (c: BenchContext) => ({ q: query(c, 'q'), limit: 20, scope: 'all' as const, from: SEARCH_START })
+
+const storageWorkOf = (c: BenchContext): StorageWork => (query(c, 'work') === 'tool' ? 'tool' : 'turn')
+
+/** The bench-only routes: one a measurement, answering {@link Measured}, and the peer's setup. */
+const bench = new Hono<{ Bindings: BenchEnv }>()
+bench.onError((error, c) => c.text(error.stack ?? String(error), 500))
+bench.get('/view/in-object', (c) => sampled(c, () => sessionOf(c).viewInside()))
+bench.get('/view/rpc', (c) => sampled(c, () => viewOverRpc(c)))
+bench.get('/view/naive', (c) => sampled(c, () => sessionOf(c).naiveView()))
+bench.get('/view/cold', (c) => sampled(c, () => coldView(c)))
+bench.get('/append-view', (c) => sampled(c, (i) => appendAndView(c, i)))
+bench.get('/turn', (c) => sampled(c, (i) => chatTurn(c, i)))
+bench.get('/turn-rows', async (c) => {
+  const [, rows] = await withRows(sessionOf(c), () => chatTurn(c, 0))
+  return c.json<Measured>({ samples: [], rows })
+})
+bench.get('/tool-continuation', async (c) => c.json(await continuations(c, numberOf(c, 'batch'))))
+bench.post('/front-door', async (c) => {
+  const turn = frontDoorTurns(c, (await c.req.json<{ history: ChatMessageInput[] }>()).history)
+  const samples = await timed(numberOf(c, 'runs'), numberOf(c, 'batch'), turn)
+  // The rows of one more such turn, counted outside the timed ones.
+  const [, rows] = await withRows(sessionOf(c), () => turn(calls++))
+  return c.json<Measured>({ samples, rows })
+})
+bench.get('/search', (c) => sampledWithRows(c, sessionOf(c), () => answerText(sessionOf(c).search(searchQuery(c)))))
+bench.get('/context', (c) => sampledWithRows(c, sessionOf(c), () => succeeded(sessionOf(c).context())))
+bench.get('/limited-get', (c) => sampled(c, () => limitedGet(c, query(c, 'on') === '1')))
+bench.get('/compact', (c) => sampled(c, () => compactionPass(c, numberOf(c, 'keep'))))
+bench.get('/storage-turns', async (c) =>
+  c.json(await sessionOf(c).storageTurns(addressOf(c), numberOf(c, 'batch'), numberOf(c, 'from'), storageWorkOf(c))),
+)
+bench.get('/floor-turns', async (c) => c.json(await sessionOf(c).floorTurns(numberOf(c, 'batch'), numberOf(c, 'from'))))
+bench.get('/estimates', async (c) => c.json(await sessionOf(c).estimates()))
+bench.get('/peer/storage-turns', async (c) =>
+  c.json(await peerOf(c).storageTurns(numberOf(c, 'batch'), numberOf(c, 'from'), storageWorkOf(c))),
+)
+// Timed as ours is: around the RPC, from the bench Worker.
+bench.get('/peer/search', (c) => sampledWithRows(c, peerOf(c), () => peerOf(c).search(query(c, 'q'))))
+bench.get('/peer/seed', async (c) => c.json(await peerOf(c).seed(numberOf(c, 'count'), numberOf(c, 'from'))))
+bench.get('/peer/size', async (c) => c.json(await peerOf(c).size()))
+bench.get('/peer/overlay', async (c) => {
+  await peerOf(c).overlay(numberOf(c, 'upTo'))
+  return c.json({ ok: true })
+})
+
+/** The bench routes under /bench, the real app for everything else. */
+const worker = new Hono<{ Bindings: BenchEnv }>()
+worker.route('/bench', bench)
+worker.all('*', (c) => app.fetch(c.req.raw, c.env, c.executionCtx))
+
+export default worker

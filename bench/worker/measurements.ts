@@ -1,0 +1,157 @@
+/**
+ * Every measurement of the worker suite, declared once: what one sample calls (a bench route of
+ * bench/entry.ts, timed in workerd, or a request timed from here), how many rounds, where. A
+ * sample in workerd times a batch of calls and divides: the clock there moves in 3 ms steps.
+ */
+import type { Measured, StorageWork } from '../shared'
+import type { BenchWorker, Params } from './client'
+import { clientHistory } from './client-history'
+import { HALF_ROUNDS, NAIVE_SIZES, NO_COMPACTION, ROUNDS, RUN, SMALLEST, USER } from './config'
+import { appendsPerSecond, bundleSize, firstByteVia, timedHere, tokenizerCalls } from './over-http'
+import type { Key, Measurement } from './runner'
+import { keepViewShort, type Sessions, seed } from './seeding'
+
+/** A route's parameters, or how they follow from the key. */
+type ParamsAt = Params | ((key: Key) => Params)
+const paramsAt = (params: ParamsAt, key: Key) => (typeof params === 'function' ? params(key) : params)
+
+/** How measurements reach the sessions of a size. */
+function targetsOf(worker: BenchWorker, sessions: Sessions) {
+  const ours = (key: Key) => sessions.ours(Number(key))
+  return {
+    worker,
+    ours,
+    /** A bench route on our session of the size. */
+    onOurs: (route: string, params: ParamsAt) => (key: Key) =>
+      worker.bench(route, { user: USER, session: ours(key), ...paramsAt(params, key) }),
+    /** A bench route on the peer's history of the size. */
+    onPeer: (route: string, params: ParamsAt) => (key: Key) =>
+      worker.bench(route, { peer: sessions.peer(Number(key)), ...paramsAt(params, key) }),
+    /** After a sample that appended: the view compacted back to its usual length, untimed. */
+    keepShort: (key: Key) => keepViewShort(worker, ours(key)),
+  }
+}
+type Targets = ReturnType<typeof targetsOf>
+
+const compaction = JSON.stringify(NO_COMPACTION)
+
+/** A whole chat turn through the object, 10 a sample (run again beside the front door, on the same sessions). */
+const turnInWorkerd = ({ onOurs, keepShort }: Targets): Measurement => ({
+  rounds: ROUNDS,
+  after: keepShort,
+  sample: onOurs('turn', { batch: 10, compaction }),
+})
+
+function turnsAndViews(targets: Targets) {
+  const { worker, ours, onOurs, keepShort } = targets
+  const turnOverHttp = (key: Key) =>
+    timedHere(() => worker.api('POST', `/v1/sessions/${ours(key)}/turns`, { content: 'hello', compaction: NO_COMPACTION }))
+  const viewEvents = async (key: Key): Promise<Measured> => {
+    const { stats } = await worker.api('GET', `/v1/sessions/${ours(key)}`)
+    return { samples: [], counts: { viewEvents: stats.viewEvents } }
+  }
+  return {
+    turnInWorkerd: turnInWorkerd(targets),
+    turnOverHttp: { rounds: ROUNDS, after: keepShort, sample: turnOverHttp },
+    appendAndView: { rounds: ROUNDS, after: keepShort, sample: onOurs('append-view', { batch: 5 }) },
+    viewEvents: { rounds: 1, sample: viewEvents },
+    viewInObject: { rounds: ROUNDS, sample: onOurs('view/in-object', { batch: 10 }) },
+    viewOverRpc: { rounds: ROUNDS, sample: onOurs('view/rpc', { batch: 10 }) },
+    viewNaive: { rounds: Math.max(5, Math.floor(ROUNDS / 4)), keys: NAIVE_SIZES, sample: onOurs('view/naive', {}) },
+    viewCold: { rounds: HALF_ROUNDS, sample: onOurs('view/cold', { batch: 5 }) },
+  } satisfies Record<string, Measurement>
+}
+
+/** Where the turns of a storage sample start: each sample's are new to the session. */
+let turnsSent = 0
+const nextTurns = () => (turnsSent += 40)
+
+function storage({ onOurs, onPeer, keepShort }: Targets) {
+  /** One RPC that runs 20 turns' storage work inside the object, timed there, with their rows. */
+  const storageTurns = (side: 'ours' | 'peer', work: StorageWork, rounds: number): Measurement => {
+    const params = () => ({ batch: 20, from: nextTurns(), work })
+    return side === 'ours'
+      ? { rounds, after: keepShort, sample: onOurs('storage-turns', params) }
+      : { rounds, sample: onPeer('peer/storage-turns', params) }
+  }
+  return {
+    storageOurs: storageTurns('ours', 'turn', ROUNDS),
+    storagePeer: storageTurns('peer', 'turn', ROUNDS),
+    toolStorageOurs: storageTurns('ours', 'tool', HALF_ROUNDS),
+    toolStoragePeer: storageTurns('peer', 'tool', HALF_ROUNDS),
+    // The peer's turns with a compaction overlay over the older half of its history.
+    peerWithOverlay: { ...storageTurns('peer', 'turn', HALF_ROUNDS), setup: onPeer('peer/overlay', (key) => ({ upTo: key })) },
+    // The raw-SQLite floor of a turn's storage work: two plain inserts, the view's rows read by seq.
+    floor: { rounds: HALF_ROUNDS, sample: onOurs('floor-turns', () => ({ batch: 20, from: nextTurns() })) },
+  } satisfies Record<string, Measurement>
+}
+
+/** A chat-completions turn sending only the new message, or resending the last `resent` messages of history with it. */
+const frontDoor =
+  ({ worker, ours }: Targets, resent: number) =>
+  async (key: Key) => {
+    const history = resent === 0 ? [] : await clientHistory(worker, ours(key), resent)
+    return worker.bench('front-door', { user: USER, session: ours(key), batch: 10, compaction }, { history })
+  }
+
+function wholeTurns(targets: Targets) {
+  const { onOurs, keepShort } = targets
+  return {
+    turnRows: { rounds: 5, after: keepShort, sample: onOurs('turn-rows', { compaction }) },
+    continuation: { rounds: ROUNDS, after: keepShort, sample: onOurs('tool-continuation', { batch: 5, compaction }) },
+    frontDoorOnlyNew: { rounds: ROUNDS, after: keepShort, sample: frontDoor(targets, 0) },
+    turnBesideFrontDoor: turnInWorkerd(targets),
+    frontDoorResending: { rounds: HALF_ROUNDS, after: keepShort, sample: frontDoor(targets, 1000) },
+  } satisfies Record<string, Measurement>
+}
+
+function reads({ worker, ours, onOurs, onPeer }: Targets) {
+  /** A phrase in one event only. */
+  const rare = (key: Key) => `Message ${Math.floor(Number(key) / 2)}`
+  const peerRounds = Math.max(3, Math.floor(ROUNDS / 2))
+  return {
+    // Over HTTP, once, before anything is measured: a session whose index is not caught up is indexed
+    // by its first search; the peer builds its index on its first search and keeps it up on appends.
+    firstSearch: { rounds: 1, sample: (key) => timedHere(() => worker.api('GET', `/v1/sessions/${ours(key)}/search?q=decide`)) },
+    peerFirstSearch: { rounds: 1, sample: (key) => timedHere(() => onPeer('peer/search', { q: 'decide' })(key)) },
+    // A rare phrase is timed over 20 searches a sample, a common word over 5. The peer quotes a query as one phrase.
+    searchRare: { rounds: ROUNDS, sample: onOurs('search', (key) => ({ batch: 20, q: `"${rare(key)}"` })) },
+    searchCommon: { rounds: ROUNDS, sample: onOurs('search', { batch: 5, q: 'rollout' }) },
+    peerSearchRare: { rounds: peerRounds, sample: onPeer('peer/search', (key) => ({ batch: 20, q: rare(key) })) },
+    peerSearchCommon: { rounds: peerRounds, sample: onPeer('peer/search', { batch: 5, q: 'rollout' }) },
+    context: { rounds: ROUNDS, sample: onOurs('context', { batch: 5 }) },
+  } satisfies Record<string, Measurement>
+}
+
+function others({ worker, ours }: Targets) {
+  const compactionPass = async (size: Key, round: number) => {
+    const id = `pass-${size}-${round}-${RUN}`
+    await seed(worker, id, Number(size), Number(size))
+    return worker.bench('compact', { user: USER, session: id, keep: Math.floor(Number(size) / 2) })
+  }
+  return {
+    // The request limit on (one RPC to the user object) or off, on a GET through the whole app.
+    limitedGet: {
+      rounds: ROUNDS,
+      keys: [0, 1],
+      sample: (on) => worker.bench('limited-get', { session: ours(SMALLEST), on, batch: 10 }),
+    },
+    firstByte: {
+      rounds: ROUNDS * 2,
+      keys: ['service', 'direct'],
+      sample: (path, round) => firstByteVia(worker, path as 'service' | 'direct', round),
+    },
+    compactionPass: { rounds: 5, keys: [100, 1_000, 10_000], sample: compactionPass },
+    tokenizerCalls: { rounds: 1, keys: ['a session'], sample: () => tokenizerCalls(worker, ours(SMALLEST)) },
+    appendsPerSecond: { rounds: 1, keys: [1, 60], sample: (sessions) => appendsPerSecond(worker, Number(sessions)) },
+    bundle: { rounds: 1, keys: ['bundle'], sample: bundleSize },
+  } satisfies Record<string, Measurement>
+}
+
+/** Every measurement, by name. */
+export function measurementsOf(worker: BenchWorker, sessions: Sessions) {
+  const targets = targetsOf(worker, sessions)
+  return { ...turnsAndViews(targets), ...storage(targets), ...wholeTurns(targets), ...reads(targets), ...others(targets) }
+}
+
+export type MeasurementName = keyof ReturnType<typeof measurementsOf>

@@ -1,0 +1,248 @@
+/** The worker suite's tables, in the order they print: each names the measurements it shows and how a row reads them. */
+import { ms } from '../stats'
+import { column, growth, logEvents, median, medianRatio, n, p95, ratio, timing, viewEvents } from './columns'
+import { LARGEST, NAIVE_SIZES, ROUNDS, SIZES, SMALLEST } from './config'
+import type { MeasurementName } from './measurements'
+import type { Column, MeasuredTable, Results } from './runner'
+
+type Table = MeasuredTable<MeasurementName>
+
+/** A measurement's median rows read or written, whole. */
+const rowsColumn = (header: string, name: MeasurementName, kind: 'rowsRead' | 'rowsWritten') =>
+  column(header, (key, results) => Math.round(results.rows(name, key)[kind]))
+/** Rows read and written as `read / written`. */
+const rowsReadWritten = (name: MeasurementName) =>
+  column('rows read / written', (key, results) => `${results.rows(name, key).rowsRead} / ${results.rows(name, key).rowsWritten}`)
+
+/** The same storage work on both sides: times, their ratio, and the rows each read and wrote. */
+const sideBySide = (title: string, peer: MeasurementName, ours: MeasurementName): Table => ({
+  title,
+  measure: [[ours, peer]],
+  columns: [
+    logEvents,
+    ...timing('agents/sessions', peer),
+    ...timing('ours', ours),
+    medianRatio('agents / ours', peer, ours),
+    rowsColumn('rows read: agents', peer, 'rowsRead'),
+    rowsColumn('ours', ours, 'rowsRead'),
+    rowsColumn('rows written: agents', peer, 'rowsWritten'),
+    rowsColumn('ours', ours, 'rowsWritten'),
+  ],
+})
+
+/** A search table: each size's first search, then a rare phrase's and a common word's times and rows. */
+const searches = (title: string, first: MeasurementName, rare: MeasurementName, common: MeasurementName): Table => ({
+  title,
+  measure: [first, rare, common],
+  columns: [
+    logEvents,
+    median('first search', first),
+    ...timing('a rare phrase', rare),
+    rowsColumn('rows read', rare, 'rowsRead'),
+    ...timing('a word in every event', common),
+    rowsColumn('rows read', common, 'rowsRead'),
+  ],
+})
+
+/** Our search against the peer's at each size, as a line under the tables. */
+const searchRatios = (kind: string, ours: MeasurementName, peer: MeasurementName) => (results: Results) =>
+  `search, ${kind}: agents/sessions / ours ${SIZES.map((size) => `${ratio(results.median(peer, size), results.median(ours, size))} at ${n(size)}`).join(', ')}`
+
+/** The naive read's cells, where it was run. */
+const naive =
+  (cell: Column['cell']): Column['cell'] =>
+  (key, results) =>
+    results.has('viewNaive', key) ? cell(key, results) : ''
+
+const NAIVE_LARGEST = NAIVE_SIZES.at(-1)!
+
+export const TABLES: Table[] = [
+  {
+    title: 'Per-turn service overhead: a whole chat turn (stub model answering at once; trigger checked, not firing)',
+    measure: ['turnInWorkerd', 'turnOverHttp', 'appendAndView', 'viewEvents'],
+    columns: [
+      logEvents,
+      viewEvents,
+      ...timing('turn in workerd', 'turnInWorkerd'),
+      ...timing('turn over HTTP', 'turnOverHttp'),
+      ...timing('append×2 + view read (3 RPCs)', 'appendAndView'),
+    ],
+    notes: [
+      (r) =>
+        `turn at ${n(LARGEST)} / at 1k (in workerd, medians): ${growth(r, 'turnInWorkerd', LARGEST, SMALLEST)} — target ≤ 1.2×`,
+    ],
+  },
+  {
+    title:
+      'View read: the service (cached view entries, bodies by seq range) vs naive (project the whole log every read), in workerd',
+    measure: ['viewInObject', 'viewOverRpc', 'viewNaive', 'viewCold'],
+    columns: [
+      logEvents,
+      viewEvents,
+      ...timing('service', 'viewInObject'),
+      median('with the view sent back over RPC median', 'viewOverRpc'),
+      column('naive median', (key, r) => (r.has('viewNaive', key) ? ms(r.median('viewNaive', key)) : 'not run')),
+      column(
+        'p95',
+        naive((key, r) => ms(r.p95('viewNaive', key))),
+      ),
+      column(
+        'naive / service',
+        naive((key, r) => ratio(r.median('viewNaive', key), r.median('viewInObject', key))),
+      ),
+      ...timing('cold object (restarted): first read', 'viewCold'),
+    ],
+    notes: [
+      (r) =>
+        `service view read vs naive at ${n(NAIVE_LARGEST)}: ${(r.median('viewNaive', NAIVE_LARGEST) / r.median('viewInObject', NAIVE_LARGEST)).toFixed(0)}× faster — target ≥ 50×`,
+    ],
+  },
+  sideBySide(
+    'The same storage work on both sides, measured the same way: one RPC that runs 20 turns inside the object (2 appends + the recent history / the view read back), timed there; rows as counted at ctx.storage.sql.exec',
+    'storagePeer',
+    'storageOurs',
+  ),
+  sideBySide(
+    "An agent turn's storage work on both sides, measured the same way (20 a sample inside the object): ours appends the user message with the call, then its result with the reply (the two appends a turn and its continuation make); agents/sessions appends the user message and the call, updates the call's message with the output and appends the reply; both read the view / recent history back",
+    'toolStoragePeer',
+    'toolStorageOurs',
+  ),
+  {
+    title: 'SQLite rows a whole chat turn reads and writes (warm object; trigger checked, not firing)',
+    measure: ['turnRows'],
+    columns: [
+      logEvents,
+      rowsColumn('rows read median', 'turnRows', 'rowsRead'),
+      rowsColumn('rows written median', 'turnRows', 'rowsWritten'),
+    ],
+  },
+  {
+    title:
+      'A tool continuation: toolResults for a pending call, the model called with them, the tool event and reply written (stub model; in workerd)',
+    measure: ['continuation'],
+    columns: [
+      logEvents,
+      viewEvents,
+      ...timing('continuation', 'continuation'),
+      rowsColumn('rows read', 'continuation', 'rowsRead'),
+      rowsColumn('rows written', 'continuation', 'rowsWritten'),
+    ],
+    notes: [
+      (r) => `continuation at ${n(LARGEST)} / at 1k (medians): ${growth(r, 'continuation', LARGEST, SMALLEST)} — target ≤ 1.2×`,
+    ],
+  },
+  {
+    title:
+      'The front door: a chat-completions turn (only the new message, or 1,000 messages of history resent) against a /turns turn on the same session (stub model; in workerd)',
+    measure: ['frontDoorOnlyNew', 'turnBesideFrontDoor', 'frontDoorResending'],
+    columns: [
+      logEvents,
+      median('/turns median', 'turnBesideFrontDoor'),
+      ...timing('front door, only new', 'frontDoorOnlyNew'),
+      medianRatio('front door / turns', 'frontDoorOnlyNew', 'turnBesideFrontDoor'),
+      rowsReadWritten('frontDoorOnlyNew'),
+      ...timing('resending 1,000 messages', 'frontDoorResending'),
+      rowsReadWritten('frontDoorResending'),
+    ],
+    notes: [
+      (r) =>
+        `resending 1,000 messages at ${n(LARGEST)} / at 1k (medians): ${growth(r, 'frontDoorResending', LARGEST, SMALLEST)} — the cost follows the request, not the log`,
+    ],
+  },
+  searches(
+    'Search inside the object (FTS5; the query parsed as the route does; 20 hits with their events, a rare phrase timed over 20 searches a sample, a common word over 5; first search: the index caught up, over HTTP)',
+    'firstSearch',
+    'searchRare',
+    'searchCommon',
+  ),
+  {
+    ...searches(
+      'The same searches on agents/sessions, timed the same way around the RPC (its FTS5 index, built on its first search in one statement; it ranks every match; 20 hits)',
+      'peerFirstSearch',
+      'peerSearchRare',
+      'peerSearchCommon',
+    ),
+    notes: [
+      searchRatios('a rare phrase', 'searchRare', 'peerSearchRare'),
+      searchRatios('a word in every event', 'searchCommon', 'peerSearchCommon'),
+    ],
+  },
+  {
+    title:
+      'GET /context and the storage floor, inside workerd (context: 5 calls a sample through the object; floor: 20 turns a sample inside it)',
+    measure: ['context', 'floor', 'storageOurs'],
+    columns: [
+      logEvents,
+      ...timing('context', 'context'),
+      rowsColumn('rows read', 'context', 'rowsRead'),
+      median('storage turn (ours)', 'storageOurs'),
+      median('raw-SQLite floor', 'floor'),
+      medianRatio('ours / floor', 'storageOurs', 'floor'),
+    ],
+    notes: [(r) => `GET /context at ${n(LARGEST)} / at 1k (medians): ${growth(r, 'context', LARGEST, SMALLEST)}`],
+  },
+  {
+    title: 'A GET /v1/sessions/:id through the app in workerd, RATE_LIMIT_REQUESTS off and on (10 a sample)',
+    measure: ['limitedGet'],
+    columns: [
+      column('request limit', (on) => (on ? 'on (one RPC to the user object: 1 row read, 1 written)' : 'off')),
+      median('median', 'limitedGet'),
+      p95('limitedGet'),
+    ],
+  },
+  {
+    title: `Time to the first streamed byte over HTTP (${ROUNDS * 2} each, one session growing from empty)`,
+    measure: ['firstByte'],
+    columns: [
+      column('path', (path) =>
+        path === 'service'
+          ? 'a streamed turn through the service (dev server, Worker, session object, upstream)'
+          : 'the same request straight to the fake upstream',
+      ),
+      median('median', 'firstByte'),
+      p95('firstByte'),
+    ],
+    footer: (r) => [['added by the service', ms(r.median('firstByte', 'service') - r.median('firstByte', 'direct')), '']],
+  },
+  {
+    title: 'agents/sessions with a compaction overlay over the older half (same method as above)',
+    measure: ['peerWithOverlay', 'storageOurs'],
+    columns: [
+      logEvents,
+      median('median', 'peerWithOverlay'),
+      p95('peerWithOverlay'),
+      medianRatio('agents+overlay / ours', 'peerWithOverlay', 'storageOurs'),
+    ],
+  },
+  {
+    title: 'A compaction pass (no summarizer, keeping half the view) on views of N events, in workerd (5 sessions each)',
+    measure: ['compactionPass'],
+    columns: [column('view events', (size) => n(Number(size))), median('median', 'compactionPass'), p95('compactionPass')],
+  },
+  {
+    title: 'Tokenizer calls over the life of a session object (appends, 20 turns with summaries, compactions, cold reloads)',
+    measure: ['tokenizerCalls'],
+    columns: [
+      column('message events in the log', (key, r) => n(r.counts('tokenizerCalls', key).messages!)),
+      column('estimates computed', (key, r) => n(r.counts('tokenizerCalls', key).calls!)),
+      column('per event', (key, r) => r.median('tokenizerCalls', key).toFixed(3)),
+    ],
+  },
+  {
+    title: 'Appends (2 events each) over HTTP, 24 in flight',
+    measure: ['appendsPerSecond'],
+    columns: [
+      column('target', (sessions) => (sessions === 1 ? 'one session' : `${sessions} sessions in parallel`)),
+      column('appends/s', (key, r) => r.median('appendsPerSecond', key).toFixed(0)),
+    ],
+  },
+  {
+    title: 'Worker bundle (wrangler deploy --dry-run)',
+    measure: ['bundle'],
+    columns: [
+      column('files', (key, r) => r.counts('bundle', key).files!),
+      column('size', (key, r) => `${(r.counts('bundle', key).bytes! / 1024).toFixed(0)} KiB`),
+      column('gzip', (key, r) => `${(r.counts('bundle', key).gzipped! / 1024).toFixed(0)} KiB`),
+    ],
+  },
+]
