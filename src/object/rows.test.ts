@@ -1,7 +1,7 @@
 import { runInDurableObject } from 'cloudflare:test'
 import { env } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
-import { append, assistant, call, newSessionId, user } from '../../test/helpers'
+import { append, assistant, call, newSessionId, turn, user } from '../../test/helpers'
 import { countRows, type RowCounts } from '../../test/support/row-counts'
 import { sessionStub } from './address'
 
@@ -79,5 +79,26 @@ describe('rows read by the read paths (what the platform bills)', () => {
     // index's merges, each a row written, one per 8 appends (not one per append).
     expect(rowsWritten).toBeLessThanOrEqual(exchanges * 7 + exchanges / 8)
     expect(rowsWritten).toBeGreaterThanOrEqual(exchanges * 7)
+  })
+
+  it('a whole turn reads and writes the same few rows whatever the log’s length: its two events, the session row, no scan', async () => {
+    const counts: RowCounts[] = []
+    for (const size of [600, 2_400]) {
+      const id = await sessionOf(size)
+      // A long log, a short view (the turn's prompt must fit the test model's context).
+      await call('POST', `/v1/sessions/${id}/compact`, { body: { strategy: { window: { lastTurns: 2 } } } })
+      await turn(id, { content: 'warm the object', compaction: false })
+      counts.push(
+        await rowsBy(id, async () => {
+          const result = await turn(id, { content: 'how many rows?', compaction: false })
+          expect(result.status).toBe(200)
+        }),
+      )
+    }
+    // Written: each event's row and its id index entry, its search index entry, and the session row.
+    expect(counts).toEqual([
+      { rowsRead: 3, rowsWritten: 7 },
+      { rowsRead: 3, rowsWritten: 7 },
+    ])
   })
 })

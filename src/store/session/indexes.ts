@@ -15,8 +15,8 @@ export class LogIndexes {
   }
 
   /** Indexes events being written (call it inside the write's transaction: nothing is indexed half). */
-  record(events: readonly SessionEvent[]): void {
-    this.toolIds.record(events)
+  index(events: readonly SessionEvent[]): void {
+    this.toolIds.add(events)
     this.search.index(events)
   }
 }

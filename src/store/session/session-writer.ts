@@ -70,9 +70,9 @@ export class SessionWriter {
     const columns = step?.columns(sequenced)
     this.storage.transactionSync(() => {
       for (const event of sequenced) this.log.insert(event, columns?.get(event.seq) ?? null)
-      this.indexes.record(sequenced)
+      this.indexes.index(sequenced)
       writeRecord(this.sql, next)
-      step?.record()
+      step?.writeRest()
     })
     this.row.set(next)
     advance.install()

@@ -8,10 +8,11 @@ type KeyColumn = { reply: number }
 /** A step's reply's `step` column: the step's record. */
 type StepColumn = { key: number; first: number; last: number; usage: Usage | null }
 
-/** What a turn step adds to the write of its events: their `step` columns, and its other records. */
+/** What a turn step adds to the write of its events: their `step` columns, and what its events do not hold. */
 export interface StepWrite {
   columns(written: readonly SessionEvent[]): Map<number, string>
-  record(): void
+  /** Writes the rest of the step's record (call it inside the write's transaction). */
+  writeRest(): void
 }
 
 /** Trailing assistant messages looked at, at most, before the ones a request is matched against. */
@@ -47,11 +48,11 @@ export class StepRecords {
 
   /** How a step is recorded with the write of its events. */
   writeOf(step: StepRecord): StepWrite {
-    return { columns: (written) => this.stepColumns(written, step), record: () => this.record(step) }
+    return { columns: (written) => this.stepColumns(written, step), writeRest: () => this.writeIdempotency(step) }
   }
 
   /** Records what a step's events do not hold: its Idempotency-Key (call it inside the write's transaction). */
-  private record(step: StepRecord): void {
+  private writeIdempotency(step: StepRecord): void {
     const { keyId, idempotency } = step
     if (idempotency) {
       this.sql.run`INSERT INTO idempotency (key, hash, turn_id) VALUES (${idempotency.key}, ${idempotency.hash}, ${keyId})`

@@ -9,7 +9,7 @@ export class ToolIds {
   constructor(private readonly sql: Sql) {}
 
   /** Records the ids of events being written (call it inside the write's transaction). */
-  record(events: readonly SessionEvent[]): void {
+  add(events: readonly SessionEvent[]): void {
     for (const event of events) {
       if (event.type !== 'MESSAGE') continue
       const { toolCalls = [], toolResponses = [] } = event.message
