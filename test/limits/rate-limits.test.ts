@@ -5,7 +5,7 @@
  */
 import { evictDurableObject } from 'cloudflare:test'
 import { env } from 'cloudflare:workers'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { userIndexStub } from '../../src/object/address'
 import { type Call, call, newSessionId, newTag, releaseUpstream, turn as turnAs, untilUpstreamReceived } from '../helpers'
 
@@ -38,14 +38,17 @@ function expectRefused(result: Call, scope: string, limit: number) {
   return { retryAfter, reset }
 }
 
+// Every test counts within one window, whatever the wall clock: its minute starts 10 s before.
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['Date'] })
+  vi.setSystemTime(Date.UTC(2026, 11, 1, 12, 0, 10))
+})
 afterEach(() => {
   vi.useRealTimers()
 })
 
 describe('rate limits per user', () => {
   it('RATE_LIMIT_REQUESTS: the limit is allowed, the next is refused until the minute turns; other users are unaffected', async () => {
-    vi.useFakeTimers({ toFake: ['Date'] })
-    vi.setSystemTime(Date.UTC(2026, 11, 1, 12, 0, 10))
     const [user, other] = [newUser(), newUser()]
     for (let i = 0; i < LIMITS.requests; i++) expect((await get(user, '/v1/sessions')).status).toBe(200)
     const refused = expectRefused(await get(user, '/v1/sessions'), 'requests', LIMITS.requests)
@@ -97,7 +100,6 @@ describe('rate limits per user', () => {
   })
 
   it('TOKEN_QUOTA_DAILY: the turn that crosses it completes, later turns are refused until the UTC day turns; reads and appends go on', async () => {
-    vi.useFakeTimers({ toFake: ['Date'] })
     vi.setSystemTime(Date.UTC(2026, 11, 1, 22, 0, 0))
     const user = newUser()
     const big = { id: 'big', content: `a question long enough to cross the quota at once: ${'word '.repeat(500)}` }
