@@ -17,7 +17,9 @@ interface AppVariables {
   /** An OpenAI-compatible upstream (`POST {OPENAI_BASE_URL}/chat/completions`). */
   OPENAI_BASE_URL?: string
   OPENAI_API_KEY?: string
-  // AI (the Workers AI binding) and CHAT_MODEL come from the `ai` environment in wrangler.toml.
+  // AI, the Workers AI binding, comes from the `ai` environment in wrangler.toml.
+  /** The model turns call, unless a request names one (also set by the `ai` environment). */
+  CHAT_MODEL?: string
   SUMMARY_MODEL?: string
   /** The chat model's context budget for a prompt, in tokens. */
   CHAT_CONTEXT_TOKENS?: string
@@ -38,6 +40,8 @@ interface AppVariables {
   MAX_QUEUED_TURNS?: string
   /** JSON `{ "trigger", "strategy" }`: the deployment's default policy for turns. */
   COMPACTION_POLICY?: string
+  /** Web origins that may call the API (comma-separated, or `*`; default none). */
+  CORS_ORIGINS?: string
 }
 interface Env extends AppVariables {}
 declare namespace Cloudflare {

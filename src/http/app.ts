@@ -1,8 +1,10 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
 import { requestId } from 'hono/request-id'
+import { ServiceError } from '../contract/errors'
 import { LIMITS } from '../contract/limits'
 import { authConfigOf, bearerJwt } from './auth'
 import { jsonBody } from './body'
+import { cors, corsOrigins } from './cors'
 import type { AppEnv } from './env'
 import { errorJson, onError } from './errors'
 import { inspectorRoutes } from './inspector'
@@ -26,10 +28,74 @@ app.use(async function jsonCharset(c, next) {
 app.onError(onError)
 app.notFound((c) => errorJson(c, 404, 'not_found', `no route for ${c.req.method} ${c.req.path}`))
 
+/** CORS_ORIGINS as read, by its text (read once per isolate). */
+const origins = new Map<string, ReturnType<typeof corsOrigins>>()
+const allowedOrigins = (env: Env) => {
+  const text = env.CORS_ORIGINS ?? ''
+  if (!origins.has(text)) origins.set(text, corsOrigins(text))
+  const read = origins.get(text)!
+  if ('invalid' in read) {
+    throw new ServiceError('not_configured', `CORS_ORIGINS: "${read.invalid}" is not an origin (scheme://host[:port]), nor *`)
+  }
+  return read.origins
+}
+
+/** The methods of each route, from the OpenAPI document's routes (`{id}` matching one path segment). */
+let routeMethods: { pattern: RegExp; method: string }[] | null = null
+const methodsAt = (path: string) => {
+  routeMethods ??= app.openAPIRegistry.definitions.flatMap((definition) =>
+    definition.type === 'route'
+      ? [
+          {
+            pattern: new RegExp(`^${definition.route.path.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+            method: definition.route.method.toUpperCase(),
+          },
+        ]
+      : [],
+  )
+  return [...new Set(routeMethods.filter((route) => route.pattern.test(path)).map((route) => route.method))]
+}
+
 const auth = bearerJwt<AppEnv>((c) => authConfigOf(c.env))
 const limit = requestLimit()
 /** The one `/v1` route that needs no token (and is counted toward no limit). */
 const isPublic = (path: string) => path === '/v1/openapi.json'
+app.use(
+  '/v1/*',
+  cors<AppEnv>({
+    origins: (c) => allowedOrigins(c.env),
+    methods: (path) => (isPublic(path) ? ['GET'] : methodsAt(path)),
+    allowHeaders: [
+      'Authorization',
+      'Content-Type',
+      'Content-Encoding',
+      'Idempotency-Key',
+      'Last-Event-ID',
+      'X-Request-Id',
+      'X-Session-Id',
+      'X-Recall',
+      'X-On-Diverge',
+      'X-Regenerate',
+      'x-api-key',
+      'anthropic-version',
+      'anthropic-beta',
+    ],
+    // What the OpenAI and Anthropic SDKs send of their own, in a browser.
+    allowHeaderPrefixes: ['x-stainless-', 'anthropic-'],
+    exposeHeaders: [
+      'X-Request-Id',
+      'X-Session-Id',
+      'X-Rewound',
+      'request-id',
+      'Retry-After',
+      'X-RateLimit-Limit',
+      'X-RateLimit-Remaining',
+      'X-RateLimit-Reset',
+      'X-RateLimit-Scope',
+    ],
+    maxAge: 7200,
+  }),
+)
 app.use('/v1/*', async (c, next) => (isPublic(c.req.path) ? next() : auth(c, next)))
 app.use('/v1/*', async (c, next) => (isPublic(c.req.path) ? next() : limit(c, next)))
 app.use('/v1/*', jsonBody({ maxBytes: LIMITS.requestBytes }))

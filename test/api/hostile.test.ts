@@ -116,12 +116,12 @@ describe('hostile input, table-driven', () => {
     expectClientError(await call(method, path))
   })
 
-  it('stores valid but unusual input byte for byte: SQL-looking text, any unicode, lone surrogates, content at the limit', async () => {
+  it('stores valid but unusual input byte for byte: SQL-looking text, any unicode, surrogate pairs, content at the limit', async () => {
     const id = newSessionId('unusual')
     const contents = [
       'Robert\'); DROP TABLE events;-- " \\ \u0000',
       '🙂 é 日本語 \u202e rtl \ufeff bom 𝒜',
-      'lone \ud800 high and \udc00 low surrogates',
+      'an astral symbol \ud83e\udd51 (a surrogate pair)',
       '<|endoftext|> <script>alert(1)</script>',
       'x'.repeat(LIMITS.eventContentBytes),
     ]

@@ -24,6 +24,27 @@ export const toOpenAIToolCall = (call: ToolCall): OpenAIToolCall => ({
   function: { name: call.name, arguments: call.arguments },
 })
 
+/** Whether a call's arguments are a JSON object, as every provider that parses them requires. */
+function isJsonObjectText(text: string): boolean {
+  if (!text.trimStart().startsWith('{')) return false
+  try {
+    const value: unknown = JSON.parse(text)
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+  } catch {
+    return false
+  }
+}
+
+/**
+ * A stored tool call as a prompt sends it: arguments that are not a JSON object (a model's cut-off
+ * or malformed output, stored as it came) go as `{"invalid_arguments": "<as stored>"}`, so no
+ * provider that parses them refuses every later prompt, and the model still sees what it sent.
+ */
+export const promptToolCall = (call: ToolCall): OpenAIToolCall =>
+  toOpenAIToolCall(
+    isJsonObjectText(call.arguments) ? call : { ...call, arguments: JSON.stringify({ invalid_arguments: call.arguments }) },
+  )
+
 /** A client's OpenAI tool call as a stored one. */
 export const fromOpenAIToolCall = (call: Pick<OpenAIToolCall, 'id' | 'function'>): ToolCall => ({
   id: call.id,
@@ -36,8 +57,9 @@ const latestSystemText = (view: readonly NewMessageEvent[]): string | null =>
   analyzeView(view).latestSystem?.message.content ?? null
 
 /**
- * One stored message as OpenAI chat messages, as it is: assistant tool calls as `tool_calls`, one
- * `tool` message per tool response, nothing for a system message (the view's is given first).
+ * One stored message as OpenAI chat messages: assistant tool calls as `tool_calls` (see
+ * {@link promptToolCall}), one `tool` message per tool response, nothing for a system message (the
+ * view's is given first).
  */
 export function openAIMessagesOf(message: Message): OpenAIMessage[] {
   switch (message.role) {
@@ -50,7 +72,7 @@ export function openAIMessagesOf(message: Message): OpenAIMessage[] {
         {
           role: 'assistant',
           content: message.content,
-          ...(message.toolCalls?.length ? { tool_calls: message.toolCalls.map(toOpenAIToolCall) } : {}),
+          ...(message.toolCalls?.length ? { tool_calls: message.toolCalls.map(promptToolCall) } : {}),
         },
       ]
     case 'tool':

@@ -24,8 +24,13 @@ export function depthOf(value: unknown, limit: number): number {
   return depth
 }
 
+/** A JSON object (not an array, not null), taken as it is: a record schema would rebuild it and drop a `__proto__` key. */
+const isJsonObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/** Metadata: any JSON object, kept exactly as sent (every key, `__proto__` included). */
 export const MetadataSchema = z
-  .record(z.string(), z.unknown())
+  .custom<Record<string, unknown>>(isJsonObject, 'must be a JSON object')
   .superRefine((value, ctx) => {
     // Depth first: serializing a very deep value would overflow the stack.
     if (depthOf(value, LIMITS.metadataDepth) > LIMITS.metadataDepth) {

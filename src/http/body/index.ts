@@ -1,17 +1,24 @@
 import type { MiddlewareHandler } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import { ServiceError } from '../../contract/errors'
+import { formatProblem } from '../../core'
+import { decodedBody } from './encodings'
+import { hasLoneSurrogateEscape, loneSurrogate } from './surrogates'
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
 
+const isJson = (type: string | undefined) => /^application\/([\w.-]+\+)?json\s*(;|$)/i.test(type ?? '')
+
 /**
- * Request bodies: refused with 413 beyond `maxBytes` (declared or streamed); a JSON body that is
- * not valid UTF-8 refused with 400 (rather than silently replacing bytes); an empty JSON body
- * treated as `{}`, so `curl -X POST -H 'Content-Type: application/json'` with no
- * data means "all defaults". Content types are checked by the routes (415).
+ * Request bodies: refused with 413 beyond `maxBytes` (declared, streamed, or once decoded); a
+ * `Content-Encoding` of gzip, deflate or br decoded (another is a 415, a body that does not
+ * decode a 400); a JSON body that is not valid UTF-8, or that holds a lone UTF-16 surrogate,
+ * refused with 400 naming where (text is stored exactly as sent, so it must be text); an empty
+ * JSON body treated as `{}`, so `curl -X POST -H 'Content-Type: application/json'` with no data
+ * means "all defaults". Content types are checked by the routes (415).
  *
- * @param options - `maxBytes`: the largest body accepted.
- * @throws {ServiceError} 413 `payload_too_large`; 400 `invalid_request` naming `body`.
+ * @param options - `maxBytes`: the largest body accepted, as sent and as decoded.
+ * @throws {ServiceError} 413 `payload_too_large`; 415 `unsupported_media_type`; 400 `invalid_request` naming `body` or the field.
  *
  * @example
  * ```ts
@@ -26,20 +33,39 @@ export function jsonBody(options: { maxBytes: number }): MiddlewareHandler {
     },
   })
   return async function jsonBodyLimits(c, next) {
-    if (c.req.method === 'GET' || c.req.method === 'HEAD' || c.req.method === 'DELETE') return next()
+    if (c.req.method === 'GET' || c.req.method === 'HEAD' || c.req.method === 'DELETE' || c.req.method === 'OPTIONS')
+      return next()
     return limit(c, async () => {
-      if (/^application\/([\w.-]+\+)?json\s*(;|$)/i.test(c.req.header('Content-Type') ?? '')) {
-        let text: string
-        try {
-          text = strictUtf8.decode(await c.req.arrayBuffer())
-        } catch (error) {
-          if (error instanceof TypeError) throw new ServiceError('invalid_request', 'body: not valid UTF-8')
-          throw error
-        }
+      if (isJson(c.req.header('Content-Type'))) {
+        const raw = new Uint8Array(await c.req.arrayBuffer())
+        const text = jsonText(await decodedBody(raw, c.req.header('Content-Encoding'), options.maxBytes))
         // Hono caches body reads as promises: its validators then parse this text.
-        Object.assign(c.req.bodyCache, { text: Promise.resolve(text.trim() === '' ? '{}' : text) })
+        Object.assign(c.req.bodyCache, { text: Promise.resolve(text) })
       }
       await next()
     })
   }
+}
+
+/** A JSON body's text: UTF-8, with no lone surrogate escaped in it; `{}` when empty. */
+function jsonText(bytes: Uint8Array): string {
+  let text: string
+  try {
+    text = strictUtf8.decode(bytes)
+  } catch (error) {
+    if (error instanceof TypeError) throw new ServiceError('invalid_request', 'body: not valid UTF-8')
+    throw error
+  }
+  if (text.trim() === '') return '{}'
+  if (hasLoneSurrogateEscape(text)) {
+    let value: unknown
+    try {
+      value = JSON.parse(text)
+    } catch {
+      return text // not JSON: the validator answers that
+    }
+    const problem = loneSurrogate(value)
+    if (problem) throw new ServiceError('invalid_request', formatProblem(problem.path.length === 0 ? 'body' : '', problem))
+  }
+  return text
 }

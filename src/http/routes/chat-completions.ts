@@ -73,9 +73,10 @@ const answerOf = async (frame: DoneFrame) => JSON.parse(await new Response(frame
 export const chatCompletionRoutes = routes()
 chatCompletionRoutes.use('/v1/chat/completions', async (c, next) => {
   await next()
-  // Every answer after authentication names the session it was about.
-  const id = c.req.header('X-Session-Id')
-  if (id !== undefined && !c.res.headers.has('X-Session-Id')) c.res.headers.set('X-Session-Id', id)
+  // Every answer after authentication names the session it was about: a valid id only (a refused
+  // header is never echoed back).
+  const id = SessionId.safeParse(c.req.header('X-Session-Id'))
+  if (id.success && id.data !== undefined && !c.res.headers.has('X-Session-Id')) c.res.headers.set('X-Session-Id', id.data)
 })
 chatCompletionRoutes
   .openapi(completions, async (c) => {

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { queryTerms } from '../../core'
-import { ftsExpression } from './fts-expression'
+import { ftsExpression, indexedText } from './fts-expression'
 
 describe('a plain-text query', () => {
   it('is words, prefixes and phrases; operators and symbols only separate', () => {
@@ -27,5 +27,15 @@ describe('a plain-text query', () => {
         else expect(expression).toMatch(/^("[\p{L}\p{N}\p{M} ]+"\*? ?)+$/u)
       }),
     )
+  })
+})
+
+describe('the text the index takes', () => {
+  it('has symbols beyond the Basic Multilingual Plane as separators, letters beyond it as letters', () => {
+    expect(indexedText('avocado🥑toast')).toBe('avocado toast')
+    expect(indexedText('ship 🚀🚀 now')).toBe('ship    now')
+    expect(indexedText('𝒜lgebra 𠀀字 café')).toBe('𝒜lgebra 𠀀字 café')
+    // Every word a query can name stays as the query names it.
+    expect(queryTerms(indexedText('rocket🚀ship'))).toEqual(queryTerms('rocket🚀ship'))
   })
 })

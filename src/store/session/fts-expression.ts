@@ -15,3 +15,17 @@ export function ftsExpression(q: string): string | null {
     .map((term) => (term.kind === 'phrase' ? `"${term.words.join(' ')}"` : `"${term.word}"${term.prefix ? '*' : ''}`))
     .join(' ')
 }
+
+/** A character outside the Basic Multilingual Plane that is not a letter, digit or mark: an emoji, a symbol. */
+const ASTRAL_SYMBOL = /(?![\p{L}\p{N}\p{M}])[\u{10000}-\u{10FFFF}]/gu
+
+/**
+ * An event's text as the index takes it. FTS5's unicode61 tokenizer knows the categories of the
+ * Basic Multilingual Plane only, and takes any character beyond it for a letter: an emoji between
+ * two words would join them into one (`avocado🥑toast`). Such symbols become spaces here, as a query
+ * has them (see the core's `queryTerms`); a snippet then shows a space in their place.
+ *
+ * @example
+ * indexedText('avocado🥑toast') // 'avocado toast'
+ */
+export const indexedText = (text: string): string => text.replace(ASTRAL_SYMBOL, ' ')

@@ -3,6 +3,7 @@ import type { SearchPosition } from '../../contract/schemas'
 import { type SessionEvent, searchTextOf } from '../../core'
 import { log } from '../../log'
 import type { Sql } from '../sql'
+import { indexedText } from './fts-expression'
 
 /**
  * Appends whose segments one merge waits for. FTS5 merges a level only once it holds 4 segments
@@ -37,7 +38,7 @@ export class SessionSearch {
     let indexed = false
     for (const event of events) {
       if (event.type !== 'MESSAGE') continue
-      const text = searchTextOf(event.message)
+      const text = indexedText(searchTextOf(event.message))
       if (text === '') continue
       this.sql.run`INSERT INTO search (rowid, text) VALUES (${-event.seq}, ${text})`
       indexed = true
