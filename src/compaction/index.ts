@@ -12,6 +12,7 @@ import {
   type Summarizer,
   type TokenEstimator,
   type Trigger,
+  VersionConflictError,
 } from '../core'
 import { log } from '../log'
 import { chatModelBudget, modelSettings, NOT_CONFIGURED } from '../models/config'
@@ -29,6 +30,8 @@ export interface PassRequest {
   model: ModelFit
   /** Plan only: nothing written, no summarizer called (a summarizer must still be possible). */
   dryRun?: boolean
+  /** The version the caller saw: at any other, a 409 `version_conflict` and nothing written. */
+  expectedVersion?: number | undefined
   /** Told what the summary call reported (the user's daily token quota). */
   spend?: ((usage: Usage | null) => Promise<void>) | undefined
 }
@@ -94,6 +97,7 @@ export function compactor(options: CompactorOptions): Compactor {
             pending: request.pending,
             model: request.model,
             dryRun: request.dryRun,
+            ...(request.expectedVersion === undefined ? {} : { expectedVersion: request.expectedVersion }),
           },
           {
             store,
@@ -105,6 +109,7 @@ export function compactor(options: CompactorOptions): Compactor {
           },
         )
       } catch (error) {
+        if (error instanceof VersionConflictError) throw new ServiceError('version_conflict', error.message)
         if (error instanceof UpstreamError)
           log.warn('summarizer failed; nothing was written', {
             session: session.id,

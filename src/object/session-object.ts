@@ -130,6 +130,7 @@ export class SessionObject extends DurableObject<Env> {
         // Outside a turn the budget is the configured chat model's.
         model: chatModelFit(this.env, record.calibration.ratio),
         dryRun: request.dryRun,
+        expectedVersion: request.expectedVersion,
         spend: limiter?.spend,
       })
       // Streamed when large: a written pass is answered whatever the size of what it covered.

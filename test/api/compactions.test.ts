@@ -43,6 +43,31 @@ describe('a dry run', () => {
   })
 })
 
+describe('a pass at the version previewed (expectedVersion)', () => {
+  it('runs exactly the pass the dry run showed while the version is the same', async () => {
+    const id = await conversation(4)
+    const strategy = { window: { lastTurns: 1 } }
+    const dry = (await compactNow(id, { strategy, dryRun: true })).body
+    const real = await compactNow(id, { strategy, expectedVersion: dry.version })
+    expect(real.status, real.text).toBe(200)
+    expect(ids(real.body.covered)).toEqual(ids(dry.covered))
+    expect(real.body.version).toBe(dry.version + 1)
+  })
+
+  it('writes nothing once the log has moved: a 409 version_conflict naming both versions', async () => {
+    const id = await conversation(4)
+    const strategy = { window: { lastTurns: 1 } }
+    const dry = (await compactNow(id, { strategy, dryRun: true })).body
+    await append(id, [user('one more', 'u9')])
+    const before = await wholeLog(id)
+    const stale = await compactNow(id, { strategy, expectedVersion: dry.version })
+    expectError(stale, 409, 'version_conflict')
+    expect(stale.body.error.message).toBe(`expected version ${dry.version}, but the session is at version ${dry.version + 1}`)
+    expect(await wholeLog(id)).toEqual(before)
+    expectError(await compactNow(id, { strategy, expectedVersion: -1 }), 400, 'invalid_request')
+  })
+})
+
 describe('GET /v1/sessions/:id/compactions', () => {
   it('lists the boundaries newest first, with their summaries and the view tokens before and after', async () => {
     const id = await conversation(6)

@@ -127,6 +127,19 @@ describe('summaries by a chat model', () => {
     expect(ids).toEqual(['S2', ...result.summary.map((e: { id: string }) => e.id), 'U2', 'A2', 'U3', 'A3'])
   })
 
+  it('a pass held to a version is not moved onto appends that land while its summary is written: 409, nothing of it written', async () => {
+    const id = newSessionId()
+    const tag = newTag()
+    const { version } = await append(id, [user('U1', 'U1'), assistant('A1', 'A1'), user('U2', 'U2'), assistant('A2', 'A2')])
+    const strategy = { window: { lastTurns: 1 }, summarizer: { model: `hold#${tag}` } }
+    const pending = compactNow(id, { strategy, expectedVersion: version })
+    await untilUpstreamReceived(tag)
+    await append(id, [user('U3', 'U3')])
+    await releaseUpstream(tag)
+    expectError(await pending, 409, 'version_conflict')
+    expect((await log(id)).map((e) => e.id)).toEqual(['U1', 'A1', 'U2', 'A2', 'U3'])
+  })
+
   it('a pass that lost to another pass is unchanged with reason conflict, writing nothing', async () => {
     const id = newSessionId()
     await append(id, [user('U1'), assistant('A1'), user('U2'), assistant('A2'), user('U3'), assistant('A3')])

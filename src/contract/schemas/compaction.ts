@@ -12,6 +12,10 @@ export const CompactRequestSchema = z
       .boolean()
       .optional()
       .openapi({ description: 'Answer what the pass would do: nothing written, no summarizer called (summary empty).' }),
+    expectedVersion: z.int().min(0).optional().openapi({
+      description:
+        "The session version the caller saw (a dry run's `version`): at any other version → 409 `version_conflict`, nothing written. The pass then runs exactly as previewed.",
+    }),
   })
   .openapi('CompactRequest')
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { NewEvent } from '../events'
 import { newCompactionEvent } from '../events/new-event'
 import { project } from '../projection'
+import { VersionConflictError } from '../session-store'
 import {
   assistant,
   compactListed,
@@ -113,6 +114,43 @@ describe('compact', () => {
       version: 4,
     })
     expect(store.log.length).toBe(4)
+  })
+
+  it('answers a dry run as one whatever it finds: trigger not fired, nothing to cover, or a plan; writes nothing', async () => {
+    const store = storeOf(events('U1 A1 U2 A2'))
+    const dry = (trigger: { turnCount: number } | undefined, window: { lastTurns: number }) =>
+      compactListed({ session, trigger, strategy: { window }, dryRun: true }, depsFor(store))
+    expect(await dry({ turnCount: 5 }, { lastTurns: 1 })).toMatchObject({ reason: 'trigger_not_fired', dryRun: true })
+    expect(await dry(undefined, { lastTurns: 5 })).toMatchObject({ reason: 'nothing_to_cover', dryRun: true })
+    const planned = await dry(undefined, { lastTurns: 1 })
+    expect(planned).toMatchObject({ unchanged: false, boundary: null, dryRun: true })
+    expect(idString(planned.covered)).toBe('U1 A1')
+    expect(store.log.length).toBe(4)
+  })
+
+  it('plans and writes only at the expected version, and does not move a pass held to it onto newer events', async () => {
+    const store = storeOf(events('U1 A1 U2 A2'))
+    const held = (expectedVersion: number) =>
+      compactListed({ session, strategy: { window: { lastTurns: 1 } }, expectedVersion }, depsFor(store))
+    await expect(held(3)).rejects.toThrow(new VersionConflictError(3, 4))
+    expect(store.log.length).toBe(4)
+    const written = await held(4)
+    expect(idString(written.covered)).toBe('U1 A1')
+    expect(written.version).toBe(5)
+  })
+
+  it('throws the conflict, writing nothing, when a turn lands while the summary of a held pass is written', async () => {
+    const store = storeOf(events('U1 A1 U2 A2'))
+    const summarizer = recordingSummarizer(async () => {
+      store.appendNow(events('U3 A3'))
+      return { kind: 'summary', messages: [{ role: 'assistant', content: 'so far' }] }
+    })
+    const pass = compactListed(
+      { session, strategy: { window: { lastTurns: 1 }, summarizer }, expectedVersion: 4 },
+      depsFor(store),
+    )
+    await expect(pass).rejects.toThrow(new VersionConflictError(4, 6))
+    expect(idString(store.log)).toBe('U1 A1 U2 A2 U3 A3')
   })
 
   it('defaults to the always trigger and a lastEvents(20) window', async () => {

@@ -39,6 +39,11 @@ export interface CompactRequest {
   model?: ModelFit
   /** Plan the pass and answer what it would do: nothing is written and no summarizer is called. */
   dryRun?: boolean
+  /**
+   * The version the caller saw: at any other version the pass is neither planned nor written
+   * ({@link VersionConflictError}), and a pass whose append finds the log moved is not rebased.
+   */
+  expectedVersion?: number
 }
 
 export interface CompactDeps {
@@ -109,9 +114,13 @@ const isUsable = (message: SummaryMessage) =>
  */
 export async function compact(request: CompactRequest, deps: CompactDeps): Promise<CompactionResult> {
   const { store } = deps
-  const unchanged = unchangedResult
+  // A dry run says it is one, whatever it finds.
+  const unchanged = (reason: UnchangedReason, version: number): CompactionResult =>
+    request.dryRun ? { ...unchangedResult(reason, version), dryRun: true } : unchangedResult(reason, version)
   const summarizer = request.strategy?.summarizer ?? null
   const { view, version } = await store.readView()
+  const expected = request.expectedVersion
+  if (expected !== undefined && expected !== version) throw new VersionConflictError(expected, version)
 
   const analysis = analyzeColumns(view)
   if (!fires(request.trigger ?? { always: true }, { ...analysis, model: request.model })) {
@@ -155,7 +164,7 @@ export async function compact(request: CompactRequest, deps: CompactDeps): Promi
     )
   }
 
-  return write(plan, summary, version, deps)
+  return write(plan, summary, version, deps, expected === undefined)
 }
 
 /** What a pass would do, without a summary: its lists and what it would save; no boundary, nothing written. */
@@ -219,9 +228,15 @@ export function newestThatFit(view: ViewColumns, positions: Positions, budget: n
 /**
  * Writes a pass: its boundary and summary in one append checked against the version the pass was
  * planned at; when messages landed meanwhile, the pass is moved onto them (`rebase`) and written
- * again, at most {@link MAX_REBASES} times.
+ * again, at most {@link MAX_REBASES} times — or, when it may not be rebased, the conflict thrown.
  */
-async function write(first: PassCut, summary: NewMessageEvent[], version: number, deps: CompactDeps): Promise<CompactionResult> {
+async function write(
+  first: PassCut,
+  summary: NewMessageEvent[],
+  version: number,
+  deps: CompactDeps,
+  rebasable: boolean,
+): Promise<CompactionResult> {
   const { store } = deps
   const boundaryDraft = { id: deps.newId(), timestamp: deps.now() }
   let plan = first
@@ -234,7 +249,7 @@ async function write(first: PassCut, summary: NewMessageEvent[], version: number
       const boundary = written.find(isCompaction)!
       return passResult(plan, seqs, written.filter(isMessage), tokensEstimatedSaved, boundary, written.at(-1)!.seq)
     } catch (error) {
-      if (!(error instanceof VersionConflictError)) throw error
+      if (!(error instanceof VersionConflictError) || !rebasable) throw error
       const since = await store.readSince(at)
       const latest = since.at(-1)?.seq ?? error.actual
       const outcome = rebase(plan, since)
