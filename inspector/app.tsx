@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'preact/hooks'
+import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { type ApiError, createApi } from './api'
 import { SessionPanel } from './session'
 import { SessionList } from './sessions'
@@ -12,13 +12,39 @@ const selectedFromHash = () => {
   return id && /^[A-Za-z0-9._:-]{1,128}$/.test(id) ? id : null
 }
 
-/** The inspector: sign in, then the caller's sessions and the one opened (its id in the URL's hash). */
+/** The panes a phone shows one at a time, switched from a bar at the bottom of the screen. */
+const TABS = [
+  ['sessions', 'Sessions'],
+  ['log', 'Log'],
+  ['turn', 'Turn'],
+  ['budget', 'Budget'],
+  ['search', 'Search'],
+] as const
+type Tab = (typeof TABS)[number][0]
+
+/** Whether the page is laid out for a phone (one pane at a time): the width styles.css switches at. */
+const narrow = () => matchMedia('(max-width: 52rem)').matches
+
+/**
+ * The inspector: sign in, then the caller's sessions and the one opened (its id in the URL's
+ * hash). On a desktop every pane shows (the log scrolls, the others stay in place); on a phone,
+ * one at a time, each keeping its scroll position.
+ */
 export function App() {
   const [token, setToken] = useState<string | null>(() => sessionStorage.getItem(TOKEN_KEY))
   const [notice, setNotice] = useState<string | null>(null)
   const [selected, setSelected] = useState<string | null>(selectedFromHash)
   // Counts the writes made from the page: the session list is read again after each.
   const [writes, setWrites] = useState(0)
+  const [tab, setTab] = useState<Tab>(selected === null ? 'sessions' : 'log')
+  const scrolled = useRef<Partial<Record<Tab, number>>>({})
+  const show = (next: Tab) => {
+    scrolled.current[tab] = window.scrollY
+    setTab(next)
+  }
+  useLayoutEffect(() => {
+    if (narrow()) window.scrollTo(0, scrolled.current[tab] ?? 0)
+  }, [tab])
 
   const signOut = (why: string | null) => {
     sessionStorage.removeItem(TOKEN_KEY)
@@ -35,6 +61,8 @@ export function App() {
   const select = (id: string) => {
     history.replaceState(null, '', `#${new URLSearchParams({ session: id })}`)
     setSelected(id)
+    show('log')
+    scrolled.current.log = 0 // a session opens at its top
   }
 
   if (api === null)
@@ -49,10 +77,10 @@ export function App() {
       />
     )
   return (
-    <div class="layout">
+    <div class="layout" data-tab={tab}>
       <header>
         <h1>durable-sessions inspector</h1>
-        <button type="button" onClick={() => signOut(null)}>
+        <button type="button" class="secondary" onClick={() => signOut(null)}>
           Sign out
         </button>
       </header>
@@ -61,9 +89,28 @@ export function App() {
         {selected === null ? (
           <p class="empty">Choose a session.</p>
         ) : (
-          <SessionPanel key={selected} api={api} sessionId={selected} onWritten={() => setWrites((n) => n + 1)} />
+          <SessionPanel
+            key={selected}
+            api={api}
+            sessionId={selected}
+            onWritten={() => setWrites((n) => n + 1)}
+            onShowLog={() => show('log')}
+          />
         )}
       </main>
+      <nav class="tabbar" aria-label="Panes">
+        {TABS.map(([value, label]) => (
+          <button
+            key={value}
+            type="button"
+            aria-pressed={tab === value}
+            disabled={value !== 'sessions' && selected === null}
+            onClick={() => show(value)}
+          >
+            {label}
+          </button>
+        ))}
+      </nav>
     </div>
   )
 }

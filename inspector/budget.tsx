@@ -1,4 +1,4 @@
-import { count } from './format'
+import { count, counted } from './format'
 import type { ContextJson } from './types'
 
 const PARTS = [
@@ -32,8 +32,9 @@ export function BudgetBar({ context }: { context: ContextJson }) {
         ))}
       </ul>
       <p class="hint">
-        {count(context.events.view)} events in view, {count(context.events.covered)} covered, {count(context.compactions)}{' '}
-        compactions; calibration ×{context.calibration.ratio.toFixed(2)} ({context.calibration.samples} samples).
+        {counted(context.events.view, 'event')} in view, {count(context.events.covered)} covered,{' '}
+        {counted(context.compactions, 'compaction')}; calibration ×{context.calibration.ratio.toFixed(2)} (
+        {counted(context.calibration.samples, 'sample')}).
       </p>
     </section>
   )

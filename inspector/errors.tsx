@@ -6,7 +6,8 @@ export function describeError(error: unknown): string {
   if (error.status === 429)
     return `Rate limited: too many requests for now.${error.retryAfter === null ? '' : ` Try again in ${error.retryAfter} s.`}`
   if (error.code === 'not_configured')
-    return `No chat model is configured on this deployment (${error.message}). Set OPENAI_BASE_URL and CHAT_MODEL, or bind Workers AI.`
+    // The service's message already says what to set.
+    return `This deployment cannot run turns: ${error.message}.`
   if (error.status === 401) return 'Your token was refused: sign in again.'
   return `${error.message} (${error.status} ${error.code})`
 }

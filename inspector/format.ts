@@ -2,6 +2,8 @@ import type { EventJson } from './types'
 
 /** Numbers and times as the page shows them. */
 export const count = (n: number) => n.toLocaleString('en-US')
+/** A count and its noun, plural unless it is one: `counted(1, 'compaction')` is "1 compaction". */
+export const counted = (n: number, noun: string) => `${count(n)} ${noun}${n === 1 ? '' : 's'}`
 export const time = (iso: string) => new Date(iso).toLocaleString()
 
 /** An event's text in one string: content, tool calls, tool results. */

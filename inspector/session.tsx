@@ -20,6 +20,8 @@ interface Loaded {
   events: EventJson[]
   /** The seq the loaded events start after (0: the log's start). */
   after: number
+  /** The seq the page was loaded around, to bring into sight once (null: none, or done). */
+  scrollTo: number | null
 }
 
 /**
@@ -36,27 +38,42 @@ async function load(api: Api, id: string, focus: number | null): Promise<Loaded>
   const after = Math.max(0, focus === null ? version - PAGE : Math.min(focus - PAGE / 2, version - PAGE))
   const page = await api.get<{ events: EventJson[] }>(sessionPath(id, `/events?after=${after}&limit=${PAGE}`))
   const boundary = newest.compactions[0]?.boundary ?? null
-  return { context, inView: viewMembership(boundary as CompactionEvent | null), events: page.events, after }
+  return { context, inView: viewMembership(boundary as CompactionEvent | null), events: page.events, after, scrollTo: focus }
 }
 
-/** One session: its budget, log, compaction preview, search and turn box. */
-export function SessionPanel({ api, sessionId, onWritten }: { api: Api; sessionId: string; onWritten: () => void }) {
+const NOTHING = new Set<number>()
+
+/**
+ * One session: its log, budget, compaction preview, search and turn box. `onShowLog` brings the
+ * log into sight (on a phone, where one pane shows at a time).
+ */
+export function SessionPanel(props: { api: Api; sessionId: string; onWritten: () => void; onShowLog: () => void }) {
+  const { api, sessionId, onWritten, onShowLog } = props
   const [loaded, setLoaded] = useState<Loaded | null>(null)
   const [error, setError] = useState<unknown>(null)
-  const [wouldCover, setWouldCover] = useState<Set<number>>(new Set())
+  const [preview, setPreview] = useState<{ generation: number; covered: Set<number> } | null>(null)
   const [focus, setFocus] = useState<number | null>(null)
+  // The session's generation: one more after each write from the page and each refresh.
   const [reloads, setReloads] = useState(0)
+  // Reads of the log that are no new generation: the preview made with them stays.
+  const [rereads, setRereads] = useState(0)
+  // A preview's marks only in the generation it was made in (a write or a refresh makes it stale).
+  const wouldCover = preview !== null && preview.generation === reloads ? preview.covered : NOTHING
 
   useEffect(() => {
     let current = true
-    setError(null)
+    // What is shown stays until the read answers (no flash of "Loading" on a refresh).
     load(api, sessionId, focus)
-      .then((next) => current && setLoaded(next))
+      .then((next) => {
+        if (!current) return
+        setLoaded(next)
+        setError(null)
+      })
       .catch((failure) => current && setError(failure))
     return () => {
       current = false
     }
-  }, [api, sessionId, focus, reloads])
+  }, [api, sessionId, focus, reloads, rereads])
 
   async function earlier() {
     if (!loaded) return
@@ -65,7 +82,7 @@ export function SessionPanel({ api, sessionId, onWritten }: { api: Api; sessionI
       const page = await api.get<{ events: EventJson[] }>(
         sessionPath(sessionId, `/events?after=${after}&limit=${loaded.after - after}`),
       )
-      setLoaded({ ...loaded, events: [...page.events, ...loaded.events], after })
+      setLoaded({ ...loaded, events: [...page.events, ...loaded.events], after, scrollTo: null })
     } catch (failure) {
       setError(failure)
     }
@@ -79,34 +96,52 @@ export function SessionPanel({ api, sessionId, onWritten }: { api: Api; sessionI
   const absent = error instanceof ApiError && error.status === 404
   return (
     <article class="session" aria-labelledby="session-title">
-      <h2 id="session-title">{sessionId}</h2>
+      <div class="session-head">
+        <h2 id="session-title">{sessionId}</h2>
+        <button type="button" class="secondary" onClick={reload} title="Read the session again (another client may have written)">
+          Refresh
+        </button>
+      </div>
       {!absent && <ErrorNote error={error} />}
       <div class="panes">
         <div class="pane-main">
           {absent && <p class="empty">There is no session “{sessionId}” yet: send a turn to start it.</p>}
           {!loaded && !error && <Loading what="the session" />}
           {loaded && !absent && (
-            <>
-              <BudgetBar context={loaded.context} />
-              <Timeline
-                api={api}
-                sessionId={sessionId}
-                events={loaded.events}
-                inView={loaded.inView}
-                wouldCover={wouldCover}
-                focus={focus}
-                earlier={loaded.after > 0 ? earlier : null}
-                newest={focus === null ? null : () => setFocus(null)}
-              />
-            </>
+            <Timeline
+              api={api}
+              sessionId={sessionId}
+              events={loaded.events}
+              inView={loaded.inView}
+              wouldCover={wouldCover}
+              focus={focus}
+              scrollTo={loaded.scrollTo}
+              earlier={loaded.after > 0 ? earlier : null}
+              newest={focus === null ? null : () => setFocus(null)}
+            />
           )}
         </div>
         <div class="pane-side">
+          {loaded && !absent && <BudgetBar context={loaded.context} />}
           <TurnBox api={api} sessionId={sessionId} onChanged={reload} />
           {loaded && !absent && (
             <>
-              <DryRun api={api} sessionId={sessionId} onPreview={setWouldCover} onCompacted={reload} />
-              <Search api={api} sessionId={sessionId} onShow={setFocus} />
+              <DryRun
+                api={api}
+                sessionId={sessionId}
+                generation={reloads}
+                onPreview={setPreview}
+                onLogChanged={() => setRereads((n) => n + 1)}
+                onCompacted={reload}
+              />
+              <Search
+                api={api}
+                sessionId={sessionId}
+                onShow={(seq) => {
+                  setFocus(seq)
+                  onShowLog()
+                }}
+              />
             </>
           )}
         </div>

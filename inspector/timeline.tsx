@@ -1,7 +1,10 @@
-import { useState } from 'preact/hooks'
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import type { Api } from './api'
 import { ErrorNote, Loading } from './errors'
-import { count, eventText, sessionPath, time } from './format'
+import { count, sessionPath, time } from './format'
+import { EventJsonView, JsonToggle } from './json'
+import { Markdown } from './markdown'
+import { type Marks, type Pairing, pairTools, ToolCard, ToolResultBlock, toolErrorsOf } from './tool-card'
 import type { EventJson } from './types'
 
 interface TimelineProps {
@@ -12,22 +15,33 @@ interface TimelineProps {
   inView: (event: EventJson) => boolean
   /** Seqs a previewed compaction would cover, marked. */
   wouldCover: Set<number>
-  /** The seq to bring into sight (a search hit shown). */
+  /** The seq marked (a search hit shown). */
   focus: number | null
+  /** The seq to bring into sight once these events are shown (the page was loaded around it). */
+  scrollTo: number | null
   earlier: (() => void) | null
   /** Back to the newest page, when the page shown is not it. */
   newest: (() => void) | null
 }
 
 /**
- * The log as a timeline: each event with its role, tokens and time, those outside the view dimmed;
- * each compaction a folded row (events covered, tokens before → after), its summary on demand.
+ * The log as a timeline: each event with its role, tokens and time, those outside the view
+ * dimmed; text as Markdown (or raw), each tool call a card with its result(s), any event's JSON on
+ * demand; each compaction a folded row (events covered, tokens before → after), its summary on demand.
  */
-export function Timeline({ api, sessionId, events, inView, wouldCover, focus, earlier, newest }: TimelineProps) {
+export function Timeline(props: TimelineProps) {
+  const { api, sessionId, events, inView, wouldCover, focus, scrollTo, earlier, newest } = props
+  const section = useRef<HTMLElement>(null)
+  useEffect(() => {
+    if (scrollTo !== null) section.current?.querySelector(`[data-seq="${scrollTo}"]`)?.scrollIntoView({ block: 'center' })
+  }, [scrollTo, events])
   // Summary events are shown inside their compaction's row, not again in the flow.
-  const summaryIds = new Set(events.flatMap((event) => event.boundary?.summary ?? []))
+  const summaryIds = useMemo(() => new Set(events.flatMap((event) => event.boundary?.summary ?? [])), [events])
+  // Pending calls are known only on the newest page (newest === null).
+  const pairing = useMemo(() => pairTools(events, newest === null), [events, newest])
+  const marks: Marks = { inView, wouldCover, focus }
   return (
-    <section class="timeline" aria-labelledby="timeline-title">
+    <section ref={section} class="timeline" aria-labelledby="timeline-title">
       <h3 id="timeline-title">Log</h3>
       {earlier && (
         <button type="button" class="earlier" onClick={earlier}>
@@ -39,18 +53,12 @@ export function Timeline({ api, sessionId, events, inView, wouldCover, focus, ea
       ) : (
         <ol>
           {events
-            .filter((event) => !summaryIds.has(event.id))
+            .filter((event) => !summaryIds.has(event.id) && !pairing.folded.has(event.seq))
             .map((event) =>
               event.type === 'COMPACTION' ? (
                 <CompactionRow key={event.seq} api={api} sessionId={sessionId} event={event} />
               ) : (
-                <EventRow
-                  key={event.seq}
-                  event={event}
-                  covered={!inView(event)}
-                  wouldCover={wouldCover.has(event.seq)}
-                  focused={focus === event.seq}
-                />
+                <EventRow key={event.seq} event={event} pairing={pairing} marks={marks} />
               ),
             )}
         </ol>
@@ -64,27 +72,27 @@ export function Timeline({ api, sessionId, events, inView, wouldCover, focus, ea
   )
 }
 
-function EventRow({
-  event,
-  covered,
-  wouldCover,
-  focused,
-}: {
-  event: EventJson
-  covered: boolean
-  wouldCover: boolean
-  focused: boolean
-}) {
-  const role = event.message?.role ?? 'event'
-  const classes = ['event', role, covered ? 'covered' : '', wouldCover ? 'would-cover' : '', focused ? 'focused' : '']
+/** A message's text: Markdown, or the raw text when asked. */
+function MessageText({ text, raw, class: className = '' }: { text: string; raw: boolean; class?: string }) {
+  return raw ? (
+    <pre class={`text raw ${className}`.trim()}>{text}</pre>
+  ) : (
+    <Markdown class={`text ${className}`.trim()} text={text} />
+  )
+}
+
+function EventRow({ event, pairing, marks }: { event: EventJson; pairing: Pairing; marks: Marks }) {
+  const [raw, setRaw] = useState(false)
+  const [json, setJson] = useState(false)
+  const covered = !marks.inView(event)
+  const wouldCover = marks.wouldCover.has(event.seq)
+  const focused = marks.focus === event.seq
+  const message = event.message
+  const role = message?.role ?? 'event'
+  const content = message?.content ?? ''
+  const classes = ['event', role, covered && 'covered', wouldCover && 'would-cover', focused && 'focused']
   return (
-    <li
-      class={classes.filter(Boolean).join(' ')}
-      data-seq={event.seq}
-      ref={(element) => {
-        if (focused) element?.scrollIntoView({ block: 'center' })
-      }}
-    >
+    <li class={classes.filter(Boolean).join(' ')} data-seq={event.seq}>
       <div class="meta">
         <span class="role">{role}</span>
         <span>#{event.seq}</span>
@@ -93,8 +101,31 @@ function EventRow({
         {event.synthetic && <span class="badge">synthetic</span>}
         {covered && <span class="badge">outside the view</span>}
         {wouldCover && <span class="badge cover">would be covered</span>}
+        <span class="row-actions">
+          {content !== '' && (
+            <button type="button" class="chip" aria-pressed={raw} onClick={() => setRaw(!raw)}>
+              Raw text
+            </button>
+          )}
+          <JsonToggle open={json} onToggle={() => setJson(!json)} />
+        </span>
       </div>
-      <pre class="text">{eventText(event)}</pre>
+      {json && <EventJsonView event={event} />}
+      {content !== '' && <MessageText text={content} raw={raw} />}
+      {message?.toolCalls?.map((call) => (
+        <ToolCard
+          key={call.id}
+          call={call}
+          results={pairing.results.get(call.id) ?? []}
+          pending={pairing.pending.has(call.id)}
+          marks={marks}
+        />
+      ))}
+      {message?.toolResponses
+        ?.filter((response) => !pairing.results.has(response.id))
+        .map((response, i) => (
+          <ToolResultBlock key={i} result={{ event, ...response, error: toolErrorsOf(event).includes(response.id) }} orphan />
+        ))}
     </li>
   )
 }
@@ -103,6 +134,7 @@ function CompactionRow({ api, sessionId, event }: { api: Api; sessionId: string;
   const boundary = event.boundary!
   const [summary, setSummary] = useState<EventJson[] | null>(null)
   const [error, setError] = useState<unknown>(null)
+  const [json, setJson] = useState(false)
   const tokens =
     boundary.tokensBefore == null || boundary.tokensAfter == null
       ? `~${count(boundary.tokensEstimatedSaved)} tokens saved`
@@ -130,16 +162,43 @@ function CompactionRow({ api, sessionId, event }: { api: Api; sessionId: string;
           {summary === null && !error && <Loading what="the summary" />}
           {summary?.length === 0 && <p class="empty">No summary: the covered events were left out of the view.</p>}
           {summary?.map((part) => (
-            <pre key={part.seq} class="text summary-text">
-              {part.message?.content ?? ''}
-            </pre>
+            <SummaryPart key={part.seq} part={part} />
           ))}
-          <p class="hint">
-            Kept: {boundary.pinned.length} pinned, {boundary.preserved.length} preserved; ~{count(boundary.tokensEstimatedSaved)}{' '}
-            tokens saved.
-          </p>
+          <div class="meta">
+            <span class="hint">
+              Kept: {boundary.pinned.length} pinned, {boundary.preserved.length} preserved; ~
+              {count(boundary.tokensEstimatedSaved)} tokens saved.
+            </span>
+            <span class="row-actions">
+              <JsonToggle open={json} onToggle={() => setJson(!json)} />
+            </span>
+          </div>
+          {json && <EventJsonView event={event} />}
         </div>
       </details>
     </li>
+  )
+}
+
+/** One event of a compaction's summary: its text as Markdown (or raw), its JSON on demand. */
+function SummaryPart({ part }: { part: EventJson }) {
+  const [raw, setRaw] = useState(false)
+  const [json, setJson] = useState(false)
+  return (
+    <div class="summary-part" data-seq={part.seq}>
+      <MessageText text={part.message?.content ?? ''} raw={raw} class="summary-text" />
+      <div class="meta">
+        <span>
+          summary #{part.seq} · {count(part.tokens)} tokens
+        </span>
+        <span class="row-actions">
+          <button type="button" class="chip" aria-pressed={raw} onClick={() => setRaw(!raw)}>
+            Raw text
+          </button>
+          <JsonToggle open={json} onToggle={() => setJson(!json)} />
+        </span>
+      </div>
+      {json && <EventJsonView event={part} />}
+    </div>
   )
 }

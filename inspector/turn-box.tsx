@@ -1,6 +1,8 @@
 import { useState } from 'preact/hooks'
 import type { Api } from './api'
 import { ErrorNote } from './errors'
+import { prettyJson } from './json'
+import { Markdown } from './markdown'
 import type { ToolCall, TurnResponseJson } from './types'
 
 interface Exchange {
@@ -117,14 +119,14 @@ export function TurnBox({ api, sessionId, onChanged }: { api: Api; sessionId: st
       <ErrorNote error={error} />
       {exchange && (
         <div class="exchange">
-          <p class="reply" aria-live="polite" aria-busy={busy ? 'true' : 'false'}>
-            {exchange.reply}
-          </p>
+          <div class="reply" aria-live="polite" aria-busy={busy ? 'true' : 'false'}>
+            <Markdown text={exchange.reply} />
+          </div>
           {exchange.calls.length > 0 && exchange.status === 'streaming' && (
             <ul class="calls">
               {exchange.calls.map((call) => (
                 <li key={call.id}>
-                  → {call.name}({call.arguments})
+                  → <code>{call.name}</code> <code>{call.arguments}</code>
                 </li>
               ))}
             </ul>
@@ -148,8 +150,9 @@ export function TurnBox({ api, sessionId, onChanged }: { api: Api; sessionId: st
           {pending.map((call) => (
             <fieldset key={call.id}>
               <legend>
-                {call.name}({call.arguments}) <code>{call.id}</code>
+                <code class="tool-name">{call.name}</code> <span class="hint">call</span> <code class="call-id">{call.id}</code>
               </legend>
+              <pre class="code tool-args">{prettyJson(call.arguments) ?? call.arguments}</pre>
               <label for={`result-${call.id}`}>Result</label>
               <textarea
                 id={`result-${call.id}`}

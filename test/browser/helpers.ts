@@ -36,21 +36,32 @@ export async function api<T = unknown>(token: string, method: string, path: stri
 
 export const launch = (): Promise<Browser> => chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] })
 
+/** What a test's page is opened with besides its size: a colour scheme, permissions (the clipboard's). */
+export interface PageOptions {
+  colorScheme?: 'light' | 'dark'
+  permissions?: string[]
+}
+
 /**
  * A fresh page (its own context: its own sessionStorage) that records every request it makes and
- * every script error, for the checks of {@link expectSelfContained}.
+ * every script error, and every Content-Security-Policy violation, for the checks of
+ * {@link expectSelfContained}.
  */
-export async function newPage(browser: Browser, viewport = { width: 1280, height: 900 }) {
-  const context = await browser.newContext({ viewport })
+export async function newPage(browser: Browser, viewport = { width: 1280, height: 900 }, options: PageOptions = {}) {
+  const context = await browser.newContext({ viewport, colorScheme: options.colorScheme ?? 'light' })
+  if (options.permissions) await context.grantPermissions(options.permissions, { origin: origin() })
   const page = await context.newPage()
   const requests: string[] = []
   const errors: string[] = []
   page.on('request', (request) => requests.push(request.url()))
   page.on('pageerror', (error) => errors.push(error.message))
+  page.on('console', (message) => {
+    if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) errors.push(message.text())
+  })
   return { page, requests, errors }
 }
 
-/** The page loaded nothing from anywhere but the Worker (at `at`), and no script failed. */
+/** The page loaded nothing from anywhere but the Worker (at `at`), no script failed and the page's CSP refused nothing. */
 export function expectSelfContained({ requests, errors }: { requests: string[]; errors: string[] }, at = origin()) {
   expect(requests.length).toBeGreaterThan(0)
   expect(requests.filter((url) => !url.startsWith(`${at}/`))).toEqual([])

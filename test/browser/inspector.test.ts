@@ -118,6 +118,54 @@ describe.skipIf(!haveChromium)('the inspector in Chromium', () => {
     expectSelfContained(tab)
   })
 
+  it('never keeps a stale preview: a turn, a refresh or another client’s append, and "Compact now" runs only the pass shown', async () => {
+    const { token } = await newUser()
+    await api(token, 'POST', '/v1/sessions/stale/events', { events: [1, 2, 3, 4].flatMap(turn) })
+    const version = async () => (await api<{ version: number }>(token, 'GET', '/v1/sessions/stale')).version
+    const tab = await newPage(browser)
+    const { page } = tab
+    await signIn(page, token)
+    await page.getByRole('button', { name: /stale/ }).click()
+    await page.getByLabel('Keep the').fill('1')
+    const preview = async (covering: number) => {
+      await page.getByRole('button', { name: 'Preview', exact: true }).click()
+      await expect.poll(() => page.locator('.preview').textContent()).toContain(`Would cover ${covering} events`)
+      expect(await page.locator('.event.would-cover').count()).toBe(covering)
+    }
+    const gone = async () => {
+      await expect.poll(() => page.locator('.preview').count()).toBe(0)
+      expect(await page.getByRole('button', { name: 'Compact now' }).count()).toBe(0)
+      expect(await page.locator('.event.would-cover').count()).toBe(0)
+    }
+    await preview(6)
+    // A turn from the page: the preview (of a log it changed) is gone.
+    await page.getByLabel('Message').fill('One more question')
+    await page.getByRole('button', { name: 'Send', exact: true }).click()
+    await expect.poll(() => page.locator('.reply').textContent()).toBe('Echo: One more question')
+    await gone()
+    await expect.poll(() => page.locator('.event').count()).toBe(10)
+    // A refresh too.
+    await preview(8)
+    await page.getByRole('button', { name: 'Refresh' }).click()
+    await gone()
+    // Another client appends after the preview: "Compact now" shows the pass it would make now, and writes nothing.
+    await preview(8)
+    await api(token, 'POST', '/v1/sessions/stale/events', { events: turn(5) })
+    await page.getByRole('button', { name: 'Compact now' }).click()
+    await expect.poll(() => page.locator('.preview .changed').textContent()).toMatch(/The log changed/)
+    expect(await page.locator('.preview').textContent()).toContain('Would cover 10 events')
+    await expect.poll(() => page.locator('.event').count()).toBe(12) // the log read again, its new events in it
+    expect(await page.locator('.event.would-cover').count()).toBe(10)
+    expect(await version()).toBe(12)
+    await screenshot(page, '05b-preview-changed')
+    // That pass, once shown, is the one run.
+    await page.getByRole('button', { name: 'Compact now' }).click()
+    await expect.poll(() => page.locator('.compaction summary').textContent()).toMatch(/10 events covered/)
+    await gone()
+    expect(await version()).toBe(13)
+    expectSelfContained(tab)
+  })
+
   it('searches every event, covered ones too, marks the matched words, and shows a hit in the log', async () => {
     const { token } = await newUser()
     const { id } = await compactedSession(token)
@@ -266,7 +314,9 @@ describe.skipIf(!haveChromium)('the inspector on a deployment with no model (as 
     await openById(page, 'no-model')
     await page.getByLabel('Message').fill('Hello?')
     await page.getByRole('button', { name: 'Send', exact: true }).click()
-    await expect.poll(() => page.locator('.turn [role="alert"]').textContent()).toMatch(/No chat model is configured/)
+    await expect
+      .poll(() => page.locator('.turn [role="alert"]').textContent())
+      .toMatch(/^This deployment cannot run turns: no chat model is configured: set OPENAI_BASE_URL/)
     await screenshot(page, '11-no-model')
     const absent = await fetch(`${bare()}/v1/sessions/no-model`, { headers: { Authorization: `Bearer ${token}` } })
     expect(absent.status).toBe(404)

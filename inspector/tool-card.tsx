@@ -1,0 +1,194 @@
+import type { JSX } from 'preact'
+import { useEffect, useRef, useState } from 'preact/hooks'
+import { pendingToolCalls } from '../src/core/tool-pairs'
+import { count, time } from './format'
+import { EventJsonView, JsonToggle, prettyJson } from './json'
+import type { EventJson, ToolCall } from './types'
+
+/** One stored result of a tool call: the response, the tool event holding it, and whether it was sent as an error. */
+export interface ToolResult {
+  event: EventJson
+  id: string
+  name: string
+  data: string
+  error: boolean
+}
+
+/** The tool calls of a page of the log and their results, paired by call id. */
+export interface Pairing {
+  /** A call's results in log order (usually one), by call id. */
+  results: Map<string, ToolResult[]>
+  /** The seqs of tool events shown inside their calls' cards (not again as rows of their own). */
+  folded: Set<number>
+  /** The calls the newest turn still waits for (known only when the page holds the log's newest events). */
+  pending: Set<string>
+}
+
+/** The ids of the calls whose results an event holds as errors (the service lists them in its metadata). */
+export const toolErrorsOf = (event: EventJson): string[] => {
+  const errors = event.metadata.toolErrors
+  return Array.isArray(errors) ? errors.filter((id): id is string => typeof id === 'string') : []
+}
+
+/**
+ * Pairs the calls on a page with the results that answer them. A tool event folds into its calls'
+ * cards when each of its responses answers a call on the page and it has no text of its own;
+ * otherwise it stays a row, its responses shown as results of calls not on the page.
+ *
+ * @example
+ * const { results, folded } = pairTools(page.events, true)
+ * results.get('call_1') // [{ event, id: 'call_1', name: 'get_weather', data: '{"temp":21}', error: false }]
+ */
+export function pairTools(events: EventJson[], newestLoaded: boolean): Pairing {
+  const calls = new Set(events.flatMap((event) => event.message?.toolCalls?.map((call) => call.id) ?? []))
+  const results = new Map<string, ToolResult[]>()
+  const folded = new Set<number>()
+  for (const event of events) {
+    const responses = event.message?.toolResponses ?? []
+    if (responses.length === 0) continue
+    const errors = new Set(toolErrorsOf(event))
+    for (const response of responses) {
+      if (!calls.has(response.id)) continue
+      const list = results.get(response.id) ?? []
+      list.push({ event, ...response, error: errors.has(response.id) })
+      results.set(response.id, list)
+    }
+    if (responses.every((response) => calls.has(response.id)) && !event.message?.content) folded.add(event.seq)
+  }
+  const messages = events.flatMap((event) => (event.message ? [{ message: event.message, synthetic: event.synthetic }] : []))
+  return { results, folded, pending: new Set(newestLoaded ? pendingToolCalls(messages) : []) }
+}
+
+/** How a result block of a tool event is marked in the log (as the rows are). */
+export interface Marks {
+  inView: (event: EventJson) => boolean
+  wouldCover: Set<number>
+  focus: number | null
+}
+
+const brief = (text: string, max = 60) => {
+  const flat = text.replace(/\s+/g, ' ').trim()
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
+}
+
+/**
+ * A tool call and its result(s) as one foldable card: the tool's name and arguments, then each
+ * result matched by the call's id, or "pending" (the turn waits for it) or "no result".
+ */
+export function ToolCard({
+  call,
+  results,
+  pending,
+  marks,
+}: {
+  call: ToolCall
+  results: ToolResult[]
+  pending: boolean
+  marks: Marks
+}) {
+  const focused = results.some((result) => result.event.seq === marks.focus)
+  const [open, setOpen] = useState(focused)
+  useEffect(() => {
+    if (focused) setOpen(true)
+  }, [focused])
+  const status =
+    results.length === 0
+      ? pending
+        ? ['pending', 'pending']
+        : ['none', 'no result']
+      : results.some((result) => result.error)
+        ? ['failed', 'error']
+        : ['done', results.length === 1 ? 'result' : `${results.length} results`]
+  const args = prettyJson(call.arguments)
+  return (
+    <details
+      class={`tool-card ${status[0]}`}
+      data-call-id={call.id}
+      open={open}
+      onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}
+    >
+      <summary>
+        <span class="tool-label">tool call</span> <code class="tool-name">{call.name}</code>{' '}
+        <code class="tool-brief">{brief(call.arguments)}</code> <span class={`badge status ${status[0]}`}>{status[1]}</span>
+      </summary>
+      {open && (
+        <div class="tool-body">
+          <p class="tool-part">
+            Arguments <span class="hint">· call id</span> <code class="call-id">{call.id}</code>
+          </p>
+          <pre class={`code tool-args${args === null ? '' : ' json'}`}>{args ?? call.arguments}</pre>
+          <p class="tool-part">{results.length > 1 ? 'Results' : 'Result'}</p>
+          {results.length === 0 &&
+            (pending ? (
+              <p class="tool-missing pending">Pending: the turn waits for this call’s result.</p>
+            ) : (
+              <p class="tool-missing">No result: none was recorded for this call.</p>
+            ))}
+          {results.map((result) => (
+            <ToolResultBlock key={`${result.event.seq}-${result.id}`} result={result} marks={marks} />
+          ))}
+        </div>
+      )}
+    </details>
+  )
+}
+
+/**
+ * A stored tool result: JSON pretty-printed, other text as written. In a card, its event is
+ * marked as the log's rows are; an `orphan` (a result whose call is not on the page) is shown in
+ * its own event's row, which carries the marks.
+ */
+export function ToolResultBlock({ result, marks, orphan = false }: { result: ToolResult; marks?: Marks; orphan?: boolean }) {
+  const pretty = prettyJson(result.data)
+  const body = <pre class={pretty === null ? 'tool-text' : 'code json'}>{pretty ?? result.data}</pre>
+  if (orphan || !marks)
+    return (
+      <div class={`tool-result orphan${result.error ? ' failed' : ''}`}>
+        <p class="tool-part">
+          Result of <code class="tool-name">{result.name}</code>, call <code class="call-id">{result.id}</code>{' '}
+          <span class="hint">(the call is not on this page)</span>
+          {result.error && <span class="badge failed">sent as an error</span>}
+        </p>
+        {body}
+      </div>
+    )
+  return <MarkedResult result={result} marks={marks} body={body} />
+}
+
+function MarkedResult({ result, marks, body }: { result: ToolResult; marks: Marks; body: JSX.Element }) {
+  const { event } = result
+  const [json, setJson] = useState(false)
+  const ref = useRef<HTMLDivElement>(null)
+  const covered = !marks.inView(event)
+  const wouldCover = marks.wouldCover.has(event.seq)
+  const focused = marks.focus === event.seq
+  useEffect(() => {
+    if (focused) ref.current?.scrollIntoView({ block: 'center' })
+  }, [focused])
+  const classes = [
+    'tool-result',
+    covered && 'covered',
+    wouldCover && 'would-cover',
+    focused && 'focused',
+    result.error && 'failed',
+  ]
+  return (
+    <div ref={ref} class={classes.filter(Boolean).join(' ')} data-seq={event.seq}>
+      <div class="meta">
+        <span class="role">tool</span>
+        <span>#{event.seq}</span>
+        <span>{count(event.tokens)} tokens</span>
+        <time dateTime={event.timestamp}>{time(event.timestamp)}</time>
+        {result.error && <span class="badge failed">sent as an error</span>}
+        {event.synthetic && <span class="badge">synthetic</span>}
+        {covered && <span class="badge">outside the view</span>}
+        {wouldCover && <span class="badge cover">would be covered</span>}
+        <span class="row-actions">
+          <JsonToggle open={json} onToggle={() => setJson(!json)} />
+        </span>
+      </div>
+      {json && <EventJsonView event={event} />}
+      {body}
+    </div>
+  )
+}
