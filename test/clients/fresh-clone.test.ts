@@ -55,7 +55,12 @@ afterAll(() => rmSync(clone, { recursive: true, force: true }))
 /** A dev server started in the clone; answers its base URL once it serves, and keeps what it printed. */
 async function serve(command: string, args: string[], env: Record<string, string>) {
   const output: string[] = []
-  const child = spawn(command, args, { cwd: clone, env: { ...process.env, WRANGLER_SEND_METRICS: 'false', ...env } })
+  // In a process group of its own: npx and npm start each run wrangler, which runs workerd.
+  const child = spawn(command, args, {
+    cwd: clone,
+    detached: true,
+    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', ...env },
+  })
   servers.push(child)
   for (const stream of [child.stdout, child.stderr]) stream?.on('data', (chunk) => output.push(String(chunk)))
   const base = `http://127.0.0.1:${env.PORT ?? args[args.indexOf('--port') + 1]}`
@@ -70,9 +75,21 @@ async function serve(command: string, args: string[], env: Record<string, string
   }
 }
 const servers: ChildProcess[] = []
-afterAll(() => {
-  for (const server of servers) server.kill('SIGINT')
-})
+/** Stops a server and everything it started: its whole process group, killed if it does not stop within 10 s. */
+async function stop(server: ChildProcess) {
+  if (server.exitCode !== null || server.signalCode !== null) return
+  const exited = new Promise((resolve) => server.once('exit', resolve))
+  const group = (signal: NodeJS.Signals) => {
+    try {
+      process.kill(-server.pid!, signal)
+    } catch {} // gone already
+  }
+  group('SIGTERM')
+  const timeout = new Promise((resolve) => setTimeout(resolve, 10_000, 'timeout'))
+  if ((await Promise.race([exited, timeout])) === 'timeout') group('SIGKILL')
+  group('SIGKILL') // anything of the group still running once its leader exited
+}
+afterAll(() => Promise.all(servers.map(stop)))
 
 /** The inspector page and an API call signed with `secret`, through a served clone. */
 async function expectServes(base: string, secret: string) {
