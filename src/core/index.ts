@@ -15,9 +15,18 @@ export {
 } from './compact'
 export { EventText } from './event-text'
 export * from './events'
-export { type MessageDraft, newCompactionEvent, newMessageEvent } from './events/new-event'
+export { type MessageDraft, newCompactionEvent, newMessageEvent, newRewindEvent } from './events/new-event'
+export {
+  type LineageEvent,
+  lineage,
+  type Placed,
+  prefixEnd,
+  type RewindTarget,
+  rewindBoundary,
+  rewindTargetProblem,
+} from './lineage'
 export { formatProblem, type Problem } from './problem'
-export { extendView, project, viewAfter } from './projection'
+export { extendView, project, viewAfter, viewMembership } from './projection'
 export { type FitState, type FitStep, type PromptParts, planPromptFit, promptTokens } from './prompt-fit'
 export { type ClientMessage, clientMessagesOf, messageKey, type Reconciled, reconcile, type ShownMessage } from './reconcile'
 export { type QueryTerm, queryTerms, type RecallHit, searchTextOf } from './search'

@@ -1,10 +1,21 @@
 /**
- * Property-based tests: random logs built by random appends and passes (windows, summarizers,
- * appends racing a summarizer), checked against the invariants of the spec after every step.
+ * Property-based tests: random logs built by random appends, passes (windows, summarizers,
+ * appends racing a summarizer) and rewinds (to any message, abandoned ones included), checked
+ * against the invariants of the spec after every step.
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { isCompaction, isTurnStart, type MessageEvent, type NewMessageEvent, type Role, type SessionEvent } from './events'
+import {
+  isBoundary,
+  isTurnStart,
+  type MessageEvent,
+  type NewMessageEvent,
+  type RewindPosition,
+  type Role,
+  type SessionEvent,
+} from './events'
+import { newRewindEvent } from './events/new-event'
+import { lineage, prefixEnd, rewindBoundary } from './lineage'
 import { extendView, project, viewMembership } from './projection'
 import type { SummaryOutcome } from './summarizer'
 import { compactListed, depsFor, ids, type ListedResult, msg, storeOf } from './testing'
@@ -22,6 +33,7 @@ type Op =
       summarizer: 'none' | 'summary' | 'declined' | 'failed'
       racing: Draft[]
     }
+  | { kind: 'rewind'; pick: number; position: RewindPosition | 'empty' }
 
 const draft: fc.Arbitrary<Draft> = fc.record({
   role: fc.constantFrom<Role>('user', 'user', 'assistant', 'assistant', 'tool', 'system'),
@@ -53,6 +65,14 @@ const op: fc.Arbitrary<Op> = fc.oneof(
       racing: fc.array(draft, { maxLength: 3 }),
     }),
   },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('rewind' as const),
+      pick: fc.nat(),
+      position: fc.constantFrom<RewindPosition | 'empty'>('at', 'at', 'before', 'before', 'empty'),
+    }),
+  },
 )
 
 let counter = 0
@@ -69,6 +89,24 @@ interface Step {
   result?: ListedResult
   /** Messages appended while the pass awaited its summarizer. */
   raced: MessageEvent[]
+  /** A rewind's: the prefix it went back to, and whether it wrote a REWIND. */
+  rewound?: { end: number; written: boolean }
+}
+
+const seqOf = (log: readonly SessionEvent[]) => {
+  const seqs = new Map(log.map((event) => [event.id, event.seq]))
+  return (id: string) => seqs.get(id)!
+}
+
+/** The message ids of a log's lineage, by the spec's recursive reading: the lineage of the newest REWIND's point, then the REWIND and what follows it. */
+function lineageIds(log: readonly SessionEvent[]): Set<string> {
+  const r = log.findLastIndex((event) => event.type === 'REWIND')
+  if (r < 0) return new Set(log.filter((event) => event.type === 'MESSAGE').map((event) => event.id))
+  const rewind = log[r]!
+  const end = rewind.type === 'REWIND' ? prefixEnd(rewind.rewind, seqOf(log)) : 0
+  const earlier = lineageIds(log.slice(0, end))
+  for (const event of log.slice(r)) if (event.type === 'MESSAGE') earlier.add(event.id)
+  return earlier
 }
 
 /** Runs the operations, recording the view and log length around each. */
@@ -82,6 +120,27 @@ async function run(ops: Op[]) {
     if (o.kind === 'append') {
       store.appendNow(o.messages.map(materialize))
       steps.push({ before, after: project(store.log), logBefore, logAfter: store.log.length, raced: [] })
+      continue
+    }
+    if (o.kind === 'rewind') {
+      // Any message compaction did not write, on the lineage or abandoned.
+      const targets = store.log.filter((event) => event.type === 'MESSAGE' && !event.synthetic)
+      const target = o.position === 'empty' || targets.length === 0 ? null : targets[o.pick % targets.length]!
+      const point = { to: target?.id ?? null, position: o.position === 'empty' ? 'at' : o.position }
+      const end = prefixEnd(point, seqOf(store.log))
+      const prefix = store.log.slice(0, end)
+      const boundary = rewindBoundary(before, { named: prefix.findLast(isBoundary)?.boundary ?? null, view: project(prefix) })
+      if (boundary)
+        store.appendNow([newRewindEvent({ id: `r${++counter}`, timestamp: 't' }, boundary, { ...point, reason: 'api' })])
+      const after = project(store.log)
+      steps.push({
+        before,
+        after,
+        logBefore,
+        logAfter: store.log.length,
+        raced: [],
+        rewound: { end, written: boundary !== null },
+      })
       continue
     }
     let raced: MessageEvent[] = []
@@ -113,10 +172,35 @@ async function run(ops: Op[]) {
 
 /** Checks every invariant of the spec on the steps of one random run. */
 function expectInvariants(log: readonly SessionEvent[], steps: Step[], cutSeed: number) {
+  // The view after each whole step, by the log's length then.
+  const viewAt = new Map<number, string[]>([[0, []]])
+  const leftByRewinds = new Set<string>()
   for (const step of steps) {
     const r = step.result
     const after = new Set(ids(step.after))
     const left = [...step.before, ...step.raced].filter((event) => !after.has(event.id))
+    // The view is always on the lineage: no abandoned event is in it.
+    const onLineage = lineageIds(log.slice(0, step.logAfter))
+    for (const event of step.after) expect(onLineage.has(event.id)).toBe(true)
+    if (step.rewound) {
+      const { end, written } = step.rewound
+      // The view after a rewind is the view as of its point: the projection of that prefix, and
+      // exactly the view the session had then, compactions and rewinds since undone.
+      expect(ids(step.after)).toEqual(ids(project(log.slice(0, end))))
+      if (viewAt.has(end)) expect(ids(step.after)).toEqual(viewAt.get(end))
+      if (written) {
+        const rewind = log[step.logAfter - 1]!
+        if (rewind.type !== 'REWIND') throw new Error(`a rewind wrote a ${rewind.type}`)
+        expect(rewind.boundary.coveredEventCount).toBe(left.length)
+        for (const event of left) leftByRewinds.add(event.id)
+      } else {
+        expect(step.logAfter).toBe(step.logBefore)
+        expect(left).toEqual([])
+      }
+      viewAt.set(step.logAfter, ids(step.after))
+      continue
+    }
+    viewAt.set(step.logAfter, ids(step.after))
     if (!r || r.unchanged) {
       // Appends and unchanged passes drop nothing, and an unchanged pass writes nothing.
       expect(left).toEqual([])
@@ -131,29 +215,37 @@ function expectInvariants(log: readonly SessionEvent[], steps: Step[], cutSeed: 
     const conversation = analyzeView(step.before).conversation
     const kept = new Set(ids(r.preserved))
     for (const event of conversation.slice(conversation.findLastIndex(isTurnStart))) expect(kept.has(event.id)).toBe(true)
-    // Nothing leaves the view except through a boundary that does not name it.
+    // Nothing leaves the view except through a boundary that does not name it; abandoned events
+    // are never covered (never summarized).
     expect(ids(left).sort()).toEqual(ids(r.covered).sort())
+    for (const event of r.covered) expect(onLineage.has(event.id)).toBe(true)
     const named = new Set([...r.boundary!.boundary.pinned, ...r.boundary!.boundary.preserved])
     for (const event of left) expect(named.has(event.id)).toBe(false)
   }
-  // Every message of the log is in the view or was covered by some pass; the view holds no boundary.
+  // Every message of the log is in the view, or left it through a boundary: covered by a pass or
+  // taken out by a rewind. The view holds no boundary.
   const view = project(log)
   expect(view.every((event) => event.type === 'MESSAGE')).toBe(true)
   const covered = new Set(steps.flatMap((step) => ids(step.result?.covered ?? [])))
   const inView = new Set(ids(view))
-  for (const event of log) if (event.type === 'MESSAGE') expect(inView.has(event.id) || covered.has(event.id)).toBe(true)
+  for (const event of log)
+    if (event.type === 'MESSAGE') expect(inView.has(event.id) || covered.has(event.id) || leftByRewinds.has(event.id)).toBe(true)
+  // The lineage walk agrees with the recursive reading.
+  const walked = lineage(log, seqOf(log)).map((seq) => log[seq - 1]!)
+  expect(new Set(ids(walked.filter((event) => event.type === 'MESSAGE')))).toEqual(lineageIds(log))
   // A cached view, advanced by the events after it, agrees with the projection. A cache is always
   // at a whole append: never between a boundary and its summary.
   const cuts = [...log.keys(), log.length].filter((at) => !log[at]?.synthetic)
   const cut = cuts[cutSeed % cuts.length]!
-  expect(extendView(project(log.slice(0, cut)), log.slice(cut))).toEqual(view)
+  const byId = new Map(log.flatMap((event) => (event.type === 'MESSAGE' ? [[event.id, event]] : [])))
+  expect(extendView(project(log.slice(0, cut)), log.slice(cut), (id) => byId.get(id))).toEqual(view)
   // Membership from the newest boundary alone agrees with the projection, event by event.
-  const isInView = viewMembership(log.findLast(isCompaction) ?? null)
+  const isInView = viewMembership(log.findLast(isBoundary) ?? null)
   for (const event of log) expect(isInView(event)).toBe(inView.has(event.id))
 }
 
-describe('compaction invariants over random logs', () => {
-  it('hold after every append and pass (fraction windows of any model included): the view, turn safety, nothing lost, nothing written when unchanged, cached views', async () => {
+describe('compaction and rewind invariants over random logs', () => {
+  it('hold after every append, pass and rewind (fraction windows of any model included): the view, the view as of a point, the lineage, turn safety, nothing lost, nothing written when unchanged, cached views', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(op, { maxLength: 40 }), fc.nat(), async (ops, cutSeed) => {
         const { store, steps } = await run(ops)

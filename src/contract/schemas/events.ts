@@ -101,17 +101,26 @@ const BoundarySchema = z
   })
   .openapi('Boundary')
 
+const RewindSchema = z
+  .object({
+    to: z.string().nullable().openapi({ description: 'The event the view was taken back to; null: the empty log.' }),
+    position: z.enum(['at', 'before']).openapi({ description: 'The view as of that event (`at`) or as of the one before it.' }),
+    reason: z.enum(['api', 'edit', 'regenerate', 'divergence']),
+  })
+  .openapi('Rewind')
+
 export const EventSchema = z
   .object({
     id: z.string(),
     seq: z.int(),
-    type: z.enum(['MESSAGE', 'COMPACTION']),
+    type: z.enum(['MESSAGE', 'COMPACTION', 'REWIND']),
     timestamp: z.string(),
     synthetic: z.boolean(),
     tokens: z.int(),
     metadata: z.record(z.string(), z.unknown()),
     message: MessageSchema.optional(),
-    boundary: BoundarySchema.optional(),
+    boundary: BoundarySchema.optional().openapi({ description: 'A boundary’s (COMPACTION, REWIND): the view from then on.' }),
+    rewind: RewindSchema.optional().openapi({ description: 'A REWIND’s point and reason.' }),
   })
   .openapi('Event')
 

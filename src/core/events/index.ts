@@ -1,8 +1,10 @@
 /**
  * The event model of a session log.
  *
- * A log is an append-only list of events. `MESSAGE` events carry chat messages; `COMPACTION`
- * events are boundaries written by a compaction pass. Every event carries its token estimate,
+ * A log is an append-only list of events. `MESSAGE` events carry chat messages; the others are
+ * boundaries, each naming the view from then on: `COMPACTION` written by a compaction pass,
+ * `REWIND` by a rewind (an edit, a regenerate, a client's diverged history, a branch brought
+ * back). Every event carries its token estimate,
  * computed once when the event is created (see `../tokens`), so nothing downstream ever has to
  * run the tokenizer again.
  */
@@ -33,7 +35,7 @@ export interface Message {
 
 export type Metadata = Record<string, unknown>
 
-/** What compaction records: the view after the pass, named by event id, in view order. */
+/** What a boundary records: the view after it, named by event id, in view order. */
 export interface Boundary {
   pinned: string[]
   summary: string[]
@@ -69,18 +71,54 @@ export interface NewCompactionEvent extends EventBase {
   boundary: Boundary
 }
 
-export type NewEvent = NewMessageEvent | NewCompactionEvent
+export type RewindPosition = 'at' | 'before'
+
+/** Why a rewind was written: asked for, a turn editing a message, a turn regenerating, a door's diverged history. */
+export type RewindReason = 'api' | 'edit' | 'regenerate' | 'divergence'
+
+/**
+ * The point a rewind goes back to: the view as of that event (`at`) or as of the event before it
+ * (`before`); `to: null` is the empty log.
+ */
+export interface RewindPoint {
+  to: string | null
+  position: RewindPosition
+}
+
+export interface Rewind extends RewindPoint {
+  reason: RewindReason
+}
+
+/** A rewind: its boundary names the view as of its point; `coveredEventCount` counts the messages that left the view. */
+export interface NewRewindEvent extends EventBase {
+  type: 'REWIND'
+  synthetic: false
+  tokens: 0
+  boundary: Boundary
+  rewind: Rewind
+}
+
+export type NewBoundaryEvent = NewCompactionEvent | NewRewindEvent
+export type NewEvent = NewMessageEvent | NewBoundaryEvent
 
 /** `seq` is the event's 1-based position in the log. */
 export type MessageEvent = NewMessageEvent & { seq: number }
 export type CompactionEvent = NewCompactionEvent & { seq: number }
-export type SessionEvent = MessageEvent | CompactionEvent
+export type RewindEvent = NewRewindEvent & { seq: number }
+export type BoundaryEvent = CompactionEvent | RewindEvent
+export type SessionEvent = MessageEvent | BoundaryEvent
 
 export const isMessage = <E extends { type: string }>(event: E): event is Extract<E, { type: 'MESSAGE' }> =>
   event.type === 'MESSAGE'
 
 export const isCompaction = <E extends { type: string }>(event: E): event is Extract<E, { type: 'COMPACTION' }> =>
   event.type === 'COMPACTION'
+
+export const isRewind = <E extends { type: string }>(event: E): event is Extract<E, { type: 'REWIND' }> => event.type === 'REWIND'
+
+/** A boundary (COMPACTION or REWIND): the newest one names the view. */
+export const isBoundary = <E extends { type: string }>(event: E): event is Extract<E, { type: 'COMPACTION' | 'REWIND' }> =>
+  event.type === 'COMPACTION' || event.type === 'REWIND'
 
 /**
  * What compaction decisions need of a message event — no content. Full events fit it, and so do
@@ -100,8 +138,8 @@ export interface MessageSkeleton {
 export type ViewEvent = MessageSkeleton & { seq: number }
 
 /** What projection needs of a boundary event. */
-export interface CompactionSkeleton {
-  type: 'COMPACTION'
+export interface BoundarySkeleton {
+  type: 'COMPACTION' | 'REWIND'
   id: string
   boundary: Boundary
 }
@@ -140,13 +178,29 @@ export const compactionEventAt = (
   boundary: Boundary,
 ): CompactionEvent => ({ type: 'COMPACTION', id, seq, timestamp, metadata, synthetic: false, tokens: 0, boundary })
 
+/** A rewind at its place in the log, in the key order of {@link compactionEventAt}, its rewind last. */
+export const rewindEventAt = (
+  id: string,
+  seq: number,
+  timestamp: string,
+  metadata: Metadata,
+  boundary: Boundary,
+  rewind: Rewind,
+): RewindEvent => ({ type: 'REWIND', id, seq, timestamp, metadata, synthetic: false, tokens: 0, boundary, rewind })
+
 /** The event at a position of the log. */
 export function atSeq(event: NewMessageEvent, seq: number): MessageEvent
 export function atSeq(event: NewCompactionEvent, seq: number): CompactionEvent
+export function atSeq(event: NewRewindEvent, seq: number): RewindEvent
 export function atSeq(event: NewEvent, seq: number): SessionEvent
 export function atSeq(event: NewEvent, seq: number): SessionEvent {
   const { id, timestamp, metadata } = event
-  return event.type === 'MESSAGE'
-    ? messageEventAt(id, seq, timestamp, metadata, event.synthetic, event.tokens, event.message)
-    : compactionEventAt(id, seq, timestamp, metadata, event.boundary)
+  switch (event.type) {
+    case 'MESSAGE':
+      return messageEventAt(id, seq, timestamp, metadata, event.synthetic, event.tokens, event.message)
+    case 'COMPACTION':
+      return compactionEventAt(id, seq, timestamp, metadata, event.boundary)
+    case 'REWIND':
+      return rewindEventAt(id, seq, timestamp, metadata, event.boundary, event.rewind)
+  }
 }

@@ -1,6 +1,6 @@
 import { EventText } from '../event-text'
 import type { TokenEstimator } from '../tokens'
-import type { Boundary, Message, Metadata, NewCompactionEvent, NewMessageEvent } from '.'
+import type { Boundary, Message, Metadata, NewCompactionEvent, NewMessageEvent, NewRewindEvent, Rewind } from '.'
 
 export interface MessageDraft {
   id: string
@@ -38,5 +38,22 @@ export function newCompactionEvent(
     synthetic: false,
     tokens: 0,
     boundary,
+  }
+}
+
+export function newRewindEvent(
+  draft: { id: string; timestamp: string; metadata?: Metadata },
+  boundary: Boundary,
+  rewind: Rewind,
+): NewRewindEvent {
+  return {
+    type: 'REWIND',
+    id: draft.id,
+    timestamp: draft.timestamp,
+    metadata: draft.metadata ?? {},
+    synthetic: false,
+    tokens: 0,
+    boundary,
+    rewind,
   }
 }

@@ -1,49 +1,44 @@
-import {
-  type CompactionEvent,
-  type CompactionSkeleton,
-  isCompaction,
-  type MessageEvent,
-  namedIds,
-  type SessionEvent,
-} from '../events'
+import { type BoundaryEvent, type BoundarySkeleton, isBoundary, type MessageEvent, namedIds, type SessionEvent } from '../events'
 
 /**
  * The view a log projects to, advanced by events appended after it.
  *
  * With no boundary among `appended`, the view simply gains the new messages. Otherwise the
- * newest boundary B decides: the view becomes the events B names, in the order it names them,
- * then every message after B that B does not name (B's own summary events come right after it
- * and are named by it, so they do not appear twice). A boundary only ever names events of the
- * view it was computed from or events written with it, which is why `view` plus `appended` is
- * enough and the log before the view is never read.
+ * newest boundary B (a COMPACTION or a REWIND) decides: the view becomes the events B names, in
+ * the order it names them, then every message after B that B does not name (a pass's summary
+ * events come right after it and are named by it, so they do not appear twice). A pass names
+ * only events of the view it was computed from or written with it, so `view` plus `appended` is
+ * enough for it; a rewind may name any earlier message, found by `stored` (by id) when it is in
+ * neither.
  *
  * @example
  * extendView([], log)          // the projection of a whole log
- * extendView(cachedView, tail) // the same answer, from a cached view and the events after it
+ * extendView(cachedView, tail, (id) => byId.get(id)) // the same answer, from a cached view and the events after it
  */
 export function extendView<M extends { type: 'MESSAGE'; id: string }>(
   view: readonly M[],
-  appended: readonly (M | CompactionSkeleton)[],
+  appended: readonly (M | BoundarySkeleton)[],
+  stored: (id: string) => M | undefined = () => undefined,
 ): M[] {
   let last = -1
   for (let i = appended.length - 1; i >= 0; i--) {
-    if (isCompaction(appended[i]!)) {
+    if (isBoundary(appended[i]!)) {
       last = i
       break
     }
   }
-  const messages = (events: readonly (M | CompactionSkeleton)[]) => {
+  const messages = (events: readonly (M | BoundarySkeleton)[]) => {
     const list: M[] = []
     for (const event of events) if (event.type === 'MESSAGE') list.push(event as M)
     return list
   }
   if (last < 0) return [...view, ...messages(appended)]
 
-  const boundary = appended[last] as CompactionSkeleton
+  const boundary = appended[last] as BoundarySkeleton
   const pool = new Map<string, M>()
   for (const event of view) pool.set(event.id, event)
   for (const event of messages(appended)) pool.set(event.id, event)
-  return [...viewAfter(boundary, (id) => pool.get(id), messages(appended.slice(last + 1)))]
+  return [...viewAfter(boundary, (id) => pool.get(id) ?? stored(id), messages(appended.slice(last + 1)))]
 }
 
 /**
@@ -55,14 +50,14 @@ export function extendView<M extends { type: 'MESSAGE'; id: string }>(
  * for (const entry of viewAfter(boundary, (id) => byId.get(id), entriesAfter(boundarySeq))) view.push(entry)
  */
 export function* viewAfter<M extends { id: string }>(
-  boundary: CompactionSkeleton,
+  boundary: BoundarySkeleton,
   named: (id: string) => M | undefined,
   after: Iterable<M>,
 ): Generator<M> {
   const ids = namedIds(boundary.boundary)
   for (const id of ids) {
     const event = named(id)
-    if (!event) throw new Error(`boundary ${boundary.id} names ${id}, which is not in the view it was written for`)
+    if (!event) throw new Error(`boundary ${boundary.id} names ${id}, which is not a message of the log before it`)
     yield event
   }
   const namedSet = new Set(ids)
@@ -70,7 +65,7 @@ export function* viewAfter<M extends { id: string }>(
 }
 
 /**
- * Projects a whole log to its view. COMPACTION events are never part of a view.
+ * Projects a whole log to its view. Boundaries are never part of a view.
  *
  * @example
  * project([u1, a1, boundary, summary, u2]) // [summary, ...named, u2]
@@ -86,7 +81,7 @@ export const project = (log: readonly SessionEvent[]): MessageEvent[] => extendV
  * page.filter((event) => !inView(event)) // the page's events outside the view
  */
 export function viewMembership(
-  newest: CompactionEvent | null,
+  newest: BoundaryEvent | null,
 ): (event: { type: SessionEvent['type']; id: string; seq: number }) => boolean {
   if (newest === null) return (event) => event.type === 'MESSAGE'
   const named = new Set(namedIds(newest.boundary))

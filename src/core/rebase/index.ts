@@ -1,4 +1,4 @@
-import { type CompactionSkeleton, isMessage, type ViewEvent } from '../events'
+import { type BoundarySkeleton, isMessage, type ViewEvent } from '../events'
 import { type PassCut, splitView } from '../pass'
 import { analyzeColumns } from '../view'
 import { columnsOf, concatColumns } from '../view/columns'
@@ -16,7 +16,7 @@ export type RebaseOutcome = { kind: 'rebased'; plan: PassCut } | { kind: 'confli
  * const outcome = rebase(plan, await store.readSince(version))
  * if (outcome.kind === 'conflict') return unchanged('conflict')
  */
-export function rebase(plan: PassCut, since: readonly (ViewEvent | CompactionSkeleton)[]): RebaseOutcome {
+export function rebase(plan: PassCut, since: readonly (ViewEvent | BoundarySkeleton)[]): RebaseOutcome {
   // Only a pass writes synthetic messages, and always with its boundary.
   if (!since.every((event) => isMessage(event) && !event.synthetic)) return { kind: 'conflict' }
   const before = concatColumns(plan.before, columnsOf(since as ViewEvent[]))

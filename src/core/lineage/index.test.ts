@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest'
+import { atSeq, type NewEvent, type NewRewindEvent, type RewindPoint, type SessionEvent } from '../events'
+import { newRewindEvent } from '../events/new-event'
+import { project } from '../projection'
+import { compactListed, depsFor, events, idString, storeOf } from '../testing'
+import { lineage, prefixEnd, rewindBoundary, rewindTargetProblem } from '.'
+
+const seqOf = (log: readonly SessionEvent[]) => (id: string) => log.find((event) => event.id === id)!.seq
+
+/** A rewind to a point of the log as it is: the boundary the service would write (null: no change). */
+function rewindTo(log: readonly SessionEvent[], point: RewindPoint, id = `R${log.length + 1}`): NewRewindEvent | null {
+  const end = prefixEnd(point, seqOf(log))
+  const prefix = log.slice(0, end)
+  const named = prefix.findLast((event) => event.type !== 'MESSAGE')
+  const boundary = rewindBoundary(project(log), { named: named?.boundary ?? null, view: project(prefix) })
+  return boundary && newRewindEvent({ id, timestamp: 't' }, boundary, { ...point, reason: 'api' })
+}
+
+const append = (log: SessionEvent[], ...list: NewEvent[]) => {
+  for (const event of list) log.push(atSeq(event, log.length + 1))
+  return log
+}
+
+describe('prefixEnd', () => {
+  it('ends at the event (at), before it (before), or at the empty log (null)', () => {
+    const seqs = (id: string) => ({ u2: 3 })[id]!
+    expect(prefixEnd({ to: 'u2', position: 'at' }, seqs)).toBe(3)
+    expect(prefixEnd({ to: 'u2', position: 'before' }, seqs)).toBe(2)
+    expect(prefixEnd({ to: null, position: 'at' }, seqs)).toBe(0)
+  })
+})
+
+describe('a rewind', () => {
+  it('restores the view as of its point: an edit drops the edited message and what followed', () => {
+    const log = append([], ...events('S1 U1 A1 U2 A2'))
+    const rewind = rewindTo(log, { to: 'U2', position: 'before' })!
+    expect(rewind.boundary).toEqual({
+      pinned: [],
+      summary: [],
+      preserved: ['S1', 'U1', 'A1'],
+      coveredEventCount: 2,
+      tokensEstimatedSaved: expect.any(Number),
+      tokensBefore: expect.any(Number),
+      tokensAfter: expect.any(Number),
+    })
+    append(log, rewind, ...events('U2b A2b'))
+    expect(idString(project(log))).toBe('S1 U1 A1 U2b A2b')
+    expect(lineage(log, seqOf(log))).toEqual([1, 2, 3, 6, 7, 8])
+  })
+
+  it('brings an abandoned branch back exactly, from its tip', () => {
+    const log = append([], ...events('U1 A1 U2 A2'))
+    append(log, rewindTo(log, { to: 'U2', position: 'before' })!, ...events('U3 A3'))
+    append(log, rewindTo(log, { to: 'A2', position: 'at' })!)
+    expect(idString(project(log))).toBe('U1 A1 U2 A2')
+    // The lineage jumps over the abandoned U3 A3 and the first rewind.
+    expect(lineage(log, seqOf(log))).toEqual([1, 2, 3, 4, 8])
+  })
+
+  it('across a compaction restores the view of that time, the summary out and the covered turns back', async () => {
+    const store = storeOf(events('S1 U1 A1 U2 A2 U3 A3'))
+    await compactListed(
+      { session: { id: 's', metadata: {} }, strategy: { window: { lastTurns: 1 }, summarizer: null } },
+      depsFor(store),
+    )
+    expect(idString(project(store.log))).toBe('S1 U3 A3')
+    const before = rewindTo(store.log, { to: 'A2', position: 'at' })!
+    expect(before.boundary.coveredEventCount).toBe(2) // U3 A3, after the point
+    expect(before.boundary.tokensEstimatedSaved).toBeLessThan(0) // the view grows
+    store.appendNow([before])
+    expect(idString(project(store.log))).toBe('S1 U1 A1 U2 A2')
+  })
+
+  it('keeps a compaction’s parts when its point is after it: pinned and summary as they were named', async () => {
+    const store = storeOf(events('S1 U1 A1 U2 A2 U3 A3'))
+    await compactListed(
+      { session: { id: 's', metadata: {} }, strategy: { window: { lastTurns: 1 }, summarizer: null } },
+      depsFor(store),
+    )
+    store.appendNow(events('U4 A4'))
+    const rewind = rewindTo(store.log, { to: 'U4', position: 'before' })!
+    expect(rewind.boundary).toMatchObject({ pinned: ['S1'], summary: [], preserved: ['U3', 'A3'], coveredEventCount: 2 })
+  })
+
+  it('is nothing when the view would not change', () => {
+    const log = append([], ...events('U1 A1'))
+    expect(rewindTo(log, { to: 'A1', position: 'at' })).toBeNull()
+  })
+
+  it('to null empties the view', () => {
+    const log = append([], ...events('U1 A1'))
+    append(log, rewindTo(log, { to: null, position: 'at' })!)
+    expect(project(log)).toEqual([])
+    expect(lineage(log, seqOf(log))).toEqual([3])
+  })
+})
+
+describe('rewindTargetProblem', () => {
+  it('accepts a message of the conversation, and names the field for anything else', () => {
+    expect(rewindTargetProblem('to', 'u1', { type: 'MESSAGE', synthetic: false })).toBeNull()
+    expect(rewindTargetProblem('to', 'x', undefined)).toBe('to: no event "x" in this session')
+    expect(rewindTargetProblem('at', 'b', { type: 'COMPACTION', synthetic: false })).toBe(
+      'at: "b" is a COMPACTION event, not a message',
+    )
+    expect(rewindTargetProblem('to', 's', { type: 'MESSAGE', synthetic: true })).toMatch(/^to: "s" is a summary event/)
+  })
+})

@@ -1,0 +1,98 @@
+import type { Boundary, RewindPoint } from '../events'
+
+/** What the lineage walk needs of an event: its place, and a rewind's point. */
+export interface LineageEvent {
+  type: string
+  seq: number
+  rewind?: RewindPoint
+}
+
+/**
+ * The seq the log prefix of a point ends at: the event's own (`at`), the one before it
+ * (`before`); 0 for `to: null` (the empty log). `seqOf` finds an event's seq by id.
+ *
+ * @example
+ * prefixEnd({ to: 'u3', position: 'before' }, (id) => seqs.get(id)!) // the seq of u3, less one
+ */
+export function prefixEnd(point: RewindPoint, seqOf: (id: string) => number): number {
+  if (point.to === null) return 0
+  const seq = seqOf(point.to)
+  return point.position === 'at' ? seq : seq - 1
+}
+
+/**
+ * The lineage of a log: the seqs of the events the current view descends from, ascending. Read
+ * from the end backwards; on a REWIND, go on from its point, skipping everything in between (the
+ * events skipped are abandoned). A log without rewinds is its own lineage.
+ *
+ * @example
+ * lineage(log, seqOf) // [1, 2, 5, 6]: events 3 and 4 abandoned by the REWIND at 5, whose point is `at` event 2
+ */
+export function lineage(log: readonly LineageEvent[], seqOf: (id: string) => number): number[] {
+  const on: number[] = []
+  for (let at = log.length; at > 0; ) {
+    const event = log[at - 1]!
+    on.push(at)
+    at = event.type === 'REWIND' ? prefixEnd(event.rewind!, seqOf) : at - 1
+  }
+  return on.reverse()
+}
+
+/** What a rewind needs of a message of a view: its place and tokens (and, in the view it restores, its id). */
+export interface Placed {
+  seq: number
+  tokens: number
+}
+
+/**
+ * The boundary of a rewind: the view as of its point (`restored`: that prefix's newest boundary,
+ * null when it has none, and its view) replacing the current one. The restored view keeps the
+ * parts its boundary named (pinned, summary); everything after them is preserved. `coveredEventCount`
+ * counts the messages that leave the view; `tokensEstimatedSaved` is negative when it grows.
+ * Null when the view would not change.
+ *
+ * @example
+ * rewindBoundary(project(log), { named: newestBoundaryBefore(p)?.boundary ?? null, view: project(log.slice(0, p)) })
+ */
+export function rewindBoundary(
+  current: readonly Placed[],
+  restored: { named: Boundary | null; view: readonly (Placed & { id: string })[] },
+): Boundary | null {
+  const { view, named } = restored
+  if (view.length === current.length && view.every((event, i) => event.seq === current[i]!.seq)) return null
+  const kept = new Set(view.map((event) => event.seq))
+  const pinned = named?.pinned ?? []
+  const summary = named?.summary ?? []
+  const head = new Set([...pinned, ...summary])
+  const tokensBefore = sum(current)
+  const tokensAfter = sum(view)
+  return {
+    pinned: [...pinned],
+    summary: [...summary],
+    preserved: view.filter((event) => !head.has(event.id)).map((event) => event.id),
+    coveredEventCount: current.filter((event) => !kept.has(event.seq)).length,
+    tokensEstimatedSaved: tokensBefore - tokensAfter,
+    tokensBefore,
+    tokensAfter,
+  }
+}
+
+const sum = (events: readonly Placed[]) => events.reduce((total, event) => total + event.tokens, 0)
+
+/** What a rewind may go back to: a message of the log that compaction did not write. */
+export type RewindTarget = { type: string; synthetic: boolean } | undefined
+
+/**
+ * Why an event cannot be a rewind's or a fork's point (`field` names it in the message), or null
+ * when it can: it must be a message of the log that compaction did not write.
+ *
+ * @example
+ * rewindTargetProblem('to', 'evt_1', undefined) // 'to: no event "evt_1" in this session'
+ */
+export function rewindTargetProblem(field: string, id: string, event: RewindTarget): string | null {
+  if (event === undefined) return `${field}: no event ${JSON.stringify(id)} in this session`
+  if (event.type !== 'MESSAGE') return `${field}: ${JSON.stringify(id)} is a ${event.type} event, not a message`
+  if (event.synthetic)
+    return `${field}: ${JSON.stringify(id)} is a summary event written by compaction, not a message of the conversation`
+  return null
+}
