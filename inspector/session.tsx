@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks'
-import type { CompactionEvent } from '../src/core/events'
+import type { BoundaryEvent } from '../src/core/events'
 import { viewMembership } from '../src/core/projection'
 import { type Api, ApiError } from './api'
 import { BudgetBar } from './budget'
@@ -37,8 +37,9 @@ async function load(api: Api, id: string, focus: number | null): Promise<Loaded>
   // The newest page, or the page around a seq asked for.
   const after = Math.max(0, focus === null ? version - PAGE : Math.min(focus - PAGE / 2, version - PAGE))
   const page = await api.get<{ events: EventJson[] }>(sessionPath(id, `/events?after=${after}&limit=${PAGE}`))
-  const boundary = newest.compactions[0]?.boundary ?? null
-  return { context, inView: viewMembership(boundary as CompactionEvent | null), events: page.events, after, scrollTo: focus }
+  // The newest boundary names the view: a rewind on the page, else the newest compaction.
+  const boundary = page.events.findLast((event) => event.type !== 'MESSAGE') ?? newest.compactions[0]?.boundary ?? null
+  return { context, inView: viewMembership(boundary as BoundaryEvent | null), events: page.events, after, scrollTo: focus }
 }
 
 const NOTHING = new Set<number>()

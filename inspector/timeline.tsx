@@ -57,6 +57,8 @@ export function Timeline(props: TimelineProps) {
             .map((event) =>
               event.type === 'COMPACTION' ? (
                 <CompactionRow key={event.seq} api={api} sessionId={sessionId} event={event} />
+              ) : event.type === 'REWIND' ? (
+                <RewindRow key={event.seq} event={event} />
               ) : (
                 <EventRow key={event.seq} event={event} pairing={pairing} marks={marks} />
               ),
@@ -176,6 +178,31 @@ function CompactionRow({ api, sessionId, event }: { api: Api; sessionId: string;
           {json && <EventJsonView event={event} />}
         </div>
       </details>
+    </li>
+  )
+}
+
+const REASONS = { api: 'asked for', edit: 'an edit', regenerate: 'a regenerate', divergence: 'a client’s changed history' }
+
+/** A rewind: the view taken back to an earlier point; what left it stays in the log. */
+function RewindRow({ event }: { event: EventJson }) {
+  const [json, setJson] = useState(false)
+  const { to, position, reason } = event.rewind!
+  const point = to === null ? 'the start' : `${position === 'at' ? 'at' : 'before'} ${to}`
+  return (
+    <li class="rewind" data-seq={event.seq}>
+      <div class="meta">
+        <span class="role">rewind</span>
+        <span>#{event.seq}</span>
+        <span>
+          back to {point} ({REASONS[reason]}): {count(event.boundary!.coveredEventCount)} events left the view
+        </span>
+        <time dateTime={event.timestamp}>{time(event.timestamp)}</time>
+        <span class="row-actions">
+          <JsonToggle open={json} onToggle={() => setJson(!json)} />
+        </span>
+      </div>
+      {json && <EventJsonView event={event} />}
     </li>
   )
 }

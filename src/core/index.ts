@@ -18,10 +18,14 @@ export * from './events'
 export { type MessageDraft, newCompactionEvent, newMessageEvent, newRewindEvent } from './events/new-event'
 export {
   type LineageEvent,
+  leftBehind,
   lineage,
+  lineageRuns,
   type Placed,
   prefixEnd,
+  type RewindStep,
   type RewindTarget,
+  type Run,
   rewindBoundary,
   rewindTargetProblem,
 } from './lineage'

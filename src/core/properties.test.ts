@@ -15,12 +15,13 @@ import {
   type SessionEvent,
 } from './events'
 import { newRewindEvent } from './events/new-event'
-import { lineage, prefixEnd, rewindBoundary } from './lineage'
+import { leftBehind, lineage, lineageRuns, prefixEnd, rewindBoundary } from './lineage'
 import { extendView, project, viewMembership } from './projection'
 import type { SummaryOutcome } from './summarizer'
 import { compactListed, depsFor, ids, type ListedResult, msg, storeOf } from './testing'
 import type { ModelFit } from './triggers'
 import { analyzeView } from './view'
+import { columnsOf } from './view/columns'
 import type { Window } from './windows'
 
 type Draft = { role: Role; tokens: number; synthetic?: false }
@@ -129,7 +130,10 @@ async function run(ops: Op[]) {
       const point = { to: target?.id ?? null, position: o.position === 'empty' ? 'at' : o.position }
       const end = prefixEnd(point, seqOf(store.log))
       const prefix = store.log.slice(0, end)
-      const boundary = rewindBoundary(before, { named: prefix.findLast(isBoundary)?.boundary ?? null, view: project(prefix) })
+      const boundary = rewindBoundary(columnsOf(before), {
+        named: prefix.findLast(isBoundary)?.boundary ?? null,
+        view: project(prefix),
+      })
       if (boundary)
         store.appendNow([newRewindEvent({ id: `r${++counter}`, timestamp: 't' }, boundary, { ...point, reason: 'api' })])
       const after = project(store.log)
@@ -170,6 +174,16 @@ async function run(ops: Op[]) {
   return { store, steps }
 }
 
+/** The messages a rewind to the prefix `end` abandons, by lineage runs, as the store counts them. */
+function abandonedByRuns(log: readonly SessionEvent[], version: number, end: number): number {
+  const rewindAtOrBefore = (seq: number) => {
+    const rewind = log.slice(0, seq).findLast((event) => event.type === 'REWIND')
+    return rewind?.type === 'REWIND' ? { seq: rewind.seq, end: prefixEnd(rewind.rewind, seqOf(log)) } : null
+  }
+  const runs = leftBehind(lineageRuns(version, rewindAtOrBefore), lineageRuns(end, rewindAtOrBefore))
+  return runs.reduce((n, run) => n + log.slice(run.from - 1, run.to).filter((event) => event.type === 'MESSAGE').length, 0)
+}
+
 /** Checks every invariant of the spec on the steps of one random run. */
 function expectInvariants(log: readonly SessionEvent[], steps: Step[], cutSeed: number) {
   // The view after each whole step, by the log's length then.
@@ -192,6 +206,11 @@ function expectInvariants(log: readonly SessionEvent[], steps: Step[], cutSeed: 
         const rewind = log[step.logAfter - 1]!
         if (rewind.type !== 'REWIND') throw new Error(`a rewind wrote a ${rewind.type}`)
         expect(rewind.boundary.coveredEventCount).toBe(left.length)
+        // What it abandoned, walked by runs only as far as the two lineages differ, is what the
+        // lineages differ by.
+        const was = lineageIds(log.slice(0, step.logBefore))
+        const is = lineageIds(log.slice(0, step.logAfter))
+        expect(abandonedByRuns(log, step.logBefore, end)).toBe([...was].filter((id) => !is.has(id)).length)
         for (const event of left) leftByRewinds.add(event.id)
       } else {
         expect(step.logAfter).toBe(step.logBefore)

@@ -10,6 +10,7 @@ type Methods =
   | 'readLog'
   | 'readView'
   | 'compact'
+  | 'rewind'
   | 'turn'
   | 'chatCompletion'
   | 'context'

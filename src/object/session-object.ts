@@ -7,6 +7,8 @@ import type {
   CreateSessionInput,
   EventInput,
   PatchSessionInput,
+  RewindInput,
+  RewindJson,
   SessionJson,
   TurnInput,
 } from '../contract/schemas'
@@ -136,6 +138,11 @@ export class SessionObject extends DurableObject<Env> {
       // Streamed when large: a written pass is answered whatever the size of what it covered.
       return jsonAnswer(this.stored.answers.compaction(result))
     })
+  }
+
+  /** Takes the view back to a point (one REWIND, or nothing when it would not change); waits for a running turn. */
+  rewind(input: RewindInput): Promise<Outcome<RewindJson>> {
+    return toOutcome(() => this.runner.exclusive(() => this.stored.rewind(input)))
   }
 
   /**

@@ -38,6 +38,11 @@ export class TurnRunner {
 
   constructor(private readonly options: TurnRunnerOptions) {}
 
+  /** Runs `work` after the session's runs before it (a turn, or another exclusive work), nothing else running meanwhile. */
+  exclusive<T>(work: () => Promise<T>): Promise<T> {
+    return this.queue.run(() => work())
+  }
+
   /**
    * Runs `use` after the session's runs before it, on the session as `open` finds it when the run
    * starts, answering its frames; `answer` writes its result as JSON.

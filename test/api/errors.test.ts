@@ -89,6 +89,7 @@ describe('GET /v1/openapi.json', () => {
       '/v1/sessions/{id}/compactions',
       '/v1/sessions/{id}/context',
       '/v1/sessions/{id}/events',
+      '/v1/sessions/{id}/rewind',
       '/v1/sessions/{id}/search',
       '/v1/sessions/{id}/turns',
       '/v1/sessions/{id}/view',

@@ -8,7 +8,7 @@ import { exports } from 'cloudflare:workers'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { LIMITS } from '../../src/contract/limits'
-import { append, type Call, call, newSessionId, tokenFor, user } from '../helpers'
+import { append, assistant, type Call, call, newSessionId, tokenFor, user } from '../helpers'
 
 /** A 4xx in the contract's shape. */
 function expectClientError(result: Call) {
@@ -89,6 +89,9 @@ describe('hostile input, table-driven', () => {
     ['a NaN-ish trigger', 'compact', '{"trigger":{"turnCount":"NaN"}}'],
     ['an infinite window', 'compact', '{"strategy":{"window":{"tokenBudget":1e999}}}'],
     ['a trigger nested too deep', 'compact', `{"trigger":${'{"anyOf":['.repeat(20)}{"always":true}${']}'.repeat(20)}}`],
+    ['a rewind to no event', 'rewind', '{"to":"nope"}'],
+    ['a rewind to a number', 'rewind', '{"to":42}'],
+    ['a rewind to a position not offered', 'rewind', '{"to":null,"position":"after"}'],
     ['a turn with no content', 'turns', '{"content":""}'],
     ['a turn with a bad compaction', 'turns', '{"content":"x","compaction":{"trigger":{"turnCount":-5}}}'],
   ]
@@ -185,10 +188,19 @@ describe('hostile input, generated', () => {
       },
       { requiredKeys: [] },
     ),
+    fc.record(
+      {
+        to: fc.oneof(fc.string(), fc.constant(null), fc.integer(), fc.constantFrom('u0', 'a0')),
+        position: fc.oneof(fc.string(), fc.constantFrom('at', 'before')),
+        expectedVersion: fc.oneof(fc.integer(), fc.double(), fc.string()),
+      },
+      { requiredKeys: [] },
+    ),
   )
   const route = fc.constantFrom(
     ['POST', 'events'],
     ['POST', 'compact'],
+    ['POST', 'rewind'],
     ['POST', 'turns'],
     ['PATCH', ''],
     ['POST', '/v1/sessions'],
@@ -201,7 +213,7 @@ describe('hostile input, generated', () => {
 
   it('never answers 500; a 4xx writes nothing', async () => {
     const target = newSessionId('fuzz')
-    await append(target, [user('seed')])
+    await append(target, [user('seed', 'u0'), assistant('reply', 'a0')])
     await fc.assert(
       fc.asyncProperty(
         route,

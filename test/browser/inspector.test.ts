@@ -166,6 +166,28 @@ describe.skipIf(!haveChromium)('the inspector in Chromium', () => {
     expectSelfContained(tab)
   })
 
+  it('shows a rewind: its row says where the view went back to, and the events it left are dimmed, still in the log', async () => {
+    const { token } = await newUser()
+    await api(token, 'POST', '/v1/sessions/rewound/events', {
+      events: [1, 2, 3].flatMap(turn).map((event, i) => ({ ...event, id: `e${i + 1}` })),
+    })
+    await api(token, 'POST', '/v1/sessions/rewound/rewind', { to: 'e3', position: 'before' })
+    const tab = await newPage(browser)
+    const { page } = tab
+    await signIn(page, token)
+    await page.getByRole('button', { name: /rewound/ }).click()
+    const row = page.locator('.rewind')
+    await expect.poll(() => row.textContent()).toMatch(/back to before e3 \(asked for\): 4 events left the view/)
+    expect(await page.locator('.event').count()).toBe(6)
+    expect(await page.locator('.event.covered').count()).toBe(4)
+    expect(await page.locator('.event:not(.covered)').allTextContents()).toEqual([
+      expect.stringContaining('Question 1'),
+      expect.stringContaining('Answer 1'),
+    ])
+    await screenshot(page, '05c-rewind')
+    expectSelfContained(tab)
+  })
+
   it('searches every event, covered ones too, marks the matched words, and shows a hit in the log', async () => {
     const { token } = await newUser()
     const { id } = await compactedSession(token)

@@ -2,6 +2,7 @@
  * The API's schemas: one source for request validation (field-level 400s), for the request types
  * the layers below take, and for the OpenAPI document served at /v1/openapi.json.
  */
+export * from './branches'
 export * from './chat-completions'
 export * from './common'
 export * from './compaction'

@@ -3,7 +3,8 @@ import { atSeq, type NewEvent, type NewRewindEvent, type RewindPoint, type Sessi
 import { newRewindEvent } from '../events/new-event'
 import { project } from '../projection'
 import { compactListed, depsFor, events, idString, storeOf } from '../testing'
-import { lineage, prefixEnd, rewindBoundary, rewindTargetProblem } from '.'
+import { columnsOf } from '../view/columns'
+import { leftBehind, lineage, lineageRuns, prefixEnd, rewindBoundary, rewindTargetProblem, subtractRuns } from '.'
 
 const seqOf = (log: readonly SessionEvent[]) => (id: string) => log.find((event) => event.id === id)!.seq
 
@@ -12,7 +13,7 @@ function rewindTo(log: readonly SessionEvent[], point: RewindPoint, id = `R${log
   const end = prefixEnd(point, seqOf(log))
   const prefix = log.slice(0, end)
   const named = prefix.findLast((event) => event.type !== 'MESSAGE')
-  const boundary = rewindBoundary(project(log), { named: named?.boundary ?? null, view: project(prefix) })
+  const boundary = rewindBoundary(columnsOf(project(log)), { named: named?.boundary ?? null, view: project(prefix) })
   return boundary && newRewindEvent({ id, timestamp: 't' }, boundary, { ...point, reason: 'api' })
 }
 
@@ -103,5 +104,53 @@ describe('rewindTargetProblem', () => {
       'at: "b" is a COMPACTION event, not a message',
     )
     expect(rewindTargetProblem('to', 's', { type: 'MESSAGE', synthetic: true })).toMatch(/^to: "s" is a summary event/)
+  })
+})
+
+describe('lineage runs', () => {
+  // 1–4 U1 A1 U2 A2; 5 a REWIND before U2 (to 2); 6–7 U3 A3; 8 a REWIND at A2 (to 4).
+  const rewinds = new Map([
+    [5, 2],
+    [8, 4],
+  ])
+  const rewindAtOrBefore = (seq: number) => {
+    const at = [...rewinds.keys()].filter((r) => r <= seq).at(-1)
+    return at === undefined ? null : { seq: at, end: rewinds.get(at)! }
+  }
+
+  it('walks back from a prefix, jumping at each rewind to its point', () => {
+    expect([...lineageRuns(8, rewindAtOrBefore)]).toEqual([
+      { from: 8, to: 8 },
+      { from: 1, to: 4 },
+    ])
+    expect([...lineageRuns(7, rewindAtOrBefore)]).toEqual([
+      { from: 5, to: 7 },
+      { from: 1, to: 2 },
+    ])
+    expect([...lineageRuns(0, rewindAtOrBefore)]).toEqual([])
+  })
+
+  it('leftBehind: what one lineage has that the other has not, up to where they meet', () => {
+    // From the lineage at 7 (U1 A1 R5 U3 A3) back to A2 (prefix 4): R5, U3 and A3 are left.
+    expect(leftBehind(lineageRuns(7, rewindAtOrBefore), lineageRuns(4, rewindAtOrBefore))).toEqual([{ from: 5, to: 7 }])
+    // To the same lineage's own earlier point: the end of it.
+    expect(leftBehind(lineageRuns(4, rewindAtOrBefore), lineageRuns(2, rewindAtOrBefore))).toEqual([{ from: 3, to: 4 }])
+    expect(leftBehind(lineageRuns(4, rewindAtOrBefore), lineageRuns(4, rewindAtOrBefore))).toEqual([])
+  })
+
+  it('subtractRuns cuts runs around others', () => {
+    expect(
+      subtractRuns(
+        [{ from: 1, to: 10 }],
+        [
+          { from: 3, to: 4 },
+          { from: 8, to: 12 },
+        ],
+      ),
+    ).toEqual([
+      { from: 1, to: 2 },
+      { from: 5, to: 7 },
+    ])
+    expect(subtractRuns([{ from: 5, to: 6 }], [{ from: 1, to: 9 }])).toEqual([])
   })
 })

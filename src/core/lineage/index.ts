@@ -1,4 +1,5 @@
 import type { Boundary, RewindPoint } from '../events'
+import type { ViewColumns } from '../view/columns'
 
 /** What the lineage walk needs of an event: its place, and a rewind's point. */
 export interface LineageEvent {
@@ -38,6 +39,80 @@ export function lineage(log: readonly LineageEvent[], seqOf: (id: string) => num
   return on.reverse()
 }
 
+/** Consecutive seqs of the log, `from` to `to`, both included. */
+export interface Run {
+  from: number
+  to: number
+}
+
+/** The newest REWIND at or before a seq: its own seq, and where its point's prefix ends. */
+export interface RewindStep {
+  seq: number
+  end: number
+}
+
+/**
+ * The lineage from the end of the prefix `at` backwards, as runs of seqs, newest first: each from
+ * the newest REWIND at or before where the walk stands (the REWIND included) up to there; then the
+ * walk goes on from that rewind's point. Lazy: a reader takes only the runs it needs.
+ *
+ * @example
+ * [...lineageRuns(8, rewindAtOrBefore)] // [{ from: 8, to: 8 }, { from: 1, to: 4 }]: 5–7 abandoned by the REWIND at 8
+ */
+export function* lineageRuns(at: number, rewindAtOrBefore: (seq: number) => RewindStep | null): Generator<Run> {
+  while (at > 0) {
+    const rewind = rewindAtOrBefore(at)
+    if (rewind === null) {
+      yield { from: 1, to: at }
+      return
+    }
+    yield { from: rewind.seq, to: at }
+    at = rewind.end
+  }
+}
+
+/**
+ * The runs of the `current` lineage that the `next` one leaves out, walking both only until they
+ * meet: two walks that reach the same place go on alike (a walk is decided by where it stands),
+ * so what lies before that is shared.
+ *
+ * @example
+ * leftBehind(lineageRuns(version, rewinds), lineageRuns(end, rewinds)) // what a rewind to `end` abandons
+ */
+export function leftBehind(current: Iterator<Run>, next: Iterator<Run>): Run[] {
+  const mine: Run[] = []
+  const theirs: Run[] = []
+  let a = current.next()
+  let b = next.next()
+  while (!(a.done && b.done)) {
+    if (!a.done && !b.done && a.value.to === b.value.to) break
+    if (b.done || (!a.done && a.value.to > b.value.to)) {
+      mine.push(a.value)
+      a = current.next()
+    } else {
+      theirs.push(b.value)
+      b = next.next()
+    }
+  }
+  return subtractRuns(mine, theirs)
+}
+
+/** The seqs of runs `a` that are in none of runs `b`, as runs, in `a`'s order. */
+export function subtractRuns(a: readonly Run[], b: readonly Run[]): Run[] {
+  const cuts = [...b].sort((x, y) => x.from - y.from)
+  const out: Run[] = []
+  for (const run of a) {
+    let from = run.from
+    for (const cut of cuts) {
+      if (cut.to < from || cut.from > run.to) continue
+      if (cut.from > from) out.push({ from, to: cut.from - 1 })
+      from = Math.max(from, cut.to + 1)
+    }
+    if (from <= run.to) out.push({ from, to: run.to })
+  }
+  return out
+}
+
 /** What a rewind needs of a message of a view: its place and tokens (and, in the view it restores, its id). */
 export interface Placed {
   seq: number
@@ -52,32 +127,35 @@ export interface Placed {
  * Null when the view would not change.
  *
  * @example
- * rewindBoundary(project(log), { named: newestBoundaryBefore(p)?.boundary ?? null, view: project(log.slice(0, p)) })
+ * rewindBoundary(columnsOf(project(log)), { named: newestBoundaryBefore(p)?.boundary ?? null, view: project(log.slice(0, p)) })
  */
 export function rewindBoundary(
-  current: readonly Placed[],
+  current: Pick<ViewColumns, 'length' | 'seq' | 'tokens'>,
   restored: { named: Boundary | null; view: readonly (Placed & { id: string })[] },
 ): Boundary | null {
   const { view, named } = restored
-  if (view.length === current.length && view.every((event, i) => event.seq === current[i]!.seq)) return null
+  if (view.length === current.length && view.every((event, i) => event.seq === current.seq(i))) return null
   const kept = new Set(view.map((event) => event.seq))
   const pinned = named?.pinned ?? []
   const summary = named?.summary ?? []
   const head = new Set([...pinned, ...summary])
-  const tokensBefore = sum(current)
-  const tokensAfter = sum(view)
+  let tokensBefore = 0
+  let leaving = 0
+  for (let p = 0; p < current.length; p++) {
+    tokensBefore += current.tokens(p)
+    if (!kept.has(current.seq(p))) leaving++
+  }
+  const tokensAfter = view.reduce((total, event) => total + event.tokens, 0)
   return {
     pinned: [...pinned],
     summary: [...summary],
     preserved: view.filter((event) => !head.has(event.id)).map((event) => event.id),
-    coveredEventCount: current.filter((event) => !kept.has(event.seq)).length,
+    coveredEventCount: leaving,
     tokensEstimatedSaved: tokensBefore - tokensAfter,
     tokensBefore,
     tokensAfter,
   }
 }
-
-const sum = (events: readonly Placed[]) => events.reduce((total, event) => total + event.tokens, 0)
 
 /** What a rewind may go back to: a message of the log that compaction did not write. */
 export type RewindTarget = { type: string; synthetic: boolean } | undefined

@@ -1,3 +1,4 @@
+import { branchRoutes } from './branches'
 import { chatCompletionRoutes } from './chat-completions'
 import { compactRoutes } from './compact'
 import { eventRoutes } from './events'
@@ -11,6 +12,7 @@ export const apiRoutes = routes()
   .route('/', sessionRoutes)
   .route('/', eventRoutes)
   .route('/', compactRoutes)
+  .route('/', branchRoutes)
   .route('/', searchRoutes)
   .route('/', turnRoutes)
   .route('/', chatCompletionRoutes)

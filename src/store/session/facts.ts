@@ -36,8 +36,8 @@ const sum = (view: ViewColumns, positions: Positions) => positions.reduce((total
 export function sessionFacts(log: SessionLog, view: ViewCache, record: SessionRecord): SessionFacts {
   const columns = view.snapshot(record)
   const analysis = analyzeColumns(columns)
-  const [boundary] = record.boundarySeq > 0 ? log.range(record.boundarySeq, record.boundarySeq) : []
-  const messages = record.version - record.compactions
+  const [boundary] = record.compactions > 0 ? log.boundariesBefore(record.version + 1, 1) : []
+  const messages = record.version - record.compactions - record.rewinds
   return {
     tokens: {
       system: analysis.latestSystem >= 0 ? columns.tokens(analysis.latestSystem) : 0,

@@ -1,12 +1,17 @@
 import {
   type Boundary,
+  type BoundaryEvent,
   compactionEventAt,
   isHighSurrogate,
   type Message,
   type Metadata,
   messageEventAt,
   type PackedEvent,
+  prefixEnd,
+  type Rewind,
+  type RewindStep,
   type Role,
+  rewindEventAt,
   type SessionEvent,
 } from '../../core'
 import { fragment, IDS_PER_STATEMENT, inChunks, type Sql } from '../sql'
@@ -22,7 +27,7 @@ const PART_CHARS = 256 * 1024
 type Row = {
   seq: number
   id: string
-  type: 'MESSAGE' | 'COMPACTION'
+  type: SessionEvent['type']
   role: Role | null
   synthetic: number
   tokens: number
@@ -81,7 +86,7 @@ export class SessionLog {
 
   /** Writes one event, with its turn step's column when it has one (the caller wraps a batch in a transaction). */
   insert(event: SessionEvent, step: string | null = null): void {
-    const parts = splitParts(JSON.stringify(event.type === 'MESSAGE' ? event.message : event.boundary))
+    const parts = splitParts(JSON.stringify(bodyOf(event)))
     const role = event.type === 'MESSAGE' ? event.message.role : null
     this.sql.run`INSERT INTO events (seq, id, type, role, synthetic, tokens, timestamp, metadata, body, parts, step)
       VALUES (${event.seq}, ${event.id}, ${event.type}, ${role}, ${event.synthetic ? 1 : 0}, ${event.tokens},
@@ -106,6 +111,37 @@ export class SessionLog {
   boundariesBefore(seq: number, limit: number): SessionEvent[] {
     return this.events(this.sql.all<Row>`SELECT * FROM events
       WHERE type = 'COMPACTION' AND seq < ${seq} ORDER BY seq DESC LIMIT ${limit}`)
+  }
+
+  /** The newest boundary (COMPACTION or REWIND) at or before `seq`, if any: two rows, read through the boundaries' own indexes. */
+  boundaryAtOrBefore(seq: number): BoundaryEvent | null {
+    const [compaction] = this.sql
+      .all<Row>`SELECT * FROM events WHERE type = 'COMPACTION' AND seq <= ${seq} ORDER BY seq DESC LIMIT 1`
+    const [rewind] = this.sql.all<Row>`SELECT * FROM events WHERE type = 'REWIND' AND seq <= ${seq} ORDER BY seq DESC LIMIT 1`
+    const newest = (compaction?.seq ?? 0) > (rewind?.seq ?? 0) ? compaction : rewind
+    return newest ? (this.event(newest) as BoundaryEvent) : null
+  }
+
+  /** The newest REWIND at or before `seq`, and where its point's prefix ends: what a walk of the lineage steps by. */
+  rewindAtOrBefore(seq: number): RewindStep | null {
+    const [row] = this.sql.all<Row>`SELECT * FROM events WHERE type = 'REWIND' AND seq <= ${seq} ORDER BY seq DESC LIMIT 1`
+    if (!row) return null
+    const { rewind } = JSON.parse(this.body(row)) as { rewind: Rewind }
+    return { seq: row.seq, end: prefixEnd(rewind, (id) => this.placeOf(id)!.seq) }
+  }
+
+  /** An event's place and kind by id (null: no such event). */
+  placeOf(id: string): { seq: number; type: SessionEvent['type']; synthetic: boolean } | null {
+    const [row] = this.sql.all<Pick<Row, 'seq' | 'type' | 'synthetic'>>`SELECT seq, type, synthetic FROM events WHERE id = ${id}`
+    return row ? { seq: row.seq, type: row.type, synthetic: row.synthetic === 1 } : null
+  }
+
+  /** How many message events there are with `from <= seq <= to`. */
+  messagesIn(from: number, to: number): number {
+    const [row] = this.sql.all<{
+      n: number
+    }>`SELECT COUNT(*) AS n FROM events WHERE seq BETWEEN ${from} AND ${to} AND type = 'MESSAGE'`
+    return row?.n ?? 0
   }
 
   /** Events with `from <= seq <= to`, in order. */
@@ -155,11 +191,11 @@ export class SessionLog {
     return found
   }
 
-  /** The view entries of the message events after `from`, in order, read a few thousand rows at a time. */
-  *entriesAfter(from: number): Generator<ViewEntry> {
+  /** The view entries of the message events after `from` (up to `to`), in order, read a few thousand rows at a time. */
+  *entriesAfter(from: number, to = Number.MAX_SAFE_INTEGER): Generator<ViewEntry> {
     for (let at = from; ; ) {
       const rows = this.sql.all<EntryRow>`SELECT ${ENTRY_COLUMNS} FROM events
-        WHERE seq > ${at} AND type = 'MESSAGE' ORDER BY seq LIMIT ${ENTRY_BATCH}`
+        WHERE seq > ${at} AND seq <= ${to} AND type = 'MESSAGE' ORDER BY seq LIMIT ${ENTRY_BATCH}`
       for (const row of rows) yield entryOf(row)
       if (rows.length < ENTRY_BATCH) return
       at = rows.at(-1)!.seq
@@ -198,9 +234,15 @@ export class SessionLog {
   /** An event's JSON from its row: the text `JSON.stringify` gives the event (see the core's `messageEventAt`). */
   private json(row: Row): string {
     const head = `{"type":"${row.type}","id":${JSON.stringify(row.id)},"seq":${row.seq},"timestamp":${JSON.stringify(row.timestamp)},"metadata":${row.metadata}`
-    return row.type === 'MESSAGE'
-      ? `${head},"synthetic":${row.synthetic === 1},"tokens":${row.tokens},"message":${this.body(row)}}`
-      : `${head},"synthetic":false,"tokens":0,"boundary":${this.body(row)}}`
+    switch (row.type) {
+      case 'MESSAGE':
+        return `${head},"synthetic":${row.synthetic === 1},"tokens":${row.tokens},"message":${this.body(row)}}`
+      case 'COMPACTION':
+        return `${head},"synthetic":false,"tokens":0,"boundary":${this.body(row)}}`
+      case 'REWIND':
+        // The body is `{"boundary":…,"rewind":…}`: its members are the event's last two.
+        return `${head},"synthetic":false,"tokens":0,${this.body(row).slice(1)}`
+    }
   }
 
   private events(rows: readonly Row[]): SessionEvent[] {
@@ -211,9 +253,28 @@ export class SessionLog {
     const body: unknown = JSON.parse(this.body(row))
     const metadata = JSON.parse(row.metadata) as Metadata
     const { id, seq, timestamp, tokens } = row
-    return row.type === 'MESSAGE'
-      ? messageEventAt(id, seq, timestamp, metadata, row.synthetic === 1, tokens, body as Message)
-      : compactionEventAt(id, seq, timestamp, metadata, body as Boundary)
+    switch (row.type) {
+      case 'MESSAGE':
+        return messageEventAt(id, seq, timestamp, metadata, row.synthetic === 1, tokens, body as Message)
+      case 'COMPACTION':
+        return compactionEventAt(id, seq, timestamp, metadata, body as Boundary)
+      case 'REWIND': {
+        const { boundary, rewind } = body as { boundary: Boundary; rewind: Rewind }
+        return rewindEventAt(id, seq, timestamp, metadata, boundary, rewind)
+      }
+    }
+  }
+}
+
+/** What an event's body column holds: a message, a pass's boundary, or a rewind's boundary and point. */
+const bodyOf = (event: SessionEvent) => {
+  switch (event.type) {
+    case 'MESSAGE':
+      return event.message
+    case 'COMPACTION':
+      return event.boundary
+    case 'REWIND':
+      return { boundary: event.boundary, rewind: event.rewind }
   }
 }
 

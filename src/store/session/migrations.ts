@@ -14,7 +14,7 @@ const MIGRATIONS: string[] = [
      metadata TEXT NOT NULL,
      policy TEXT,
      version INTEGER NOT NULL,          -- seq of the last event; also the number of events
-     boundary_seq INTEGER NOT NULL,     -- seq of the newest COMPACTION event, 0 if none
+     boundary_seq INTEGER NOT NULL,     -- seq of the newest boundary (COMPACTION, REWIND), 0 if none
      view_events INTEGER NOT NULL,
      view_tokens INTEGER NOT NULL,
      turns INTEGER NOT NULL,
@@ -61,6 +61,9 @@ const MIGRATIONS: string[] = [
    CREATE VIRTUAL TABLE search USING fts5(text, tokenize = 'unicode61 remove_diacritics 2');
    INSERT INTO search (search, rank) VALUES ('automerge', 0);
    INSERT INTO search (search, rank) VALUES ('crisismerge', 64);`,
+  // v2: rewinds, found by seq when a view as of a point or the lineage is read, and counted.
+  `CREATE INDEX events_rewinds ON events (seq) WHERE type = 'REWIND';
+   ALTER TABLE session ADD COLUMN rewinds INTEGER NOT NULL DEFAULT 0;`,
 ]
 
 /**

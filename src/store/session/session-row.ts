@@ -26,6 +26,8 @@ export interface SessionRecord {
   lastUsage: Usage | null
   /** How many COMPACTION events the log holds. */
   compactions: number
+  /** How many REWIND events the log holds. */
+  rewinds: number
 }
 
 type Row = {
@@ -47,6 +49,7 @@ type Row = {
   samples: number
   last_usage: string | null
   compactions: number
+  rewinds: number
 }
 
 function readRecord(sql: Sql): SessionRecord | null {
@@ -71,6 +74,7 @@ function readRecord(sql: Sql): SessionRecord | null {
     calibration: { ratio: row.ratio, samples: row.samples },
     lastUsage: row.last_usage === null ? null : (JSON.parse(row.last_usage) as Usage | null),
     compactions: row.compactions,
+    rewinds: row.rewinds,
   }
 }
 
@@ -78,12 +82,13 @@ function readRecord(sql: Sql): SessionRecord | null {
 export function writeRecord(sql: Sql, r: SessionRecord): void {
   const { stats } = r
   sql.run`INSERT OR REPLACE INTO session (singleton, id, user_id, created_at, expires_at, metadata, policy, version,
-      boundary_seq, view_events, view_tokens, turns, latest_system_seq, latest_system_tokens, indexed, ratio, samples, last_usage, compactions)
+      boundary_seq, view_events, view_tokens, turns, latest_system_seq, latest_system_tokens, indexed, ratio, samples, last_usage, compactions,
+      rewinds)
     VALUES (1, ${r.id}, ${r.userId}, ${r.createdAt}, ${r.expiresAt}, ${JSON.stringify(r.metadata)},
       ${r.policy === null ? null : JSON.stringify(r.policy)}, ${r.version}, ${r.boundarySeq}, ${stats.viewEvents},
       ${stats.viewTokens}, ${stats.turns}, ${stats.latestSystem?.seq ?? null}, ${stats.latestSystem?.tokens ?? null},
       ${r.indexed ? 1 : 0}, ${r.calibration.ratio}, ${r.calibration.samples},
-      ${r.lastUsage === null ? null : JSON.stringify(r.lastUsage)}, ${r.compactions})`
+      ${r.lastUsage === null ? null : JSON.stringify(r.lastUsage)}, ${r.compactions}, ${r.rewinds})`
 }
 
 /** `expiresAt` for a ttl counted from now; null never expires. */
@@ -122,6 +127,7 @@ export function newRecord(address: SessionAddress, input: CreateSessionInput): S
     calibration: UNCALIBRATED,
     lastUsage: null,
     compactions: 0,
+    rewinds: 0,
   }
 }
 

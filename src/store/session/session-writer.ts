@@ -1,4 +1,4 @@
-import { atSeq, type NewEvent, type SessionEvent, VersionConflictError } from '../../core'
+import { atSeq, isBoundary, type NewEvent, type SessionEvent, VersionConflictError } from '../../core'
 import type { Sql } from '../sql'
 import type { LogIndexes } from './indexes'
 import type { Lifecycle } from './lifecycle'
@@ -58,12 +58,13 @@ export class SessionWriter {
     }
     const sequenced = events.map((event, i) => atSeq(event, record.version + 1 + i))
     const advance = this.view.advance(record, sequenced)
-    const boundary = sequenced.findLast((event) => event.type === 'COMPACTION')
+    const boundary = sequenced.findLast(isBoundary)
     const next: SessionRecord = {
       ...record,
       version: record.version + sequenced.length,
       boundarySeq: boundary?.seq ?? record.boundarySeq,
       compactions: record.compactions + sequenced.filter((event) => event.type === 'COMPACTION').length,
+      rewinds: record.rewinds + sequenced.filter((event) => event.type === 'REWIND').length,
       stats: advance.stats,
     }
     this.row.ensureSchema()

@@ -1,7 +1,8 @@
 import { ServiceError, sessionNotFound } from '../../contract/errors'
-import type { CreateSessionInput, EventInput, PatchSessionInput } from '../../contract/schemas'
+import { newEventId } from '../../contract/ids'
+import type { CreateSessionInput, EventInput, PatchSessionInput, RewindInput, RewindJson } from '../../contract/schemas'
 import type { SessionAddress } from '../../contract/session-address'
-import { type SessionEvent, type TokenEstimator, VersionConflictError } from '../../core'
+import { newRewindEvent, type SessionEvent, type TokenEstimator, VersionConflictError } from '../../core'
 import { Sql } from '../sql'
 import { SessionAnswers } from './answers'
 import { checkAppendInputs, newEventsOf, planAppend } from './append-input'
@@ -9,6 +10,7 @@ import { LogIndexes } from './indexes'
 import { Lifecycle, type SessionDirectory } from './lifecycle'
 import { SessionLog } from './log'
 import { OpenSession, type SessionParts } from './open-session'
+import { planRewind } from './rewind-plan'
 import { expiryFrom, hasExpired, newRecord, type SessionRecord, SessionRowCache } from './session-row'
 import { SessionWriter } from './session-writer'
 import { StepRecords } from './step-records'
@@ -131,6 +133,28 @@ export class StoredSession {
       // Nothing was awaited since `existing` was read: no other request ran in between.
       const written = await this.writer.write(existing ?? newRecord(address, {}), events, { expectedVersion })
       return { version: written.record.version, events: plan.answer(written.events), written: true }
+    } catch (error) {
+      if (error instanceof VersionConflictError) throw new ServiceError('version_conflict', error.message)
+      throw error
+    }
+  }
+
+  /**
+   * `POST /rewind`: one REWIND naming the view as of the point (see {@link planRewind}), or
+   * nothing when the view would not change (`expectedVersion` then unchecked).
+   */
+  async rewind(input: RewindInput): Promise<RewindJson> {
+    const record = await this.existing()
+    const point = { to: input.to, position: input.position ?? 'at' }
+    const plan = planRewind(this.log, this.parts.view, record, point)
+    if (plan.boundary === null) return { rewind: null, abandoned: 0, version: record.version }
+    const event = newRewindEvent({ id: newEventId(), timestamp: new Date().toISOString() }, plan.boundary, {
+      ...point,
+      reason: 'api',
+    })
+    try {
+      const [rewind] = this.writer.commit(record, [event], { expectedVersion: input.expectedVersion })
+      return { rewind: rewind!, abandoned: plan.abandoned, version: rewind!.seq }
     } catch (error) {
       if (error instanceof VersionConflictError) throw new ServiceError('version_conflict', error.message)
       throw error

@@ -1,7 +1,7 @@
 import {
   advanceStats,
-  type CompactionEvent,
-  isCompaction,
+  type BoundaryEvent,
+  isBoundary,
   type MessageEvent,
   namedIds,
   PackedColumns,
@@ -56,7 +56,7 @@ export class ViewCache {
       for (const entry of this.log.entriesAfter(0)) columns.push(entry)
     } else {
       const [boundary] = this.log.range(record.boundarySeq, record.boundarySeq)
-      if (boundary?.type !== 'COMPACTION') throw new Error(`session ${record.id}: boundary ${record.boundarySeq} is missing`)
+      if (!boundary || !isBoundary(boundary)) throw new Error(`session ${record.id}: boundary ${record.boundarySeq} is missing`)
       this.fill(columns, boundary, new Map(), this.log.entriesAfter(record.boundarySeq))
     }
     this.columns = columns
@@ -71,6 +71,11 @@ export class ViewCache {
     const entries = this.log.entriesOf(seqs)
     for (const entry of entries) this.naming.set(entry.id, entry)
     return entries
+  }
+
+  /** Entries a boundary about to be written names (a rewind's restored view), so that it is resolved without a lookup by id. */
+  remember(entries: Iterable<ViewEntry>): void {
+    for (const entry of entries) this.naming.set(entry.id, entry)
   }
 
   /** The view as of the record, held as it is now while writes go on (appends only ever add past its end). */
@@ -90,7 +95,7 @@ export class ViewCache {
     const keepBodies = () => {
       if (this.columns) for (const event of messages) this.bodies.keep(this.owner, event)
     }
-    const boundary = written.findLast(isCompaction)
+    const boundary = written.findLast(isBoundary)
     if (!boundary) {
       return {
         stats: advanceStats(record.stats, messages),
@@ -119,12 +124,7 @@ export class ViewCache {
    * names — written with it or just named by its pass (`fresh`), else read by id — then the
    * messages after it.
    */
-  private fill(
-    columns: PackedColumns,
-    boundary: CompactionEvent,
-    fresh: Map<string, ViewEntry>,
-    after: Iterable<ViewEntry>,
-  ): void {
+  private fill(columns: PackedColumns, boundary: BoundaryEvent, fresh: Map<string, ViewEntry>, after: Iterable<ViewEntry>): void {
     const stored = this.log.entriesByIds(namedIds(boundary.boundary).filter((id) => !fresh.has(id)))
     for (const entry of viewAfter(boundary, (id) => fresh.get(id) ?? stored.get(id), after)) columns.push(entry)
   }

@@ -1,0 +1,35 @@
+import { z } from '@hono/zod-openapi'
+import { EventSchema } from './events'
+
+const PositionSchema = z
+  .enum(['at', 'before'])
+  .openapi({ description: 'The view as of the event (`at`, the default) or as of the one before it (`before`).' })
+
+export const RewindRequestSchema = z
+  .strictObject({
+    to: z.string().min(1).nullable().openapi({
+      description:
+        'A message of the log (not a summary event), on the lineage or abandoned (that brings a branch back); null: the empty log.',
+    }),
+    position: PositionSchema.optional(),
+    expectedVersion: z
+      .int()
+      .min(0)
+      .optional()
+      .openapi({ description: 'Checked only when something is written: stale → 409 `version_conflict`.' }),
+  })
+  .openapi('RewindRequest')
+
+export type RewindInput = z.output<typeof RewindRequestSchema>
+
+export const RewindResponseSchema = z
+  .object({
+    rewind: EventSchema.nullable().openapi({
+      description: 'The REWIND written; null when the view would not change (nothing written).',
+    }),
+    abandoned: z.int().openapi({ description: 'Message events of the lineage the rewind took off it.' }),
+    version: z.int(),
+  })
+  .openapi('RewindResponse')
+
+export type RewindJson = z.output<typeof RewindResponseSchema>

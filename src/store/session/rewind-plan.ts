@@ -1,0 +1,58 @@
+import { ServiceError } from '../../contract/errors'
+import {
+  type Boundary,
+  leftBehind,
+  lineageRuns,
+  namedIds,
+  prefixEnd,
+  type RewindPoint,
+  rewindBoundary,
+  rewindTargetProblem,
+  viewAfter,
+} from '../../core'
+import type { SessionLog, ViewEntry } from './log'
+import type { SessionRecord } from './session-row'
+import type { ViewCache } from './view-cache'
+
+/** A rewind as it would be written now: its boundary (null: the view would not change) and the messages it abandons. */
+export interface RewindPlan {
+  boundary: Boundary | null
+  /** Message events of the lineage that the rewind takes off it. */
+  abandoned: number
+}
+
+/**
+ * The rewind to a point of the session's log. Its cost follows the view as of the point (its
+ * newest boundary, what that names, the messages after it up to the point) and the distance to
+ * where the lineages part (a row per rewind walked over, the abandoned rows counted), never the
+ * log. An unknown point, a boundary's or a summary event's is a 400 naming `field`.
+ *
+ * @example
+ * const plan = planRewind(log, view, record, { to: 'evt_3', position: 'before' })
+ */
+export function planRewind(
+  log: SessionLog,
+  view: ViewCache,
+  record: SessionRecord,
+  point: RewindPoint,
+  field = 'to',
+): RewindPlan {
+  const target = point.to === null ? null : log.placeOf(point.to)
+  if (point.to !== null) {
+    const problem = rewindTargetProblem(field, point.to, target ?? undefined)
+    if (problem) throw new ServiceError('invalid_request', problem)
+  }
+  const end = prefixEnd(point, () => target!.seq)
+  const named = log.boundaryAtOrBefore(end)
+  const stored = named ? log.entriesByIds(namedIds(named.boundary)) : new Map<string, ViewEntry>()
+  const restored = named
+    ? [...viewAfter(named, (id) => stored.get(id), log.entriesAfter(named.seq, end))]
+    : [...log.entriesAfter(0, end)]
+  const boundary = rewindBoundary(view.snapshot(record), { named: named?.boundary ?? null, view: restored })
+  // The REWIND names exactly these: the view is advanced with them, not read again.
+  view.remember(restored)
+  if (boundary === null) return { boundary, abandoned: 0 }
+  const rewindAt = (seq: number) => log.rewindAtOrBefore(seq)
+  const left = leftBehind(lineageRuns(record.version, rewindAt), lineageRuns(end, rewindAt))
+  return { boundary, abandoned: left.reduce((total, run) => total + log.messagesIn(run.from, run.to), 0) }
+}

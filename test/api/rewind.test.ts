@@ -1,0 +1,176 @@
+import { abortAllDurableObjects } from 'cloudflare:test'
+import { describe, expect, it } from 'vitest'
+import {
+  append,
+  assistant,
+  call,
+  expectError,
+  newSessionId,
+  newTag,
+  releaseUpstream,
+  system,
+  turn,
+  untilUpstreamReceived,
+  user,
+  wholeLog,
+} from '../helpers'
+
+const rewind = (id: string, body: unknown) => call('POST', `/v1/sessions/${id}/rewind`, { body })
+const viewIds = async (id: string) => (await call('GET', `/v1/sessions/${id}/view`)).body.events.map((e: { id: string }) => e.id)
+const compactNow = (id: string, body: unknown) => call('POST', `/v1/sessions/${id}/compact`, { body })
+
+/** S1, then turns 1..n: u1 a1 u2 a2 … */
+async function conversation(turns: number) {
+  const id = newSessionId('rw')
+  await append(id, [system('Be brief.', 'S1')])
+  for (let i = 1; i <= turns; i++) await append(id, [user(`question ${i}`, `u${i}`), assistant(`answer ${i}`, `a${i}`)])
+  return id
+}
+
+describe('POST /v1/sessions/:id/rewind', () => {
+  it('takes the view back to just before a message, deleting nothing: one REWIND appended, what left the lineage counted', async () => {
+    const id = await conversation(3)
+    const before = await wholeLog(id)
+    const result = await rewind(id, { to: 'u2', position: 'before' })
+    expect(result.status, result.text).toBe(200)
+    expect(result.body).toMatchObject({ abandoned: 4, version: 8 })
+    expect(result.body.rewind).toMatchObject({
+      type: 'REWIND',
+      seq: 8,
+      synthetic: false,
+      tokens: 0,
+      rewind: { to: 'u2', position: 'before', reason: 'api' },
+      boundary: { pinned: [], summary: [], preserved: ['S1', 'u1', 'a1'], coveredEventCount: 4 },
+    })
+    expect(result.body.rewind.boundary.tokensEstimatedSaved).toBeGreaterThan(0)
+    expect(await viewIds(id)).toEqual(['S1', 'u1', 'a1'])
+    // The log keeps everything, the REWIND after it, as the answer showed it.
+    const log = await wholeLog(id)
+    expect(log.slice(0, 7)).toEqual(before)
+    expect(log[7]).toEqual(result.body.rewind)
+    // A new turn goes on from the restored view.
+    await append(id, [user('question 2, edited', 'u2b')])
+    expect(await viewIds(id)).toEqual(['S1', 'u1', 'a1', 'u2b'])
+  })
+
+  it('brings an abandoned branch back from its tip, exactly as it was', async () => {
+    const id = await conversation(2)
+    await rewind(id, { to: 'u2', position: 'before' })
+    await append(id, [user('other question', 'u2b'), assistant('other answer', 'a2b')])
+    const back = await rewind(id, { to: 'a2', position: 'at' })
+    expect(back.body.abandoned).toBe(2) // u2b, a2b
+    expect(back.body.rewind.boundary.coveredEventCount).toBe(2)
+    expect(await viewIds(id)).toEqual(['S1', 'u1', 'a1', 'u2', 'a2'])
+    // And the other branch back again.
+    expect((await rewind(id, { to: 'a2b' })).body.abandoned).toBe(2)
+    expect(await viewIds(id)).toEqual(['S1', 'u1', 'a1', 'u2b', 'a2b'])
+  })
+
+  it('across a compaction restores the view of that time: the covered turns back, the summary out', async () => {
+    const id = await conversation(3)
+    const viewThen = await viewIds(id)
+    const pass = await compactNow(id, { strategy: { window: { lastTurns: 1 }, summarizer: { model: `echo#${newTag()}` } } })
+    expect(pass.body.unchanged).toBe(false)
+    const summary = pass.body.summary.map((e: { id: string }) => e.id)
+    expect(await viewIds(id)).toEqual(['S1', ...summary, 'u3', 'a3'])
+    const tokensNow = (await call('GET', `/v1/sessions/${id}/view`)).body.tokens
+    const back = await rewind(id, { to: 'a3' })
+    // The pass and its summary come after the point: off the lineage (the summary's two messages).
+    expect(back.body.abandoned).toBe(summary.length)
+    expect(await viewIds(id)).toEqual(viewThen)
+    const { boundary } = back.body.rewind
+    expect(boundary.coveredEventCount).toBe(summary.length) // the summary left the view
+    expect([boundary.tokensBefore, boundary.tokensAfter]).toEqual([
+      tokensNow,
+      (await call('GET', `/v1/sessions/${id}/view`)).body.tokens,
+    ])
+    expect(boundary.tokensEstimatedSaved).toBe(boundary.tokensBefore - boundary.tokensAfter)
+    // A rewind to a point after the pass keeps the pass's view: pinned and summary as it named them.
+    const after = await rewind(id, { to: summary.at(-1), position: 'at' })
+    expectError(after, 400, 'invalid_request') // a summary event is no point
+    await append(id, [user('question 4', 'u4')])
+    expect(await viewIds(id)).toEqual([...viewThen, 'u4'])
+  })
+
+  it('to a point after a compaction: the pass’s view as it was, its parts named as the pass named them', async () => {
+    const id = await conversation(3)
+    const pass = await compactNow(id, { strategy: { window: { lastTurns: 1 }, summarizer: { model: `echo#${newTag()}` } } })
+    const summary = pass.body.summary.map((e: { id: string }) => e.id)
+    await append(id, [user('question 4', 'u4'), assistant('answer 4', 'a4')])
+    const back = await rewind(id, { to: 'u4', position: 'before' })
+    expect(back.body.rewind.boundary).toMatchObject({ pinned: ['S1'], summary, preserved: ['u3', 'a3'], coveredEventCount: 2 })
+    expect(await viewIds(id)).toEqual(['S1', ...summary, 'u3', 'a3'])
+    // A later pass summarizes on top of the prior summary: still a summary.
+    const again = await compactNow(id, { strategy: { window: { lastTurns: 1 }, summarizer: { model: `echo#${newTag()}` } } })
+    expect(again.body.unchanged, again.text).toBe(true) // one turn only: nothing to cover
+  })
+
+  it('writes nothing when the view would not change (expectedVersion then unchecked); to null empties the view', async () => {
+    const id = await conversation(1)
+    const same = await rewind(id, { to: 'a1', expectedVersion: 0 })
+    expect(same.body).toEqual({ rewind: null, abandoned: 0, version: 3 })
+    expect(await wholeLog(id)).toHaveLength(3)
+    const empty = await rewind(id, { to: null })
+    expect(empty.body).toMatchObject({ abandoned: 3, version: 4, rewind: { rewind: { to: null, position: 'at' } } })
+    expect(await viewIds(id)).toEqual([])
+  })
+
+  it('checks expectedVersion when it writes: stale → 409 version_conflict, nothing written', async () => {
+    const id = await conversation(2)
+    const stale = await rewind(id, { to: 'u2', position: 'before', expectedVersion: 3 })
+    expectError(stale, 409, 'version_conflict')
+    expect(await wholeLog(id)).toHaveLength(5)
+    expect((await rewind(id, { to: 'u2', position: 'before', expectedVersion: 5 })).status).toBe(200)
+  })
+
+  it('refuses a point that is no message of the conversation, naming `to`; an unknown session is a 404', async () => {
+    const id = await conversation(2)
+    const pass = await compactNow(id, { strategy: { window: { lastTurns: 1 }, summarizer: { model: `echo#${newTag()}` } } })
+    const cases: [unknown, RegExp][] = [
+      [{ to: 'nope' }, /^to: no event "nope" in this session$/],
+      [{ to: pass.body.boundary.id }, /^to: ".*" is a COMPACTION event, not a message$/],
+      [{ to: pass.body.summary[0].id }, /^to: ".*" is a summary event written by compaction/],
+      [{}, /^to: /],
+      [{ to: 'u1', position: 'after' }, /^position: /],
+      [{ to: 'u1', extra: true }, /extra/],
+    ]
+    for (const [body, message] of cases) {
+      const result = await rewind(id, body)
+      expectError(result, 400, 'invalid_request')
+      expect(result.body.error.message).toMatch(message)
+    }
+    expect(await wholeLog(id)).toHaveLength(5 + 1 + pass.body.summary.length)
+    expectError(await rewind(newSessionId(), { to: null }), 404, 'not_found')
+  })
+
+  it('waits for a running turn, never interleaving with it: the REWIND comes after the turn’s events', async () => {
+    const id = await conversation(1)
+    const tag = newTag()
+    const running = turn(id, { content: 'question 2', model: `hold#${tag}` })
+    await untilUpstreamReceived(tag)
+    const rewound = rewind(id, { to: 'u1', position: 'before' })
+    await releaseUpstream(tag)
+    expect((await running).status).toBe(200)
+    const result = await rewound
+    expect(result.body.abandoned).toBe(4) // u1 a1 and the turn's two
+    const log = await wholeLog(id)
+    expect(log.map((e: { type: string }) => e.type)).toEqual(['MESSAGE', 'MESSAGE', 'MESSAGE', 'MESSAGE', 'MESSAGE', 'REWIND'])
+    expect(await viewIds(id)).toEqual(['S1'])
+  })
+
+  it('is the same view after the object is evicted and reloads it from the REWIND', async () => {
+    const id = await conversation(3)
+    await rewind(id, { to: 'u2', position: 'before' })
+    await append(id, [user('question 2b', 'u2b')])
+    await abortAllDurableObjects()
+    expect(await viewIds(id)).toEqual(['S1', 'u1', 'a1', 'u2b'])
+    const context = (await call('GET', `/v1/sessions/${id}/context`)).body
+    expect(context.events).toEqual({ log: 9, view: 4, covered: 4 }) // u2 a2 u3 a3 outside the view; the REWIND no message
+  })
+
+  it('is in the OpenAPI document', async () => {
+    const doc = (await call('GET', '/v1/openapi.json')).body
+    expect(Object.keys(doc.paths['/v1/sessions/{id}/rewind'])).toEqual(['post'])
+    expect(doc.components.schemas.Event.properties.type.enum).toEqual(['MESSAGE', 'COMPACTION', 'REWIND'])
+  })
+})
