@@ -53,6 +53,7 @@ export async function prepareStep(input: StepInput, request: StepRequest, deps: 
     summaryReserve: models.summaryTokens,
     earlier,
     added: input.added,
+    ...(input.keyId === undefined ? {} : { keyId: input.keyId }),
   }
 }
 

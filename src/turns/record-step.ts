@@ -57,7 +57,7 @@ export async function recordStep(
     ...(recall.after ? [recall.after] : []),
   ]
   const written = await deps.session.writeTurn(events, {
-    keyId: step.added[0]!.id,
+    keyId: step.keyId ?? step.added[0]!.id,
     replyId: assistant.id,
     firstSeq: step.earlier[0]?.seq,
     usage: recall.usage,

@@ -1,5 +1,7 @@
+import { ServiceError } from '../contract/errors'
+import { newEventId } from '../contract/ids'
 import type { TurnInput } from '../contract/schemas'
-import type { TurnResult } from '../contract/turn-result'
+import { storedResult, type TurnResult } from '../contract/turn-result'
 import { admitted } from './limiter'
 import { openContentTurn, openContinuation } from './open-step'
 import { prepareStep, seedHistoryFirst } from './prepare-step'
@@ -17,14 +19,44 @@ import { callFitted, StepCaller } from './step-caller'
  */
 export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnResult> {
   const { session, estimator } = deps
+  if (input.regenerate) return regenerate(input.id, input, deps)
   const content = input.content
   const opened =
     content !== undefined
       ? await openContentTurn({ ...input, content }, session, estimator)
       : await openContinuation(input.toolResults ?? [], session, estimator)
   if (opened.kind === 'done') return opened.result
+  // An edit: the turn runs on the view as of the point, the REWIND written with it.
+  if (input.rewind) session.rewindFirst({ to: input.rewind.to, position: input.rewind.position ?? 'at' }, 'edit', 'rewind.to')
   const field = content !== undefined ? 'content' : 'toolResults'
   return runStep({ added: [opened.added], fields: [field], closesPending: content !== undefined }, input, deps)
+}
+
+/**
+ * A regenerate: the newest turn's user message stays, what followed it in that turn leaves the
+ * view (one REWIND at that message, written with the new reply), and the model answers again.
+ * A retried `id` (the REWIND's) answers the stored result.
+ */
+async function regenerate(id: string | undefined, request: StepRequest, deps: TurnDeps): Promise<TurnResult> {
+  const { session } = deps
+  if (id !== undefined) {
+    const done = (await session.stepLog())?.regenerated(id) ?? null
+    if (done === 'conflict')
+      throw new ServiceError('id_conflict', `event id "${id}" is already in the log, but not as the REWIND of a regenerate`)
+    if (done) return storedResult(done)
+  }
+  const [question, ...answer] = await session.newestTurn()
+  if (!question || answer.length === 0) {
+    throw new ServiceError(
+      'nothing_to_regenerate',
+      question ? 'the newest turn has no reply to regenerate yet' : 'the session has no turn to regenerate',
+    )
+  }
+  const rewindId = id ?? newEventId()
+  if (!session.rewindFirst({ to: question.id, position: 'at' }, 'regenerate', 'regenerate', rewindId)) {
+    throw new ServiceError('nothing_to_regenerate', 'the newest turn has no reply to regenerate yet')
+  }
+  return runStep({ added: [], fields: [], closesPending: false, keyId: rewindId }, request, deps)
 }
 
 /**

@@ -10,6 +10,8 @@ import type {
   MessageEvent,
   NewMessageEvent,
   RecallHit,
+  RewindPoint,
+  RewindReason,
   SessionEvent,
   SessionInfo,
   SessionStore,
@@ -36,6 +38,8 @@ export interface PromptState {
 export interface StepLog {
   /** The completed turn whose user event has this id; 'conflict' when the id is in the log as something else. */
   completedTurn(id: string, content: string): StoredStep | 'conflict' | null
+  /** The regenerate whose REWIND has this id; 'conflict' when the id is in the log as something else. */
+  regenerated(id: string): StoredStep | 'conflict' | null
   /** The step the event of this id opened (a continuation's tool event); null when none was. */
   storedStep(id: string): StoredStep | null
   /** The step whose reply is the event of this seq (a reply appended through /events: that reply alone). */
@@ -62,6 +66,12 @@ export interface TurnSession extends SessionStore {
   newestTurn(): Promise<readonly MessageEvent[]>
   /** The covered events matching a plain-text query, best first (what `recall_history` answers). */
   recall(query: string, limit: number): Promise<RecallHit[]>
+  /**
+   * Takes the view back to a point for this request: it reads as the view as of the point, and
+   * its first write begins with the REWIND (`id`, when given). Null when the view would not
+   * change; a point that is no message of the conversation is a 400 naming `field`.
+   */
+  rewindFirst(point: RewindPoint, reason: RewindReason, field: string, id?: string): { abandoned: number } | null
   /** Which of these tool call ids the log already holds (by any call or response, covered or not). */
   usedToolIds(ids: readonly string[]): Set<string>
   /** Appends a turn step's events in one transaction with its record for retries, creating the session if needed. */

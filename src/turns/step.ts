@@ -15,10 +15,12 @@ export interface StepInput {
   idempotency?: { key: string; hash: string }
   /** How many of `added` are a seeded history: appended ahead of the step when the prompt would not fit with it. */
   history?: number
+  /** The event the step is recorded under when it adds none (a regenerate's REWIND); else the first added. */
+  keyId?: string
 }
 
 /** The settings of a step's model call: a turn request without what opens the step. */
-export type StepRequest = Omit<TurnInput, 'id' | 'content' | 'toolResults'>
+export type StepRequest = Omit<TurnInput, 'id' | 'content' | 'toolResults' | 'rewind' | 'regenerate'>
 
 /** A step ready for its model call: what it sends and how its prompt is fitted, decided before the first call. */
 export interface PreparedStep {
@@ -45,6 +47,8 @@ export interface PreparedStep {
   earlier: SessionEvent[]
   /** The events the prompt ends with. */
   added: NewMessageEvent[]
+  /** The id the step's record is kept under when it adds no event (a regenerate's REWIND); else its first added event's. */
+  keyId?: string
 }
 
 /** The tokens of some events, as estimated when each was made. */

@@ -5,6 +5,13 @@ const PositionSchema = z
   .enum(['at', 'before'])
   .openapi({ description: 'The view as of the event (`at`, the default) or as of the one before it (`before`).' })
 
+export const RewindPointSchema = z
+  .strictObject({
+    to: z.string().min(1).nullable().openapi({ description: 'A message of the log (not a summary event); null: the empty log.' }),
+    position: PositionSchema.optional(),
+  })
+  .openapi('RewindPoint')
+
 export const RewindRequestSchema = z
   .strictObject({
     to: z.string().min(1).nullable().openapi({

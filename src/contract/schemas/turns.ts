@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import { LIMITS } from '../limits'
+import { RewindPointSchema } from './branches'
 import { Id } from './common'
 import { CompactionResultSchema } from './compaction'
 import { EventSchema, ToolCallSchema } from './events'
@@ -9,7 +10,7 @@ import { ToolResultSchema, toolFields, toolFieldsProblem } from './tools'
 export const TurnRequestSchema = z
   .strictObject({
     id: Id.optional().openapi({
-      description: 'The user event’s id (content turns only): a retried id answers the stored result.',
+      description: 'The user event’s id (content turns), or the REWIND’s (a regenerate): a retried id answers the stored result.',
     }),
     content: z.string().min(1, 'must not be empty').optional().openapi({ description: 'A new user message: a new turn.' }),
     toolResults: z
@@ -22,14 +23,37 @@ export const TurnRequestSchema = z
     model: z.string().min(1).max(256).optional(),
     stream: z.boolean().optional(),
     compaction: z.union([z.literal(false), PolicySchema]).optional(),
+    rewind: RewindPointSchema.optional().openapi({
+      description:
+        'With content: the turn runs on the view as of that point (an edit: `{ "to": <the edited user message>, "position": "before" }`); the REWIND is written with the turn.',
+    }),
+    regenerate: z.literal(true).optional().openapi({
+      description:
+        'Without content or toolResults: the newest turn’s reply is taken out of the view (one REWIND) and the model answers its user message again.',
+    }),
     recall: z.boolean().optional().openapi({
       description: 'Offer the model the built-in recall_history tool: it may look up what compaction hid (at most 3 rounds).',
     }),
     ...toolFields,
   })
   .superRefine((input, ctx) => {
-    if ((input.content === undefined) === (input.toolResults === undefined)) {
-      ctx.addIssue({ code: 'custom', path: ['content'], message: 'exactly one of content and toolResults is required' })
+    if (input.regenerate) {
+      for (const field of ['content', 'toolResults', 'rewind'] as const)
+        if (input[field] !== undefined)
+          ctx.addIssue({
+            code: 'custom',
+            path: [field],
+            message: 'does not go with regenerate (the newest turn is answered again)',
+          })
+    } else if ((input.content === undefined) === (input.toolResults === undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['content'],
+        message: 'exactly one of content and toolResults is required (or regenerate)',
+      })
+    }
+    if (input.rewind !== undefined && input.content === undefined && !input.regenerate) {
+      ctx.addIssue({ code: 'custom', path: ['rewind'], message: 'goes only with content (the new message after the point)' })
     }
     if (input.id !== undefined && input.toolResults !== undefined) {
       ctx.addIssue({

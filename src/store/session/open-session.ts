@@ -1,4 +1,5 @@
 import { ServiceError, sessionNotFound } from '../../contract/errors'
+import { newEventId } from '../../contract/ids'
 import type { SessionAddress } from '../../contract/session-address'
 import type { StepRecord } from '../../contract/turn-result'
 import {
@@ -6,16 +7,23 @@ import {
   type MessageEvent,
   type NewEvent,
   type NewMessageEvent,
+  type NewRewindEvent,
   newestTurnSeqs,
+  newRewindEvent,
   PackedColumns,
   type RecallHit,
+  type RewindPoint,
+  type RewindReason,
   type SessionEvent,
   type SessionInfo,
+  statsOfColumns,
+  type ViewColumns,
   type ViewSnapshot,
 } from '../../core'
 import type { SessionAnswers } from './answers'
 import type { LogIndexes } from './indexes'
 import type { SessionLog } from './log'
+import { planRewind } from './rewind-plan'
 import { hasExpired, newRecord, type SessionRecord, type SessionRowCache } from './session-row'
 import type { SessionWriter } from './session-writer'
 import type { StepRecords } from './step-records'
@@ -51,6 +59,8 @@ export class OpenSession {
   private memoVersion = -1
   /** The session this request works on, by its creation time; null until there is one. */
   private incarnation: string | null
+  /** A rewind the request's first write begins with; until then the session reads as its view. */
+  private pending: { event: NewRewindEvent; view: ViewColumns } | null = null
 
   /** `found`: the session as the request found it (null: it had none). */
   constructor(
@@ -97,11 +107,53 @@ export class OpenSession {
     return this.current()
   }
 
+  /**
+   * Takes the view back to a point for this request (see `planRewind`; `field` names the point
+   * in a 400): from now on it reads as the view as of the point, and its first write begins with
+   * the REWIND, so nothing is written if it writes nothing. Answers what the rewind abandons, or
+   * null when the view would not change (no REWIND then).
+   *
+   * @example
+   * await session.rewindFirst({ to: 'evt_3', position: 'before' }, 'edit', 'rewind.to')
+   */
+  rewindFirst(point: RewindPoint, reason: RewindReason, field: string, id = newEventId()): { abandoned: number } | null {
+    const record = this.current()
+    if (!record) {
+      if (point.to === null) return null
+      throw new ServiceError('invalid_request', `${field}: no event ${JSON.stringify(point.to)} in this session`)
+    }
+    const plan = planRewind(this.parts.log, this.parts.view, record, point, field)
+    if (plan.boundary === null) return null
+    const view = new PackedColumns()
+    for (const entry of plan.restored) view.push(entry)
+    const event = newRewindEvent({ id, timestamp: new Date().toISOString() }, plan.boundary, { ...point, reason })
+    this.pending = { event, view: view.prefix() }
+    this.memo.clear()
+    return { abandoned: plan.abandoned }
+  }
+
+  /** The events of a write, the pending rewind first (once). */
+  private withRewind<E extends NewEvent>(events: E[]): (E | NewRewindEvent)[] {
+    const pending = this.pending
+    return pending ? [pending.event, ...events] : events
+  }
+
+  /** After a write that carried the pending rewind: the session reads as stored again. */
+  private rewound(): void {
+    this.pending = null
+    this.memo.clear()
+  }
+
+  /** The view a read of this request sees: the pending rewind's, else the session's. */
+  private viewOf(record: SessionRecord): ViewColumns {
+    return this.pending?.view ?? this.parts.view.snapshot(record)
+  }
+
   // ── the compaction core's store ──────────────────────────────────────────────────────────
 
   async readView(): Promise<ViewSnapshot> {
     const record = this.current()
-    return record ? { view: this.parts.view.snapshot(record), version: record.version } : { view: EMPTY_VIEW, version: 0 }
+    return record ? { view: this.viewOf(record), version: record.version } : { view: EMPTY_VIEW, version: 0 }
   }
 
   async readSince(version: number): Promise<SessionEvent[]> {
@@ -120,7 +172,9 @@ export class OpenSession {
   async append(events: NewEvent[], expectedVersion: number): Promise<SessionEvent[]> {
     const record = this.writable()
     if (!record) throw sessionNotFound()
-    return this.parts.writer.commit(record, events, { expectedVersion })
+    const written = this.parts.writer.commit(record, this.withRewind(events), { expectedVersion })
+    this.rewound()
+    return written
   }
 
   // ── the chat turn's session ──────────────────────────────────────────────────────────────
@@ -134,11 +188,12 @@ export class OpenSession {
     const record = this.current()
     if (!record) return null
     return this.memoized('promptState', record.version, () => {
-      const latest = record.stats.latestSystem
+      const stats = this.pending ? statsOfColumns(this.pending.view) : record.stats
+      const latest = stats.latestSystem
       const system = latest ? this.parts.view.event(latest.seq) : null
       return {
         policy: record.policy,
-        viewTokens: record.stats.viewTokens,
+        viewTokens: stats.viewTokens,
         calibration: record.calibration,
         latestSystem: latest && system ? { tokens: latest.tokens, content: system.message.content ?? '' } : null,
       }
@@ -153,7 +208,7 @@ export class OpenSession {
     const record = this.current()
     if (!record) return []
     return this.memoized('newestTurn', record.version, () => [
-      ...this.parts.view.eventsOf(newestTurnSeqs(this.parts.view.snapshot(record)), KEEP.prompt),
+      ...this.parts.view.eventsOf(newestTurnSeqs(this.viewOf(record)), KEEP.prompt),
     ])
   }
 
@@ -169,10 +224,14 @@ export class OpenSession {
   async writeTurn(events: NewMessageEvent[], step: StepRecord & { calibration: Calibration }): Promise<SessionEvent[]> {
     const record = this.writable() ?? newRecord(this.address, {})
     const calibrated = { ...record, calibration: step.calibration, lastUsage: step.usage }
-    return (await this.parts.writer.write(calibrated, events, { step: this.parts.steps.writeOf(step) })).events
+    const written = await this.parts.writer.write(calibrated, this.withRewind(events), { step: this.parts.steps.writeOf(step) })
+    this.rewound()
+    return written.events
   }
 
   async writeHistory(events: NewMessageEvent[]): Promise<SessionEvent[]> {
-    return (await this.parts.writer.write(this.writable() ?? newRecord(this.address, {}), events)).events
+    const written = await this.parts.writer.write(this.writable() ?? newRecord(this.address, {}), this.withRewind(events))
+    this.rewound()
+    return written.events
   }
 }

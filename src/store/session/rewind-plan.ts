@@ -19,6 +19,8 @@ export interface RewindPlan {
   boundary: Boundary | null
   /** Message events of the lineage that the rewind takes off it. */
   abandoned: number
+  /** The view as of the point, in view order. */
+  restored: ViewEntry[]
 }
 
 /**
@@ -51,8 +53,8 @@ export function planRewind(
   const boundary = rewindBoundary(view.snapshot(record), { named: named?.boundary ?? null, view: restored })
   // The REWIND names exactly these: the view is advanced with them, not read again.
   view.remember(restored)
-  if (boundary === null) return { boundary, abandoned: 0 }
+  if (boundary === null) return { boundary, abandoned: 0, restored }
   const rewindAt = (seq: number) => log.rewindAtOrBefore(seq)
   const left = leftBehind(lineageRuns(record.version, rewindAt), lineageRuns(end, rewindAt))
-  return { boundary, abandoned: left.reduce((total, run) => total + log.messagesIn(run.from, run.to), 0) }
+  return { boundary, abandoned: left.reduce((total, run) => total + log.messagesIn(run.from, run.to), 0), restored }
 }

@@ -67,6 +67,14 @@ export class StepRecords {
     return key?.type === 'MESSAGE' && key.message.role === 'user' && key.message.content === content ? found : 'conflict'
   }
 
+  /** A regenerate's retry names its REWIND by id: the step that REWIND keyed, if it is one. */
+  regenerated(id: string): StoredStep | 'conflict' | null {
+    const found = this.storedStep(id)
+    if (!found) return this.log.byIds([id]).size > 0 ? 'conflict' : null
+    const key = found.events.find((event) => event.id === id)
+    return key?.type === 'REWIND' && key.rewind.reason === 'regenerate' ? found : 'conflict'
+  }
+
   storedStep(id: string): StoredStep | null {
     const key = this.sql.first<{ step: string | null }>`SELECT step FROM events WHERE id = ${id}`
     return key?.step ? this.stepAt((JSON.parse(key.step) as KeyColumn).reply) : null
