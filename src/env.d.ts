@@ -42,6 +42,8 @@ interface AppVariables {
   COMPACTION_POLICY?: string
   /** Web origins that may call the API (comma-separated, or `*`; default none). */
   CORS_ORIGINS?: string
+  /** What a door does with a history that left the session's (`rewind`, the default, or `reject`: 409). */
+  ON_DIVERGE?: string
 }
 interface Env extends AppVariables {}
 declare namespace Cloudflare {

@@ -32,7 +32,15 @@ export {
 export { formatProblem, type Problem } from './problem'
 export { extendView, project, viewAfter, viewMembership } from './projection'
 export { type FitState, type FitStep, type PromptParts, planPromptFit, promptTokens } from './prompt-fit'
-export { type ClientMessage, clientMessagesOf, messageKey, type Reconciled, reconcile, type ShownMessage } from './reconcile'
+export {
+  branchPoint,
+  type ClientMessage,
+  clientMessagesOf,
+  messageKey,
+  type Reconciled,
+  reconcile,
+  type ShownMessage,
+} from './reconcile'
 export { type QueryTerm, queryTerms, type RecallHit, searchTextOf } from './search'
 export { type SessionStore, VersionConflictError, type ViewSnapshot } from './session-store'
 export { ArrayStore } from './session-store/array-store'

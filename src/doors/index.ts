@@ -1,8 +1,8 @@
 import { ServiceError } from '../contract/errors'
 import { storedResult, type TurnResult } from '../contract/turn-result'
-import { type ClientMessage, type NewMessageEvent, reconcile, type TokenEstimator, type ToolCall } from '../core'
+import { branchPoint, type ClientMessage, type NewMessageEvent, reconcile, type TokenEstimator, type ToolCall } from '../core'
 import { openContinuation, turnEvent } from '../turns/open-step'
-import { runStep } from '../turns/run-turn'
+import { regenerate, runStep } from '../turns/run-turn'
 import type { TurnDeps } from '../turns/session'
 import type { StepRequest } from '../turns/step'
 
@@ -16,19 +16,40 @@ export interface DoorInput {
   request: StepRequest
   /** The `Idempotency-Key` header, with the SHA-256 of the request's `messages` as JSON. */
   idempotency?: { key: string; hash: string }
+  /** A history that left the session's: taken as a rewind to where it branched off (default), or refused with a 409. */
+  onDiverge?: OnDiverge
+  /** A request that repeats an answered one regenerates its reply instead of answering the stored one. */
+  regenerate?: boolean
 }
+
+export type OnDiverge = 'rewind' | 'reject'
+
+/**
+ * The deployment's ON_DIVERGE: `rewind` (the default) or `reject`; anything else is a 503 naming
+ * the variable (a deployment error, not the client's).
+ */
+export function onDivergeOf(value: string | undefined): OnDiverge {
+  const text = (value ?? '').trim()
+  if (text === '') return 'rewind'
+  if (text === 'rewind' || text === 'reject') return text
+  throw new ServiceError('not_configured', `ON_DIVERGE: "${text}" is neither rewind nor reject`)
+}
+
+/** How far back a diverged request's branch point is looked for, beyond the request's own length (messages). */
+export const BRANCH_LOOKBACK = 10_000
 
 /**
  * One door request with the session's memory: an `Idempotency-Key` seen before answers its first
- * result; the request's messages are reconciled with the log's (see the core's `reconcile`) — a
- * retry answers the stored reply, else only what is new is written, with the reply, as one turn
- * step (leading tool messages are a continuation's results).
+ * result; the request's messages are reconciled with the lineage's (see the core's `reconcile`) —
+ * a retry answers the stored reply (or, asked to regenerate, a new one), a history that left the
+ * session's rewinds to where it branched off (see {@link divergedTurn}), else only what is new is
+ * written, with the reply, as one turn step (leading tool messages are a continuation's results).
  *
  * @example
  * const result = await doorTurn({ messages: [{ role: 'user', content: 'Hi' }], positions: [0], request: {} }, deps)
  */
 export async function doorTurn(input: DoorInput, deps: TurnDeps): Promise<TurnResult> {
-  const { session, estimator } = deps
+  const { session } = deps
   const steps = await session.stepLog()
   if (input.idempotency && steps) {
     const found = steps.idempotent(input.idempotency.key)
@@ -44,14 +65,64 @@ export async function doorTurn(input: DoorInput, deps: TurnDeps): Promise<TurnRe
     { logIsEmpty: tail.empty },
   )
   const field = (at: number) => `messages[${input.positions[at]}]`
-  if (reconciled.kind === 'refused') throw new ServiceError(reconciled.code, `${field(reconciled.at)}: ${reconciled.reason}`)
-  if (reconciled.kind === 'retry') return storedResult(steps!.storedReply(tail.messages.at(-1)!.seq))
+  if (reconciled.kind === 'refused') {
+    if (reconciled.code === 'history_diverged' && (input.onDiverge ?? 'rewind') === 'rewind') return divergedTurn(input, deps)
+    throw new ServiceError(reconciled.code, `${field(reconciled.at)}: ${reconciled.reason}`)
+  }
+  if (reconciled.kind === 'retry') {
+    if (input.regenerate) return regenerate(undefined, input.request, deps)
+    return storedResult(steps!.storedReply(tail.messages.at(-1)!.seq))
+  }
+  return newMessagesTurn(input, reconciled.messages, reconciled.seeding, deps)
+}
 
-  const fresh = reconciled.messages
+/**
+ * A history that left the session's (an edit, a regenerate by resending, a client that rewrote
+ * or compacted its own copy): the request means a rewind to where it branches off the lineage
+ * (the core's `branchPoint`, looked for within {@link BRANCH_LOOKBACK} messages beyond the
+ * request's length), then what follows that point is new. The REWIND (`divergence`) goes with
+ * the turn's first write; a history that shares nothing starts a fresh lineage holding what it
+ * sent. `onRewound` is told what the rewind abandons.
+ */
+async function divergedTurn(input: DoorInput, deps: TurnDeps): Promise<TurnResult> {
+  const tail = (await deps.session.stepLog())!.clientTail(input.messages.length + BRANCH_LOOKBACK)
+  const { j, i } = branchPoint(
+    input.messages,
+    tail.messages.map((shown) => shown.message),
+  )
+  const to = i === 0 ? null : tail.messages[i - 1]!.id
+  const rewound = deps.session.rewindFirst({ to, position: 'at' }, 'divergence', 'messages')
+  deps.onRewound?.(rewound?.abandoned ?? 0)
+  const fresh = input.messages.slice(j)
+  const last = fresh.at(-1)
+  if (!last || last.role === 'assistant') {
+    throw new ServiceError(
+      'invalid_request',
+      `messages[${input.positions.at(-1)}]: the last message must be a user or tool message the session does not hold yet`,
+    )
+  }
+  // What follows the branch point is stored as sent (as a client seeds a session) when it holds
+  // replies of its own; else it is the usual new messages.
+  return newMessagesTurn(
+    input,
+    fresh,
+    fresh.some((message) => message.role === 'assistant'),
+    deps,
+  )
+}
+
+/** The request's new messages written with the reply, as one turn step (see {@link doorTurn}). */
+async function newMessagesTurn(
+  input: DoorInput,
+  fresh: readonly ClientMessage[],
+  seeding: boolean,
+  deps: TurnDeps,
+): Promise<TurnResult> {
+  const { session, estimator } = deps
   const start = input.messages.length - fresh.length
-  const fields = fresh.map((_, i) => field(start + i))
+  const fields = fresh.map((_, i) => `messages[${input.positions[start + i]}]`)
   const step = { idempotency: input.idempotency }
-  if (reconciled.seeding) {
+  if (seeding) {
     const seeded = seedEvents(fresh, fields, estimator)
     return runStep({ ...seeded, ...step, closesPending: false, history: historyOf(seeded.added) }, input.request, deps)
   }

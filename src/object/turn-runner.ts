@@ -63,6 +63,7 @@ export class TurnRunner {
       deploymentPolicy: this.options.env.COMPACTION_POLICY,
       onDelta: stream ? (text) => frames.send({ type: 'delta', text }) : undefined,
       onToolCall: stream ? (call) => frames.send({ type: 'tool_call', call }) : undefined,
+      onRewound: (abandoned) => frames.send({ type: 'rewound', abandoned }),
       written,
       limiter,
     })

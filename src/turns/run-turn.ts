@@ -37,7 +37,7 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
  * view (one REWIND at that message, written with the new reply), and the model answers again.
  * A retried `id` (the REWIND's) answers the stored result.
  */
-async function regenerate(id: string | undefined, request: StepRequest, deps: TurnDeps): Promise<TurnResult> {
+export async function regenerate(id: string | undefined, request: StepRequest, deps: TurnDeps): Promise<TurnResult> {
   const { session } = deps
   if (id !== undefined) {
     const done = (await session.stepLog())?.regenerated(id) ?? null

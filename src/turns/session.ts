@@ -92,6 +92,8 @@ export interface TurnDeps {
   onDelta?: (text: string) => void
   /** Passes each client tool call of the reply on once it is whole, with its stored id (streamed turns only). */
   onToolCall?: (call: ToolCall) => void
+  /** Told what a door's rewind abandons, before the model is called (a response header says it). */
+  onRewound?: (abandoned: number) => void
   /** Called once the turn's events are written: the next turn on the session may start. */
   written: () => void
   /** The user's limits, when any are on. */

@@ -104,9 +104,10 @@ describe('faults in tool loops', () => {
       { id: 'r2', data: `${city} 24 degrees` },
     ]
     const viaTurns = (city: string) => turn(id, { toolResults: results(city), model: `agent-r1,r2#${tag}`, tools: WEATHER })
+    // The strict reconciliation: other results for answered calls are refused, not a new branch.
     const viaFrontDoor = (city: string) =>
       call('POST', '/v1/chat/completions', {
-        headers: { 'X-Session-Id': id },
+        headers: { 'X-Session-Id': id, 'X-On-Diverge': 'reject' },
         body: {
           model: `agent-r1,r2#${tag}`,
           tools: WEATHER,

@@ -86,11 +86,15 @@ describe('POST /v1/chat/completions', () => {
     expect(await wholeLog(id)).toHaveLength(4)
   })
 
-  it('refuses an edited history (409 history_diverged) and a request with nothing new (400), writing nothing', async () => {
+  it('with X-On-Diverge: reject, refuses an edited history (409 history_diverged) and a request with nothing new (400), writing nothing', async () => {
     const id = newSessionId()
     await complete(id, { model: 'echo', messages: [u('one')] })
     const before = await wholeLog(id)
-    const diverged = await complete(id, { model: 'echo', messages: [u('one'), a('something else'), u('two')] })
+    const diverged = await complete(
+      id,
+      { model: 'echo', messages: [u('one'), a('something else'), u('two')] },
+      { 'X-On-Diverge': 'reject' },
+    )
     expectError(diverged, 409, 'history_diverged')
     expect(diverged.body.error.message).toContain('messages[1]')
     expectError(await complete(id, { model: 'echo', messages: [u('one'), a('Echo: one')] }), 400, 'invalid_request')

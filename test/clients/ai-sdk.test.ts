@@ -1,7 +1,7 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
 import { generateText, jsonSchema, type ModelMessage, stepCountIs, streamText, tool } from 'ai'
 import { describe, expect, inject, it } from 'vitest'
-import { logOf, newSessionId, newTag, shown, upstreamSent } from './helpers'
+import { logOf, newSessionId, newTag, shown, upstreamSent, viewOf } from './helpers'
 
 /** The Vercel AI SDK's OpenAI-compatible provider pointed at the service, the session in a header. */
 const provider = (sessionId: string) =>
@@ -68,5 +68,24 @@ describe('the AI SDK (ai + @ai-sdk/openai-compatible) against the front door', (
       messages.push(...result.response.messages)
     }
     expect(shown(await logOf(id))).toEqual(['One?', 'Two?', 'Three?'].flatMap((q) => [`user:${q}`, `assistant:Echo: ${q}`]))
+  })
+
+  it('an edit in a multi-turn conversation whose messages are resent: the session follows the edited history', async () => {
+    const id = newSessionId()
+    const messages: ModelMessage[] = []
+    for (const question of ['One?', 'Two?', 'Three?']) {
+      messages.push({ role: 'user', content: question })
+      const result = await generateText({ model: provider(id)('echo'), messages, maxRetries: 0 })
+      messages.push(...result.response.messages)
+    }
+    // The person edits "Two?": what followed it goes, the edit is sent with the history before it.
+    messages.splice(2, 4, { role: 'user', content: 'Two, edited?' })
+    const edited = await generateText({ model: provider(id)('echo'), messages, maxRetries: 0 })
+    expect(edited.text).toBe('Echo: Two, edited?')
+    expect(edited.response.headers?.['x-rewound']).toBe('4')
+    messages.push(...edited.response.messages, { role: 'user', content: 'Four?' })
+    await generateText({ model: provider(id)('echo'), messages, maxRetries: 0 })
+    expect(await viewOf(id)).toEqual(['One?', 'Two, edited?', 'Four?'].flatMap((q) => [`user:${q}`, `assistant:Echo: ${q}`]))
+    expect(await logOf(id)).toHaveLength(10)
   })
 })

@@ -18,6 +18,16 @@ export async function logOf(
   return ((await response.json()) as { events: { type: string }[] }).events.filter((e) => e.type === 'MESSAGE') as never
 }
 
+/** The session's view (what the model is shown now), `role:content`. */
+export async function viewOf(sessionId: string): Promise<string[]> {
+  const response = await fetch(`${inject('apiBase')}/sessions/${sessionId}/view`, {
+    headers: { Authorization: `Bearer ${inject('apiKey')}` },
+  })
+  if (!response.ok) throw new Error(`view of ${sessionId}: ${response.status} ${await response.text()}`)
+  const { events } = (await response.json()) as { events: { message: { role: string; content: string | null } }[] }
+  return events.map(({ message }) => `${message.role}:${message.content ?? ''}`)
+}
+
 /** What the fake upstream was sent for a tag, in order. */
 export async function upstreamSent(tag: string): Promise<{ body: { messages: { role: string; content: string | null }[] } }[]> {
   return (await fetch(`${inject('upstreamUrl')}/__requests?tag=${encodeURIComponent(tag)}`)).json() as never

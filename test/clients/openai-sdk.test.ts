@@ -1,6 +1,6 @@
 import OpenAI from 'openai'
 import { describe, expect, inject, it } from 'vitest'
-import { logOf, newSessionId, newTag, shown, upstreamSent } from './helpers'
+import { logOf, newSessionId, newTag, shown, upstreamSent, viewOf } from './helpers'
 
 /** The official SDK pointed at the service: its base URL, the bearer token as the API key, the session in a header. */
 const client = (sessionId: string) =>
@@ -116,17 +116,54 @@ describe('the openai package against the front door', () => {
     ])
   })
 
+  it('a chat UI that edits a question and regenerates a reply, resending its history: both work, nothing is lost', async () => {
+    const id = newSessionId()
+    const openai = client(id)
+    type Message = OpenAI.ChatCompletionMessageParam
+    const ask = async (messages: Message[], headers?: Record<string, string>) => {
+      const { data, response } = await openai.chat.completions.create({ model: 'echo', messages }, { headers }).withResponse()
+      return { reply: data.choices[0]!.message.content!, rewound: response.headers.get('x-rewound') }
+    }
+    const history: Message[] = [{ role: 'user', content: 'One?' }]
+    history.push({ role: 'assistant', content: (await ask(history)).reply })
+    history.push({ role: 'user', content: 'Two?' })
+    history.push({ role: 'assistant', content: (await ask(history)).reply })
+    // The person edits "Two?": the UI drops what followed it and sends the edited history.
+    history.splice(2, 2, { role: 'user', content: 'Two, really?' })
+    const edited = await ask(history)
+    expect(edited).toEqual({ reply: 'Echo: Two, really?', rewound: '2' })
+    history.push({ role: 'assistant', content: edited.reply })
+    // Then regenerates that reply: the same history again, asking for a new answer.
+    const regenerated = await ask(history.slice(0, -1), { 'X-Regenerate': 'true' })
+    expect(regenerated.reply).toBe('Echo: Two, really?')
+    expect(await viewOf(id)).toEqual(['user:One?', 'assistant:Echo: One?', 'user:Two, really?', 'assistant:Echo: Two, really?'])
+    // Every message is still in the log: the first "Two?" turn and the first answer to the edit, abandoned.
+    expect(shown(await logOf(id))).toEqual([
+      'user:One?',
+      'assistant:Echo: One?',
+      'user:Two?',
+      'assistant:Echo: Two?',
+      'user:Two, really?',
+      'assistant:Echo: Two, really?',
+      'assistant:Echo: Two, really?',
+    ])
+  })
+
   it('errors come back as the SDK’s APIError with the contract’s status and code; models are listed', async () => {
     const id = newSessionId()
     await client(id).chat.completions.create({ model: 'echo', messages: [{ role: 'user', content: 'One' }] })
-    const edited = client(id).chat.completions.create({
-      model: 'echo',
-      messages: [
-        { role: 'user', content: 'One' },
-        { role: 'assistant', content: 'not what was said' },
-        { role: 'user', content: 'Two' },
-      ],
-    })
+    // The strict reconciliation, asked for: an edited history is a 409.
+    const edited = client(id).chat.completions.create(
+      {
+        model: 'echo',
+        messages: [
+          { role: 'user', content: 'One' },
+          { role: 'assistant', content: 'not what was said' },
+          { role: 'user', content: 'Two' },
+        ],
+      },
+      { headers: { 'X-On-Diverge': 'reject' } },
+    )
     await expect(edited).rejects.toMatchObject({ status: 409, error: { code: 'history_diverged' } })
     await expect(
       client(id).chat.completions.create({ model: 'echo', n: 2, messages: [{ role: 'user', content: 'x' }] }),

@@ -16,7 +16,8 @@ import { serveWorker } from '../served/global-setup'
 import { MARKER, missingPiece, readmeWalkthrough, type Step } from './readme'
 import { startWalkthroughModel } from './walkthrough-model'
 
-const HEADING = '## Walkthrough'
+/** The sections run as written, in this order, in one shell (the later ones use the first one's variables). */
+const HEADINGS = ['## Walkthrough', '## Edit, regenerate, rewind, fork']
 const missing = ['bash', 'curl', 'npm'].filter((tool) => spawnSync(tool, ['--version'], { stdio: 'ignore' }).error)
 const why = missing.length > 0 ? `the README walkthrough needs ${missing.join(' and ')} on PATH` : ''
 if (why) console.warn(`skipped: ${why}`)
@@ -75,7 +76,7 @@ describe.skipIf(why !== '')(why ? `the README walkthrough (skipped: ${why})` : '
   })
 
   it('each step answers what the README shows after it', { timeout: 120_000 }, async () => {
-    const { script, steps } = readmeWalkthrough(HEADING)
+    const { script, steps } = readmeWalkthrough(...HEADINGS)
     expect(steps.length, 'the walkthrough shows output after its commands').toBeGreaterThan(10)
     const port = new URL(worker.url).port
     const run = await bash(script, { PORT: port, JWT_SECRET: inject('jwtSecret') })

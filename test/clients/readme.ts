@@ -64,8 +64,12 @@ export function walkthroughOf(readme: string, heading: string): Walkthrough {
   return { script: lines.join('\n'), steps }
 }
 
-/** The walkthrough of the repository's README. */
-export const readmeWalkthrough = (heading: string) => walkthroughOf(readFileSync('README.md', 'utf8'), heading)
+/** The walkthrough of the repository's README: these sections' blocks, one after the other, in one script. */
+export function readmeWalkthrough(...headings: string[]): Walkthrough {
+  const readme = readFileSync('README.md', 'utf8')
+  const parts = headings.map((heading) => walkthroughOf(readme, heading))
+  return { script: parts.map((part) => part.script).join('\n'), steps: parts.flatMap((part) => part.steps) }
+}
 
 /** The first of the pieces that the output does not hold in order, or null when it holds them all. */
 export function missingPiece(output: string, pieces: readonly string[]): string | null {

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { msg, sequenced } from '../testing'
-import { type ClientMessage, clientMessagesOf, messageKey, overlap, reconcile } from '.'
+import { branchPoint, type ClientMessage, clientMessagesOf, messageKey, overlap, reconcile } from '.'
 
 const u = (content: string): ClientMessage => ({ role: 'user', content })
 const a = (content: string): ClientMessage => ({ role: 'assistant', content })
@@ -72,6 +72,35 @@ describe('overlap', () => {
         let k = Math.min(request.length, log.length)
         while (k > 0 && request.slice(0, k).join() !== log.slice(log.length - k).join()) k--
         expect(overlap(request, log)).toBe(k)
+      }),
+    )
+  })
+})
+
+describe('branchPoint', () => {
+  it('finds where an edited history leaves the lineage: the longest run of its start, the latest one', () => {
+    // An edit of the last question: the first two match, the third is new.
+    expect(branchPoint([u('q1'), a('r1'), u('q2!')], [u('q1'), a('r1'), u('q2'), a('r2')])).toEqual({ j: 2, i: 2 })
+    // A repeated exchange: the latest place it ends.
+    expect(branchPoint([u('hi'), a('hello'), u('x')], [u('hi'), a('hello'), u('hi'), a('hello')])).toEqual({ j: 2, i: 4 })
+    // A history the lineage does not hold at all (a client that compacted its own copy).
+    expect(branchPoint([u('summary'), a('ok'), u('go on')], [u('q1'), a('r1')])).toEqual({ j: 0, i: 0 })
+    // Arguments compare as JSON, as everywhere in matching.
+    const reordered: ClientMessage = { ...calls('c1'), toolCalls: [{ id: 'c1', name: 'f', arguments: '{"n":1,"id":"c1"}' }] }
+    expect(branchPoint([u('q'), reordered, t('c1', 'other')], [u('q'), calls('c1'), t('c1')])).toEqual({ j: 2, i: 2 })
+  })
+
+  it('agrees with trying every start and length, for any two sequences', () => {
+    const seq = fc.array(fc.constantFrom('a', 'b', 'c').map(u), { maxLength: 10 })
+    fc.assert(
+      fc.property(seq, seq, (request, lineage) => {
+        let best = { j: 0, i: 0 }
+        for (let start = 0; start < lineage.length; start++) {
+          let j = 0
+          while (j < request.length && start + j < lineage.length && request[j]!.content === lineage[start + j]!.content) j++
+          if (j > 0 && j >= best.j) best = { j, i: start + j }
+        }
+        expect(branchPoint(request, lineage)).toEqual(best)
       }),
     )
   })

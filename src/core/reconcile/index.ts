@@ -18,10 +18,11 @@ export interface ClientMessage {
   toolCallId?: string
 }
 
-/** A message of the log as the client was shown it, with the seq of the event it comes from. */
+/** A message of the log as the client was shown it, with the seq and id of the event it comes from. */
 export interface ShownMessage {
   message: ClientMessage
   seq: number
+  id: string
 }
 
 /**
@@ -93,6 +94,35 @@ export function overlap(request: readonly string[], log: readonly string[]): num
     prefix[i] = k
   }
   return text.length > request.length + 1 ? prefix[text.length - 1]! : 0
+}
+
+/**
+ * Where a diverged request branches off the lineage: the largest j such that the request's first
+ * j messages equal j consecutive messages of `lineage` ending at some position i (the largest
+ * such i); j = 0 and i = 0 when its first message is nowhere in it. One pass over both (the
+ * Z-function of request + separator + lineage).
+ *
+ * @example
+ * branchPoint([u1, a1, u2edited], [u1, a1, u2, a2]) // { j: 2, i: 2 }: rewind at a1, then u2edited is new
+ */
+export function branchPoint(request: readonly ClientMessage[], lineage: readonly ClientMessage[]): { j: number; i: number } {
+  const text = [...request.map(messageKey), null, ...lineage.map(messageKey)]
+  const z = new Int32Array(text.length)
+  for (let k = 1, left = 0, right = 0; k < text.length; k++) {
+    let length = k < right ? Math.min(right - k, z[k - left]!) : 0
+    while (k + length < text.length && text[length] !== null && text[length] === text[k + length]) length++
+    z[k] = length
+    if (k + length > right) {
+      left = k
+      right = k + length
+    }
+  }
+  let best = { j: 0, i: 0 }
+  for (let start = 0; start < lineage.length; start++) {
+    const j = z[request.length + 1 + start]!
+    if (j > 0 && j >= best.j) best = { j, i: start + j }
+  }
+  return best
 }
 
 /** What a request's messages are, against the log's. */

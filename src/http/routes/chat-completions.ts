@@ -3,7 +3,7 @@ import type { SSEStreamingApi } from 'hono/streaming'
 import { ServiceError } from '../../contract/errors'
 import { LIMITS } from '../../contract/limits'
 import { ChatCompletionRequestSchema, SessionId } from '../../contract/schemas'
-import type { DoorAnswer } from '../../doors'
+import { type DoorAnswer, onDivergeOf } from '../../doors'
 import { answeringModel, chatCompletion, chunkWriter } from '../../doors/chat-completions/answer'
 import { chatCompletionInput } from '../../doors/chat-completions/request'
 import { modelSettings } from '../../models/config'
@@ -18,6 +18,14 @@ const Headers = z.object({
     .enum(['on', 'off'])
     .optional()
     .openapi({ description: '`on` offers the model the built-in recall_history tool (see /turns `recall`).' }),
+  'x-on-diverge': z.enum(['rewind', 'reject']).optional().openapi({
+    description:
+      'A history that left the session’s (an edit, a rewrite): `rewind` to where it branched off (the default, or ON_DIVERGE), or `reject` with a 409 `history_diverged`.',
+  }),
+  'x-regenerate': z.enum(['true', 'false']).optional().openapi({
+    description:
+      '`true`: a request that repeats an answered one gets a new reply (the old one leaves the view) instead of the stored one.',
+  }),
   'idempotency-key': z
     .string()
     .min(1)
@@ -92,8 +100,11 @@ chatCompletionRoutes
     c.header('X-Session-Id', sessionId)
     const input = await chatCompletionInput(request, headers['idempotency-key'])
     if (headers['x-recall'] === 'on') input.request.recall = true
+    input.onDiverge = headers['x-on-diverge'] ?? onDivergeOf(c.env.ON_DIVERGE)
+    if (headers['x-regenerate'] === 'true') input.regenerate = true
     const address = { userId: c.get('userId'), sessionId }
     const answer = await readTurnAnswer(await sessionOf(c, sessionId).chatCompletion(address, input))
+    if (answer.rewound !== null) c.header('X-Rewound', String(answer.rewound))
     const requested = request.model ?? modelSettings(c.env).chatModel
     if (!request.stream) {
       if (answer.first.type !== 'done') throw new Error('a plain completion answered with a delta')

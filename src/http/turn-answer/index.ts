@@ -20,8 +20,10 @@ export interface FrameEvents {
 
 /** A turn's answer as the Worker reads it from the session object (see `object/frames`). */
 export interface TurnAnswer {
-  /** The first frame, when it is not an error (a failure before anything was sent is an ordinary error response). */
-  first: Exclude<ReadFrame, { type: 'error' }>
+  /** The first frame of the answer, when it is not an error (a failure before anything was sent is an ordinary error response). */
+  first: Exclude<ReadFrame, { type: 'error' | 'rewound' }>
+  /** What a door's rewind abandoned (sent ahead of the answer, for a header); null when it made none. */
+  rewound: number | null
   /** Writes the frames, from the first on, as server-sent events until the one that ends them. */
   stream(c: Context, events: FrameEvents): Response
 }
@@ -51,11 +53,14 @@ async function* interruptible(frames: AsyncGenerator<ReadFrame>): AsyncGenerator
  */
 export async function readTurnAnswer(stream: ReadableStream<Uint8Array>): Promise<TurnAnswer> {
   const frames = interruptible(turnFrames(stream))
-  const first = (await frames.next()).value
+  let rewound: number | null = null
+  let first = (await frames.next()).value
+  for (; first?.type === 'rewound'; first = (await frames.next()).value) rewound = first.abandoned
   if (!first) throw new Error('the turn ended without an answer')
   if (first.type === 'error') throw ServiceError.of(first.error)
   return {
     first,
+    rewound,
     stream: (c, events) =>
       streamSSE(c, async (sse) => {
         sse.onAbort(() => void frames.return(undefined))
@@ -63,6 +68,7 @@ export async function readTurnAnswer(stream: ReadableStream<Uint8Array>): Promis
         for (let frame: ReadFrame | undefined = first; frame; frame = (await frames.next()).value ?? undefined) {
           if (frame.type === 'delta') await events.delta(sse, frame.text)
           else if (frame.type === 'tool_call') await events.toolCall(sse, frame.call)
+          else if (frame.type === 'rewound') continue
           else {
             await (frame.type === 'error' ? events.error(sse, ServiceError.of(frame.error)) : events.done(sse, frame))
             break

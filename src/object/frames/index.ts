@@ -13,6 +13,8 @@ export type TurnFrame =
   | { type: 'delta'; text: string }
   /** A client tool call of the reply, whole, with the id it is stored with. */
   | { type: 'tool_call'; call: ToolCall }
+  /** A door's rewind to where a diverged history branched off, and the messages it abandons: sent before the model is called. */
+  | { type: 'rewound'; abandoned: number }
   | { type: 'error'; error: ErrorWire }
 
 /** A frame as the Worker reads it: `done` carries the rest of the stream, the result's JSON bytes. */

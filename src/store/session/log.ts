@@ -101,10 +101,11 @@ export class SessionLog {
     return this.events(this.sql.all<Row>`SELECT * FROM events WHERE seq > ${from} ORDER BY seq LIMIT ${limit}`)
   }
 
-  /** The message events before `seq` that a client was shown (not system, not synthetic), newest first, at most `limit`. */
-  shownBefore(seq: number, limit: number): SessionEvent[] {
+  /** The message events from `from` to before `seq` that a client was shown (not system, not synthetic), newest first, at most `limit`. */
+  shownBefore(seq: number, limit: number, from = 1): SessionEvent[] {
     return this.events(this.sql.all<Row>`SELECT * FROM events
-      WHERE seq < ${seq} AND type = 'MESSAGE' AND role != 'system' AND synthetic = 0 ORDER BY seq DESC LIMIT ${limit}`)
+      WHERE seq < ${seq} AND seq >= ${from} AND type = 'MESSAGE' AND role != 'system' AND synthetic = 0
+      ORDER BY seq DESC LIMIT ${limit}`)
   }
 
   /** The COMPACTION events before `seq`, newest first, at most `limit` (read through their own index). */

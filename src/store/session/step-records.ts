@@ -1,5 +1,5 @@
 import type { StepRecord, StoredStep, Usage } from '../../contract/turn-result'
-import { clientMessagesOf, type MessageEvent, type SessionEvent, type ShownMessage } from '../../core'
+import { clientMessagesOf, lineageRuns, type MessageEvent, type SessionEvent, type ShownMessage } from '../../core'
 import type { Sql } from '../sql'
 import type { SessionLog } from './log'
 
@@ -109,21 +109,30 @@ export class StepRecords {
     const tail: ShownMessage[] = [] // newest first
     let replies = 0 // the trailing assistant messages, while they last
     let trailing = true
-    let before = Number.MAX_SAFE_INTEGER
-    // Rows read follow the request: first what it needs if each event is one message (and the
-    // reply after it), then twice as many each time.
-    for (let batch = count + 1; ; batch = Math.min(batch * 2, 4096)) {
-      const events = this.log.shownBefore(before, batch)
-      for (const event of events) {
-        for (const message of clientMessagesOf(event as MessageEvent).reverse()) {
-          if (trailing && message.role === 'assistant' && replies < TRAILING_REPLIES) replies++
-          else trailing = false
-          tail.push({ message, seq: event.seq })
-          if (!trailing && tail.length >= replies + count) return { messages: tail.reverse(), empty: false }
-        }
+    for (const event of this.shownOnLineage(count + 1)) {
+      for (const message of clientMessagesOf(event).reverse()) {
+        if (trailing && message.role === 'assistant' && replies < TRAILING_REPLIES) replies++
+        else trailing = false
+        tail.push({ message, seq: event.seq, id: event.id })
+        if (!trailing && tail.length >= replies + count) return { messages: tail.reverse(), empty: false }
       }
-      if (events.length < batch) return { messages: tail.reverse(), empty: tail.length === 0 }
-      before = events.at(-1)!.seq
+    }
+    return { messages: tail.reverse(), empty: tail.length === 0 }
+  }
+
+  /**
+   * The lineage's messages a client was shown, newest first, read as taken: each run of the
+   * lineage backwards (abandoned events are skipped), first `batch` rows (what a request needs
+   * if each event is one message), then twice as many each time.
+   */
+  private *shownOnLineage(batch: number): Generator<MessageEvent> {
+    for (const run of lineageRuns(Number.MAX_SAFE_INTEGER, (seq) => this.log.rewindAtOrBefore(seq))) {
+      for (let before = run.to === Number.MAX_SAFE_INTEGER ? run.to : run.to + 1; ; batch = Math.min(batch * 2, 4096)) {
+        const events = this.log.shownBefore(before, batch, run.from) as MessageEvent[]
+        yield* events
+        if (events.length < batch) break
+        before = events.at(-1)!.seq
+      }
     }
   }
 }
