@@ -429,7 +429,13 @@ async function appendAndView(c: BenchContext, i: number): Promise<number> {
 }
 
 /** The search the route makes: all scopes, 20 hits with their events. */
-const searchQuery = (c: BenchContext) => ({ q: query(c, 'q'), limit: 20, scope: 'all' as const, from: SEARCH_START })
+const searchQuery = (c: BenchContext) => ({
+  q: query(c, 'q'),
+  limit: 20,
+  scope: 'all' as const,
+  branches: 'lineage' as const,
+  from: SEARCH_START,
+})
 
 const storageWorkOf = (c: BenchContext): StorageWork => (query(c, 'work') === 'tool' ? 'tool' : 'turn')
 

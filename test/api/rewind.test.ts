@@ -174,3 +174,37 @@ describe('POST /v1/sessions/:id/rewind', () => {
     expect(doc.components.schemas.Event.properties.type.enum).toEqual(['MESSAGE', 'COMPACTION', 'REWIND'])
   })
 })
+
+describe('search and recall over the lineage', () => {
+  it('finds lineage events only, unless branches=all adds the abandoned ones (covered and abandoned)', async () => {
+    const id = newSessionId('rw')
+    await append(id, [user('the avocado question', 'q1'), assistant('avocado answer one', 'r1')])
+    await rewind(id, { to: 'q1' })
+    await append(id, [assistant('avocado answer two', 'r2')])
+    const search = async (query: string) => (await call('GET', `/v1/sessions/${id}/search?q=avocado${query}`)).body.hits
+    const brief = (hits: { event: { id: string }; covered: boolean; abandoned: boolean }[]) =>
+      hits.map((hit) => `${hit.event.id}${hit.covered ? ' covered' : ''}${hit.abandoned ? ' abandoned' : ''}`).sort()
+    expect(brief(await search(''))).toEqual(['q1', 'r2'])
+    expect(brief(await search('&branches=all'))).toEqual(['q1', 'r1 covered abandoned', 'r2'])
+    expect(brief(await search('&scope=view&branches=all'))).toEqual(['q1', 'r1 covered abandoned', 'r2'])
+    expect(brief(await search('&scope=covered'))).toEqual([])
+    expectError(await call('GET', `/v1/sessions/${id}/search?q=avocado&branches=some`), 400, 'invalid_request')
+  })
+
+  it('recall_history never returns an abandoned event', async () => {
+    const id = newSessionId('rw')
+    await append(id, [user('remember the code word zebra', 'q1'), assistant('zebra noted', 'r1')])
+    await rewind(id, { to: null })
+    await append(id, [user('something else', 'q2'), assistant('fine', 'r2')])
+    const tag = newTag()
+    const result = await turn(id, {
+      content: 'What was the code word?',
+      model: `recall-zebra#${tag}`,
+      recall: true,
+      compaction: false,
+    })
+    expect(result.status, result.text).toBe(200)
+    expect(result.body.reply.message.content).not.toContain('zebra noted')
+    expect(result.body.reply.message.content).not.toContain('remember the code word')
+  })
+})

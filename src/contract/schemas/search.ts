@@ -50,6 +50,13 @@ export const SearchQuerySchema = z.strictObject({
     .enum(['system', 'user', 'assistant', 'tool'])
     .optional()
     .openapi({ param: { name: 'role', in: 'query' } }),
+  branches: z
+    .enum(['lineage', 'all'])
+    .optional()
+    .openapi({
+      param: { name: 'branches', in: 'query' },
+      description: 'lineage (default): what the view descends from; all: abandoned branches too (their hits `abandoned`).',
+    }),
   cursor: z
     .string()
     .transform((cursor, ctx) => {
@@ -63,7 +70,14 @@ export const SearchQuerySchema = z.strictObject({
 
 export const SearchPageSchema = z
   .object({
-    hits: z.array(z.object({ event: EventSchema, covered: z.boolean(), snippet: z.string() })),
+    hits: z.array(
+      z.object({
+        event: EventSchema,
+        covered: z.boolean().openapi({ description: 'Not in the view (abandoned events always are).' }),
+        abandoned: z.boolean().openapi({ description: 'On a branch a rewind left (found with `branches=all` only).' }),
+        snippet: z.string(),
+      }),
+    ),
     nextCursor: z.string().nullable(),
   })
   .openapi('SearchPage', {

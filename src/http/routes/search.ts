@@ -14,7 +14,7 @@ const searchSession = createRoute({
 
 /** Full-text search of a session's log. */
 export const searchRoutes = routes().openapi(searchSession, async (c) => {
-  const { q, limit = LIMITS.searchPage.default, scope = 'all', role, cursor = SEARCH_START } = c.req.valid('query')
-  const query = { q, limit, scope, from: cursor, ...(role ? { role } : {}) }
+  const { q, limit = LIMITS.searchPage.default, scope = 'all', role, cursor = SEARCH_START, branches } = c.req.valid('query')
+  const query = { q, limit, scope, from: cursor, branches: branches ?? 'lineage', ...(role ? { role } : {}) }
   return streamedJson<typeof SearchPageSchema>(c, unwrap(await sessionOf(c, c.req.valid('param').id).search(query)))
 })

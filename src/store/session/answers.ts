@@ -16,6 +16,7 @@ import type { TurnResult } from '../../contract/turn-result'
 import {
   allSeqs,
   type CompactionResult,
+  lineageRuns,
   type MessageEvent,
   type RecallHit,
   searchTextOf,
@@ -152,6 +153,8 @@ export interface SearchQuery {
   q: string
   role?: string
   scope: 'all' | 'covered' | 'view'
+  /** `all`: abandoned branches' events too. */
+  branches: 'lineage' | 'all'
   limit: number
   /** Where in the ranked matches (role filter applied) the page starts. */
   from: SearchPosition
@@ -186,14 +189,39 @@ function membership(view: ViewColumns, version: number) {
   return { isInView, bounds }
 }
 
+/**
+ * Whether a seq is on the lineage: its runs walked once (a row per rewind on it), then looked up
+ * by halving.
+ */
+function lineageMembership(log: SessionLog): (seq: number) => boolean {
+  const runs = [...lineageRuns(Number.MAX_SAFE_INTEGER, (seq) => log.rewindAtOrBefore(seq))].reverse()
+  return (seq) => {
+    let low = 0
+    let high = runs.length - 1
+    while (low <= high) {
+      const mid = (low + high) >> 1
+      const run = runs[mid]!
+      if (seq < run.from) high = mid - 1
+      else if (seq > run.to) low = mid + 1
+      else return true
+    }
+    return false
+  }
+}
+
 /** A page of hits, each event written from its row. */
-function* searchJson(log: SessionLog, hits: { seq: number; covered: boolean; snippet: string }[], next: SearchPosition | null) {
+function* searchJson(
+  log: SessionLog,
+  hits: { seq: number; covered: boolean; abandoned: boolean; snippet: string }[],
+  next: SearchPosition | null,
+) {
   yield* jsonObject<SearchPageJson>({
     hits: jsonArray(
       hits.map((hit) =>
         jsonObject<SearchPageJson['hits'][number]>({
           event: [...log.jsonRange(hit.seq, hit.seq)][0]!.json,
           covered: json(hit.covered),
+          abandoned: json(hit.abandoned),
           snippet: json(hit.snippet),
         }),
       ),
@@ -233,7 +261,8 @@ export class SessionAnswers {
   recallHits(record: SessionRecord, q: string, limit: number): RecallHit[] {
     const expression = ftsExpression(q)
     if (expression === null) return []
-    const { hits } = this.hits(record, expression, { limit, scope: 'covered', from: SEARCH_START })
+    // Covered events of the lineage only: an abandoned branch is never recalled.
+    const { hits } = this.hits(record, expression, { limit, scope: 'covered', branches: 'lineage', from: SEARCH_START })
     return hits.map((hit) => {
       const [event] = this.log.range(hit.seq, hit.seq) as MessageEvent[]
       return { id: event!.id, seq: hit.seq, role: event!.message.role, text: searchTextOf(event!.message) }
@@ -243,21 +272,26 @@ export class SessionAnswers {
   /** The hits of a search (its FTS5 expression, its filters), and where the page after starts. */
   private hits(record: SessionRecord, expression: string, query: Omit<SearchQuery, 'q'>) {
     const { isInView, bounds } = membership(this.view.snapshot(record), record.version)
-    const page: { seq: number; covered: boolean }[] = []
+    const onLineage = record.rewinds === 0 ? () => true : lineageMembership(this.log)
+    const everyBranch = query.branches === 'all'
+    const page: { seq: number; covered: boolean; abandoned: boolean }[] = []
     let next: SearchPosition | null = null
     const matches = this.searchIndex.ranked(expression, {
       from: query.from,
-      ...bounds[query.scope],
+      // Abandoned events lie anywhere: a scope's bounds hold for the lineage only.
+      ...(everyBranch ? {} : bounds[query.scope]),
       ...(query.role ? { role: query.role } : {}),
     })
     for (const { seq, at } of matches) {
-      const covered = !isInView(seq)
-      if (query.scope === (covered ? 'view' : 'covered')) continue
+      const abandoned = !onLineage(seq)
+      if (abandoned && !everyBranch) continue
+      const covered = abandoned || !isInView(seq)
+      if (!abandoned && query.scope === (covered ? 'view' : 'covered')) continue
       if (page.length === query.limit) {
         next = at
         break
       }
-      page.push({ seq, covered })
+      page.push({ seq, covered, abandoned })
     }
     const snippets = this.searchIndex.snippets(
       expression,
