@@ -15,6 +15,7 @@ type Methods =
   | 'chatCompletion'
   | 'context'
   | 'readCompactions'
+  | 'readBranches'
   | 'search'
 
 /**

@@ -110,6 +110,14 @@ export class SessionObject extends DurableObject<Env> {
     })
   }
 
+  /** A page of the branches rewinds abandoned, newest first, before the seq `before`. */
+  readBranches(before: number, limit: number): Promise<Outcome<JsonBody>> {
+    return toOutcome(async () => {
+      await this.stored.existing()
+      return jsonAnswer(this.stored.answers.branches(before, limit))
+    })
+  }
+
   /** What the session holds, what the model would see of it, and what compaction did: read-only, O(view). */
   context(): Promise<Outcome<ContextJson>> {
     return toOutcome(async () => contextReport(this.stored.answers.facts(await this.stored.existing()), this.env))

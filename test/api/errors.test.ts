@@ -85,6 +85,7 @@ describe('GET /v1/openapi.json', () => {
       '/v1/models',
       '/v1/sessions',
       '/v1/sessions/{id}',
+      '/v1/sessions/{id}/branches',
       '/v1/sessions/{id}/compact',
       '/v1/sessions/{id}/compactions',
       '/v1/sessions/{id}/context',

@@ -208,3 +208,53 @@ describe('search and recall over the lineage', () => {
     expect(result.body.reply.message.content).not.toContain('remember the code word')
   })
 })
+
+describe('GET /v1/sessions/:id/branches', () => {
+  it('lists each run a rewind abandoned, newest first, with what brings it back; /context counts them', async () => {
+    const id = await conversation(3)
+    const first = (await rewind(id, { to: 'u2', position: 'before' })).body.rewind
+    const listed = await call('GET', `/v1/sessions/${id}/branches`)
+    expect(listed.status, listed.text).toBe(200)
+    expect(listed.body).toEqual({
+      branches: [
+        {
+          rewindEventId: first.id,
+          at: { to: 'u2', position: 'before' },
+          firstEventId: 'u2',
+          tipEventId: 'a3',
+          events: 4,
+          headline: 'question 2',
+          abandonedAt: first.timestamp,
+        },
+      ],
+      nextBefore: null,
+    })
+    // Bringing it back from its tip abandons nothing (nothing was written since): no new branch.
+    expect((await rewind(id, { to: 'a3' })).body.abandoned).toBe(0)
+    expect(await viewIds(id)).toEqual(['S1', 'u1', 'a1', 'u2', 'a2', 'u3', 'a3'])
+    // An edit of u3 then a rewind back to u1: two more branches.
+    await turn(id, { content: 'question 3, edited', rewind: { to: 'u3', position: 'before' }, compaction: false })
+    await rewind(id, { to: 'a1' })
+    const page = (await call('GET', `/v1/sessions/${id}/branches?limit=2`)).body
+    expect(page.branches.map((b: { headline: string; events: number }) => [b.headline, b.events])).toEqual([
+      ['question 2', 4], // u2 a2 and the edit's two
+      ['question 3', 2],
+    ])
+    const rest = (await call('GET', `/v1/sessions/${id}/branches?limit=2&before=${page.nextBefore}`)).body
+    expect(rest.branches.map((b: { headline: string }) => b.headline)).toEqual(['question 2'])
+    expect(rest.nextBefore).toBeNull()
+    expect((await call('GET', `/v1/sessions/${id}/context`)).body.branches).toBe(3)
+    expectError(await call('GET', `/v1/sessions/${id}/branches?before=0`), 400, 'invalid_request')
+    expectError(await call('GET', `/v1/sessions/${newSessionId()}/branches`), 404, 'not_found')
+  })
+
+  it('cuts a long headline at 200 characters (characters, not UTF-16 units)', async () => {
+    const id = newSessionId('rw')
+    const long = 'é'.repeat(250)
+    await append(id, [user('start', 's1'), assistant(long, 'l1')])
+    await rewind(id, { to: 's1' })
+    const [branch] = (await call('GET', `/v1/sessions/${id}/branches`)).body.branches
+    expect(branch.headline).toBe('é'.repeat(200))
+    expect(branch).toMatchObject({ firstEventId: 'l1', tipEventId: 'l1', events: 1 })
+  })
+})

@@ -1,4 +1,6 @@
 import { z } from '@hono/zod-openapi'
+import { LIMITS } from '../limits'
+import { Limit } from './common'
 import { EventSchema } from './events'
 
 const PositionSchema = z
@@ -40,3 +42,37 @@ export const RewindResponseSchema = z
   .openapi('RewindResponse')
 
 export type RewindJson = z.output<typeof RewindResponseSchema>
+
+export const BranchesQuerySchema = z.strictObject({
+  limit: Limit(LIMITS.compactionsPage),
+  before: z
+    .string()
+    .regex(/^\d+$/, 'must be a sequence number ≥ 1')
+    .transform(Number)
+    .refine((n) => Number.isSafeInteger(n) && n >= 1, 'must be a sequence number ≥ 1')
+    .optional()
+    .openapi({
+      param: { name: 'before', in: 'query' },
+      type: 'integer',
+      description: 'Exclusive: branches abandoned by rewinds with a lower seq.',
+    }),
+})
+
+export const BranchesPageSchema = z
+  .object({
+    branches: z.array(
+      z.object({
+        rewindEventId: z.string().openapi({ description: 'The REWIND that abandoned the run.' }),
+        at: z.object({ to: z.string().nullable(), position: PositionSchema }),
+        firstEventId: z.string(),
+        tipEventId: z.string().openapi({ description: 'Its last message: `rewind { to: tipEventId }` brings it back.' }),
+        events: z.int().openapi({ description: 'Its message events.' }),
+        headline: z.string().openapi({ description: 'Its first text, at most 200 characters.' }),
+        abandonedAt: z.string().openapi({ description: 'When the REWIND was written.' }),
+      }),
+    ),
+    nextBefore: z.int().nullable(),
+  })
+  .openapi('BranchesPage')
+
+export type BranchesPageJson = z.output<typeof BranchesPageSchema>

@@ -21,6 +21,7 @@ export const ContextSchema = z
     pendingToolCalls: z.array(z.string()).openapi({ description: 'The newest turn’s tool calls still owed a result.' }),
     lastUsage: UsageSchema.openapi({ description: 'The usage of the session’s last chat call (summaries excluded).' }),
     compactions: z.int().openapi({ description: 'COMPACTION events in the log.' }),
+    branches: z.int().openapi({ description: 'Runs of messages rewinds abandoned (see /branches).' }),
     lastCompaction: z
       .object({
         boundaryId: z.string(),

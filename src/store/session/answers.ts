@@ -24,6 +24,7 @@ import {
   type ViewColumns,
 } from '../../core'
 import { jsonArray, jsonLater, jsonObject } from '../../json-stream'
+import type { SessionBranches } from './branches'
 import { type SessionFacts, sessionFacts } from './facts'
 import { ftsExpression } from './fts-expression'
 import type { SessionLog } from './log'
@@ -239,6 +240,7 @@ export class SessionAnswers {
     private readonly log: SessionLog,
     private readonly view: ViewCache,
     private readonly searchIndex: SessionSearch,
+    private readonly branchesOf: SessionBranches,
   ) {}
 
   /**
@@ -315,6 +317,11 @@ export class SessionAnswers {
     const latest = record.stats.latestSystem
     const system = latest ? (this.view.event(latest.seq)?.message.content ?? '') : null
     return jsonObject<OpenAIViewJson>({ messages: jsonArray(openAIViewMessages(this.view, columns, system)) })
+  }
+
+  /** A page of the branches rewinds abandoned, newest first, before the seq `before` (exclusive). */
+  branches(before: number, limit: number): Iterable<string> {
+    return this.branchesOf.page(before, limit)
   }
 
   /** A page of the session's compactions, newest first, before the seq `before` (exclusive). */

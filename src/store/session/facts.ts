@@ -16,6 +16,8 @@ export interface SessionFacts {
   pendingToolCalls: string[]
   lastUsage: Usage | null
   compactions: number
+  /** Runs of messages rewinds abandoned. */
+  branches: number
   lastCompaction: {
     boundaryId: string
     seq: number
@@ -52,6 +54,7 @@ export function sessionFacts(log: SessionLog, view: ViewCache, record: SessionRe
     pendingToolCalls: pendingToolCalls([...view.eventsOf(newestTurnSeqs(columns))]),
     lastUsage: record.lastUsage,
     compactions: record.compactions,
+    branches: record.branches,
     lastCompaction:
       boundary?.type === 'COMPACTION'
         ? {

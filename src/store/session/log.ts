@@ -137,6 +137,17 @@ export class SessionLog {
     return row ? { seq: row.seq, type: row.type, synthetic: row.synthetic === 1 } : null
   }
 
+  /** The first or last message event with `from <= seq <= to`, by id and seq (null: none). */
+  messageAt(from: number, to: number, which: 'first' | 'last'): { id: string; seq: number } | null {
+    const [row] =
+      which === 'first'
+        ? this.sql.all<{ id: string; seq: number }>`SELECT id, seq FROM events
+            WHERE seq BETWEEN ${from} AND ${to} AND type = 'MESSAGE' ORDER BY seq LIMIT 1`
+        : this.sql.all<{ id: string; seq: number }>`SELECT id, seq FROM events
+            WHERE seq BETWEEN ${from} AND ${to} AND type = 'MESSAGE' ORDER BY seq DESC LIMIT 1`
+    return row ?? null
+  }
+
   /** How many message events there are with `from <= seq <= to`. */
   messagesIn(from: number, to: number): number {
     const [row] = this.sql.all<{

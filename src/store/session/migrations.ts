@@ -64,6 +64,15 @@ const MIGRATIONS: string[] = [
   // v2: rewinds, found by seq when a view as of a point or the lineage is read, and counted.
   `CREATE INDEX events_rewinds ON events (seq) WHERE type = 'REWIND';
    ALTER TABLE session ADD COLUMN rewinds INTEGER NOT NULL DEFAULT 0;`,
+  // v3: the branches rewinds abandoned, each recorded with the REWIND that abandoned it, and counted.
+  `CREATE TABLE branches (
+     rewind_seq INTEGER PRIMARY KEY,    -- the REWIND that took the run off the lineage
+     first_id TEXT NOT NULL,            -- its first message event
+     tip_id TEXT NOT NULL,              -- its last: a rewind at it brings the branch back
+     events INTEGER NOT NULL,           -- its message events
+     headline TEXT NOT NULL             -- its first text, at most 200 characters
+   );
+   ALTER TABLE session ADD COLUMN branches INTEGER NOT NULL DEFAULT 0;`,
 ]
 
 /**

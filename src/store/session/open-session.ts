@@ -21,6 +21,7 @@ import {
   type ViewSnapshot,
 } from '../../core'
 import type { SessionAnswers } from './answers'
+import type { Branch, SessionBranches } from './branches'
 import type { LogIndexes } from './indexes'
 import type { SessionLog } from './log'
 import { planRewind } from './rewind-plan'
@@ -38,6 +39,7 @@ export interface SessionParts {
   row: SessionRowCache
   writer: SessionWriter
   answers: SessionAnswers
+  branches: SessionBranches
 }
 
 const EMPTY_VIEW = new PackedColumns().prefix()
@@ -60,7 +62,7 @@ export class OpenSession {
   /** The session this request works on, by its creation time; null until there is one. */
   private incarnation: string | null
   /** A rewind the request's first write begins with; until then the session reads as its view. */
-  private pending: { event: NewRewindEvent; view: ViewColumns } | null = null
+  private pending: { event: NewRewindEvent; view: ViewColumns; branch: Branch | null } | null = null
 
   /** `found`: the session as the request found it (null: it had none). */
   constructor(
@@ -122,12 +124,12 @@ export class OpenSession {
       if (point.to === null) return null
       throw new ServiceError('invalid_request', `${field}: no event ${JSON.stringify(point.to)} in this session`)
     }
-    const plan = planRewind(this.parts.log, this.parts.view, record, point, field)
+    const plan = planRewind(this.parts, record, point, field)
     if (plan.boundary === null) return null
     const view = new PackedColumns()
     for (const entry of plan.restored) view.push(entry)
     const event = newRewindEvent({ id, timestamp: new Date().toISOString() }, plan.boundary, { ...point, reason })
-    this.pending = { event, view: view.prefix() }
+    this.pending = { event, view: view.prefix(), branch: plan.branch }
     this.memo.clear()
     return { abandoned: plan.abandoned }
   }
@@ -172,7 +174,7 @@ export class OpenSession {
   async append(events: NewEvent[], expectedVersion: number): Promise<SessionEvent[]> {
     const record = this.writable()
     if (!record) throw sessionNotFound()
-    const written = this.parts.writer.commit(record, this.withRewind(events), { expectedVersion })
+    const written = this.parts.writer.commit(record, this.withRewind(events), { expectedVersion, branch: this.pending?.branch })
     this.rewound()
     return written
   }
@@ -224,13 +226,18 @@ export class OpenSession {
   async writeTurn(events: NewMessageEvent[], step: StepRecord & { calibration: Calibration }): Promise<SessionEvent[]> {
     const record = this.writable() ?? newRecord(this.address, {})
     const calibrated = { ...record, calibration: step.calibration, lastUsage: step.usage }
-    const written = await this.parts.writer.write(calibrated, this.withRewind(events), { step: this.parts.steps.writeOf(step) })
+    const written = await this.parts.writer.write(calibrated, this.withRewind(events), {
+      step: this.parts.steps.writeOf(step),
+      branch: this.pending?.branch,
+    })
     this.rewound()
     return written.events
   }
 
   async writeHistory(events: NewMessageEvent[]): Promise<SessionEvent[]> {
-    const written = await this.parts.writer.write(this.writable() ?? newRecord(this.address, {}), this.withRewind(events))
+    const written = await this.parts.writer.write(this.writable() ?? newRecord(this.address, {}), this.withRewind(events), {
+      branch: this.pending?.branch,
+    })
     this.rewound()
     return written.events
   }

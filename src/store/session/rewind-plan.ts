@@ -10,6 +10,7 @@ import {
   rewindTargetProblem,
   viewAfter,
 } from '../../core'
+import type { Branch, SessionBranches } from './branches'
 import type { SessionLog, ViewEntry } from './log'
 import type { SessionRecord } from './session-row'
 import type { ViewCache } from './view-cache'
@@ -21,6 +22,8 @@ export interface RewindPlan {
   abandoned: number
   /** The view as of the point, in view order. */
   restored: ViewEntry[]
+  /** The branch it abandons, recorded with its REWIND (null: it abandons no message). */
+  branch: Branch | null
 }
 
 /**
@@ -30,15 +33,15 @@ export interface RewindPlan {
  * log. An unknown point, a boundary's or a summary event's is a 400 naming `field`.
  *
  * @example
- * const plan = planRewind(log, view, record, { to: 'evt_3', position: 'before' })
+ * const plan = planRewind({ log, view, branches }, record, { to: 'evt_3', position: 'before' })
  */
 export function planRewind(
-  log: SessionLog,
-  view: ViewCache,
+  parts: { log: SessionLog; view: ViewCache; branches: SessionBranches },
   record: SessionRecord,
   point: RewindPoint,
   field = 'to',
 ): RewindPlan {
+  const { log, view } = parts
   const target = point.to === null ? null : log.placeOf(point.to)
   if (point.to !== null) {
     const problem = rewindTargetProblem(field, point.to, target ?? undefined)
@@ -53,8 +56,9 @@ export function planRewind(
   const boundary = rewindBoundary(view.snapshot(record), { named: named?.boundary ?? null, view: restored })
   // The REWIND names exactly these: the view is advanced with them, not read again.
   view.remember(restored)
-  if (boundary === null) return { boundary, abandoned: 0, restored }
+  if (boundary === null) return { boundary, abandoned: 0, restored, branch: null }
   const rewindAt = (seq: number) => log.rewindAtOrBefore(seq)
   const left = leftBehind(lineageRuns(record.version, rewindAt), lineageRuns(end, rewindAt))
-  return { boundary, abandoned: left.reduce((total, run) => total + log.messagesIn(run.from, run.to), 0), restored }
+  const abandoned = left.reduce((total, run) => total + log.messagesIn(run.from, run.to), 0)
+  return { boundary, abandoned, restored, branch: parts.branches.describe(left, abandoned) }
 }

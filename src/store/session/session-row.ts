@@ -28,6 +28,8 @@ export interface SessionRecord {
   compactions: number
   /** How many REWIND events the log holds. */
   rewinds: number
+  /** How many runs of messages rewinds abandoned. */
+  branches: number
 }
 
 type Row = {
@@ -50,6 +52,7 @@ type Row = {
   last_usage: string | null
   compactions: number
   rewinds: number
+  branches: number
 }
 
 function readRecord(sql: Sql): SessionRecord | null {
@@ -75,6 +78,7 @@ function readRecord(sql: Sql): SessionRecord | null {
     lastUsage: row.last_usage === null ? null : (JSON.parse(row.last_usage) as Usage | null),
     compactions: row.compactions,
     rewinds: row.rewinds,
+    branches: row.branches,
   }
 }
 
@@ -83,12 +87,12 @@ export function writeRecord(sql: Sql, r: SessionRecord): void {
   const { stats } = r
   sql.run`INSERT OR REPLACE INTO session (singleton, id, user_id, created_at, expires_at, metadata, policy, version,
       boundary_seq, view_events, view_tokens, turns, latest_system_seq, latest_system_tokens, indexed, ratio, samples, last_usage, compactions,
-      rewinds)
+      rewinds, branches)
     VALUES (1, ${r.id}, ${r.userId}, ${r.createdAt}, ${r.expiresAt}, ${JSON.stringify(r.metadata)},
       ${r.policy === null ? null : JSON.stringify(r.policy)}, ${r.version}, ${r.boundarySeq}, ${stats.viewEvents},
       ${stats.viewTokens}, ${stats.turns}, ${stats.latestSystem?.seq ?? null}, ${stats.latestSystem?.tokens ?? null},
       ${r.indexed ? 1 : 0}, ${r.calibration.ratio}, ${r.calibration.samples},
-      ${r.lastUsage === null ? null : JSON.stringify(r.lastUsage)}, ${r.compactions}, ${r.rewinds})`
+      ${r.lastUsage === null ? null : JSON.stringify(r.lastUsage)}, ${r.compactions}, ${r.rewinds}, ${r.branches})`
 }
 
 /** `expiresAt` for a ttl counted from now; null never expires. */
@@ -128,6 +132,7 @@ export function newRecord(address: SessionAddress, input: CreateSessionInput): S
     lastUsage: null,
     compactions: 0,
     rewinds: 0,
+    branches: 0,
   }
 }
 

@@ -1,5 +1,6 @@
 import { atSeq, isBoundary, type NewEvent, type SessionEvent, VersionConflictError } from '../../core'
 import type { Sql } from '../sql'
+import type { Branch, SessionBranches } from './branches'
 import type { LogIndexes } from './indexes'
 import type { Lifecycle } from './lifecycle'
 import type { SessionLog } from './log'
@@ -12,6 +13,8 @@ export interface WriteOptions {
   /** Checked against the record's version before anything is written. */
   expectedVersion?: number
   step?: StepWrite
+  /** The branch the write's REWIND abandons, recorded with it. */
+  branch?: Branch | null
 }
 
 /**
@@ -28,6 +31,7 @@ export class SessionWriter {
     private readonly indexes: LogIndexes,
     private readonly row: SessionRowCache,
     private readonly lifecycle: Lifecycle,
+    private readonly branches: SessionBranches,
   ) {}
 
   /**
@@ -52,7 +56,7 @@ export class SessionWriter {
    * {@link VersionConflictError} when `expectedVersion` is given and is not the record's.
    */
   commit(record: SessionRecord, events: NewEvent[], options: WriteOptions = {}): SessionEvent[] {
-    const { expectedVersion, step } = options
+    const { expectedVersion, step, branch } = options
     if (expectedVersion !== undefined && expectedVersion !== record.version) {
       throw new VersionConflictError(expectedVersion, record.version)
     }
@@ -65,12 +69,14 @@ export class SessionWriter {
       boundarySeq: boundary?.seq ?? record.boundarySeq,
       compactions: record.compactions + sequenced.filter((event) => event.type === 'COMPACTION').length,
       rewinds: record.rewinds + sequenced.filter((event) => event.type === 'REWIND').length,
+      branches: record.branches + (branch ? 1 : 0),
       stats: advance.stats,
     }
     this.row.ensureSchema()
     const columns = step?.columns(sequenced)
     this.storage.transactionSync(() => {
       for (const event of sequenced) this.log.insert(event, columns?.get(event.seq) ?? null)
+      if (branch) this.branches.record(sequenced.find((event) => event.type === 'REWIND')!.seq, branch)
       this.indexes.index(sequenced)
       writeRecord(this.sql, next)
       step?.writeRest()

@@ -6,6 +6,7 @@ import { newRewindEvent, type SessionEvent, type TokenEstimator, VersionConflict
 import { Sql } from '../sql'
 import { SessionAnswers } from './answers'
 import { checkAppendInputs, newEventsOf, planAppend } from './append-input'
+import { SessionBranches } from './branches'
 import { LogIndexes } from './indexes'
 import { Lifecycle, type SessionDirectory } from './lifecycle'
 import { SessionLog } from './log'
@@ -50,10 +51,11 @@ export class StoredSession {
     this.indexes = new LogIndexes(sql, (work) => storage.transactionSync(work))
     this.row = new SessionRowCache(storage, sql)
     this.lifecycle = new Lifecycle(storage, directory)
-    this.writer = new SessionWriter(storage, sql, this.log, view, this.indexes, this.row, this.lifecycle)
-    this.answers = new SessionAnswers(this.log, view, this.indexes.search)
+    const branches = new SessionBranches(sql, this.log)
+    this.writer = new SessionWriter(storage, sql, this.log, view, this.indexes, this.row, this.lifecycle, branches)
+    this.answers = new SessionAnswers(this.log, view, this.indexes.search, branches)
     const { log, indexes, row, writer, answers } = this
-    this.parts = { log, view, steps: new StepRecords(sql, log), indexes, row, writer, answers }
+    this.parts = { log, view, steps: new StepRecords(sql, log), indexes, row, writer, answers, branches }
   }
 
   /** The session if it exists: an expired one is wiped on the way and is absent; one not yet listed is listed. */
@@ -146,14 +148,14 @@ export class StoredSession {
   async rewind(input: RewindInput): Promise<RewindJson> {
     const record = await this.existing()
     const point = { to: input.to, position: input.position ?? 'at' }
-    const plan = planRewind(this.log, this.parts.view, record, point)
+    const plan = planRewind(this.parts, record, point)
     if (plan.boundary === null) return { rewind: null, abandoned: 0, version: record.version }
     const event = newRewindEvent({ id: newEventId(), timestamp: new Date().toISOString() }, plan.boundary, {
       ...point,
       reason: 'api',
     })
     try {
-      const [rewind] = this.writer.commit(record, [event], { expectedVersion: input.expectedVersion })
+      const [rewind] = this.writer.commit(record, [event], { expectedVersion: input.expectedVersion, branch: plan.branch })
       return { rewind: rewind!, abandoned: plan.abandoned, version: rewind!.seq }
     } catch (error) {
       if (error instanceof VersionConflictError) throw new ServiceError('version_conflict', error.message)
