@@ -11,6 +11,8 @@ type Methods =
   | 'readView'
   | 'compact'
   | 'rewind'
+  | 'fork'
+  | 'createFork'
   | 'turn'
   | 'chatCompletion'
   | 'context'

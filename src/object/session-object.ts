@@ -1,11 +1,12 @@
 import { DurableObject } from 'cloudflare:workers'
 import { type Compactor, chatModelFit, compactor } from '../compaction'
-import { type Outcome, toOutcome } from '../contract/errors'
+import { type Outcome, toOutcome, unwrap } from '../contract/errors'
 import type {
   CompactInput,
   ContextJson,
   CreateSessionInput,
   EventInput,
+  ForkInput,
   PatchSessionInput,
   RewindInput,
   RewindJson,
@@ -19,10 +20,10 @@ import { jsonAnswer } from '../json-stream'
 import { limitsOf } from '../rate-limits'
 import type { SearchQuery, ViewFormat } from '../store/session/answers'
 import { sessionJson } from '../store/session/session-row'
-import { type AppendResult, StoredSession } from '../store/session/stored-session'
+import { type AppendResult, type ForkSource, StoredSession } from '../store/session/stored-session'
 import { runTurn } from '../turns/run-turn'
 import type { TurnSession } from '../turns/session'
-import { sessionDirectory } from './address'
+import { sessionDirectory, sessionStub } from './address'
 import { contextReport } from './context-report'
 import { userTurnLimiter } from './turn-limiter'
 import { type RunSettings, TurnRunner } from './turn-runner'
@@ -146,6 +147,30 @@ export class SessionObject extends DurableObject<Env> {
       // Streamed when large: a written pass is answered whatever the size of what it covered.
       return jsonAnswer(this.stored.answers.compaction(result))
     })
+  }
+
+  /**
+   * Forks this session into `target` (the same user's): the view as of `at` (else the view now)
+   * copied as the new session's log — same ids, timestamps, summaries, pending calls — with the
+   * metadata (the input's, else this one's), policy and calibration. This session is unchanged.
+   */
+  fork(target: SessionAddress, input: Omit<ForkInput, 'id'>): Promise<Outcome<SessionJson>> {
+    return toOutcome(async () => {
+      const source = await this.stored.forkSource(input.at, input.position ?? 'at')
+      const fork = {
+        ...source,
+        ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
+        ...(input.ttlSeconds !== undefined ? { ttlSeconds: input.ttlSeconds } : {}),
+      }
+      // The fork's own object writes it (typed here: the RPC stub's types lose `unknown` members).
+      const forked = sessionStub(this.env, target.userId, target.sessionId) as unknown as Pick<SessionObject, 'createFork'>
+      return unwrap(await forked.createFork(target, fork))
+    })
+  }
+
+  /** Creates this session as a fork of another (see {@link fork}); 409 when it exists. */
+  createFork(address: SessionAddress, fork: ForkSource & { ttlSeconds?: number }): Promise<Outcome<SessionJson>> {
+    return toOutcome(async () => sessionJson(await this.stored.createFork(address, fork)))
   }
 
   /** Takes the view back to a point (one REWIND, or nothing when it would not change); waits for a running turn. */

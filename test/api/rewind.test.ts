@@ -258,3 +258,69 @@ describe('GET /v1/sessions/:id/branches', () => {
     expect(branch).toMatchObject({ firstEventId: 'l1', tipEventId: 'l1', events: 1 })
   })
 })
+
+describe('POST /v1/sessions/:id/fork', () => {
+  const fork = (id: string, body: unknown) => call('POST', `/v1/sessions/${id}/fork`, { body })
+
+  it('copies the view as of a message: the same ids, messages and timestamps; the source unchanged; forkedFrom on the new session', async () => {
+    const id = await conversation(3)
+    const before = await wholeLog(id)
+    const target = newSessionId('fork')
+    const result = await fork(id, { id: target, at: 'a2', metadata: { branch: 'b' } })
+    expect(result.status, result.text).toBe(201)
+    expect(result.body).toMatchObject({
+      id: target,
+      metadata: { branch: 'b' },
+      version: 5,
+      forkedFrom: { sessionId: id, eventId: 'a2', position: 'at', version: 7 },
+    })
+    const copied = await wholeLog(target)
+    expect(copied).toEqual(before.slice(0, 5))
+    expect(await viewIds(target)).toEqual(['S1', 'u1', 'a1', 'u2', 'a2'])
+    expect(await wholeLog(id)).toEqual(before)
+    expect((await call('GET', `/v1/sessions/${id}`)).body.forkedFrom).toBeNull()
+    expect((await call('GET', `/v1/sessions/${target}`)).body.forkedFrom).toEqual(result.body.forkedFrom)
+    // The fork goes on its own way.
+    await append(target, [user('only in the fork', 'f1')])
+    expect(await wholeLog(id)).toEqual(before)
+  })
+
+  it('keeps a summary a summary, and a pending tool call pending; copies the calibration and the metadata by default', async () => {
+    const id = newSessionId('fork')
+    await append(id, [user('q1', 'u1'), assistant('r1', 'a1'), user('q2', 'u2'), assistant('r2', 'a2')])
+    const pass = await compactNow(id, { strategy: { window: { lastTurns: 1 }, summarizer: { model: `echo#${newTag()}` } } })
+    await append(id, [
+      user('weather?', 'u3'),
+      {
+        id: 'c3',
+        message: { role: 'assistant', content: null, toolCalls: [{ id: 'call_9', name: 'weather', arguments: '{}' }] },
+      },
+    ])
+    await call('PATCH', `/v1/sessions/${id}`, { body: { metadata: { team: 'blue' } } })
+    const target = (await fork(id, {})).body
+    expect(target.forkedFrom).toMatchObject({ sessionId: id, eventId: 'c3', position: 'at' })
+    expect(target.metadata).toEqual({ team: 'blue' })
+    const events = (await call('GET', `/v1/sessions/${target.id}/view`)).body.events
+    const summary = pass.body.summary.map((e: { id: string }) => e.id)
+    expect(events.map((e: { id: string }) => e.id)).toEqual([...summary, 'u2', 'a2', 'u3', 'c3'])
+    expect(events.filter((e: { synthetic: boolean }) => e.synthetic).map((e: { id: string }) => e.id)).toEqual(summary)
+    const [source, copy] = await Promise.all(
+      [id, target.id].map(async (s) => (await call('GET', `/v1/sessions/${s}/context`)).body),
+    )
+    expect(copy.pendingToolCalls).toEqual(['call_9'])
+    expect(copy.calibration).toEqual(source.calibration)
+    expect(copy.tokens).toEqual(source.tokens)
+  })
+
+  it('refuses an id that exists (409 session_exists), a point that is no message (400 naming at); an unknown source is a 404', async () => {
+    const id = await conversation(1)
+    const taken = await conversation(1)
+    expectError(await fork(id, { id: taken }), 409, 'session_exists')
+    expectError(await fork(id, { id }), 409, 'session_exists')
+    const unknown = await fork(id, { at: 'nope' })
+    expectError(unknown, 400, 'invalid_request')
+    expect(unknown.body.error.message).toBe('at: no event "nope" in this session')
+    expectError(await fork(id, { position: 'before' }), 400, 'invalid_request')
+    expectError(await fork(newSessionId(), {}), 404, 'not_found')
+  })
+})

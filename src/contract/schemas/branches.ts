@@ -1,7 +1,8 @@
 import { z } from '@hono/zod-openapi'
 import { LIMITS } from '../limits'
-import { Limit } from './common'
+import { Limit, MetadataSchema, SessionId } from './common'
 import { EventSchema } from './events'
+import { TtlSeconds } from './sessions'
 
 const PositionSchema = z
   .enum(['at', 'before'])
@@ -76,3 +77,22 @@ export const BranchesPageSchema = z
   .openapi('BranchesPage')
 
 export type BranchesPageJson = z.output<typeof BranchesPageSchema>
+
+export const ForkRequestSchema = z
+  .strictObject({
+    id: SessionId.optional().openapi({ description: 'The new session’s id (default: a new one).' }),
+    at: z.string().min(1).optional().openapi({
+      description:
+        'A message of the source (not a summary event): the fork’s view is the source’s as of it. Default: the source’s view now.',
+    }),
+    position: PositionSchema.optional(),
+    metadata: MetadataSchema.optional().openapi({ description: 'Default: the source’s.' }),
+    ttlSeconds: TtlSeconds.optional(),
+  })
+  .superRefine((input, ctx) => {
+    if (input.position !== undefined && input.at === undefined)
+      ctx.addIssue({ code: 'custom', path: ['position'], message: 'goes only with at' })
+  })
+  .openapi('ForkRequest')
+
+export type ForkInput = z.output<typeof ForkRequestSchema>

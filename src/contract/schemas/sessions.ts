@@ -3,7 +3,7 @@ import { LIMITS } from '../limits'
 import { Limit, MetadataSchema, SessionId } from './common'
 import { PolicySchema } from './policy'
 
-const TtlSeconds = z.int().min(1).max(LIMITS.ttlSeconds)
+export const TtlSeconds = z.int().min(1).max(LIMITS.ttlSeconds)
 
 export const CreateSessionRequestSchema = z
   .strictObject({
@@ -26,6 +26,20 @@ export const PatchSessionRequestSchema = z
 export type CreateSessionInput = Omit<z.output<typeof CreateSessionRequestSchema>, 'id'>
 export type PatchSessionInput = z.output<typeof PatchSessionRequestSchema>
 
+export const ForkedFromSchema = z
+  .object({
+    sessionId: z.string(),
+    eventId: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The event the fork took the view as of (null: the source was empty).' }),
+    position: z.enum(['at', 'before']),
+    version: z.int().openapi({ description: 'The source’s version when it was forked.' }),
+  })
+  .openapi('ForkedFrom')
+
+export type ForkedFrom = z.output<typeof ForkedFromSchema>
+
 export const SessionSchema = z
   .object({
     id: z.string(),
@@ -36,6 +50,9 @@ export const SessionSchema = z
     version: z.int(),
     policy: PolicySchema.nullable(),
     stats: z.object({ events: z.int(), viewEvents: z.int(), viewTokens: z.int(), turns: z.int() }).optional(),
+    forkedFrom: ForkedFromSchema.nullable().openapi({
+      description: 'Where this session was forked from; null when it is no fork.',
+    }),
   })
   .openapi('Session')
 

@@ -1,12 +1,15 @@
 import { createRoute } from '@hono/zod-openapi'
-import { unwrap } from '../../contract/errors'
+import { ServiceError, unwrap } from '../../contract/errors'
+import { newSessionId } from '../../contract/ids'
 import { LIMITS } from '../../contract/limits'
 import {
   BranchesPageSchema,
   BranchesQuerySchema,
+  ForkRequestSchema,
   RewindRequestSchema,
   RewindResponseSchema,
   SessionParamsSchema,
+  SessionSchema,
 } from '../../contract/schemas'
 import { body, errors, json, routes, SESSION_PATH, sessionOf, streamedJson } from './helpers'
 
@@ -29,11 +32,29 @@ const listBranches = createRoute({
   responses: { 200: json(BranchesPageSchema, 'A page of branches; `nextBefore` continues'), ...errors(400, 401, 404) },
 })
 
-/** Branches of a session's history: rewind, and the branches rewinds left. */
+const forkSession = createRoute({
+  method: 'post',
+  path: `${SESSION_PATH}/fork`,
+  summary: 'A new session whose view is this one’s as of an event (or now): the same events, summaries and pending calls',
+  request: { params: SessionParamsSchema, ...body(ForkRequestSchema, false) },
+  responses: {
+    201: json(SessionSchema, 'The new session, with `forkedFrom`'),
+    ...errors(400, 401, 404, 409, 415),
+  },
+})
+
+/** Branches of a session's history: rewind, the branches rewinds left, forks. */
 export const branchRoutes = routes()
   .openapi(rewindSession, async (c) =>
     c.json(unwrap(await sessionOf(c, c.req.valid('param').id).rewind(c.req.valid('json'))), 200),
   )
+  .openapi(forkSession, async (c) => {
+    const { id: sourceId } = c.req.valid('param')
+    const { id = newSessionId(), ...input } = c.req.valid('json')
+    if (id === sourceId) throw new ServiceError('session_exists', `session "${id}" already exists: it is the one forked`)
+    const fork = unwrap(await sessionOf(c, sourceId).fork({ userId: c.get('userId'), sessionId: id }, input))
+    return c.json(fork, 201)
+  })
   .openapi(listBranches, async (c) => {
     const { limit = LIMITS.compactionsPage.default, before = Number.MAX_SAFE_INTEGER } = c.req.valid('query')
     const page = unwrap(await sessionOf(c, c.req.valid('param').id).readBranches(before, limit))

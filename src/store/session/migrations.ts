@@ -73,6 +73,8 @@ const MIGRATIONS: string[] = [
      headline TEXT NOT NULL             -- its first text, at most 200 characters
    );
    ALTER TABLE session ADD COLUMN branches INTEGER NOT NULL DEFAULT 0;`,
+  // v4: a fork's source: the session and the point it was forked at (JSON), null when not a fork.
+  `ALTER TABLE session ADD COLUMN forked_from TEXT;`,
 ]
 
 /**

@@ -15,6 +15,26 @@ import type { SessionLog, ViewEntry } from './log'
 import type { SessionRecord } from './session-row'
 import type { ViewCache } from './view-cache'
 
+/**
+ * The view as of a point of the log (its prefix's projection): the prefix's end, its newest
+ * boundary and the view's entries, in O(that view + the messages from that boundary to the
+ * point). A point that is no message of the conversation is a 400 naming `field`.
+ */
+export function viewAsOf(log: SessionLog, point: RewindPoint, field: string) {
+  const target = point.to === null ? null : log.placeOf(point.to)
+  if (point.to !== null) {
+    const problem = rewindTargetProblem(field, point.to, target ?? undefined)
+    if (problem) throw new ServiceError('invalid_request', problem)
+  }
+  const end = prefixEnd(point, () => target!.seq)
+  const named = log.boundaryAtOrBefore(end)
+  const stored = named ? log.entriesByIds(namedIds(named.boundary)) : new Map<string, ViewEntry>()
+  const restored = named
+    ? [...viewAfter(named, (id) => stored.get(id), log.entriesAfter(named.seq, end))]
+    : [...log.entriesAfter(0, end)]
+  return { end, named, restored }
+}
+
 /** A rewind as it would be written now: its boundary (null: the view would not change) and the messages it abandons. */
 export interface RewindPlan {
   boundary: Boundary | null
@@ -42,17 +62,7 @@ export function planRewind(
   field = 'to',
 ): RewindPlan {
   const { log, view } = parts
-  const target = point.to === null ? null : log.placeOf(point.to)
-  if (point.to !== null) {
-    const problem = rewindTargetProblem(field, point.to, target ?? undefined)
-    if (problem) throw new ServiceError('invalid_request', problem)
-  }
-  const end = prefixEnd(point, () => target!.seq)
-  const named = log.boundaryAtOrBefore(end)
-  const stored = named ? log.entriesByIds(namedIds(named.boundary)) : new Map<string, ViewEntry>()
-  const restored = named
-    ? [...viewAfter(named, (id) => stored.get(id), log.entriesAfter(named.seq, end))]
-    : [...log.entriesAfter(0, end)]
+  const { end, named, restored } = viewAsOf(log, point, field)
   const boundary = rewindBoundary(view.snapshot(record), { named: named?.boundary ?? null, view: restored })
   // The REWIND names exactly these: the view is advanced with them, not read again.
   view.remember(restored)

@@ -1,4 +1,4 @@
-import type { CreateSessionInput, Policy, SessionJson } from '../../contract/schemas'
+import type { CreateSessionInput, ForkedFrom, Policy, SessionJson } from '../../contract/schemas'
 import type { SessionAddress } from '../../contract/session-address'
 import type { Usage } from '../../contract/turn-result'
 import { type Calibration, EMPTY_STATS, type Metadata, UNCALIBRATED, type ViewStats } from '../../core'
@@ -30,6 +30,8 @@ export interface SessionRecord {
   rewinds: number
   /** How many runs of messages rewinds abandoned. */
   branches: number
+  /** Where a fork was forked from; null when the session is no fork. */
+  forkedFrom: ForkedFrom | null
 }
 
 type Row = {
@@ -53,6 +55,7 @@ type Row = {
   compactions: number
   rewinds: number
   branches: number
+  forked_from: string | null
 }
 
 function readRecord(sql: Sql): SessionRecord | null {
@@ -79,6 +82,7 @@ function readRecord(sql: Sql): SessionRecord | null {
     compactions: row.compactions,
     rewinds: row.rewinds,
     branches: row.branches,
+    forkedFrom: row.forked_from === null ? null : (JSON.parse(row.forked_from) as ForkedFrom),
   }
 }
 
@@ -87,12 +91,13 @@ export function writeRecord(sql: Sql, r: SessionRecord): void {
   const { stats } = r
   sql.run`INSERT OR REPLACE INTO session (singleton, id, user_id, created_at, expires_at, metadata, policy, version,
       boundary_seq, view_events, view_tokens, turns, latest_system_seq, latest_system_tokens, indexed, ratio, samples, last_usage, compactions,
-      rewinds, branches)
+      rewinds, branches, forked_from)
     VALUES (1, ${r.id}, ${r.userId}, ${r.createdAt}, ${r.expiresAt}, ${JSON.stringify(r.metadata)},
       ${r.policy === null ? null : JSON.stringify(r.policy)}, ${r.version}, ${r.boundarySeq}, ${stats.viewEvents},
       ${stats.viewTokens}, ${stats.turns}, ${stats.latestSystem?.seq ?? null}, ${stats.latestSystem?.tokens ?? null},
       ${r.indexed ? 1 : 0}, ${r.calibration.ratio}, ${r.calibration.samples},
-      ${r.lastUsage === null ? null : JSON.stringify(r.lastUsage)}, ${r.compactions}, ${r.rewinds}, ${r.branches})`
+      ${r.lastUsage === null ? null : JSON.stringify(r.lastUsage)}, ${r.compactions}, ${r.rewinds}, ${r.branches},
+      ${r.forkedFrom === null ? null : JSON.stringify(r.forkedFrom)})`
 }
 
 /** `expiresAt` for a ttl counted from now; null never expires. */
@@ -113,6 +118,7 @@ export const sessionJson = (r: SessionRecord): SessionJson => ({
   version: r.version,
   policy: r.policy,
   stats: { events: r.version, viewEvents: r.stats.viewEvents, viewTokens: r.stats.viewTokens, turns: r.stats.turns },
+  forkedFrom: r.forkedFrom,
 })
 
 /** The row of a session about to be created. */
@@ -133,6 +139,7 @@ export function newRecord(address: SessionAddress, input: CreateSessionInput): S
     compactions: 0,
     rewinds: 0,
     branches: 0,
+    forkedFrom: null,
   }
 }
 

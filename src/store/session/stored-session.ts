@@ -1,8 +1,26 @@
 import { ServiceError, sessionNotFound } from '../../contract/errors'
 import { newEventId } from '../../contract/ids'
-import type { CreateSessionInput, EventInput, PatchSessionInput, RewindInput, RewindJson } from '../../contract/schemas'
+import type {
+  CreateSessionInput,
+  EventInput,
+  ForkedFrom,
+  PatchSessionInput,
+  Policy,
+  RewindInput,
+  RewindJson,
+} from '../../contract/schemas'
 import type { SessionAddress } from '../../contract/session-address'
-import { newRewindEvent, type SessionEvent, type TokenEstimator, VersionConflictError } from '../../core'
+import {
+  allSeqs,
+  type Calibration,
+  type MessageEvent,
+  type Metadata,
+  newRewindEvent,
+  type RewindPosition,
+  type SessionEvent,
+  type TokenEstimator,
+  VersionConflictError,
+} from '../../core'
 import { Sql } from '../sql'
 import { SessionAnswers } from './answers'
 import { checkAppendInputs, newEventsOf, planAppend } from './append-input'
@@ -11,7 +29,7 @@ import { LogIndexes } from './indexes'
 import { Lifecycle, type SessionDirectory } from './lifecycle'
 import { SessionLog } from './log'
 import { OpenSession, type SessionParts } from './open-session'
-import { planRewind } from './rewind-plan'
+import { planRewind, viewAsOf } from './rewind-plan'
 import { expiryFrom, hasExpired, newRecord, type SessionRecord, SessionRowCache } from './session-row'
 import { SessionWriter } from './session-writer'
 import { StepRecords } from './step-records'
@@ -162,4 +180,50 @@ export class StoredSession {
       throw error
     }
   }
+
+  /**
+   * What a fork of this session copies: the view as of `at` (by default the view now), as whole
+   * events in view order, with the session's metadata, policy and calibration, and where it was
+   * taken. Its cost follows that view, never the log.
+   */
+  async forkSource(at: string | undefined, position: RewindPosition): Promise<ForkSource> {
+    const record = await this.existing()
+    const seqs =
+      at === undefined
+        ? allSeqs(this.parts.view.snapshot(record))
+        : Int32Array.from(viewAsOf(this.log, { to: at, position }, 'at').restored, (entry) => entry.seq)
+    const eventId = at ?? (record.version === 0 ? null : this.log.range(record.version, record.version)[0]!.id)
+    return {
+      events: [...this.parts.view.eventsOf(seqs)],
+      metadata: record.metadata,
+      policy: record.policy,
+      calibration: record.calibration,
+      forkedFrom: { sessionId: record.id, eventId, position: at === undefined ? 'at' : position, version: record.version },
+    }
+  }
+
+  /** Creates this session as a fork: the source's view written as its log, the same ids, timestamps and summaries. */
+  async createFork(address: SessionAddress, fork: ForkSource & { ttlSeconds?: number }): Promise<SessionRecord> {
+    if (await this.find()) throw new ServiceError('session_exists', `session "${address.sessionId}" already exists`)
+    const record: SessionRecord = {
+      ...newRecord(address, {
+        metadata: fork.metadata,
+        policy: fork.policy,
+        ...(fork.ttlSeconds ? { ttlSeconds: fork.ttlSeconds } : {}),
+      }),
+      calibration: fork.calibration,
+      forkedFrom: fork.forkedFrom,
+    }
+    const events = fork.events.map(({ seq: _seq, ...event }) => event)
+    return (await this.writer.write(record, events)).record
+  }
+}
+
+/** What a fork copies of its source (see {@link StoredSession.forkSource}). */
+export interface ForkSource {
+  events: MessageEvent[]
+  metadata: Metadata
+  policy: Policy | null
+  calibration: Calibration
+  forkedFrom: ForkedFrom
 }
