@@ -101,4 +101,37 @@ describe('rows read by the read paths (what the platform bills)', () => {
       { rowsRead: 3, rowsWritten: 7 },
     ])
   })
+
+  it('a rewind and a regenerate read and write the same rows whatever the log’s length: the view and the turn, never the log', async () => {
+    const counts: { rewind: RowCounts; back: RowCounts; regenerate: RowCounts }[] = []
+    for (const size of [600, 2_400]) {
+      const id = await sessionOf(size)
+      await call('POST', `/v1/sessions/${id}/compact`, { body: { strategy: { window: { lastTurns: 2 } } } })
+      const asked = await turn(id, { content: 'the question', compaction: false })
+      await turn(id, { content: 'warm the object', compaction: false })
+      const rewind = await rowsBy(id, async () => {
+        const result = await call('POST', `/v1/sessions/${id}/rewind`, { body: { to: asked.body.reply.id } })
+        expect(result.body.abandoned).toBe(2)
+      })
+      const back = await rowsBy(id, async () => {
+        const result = await turn(id, {
+          content: 'the question, edited',
+          rewind: { to: asked.body.events[0].id, position: 'before' },
+          compaction: false,
+        })
+        expect(result.status, result.text).toBe(200)
+      })
+      const regenerate = await rowsBy(id, async () => {
+        const result = await turn(id, { regenerate: true, compaction: false })
+        expect(result.status, result.text).toBe(200)
+      })
+      counts.push({ rewind, back, regenerate })
+    }
+    const [small, large] = counts as [(typeof counts)[0], (typeof counts)[0]]
+    for (const path of ['rewind', 'back', 'regenerate'] as const) {
+      expect(large[path].rowsRead, path).toBe(small[path].rowsRead)
+      // Writes alike, bar the search index's merge (a row, once per 8 appends, whenever it falls).
+      expect(Math.abs(large[path].rowsWritten - small[path].rowsWritten), path).toBeLessThanOrEqual(1)
+    }
+  })
 })
