@@ -95,6 +95,7 @@ export function App() {
             sessionId={selected}
             onWritten={() => setWrites((n) => n + 1)}
             onShowLog={() => show('log')}
+            onOpen={select}
           />
         )}
       </main>

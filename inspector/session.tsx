@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks'
 import type { BoundaryEvent } from '../src/core/events'
 import { viewMembership } from '../src/core/projection'
 import { type Api, ApiError } from './api'
+import { Branches } from './branches'
 import { BudgetBar } from './budget'
 import { DryRun } from './dry-run'
 import { ErrorNote, Loading } from './errors'
@@ -48,8 +49,15 @@ const NOTHING = new Set<number>()
  * One session: its log, budget, compaction preview, search and turn box. `onShowLog` brings the
  * log into sight (on a phone, where one pane shows at a time).
  */
-export function SessionPanel(props: { api: Api; sessionId: string; onWritten: () => void; onShowLog: () => void }) {
-  const { api, sessionId, onWritten, onShowLog } = props
+export function SessionPanel(props: {
+  api: Api
+  sessionId: string
+  onWritten: () => void
+  onShowLog: () => void
+  /** Opens another session (a fork just made). */
+  onOpen: (id: string) => void
+}) {
+  const { api, sessionId, onWritten, onShowLog, onOpen } = props
   const [loaded, setLoaded] = useState<Loaded | null>(null)
   const [error, setError] = useState<unknown>(null)
   const [preview, setPreview] = useState<{ generation: number; covered: Set<number> } | null>(null)
@@ -119,6 +127,15 @@ export function SessionPanel(props: { api: Api; sessionId: string; onWritten: ()
               scrollTo={loaded.scrollTo}
               earlier={loaded.after > 0 ? earlier : null}
               newest={focus === null ? null : () => setFocus(null)}
+              actions={{
+                api,
+                sessionId,
+                onWritten: reload,
+                onForked: (id) => {
+                  onWritten()
+                  onOpen(id)
+                },
+              }}
             />
           )}
         </div>
@@ -135,6 +152,7 @@ export function SessionPanel(props: { api: Api; sessionId: string; onWritten: ()
                 onLogChanged={() => setRereads((n) => n + 1)}
                 onCompacted={reload}
               />
+              <Branches api={api} sessionId={sessionId} generation={reloads} onChanged={reload} />
               <Search
                 api={api}
                 sessionId={sessionId}

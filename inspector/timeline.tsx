@@ -1,9 +1,10 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import type { Api } from './api'
 import { ErrorNote, Loading } from './errors'
-import { count, sessionPath, time } from './format'
+import { count, counted, sessionPath, time } from './format'
 import { EventJsonView, JsonToggle } from './json'
 import { Markdown } from './markdown'
+import { type MessageActions, MessageButtons } from './message-actions'
 import { type Marks, type Pairing, pairTools, ToolCard, ToolResultBlock, toolErrorsOf } from './tool-card'
 import type { EventJson } from './types'
 
@@ -22,6 +23,8 @@ interface TimelineProps {
   earlier: (() => void) | null
   /** Back to the newest page, when the page shown is not it. */
   newest: (() => void) | null
+  /** What a message's buttons do (edit, regenerate, fork). */
+  actions: Omit<MessageActions, 'regenerable'>
 }
 
 /**
@@ -40,6 +43,10 @@ export function Timeline(props: TimelineProps) {
   // Pending calls are known only on the newest page (newest === null).
   const pairing = useMemo(() => pairTools(events, newest === null), [events, newest])
   const marks: Marks = { inView, wouldCover, focus }
+  // The reply a regenerate replaces: the view's last message, an assistant's, on the newest page.
+  const lastInView = newest === null ? events.findLast((event) => event.type === 'MESSAGE' && inView(event)) : undefined
+  const regenerable = lastInView?.message?.role === 'assistant' && !lastInView.synthetic ? lastInView.seq : null
+  const actions: MessageActions = { ...props.actions, regenerable }
   return (
     <section ref={section} class="timeline" aria-labelledby="timeline-title">
       <h3 id="timeline-title">Log</h3>
@@ -60,7 +67,7 @@ export function Timeline(props: TimelineProps) {
               ) : event.type === 'REWIND' ? (
                 <RewindRow key={event.seq} event={event} />
               ) : (
-                <EventRow key={event.seq} event={event} pairing={pairing} marks={marks} />
+                <EventRow key={event.seq} event={event} pairing={pairing} marks={marks} actions={actions} />
               ),
             )}
         </ol>
@@ -83,7 +90,17 @@ function MessageText({ text, raw, class: className = '' }: { text: string; raw: 
   )
 }
 
-function EventRow({ event, pairing, marks }: { event: EventJson; pairing: Pairing; marks: Marks }) {
+function EventRow({
+  event,
+  pairing,
+  marks,
+  actions,
+}: {
+  event: EventJson
+  pairing: Pairing
+  marks: Marks
+  actions: MessageActions
+}) {
   const [raw, setRaw] = useState(false)
   const [json, setJson] = useState(false)
   const covered = !marks.inView(event)
@@ -110,6 +127,7 @@ function EventRow({ event, pairing, marks }: { event: EventJson; pairing: Pairin
             </button>
           )}
           <JsonToggle open={json} onToggle={() => setJson(!json)} />
+          <MessageButtons event={event} actions={actions} />
         </span>
       </div>
       {json && <EventJsonView event={event} />}
@@ -188,14 +206,14 @@ const REASONS = { api: 'asked for', edit: 'an edit', regenerate: 'a regenerate',
 function RewindRow({ event }: { event: EventJson }) {
   const [json, setJson] = useState(false)
   const { to, position, reason } = event.rewind!
-  const point = to === null ? 'the start' : `${position === 'at' ? 'at' : 'before'} ${to}`
+  const point = to === null ? 'the start' : position === 'at' ? to : `before ${to}`
   return (
     <li class="rewind" data-seq={event.seq}>
       <div class="meta">
         <span class="role">rewind</span>
         <span>#{event.seq}</span>
         <span>
-          back to {point} ({REASONS[reason]}): {count(event.boundary!.coveredEventCount)} events left the view
+          back to {point} ({REASONS[reason]}): {counted(event.boundary!.coveredEventCount, 'event')} left the view
         </span>
         <time dateTime={event.timestamp}>{time(event.timestamp)}</time>
         <span class="row-actions">

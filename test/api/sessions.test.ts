@@ -15,6 +15,7 @@ describe('POST /v1/sessions', () => {
       version: 0,
       policy: null,
       stats: { events: 0, viewEvents: 0, viewTokens: 0, turns: 0 },
+      forkedFrom: null,
     })
     expect(Date.parse(created.body.createdAt)).toBeGreaterThan(Date.now() - 60_000)
   })

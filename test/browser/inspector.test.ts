@@ -188,6 +188,57 @@ describe.skipIf(!haveChromium)('the inspector in Chromium', () => {
     expectSelfContained(tab)
   })
 
+  it('edits a question, regenerates a reply, brings the first branch back and forks from a message', async () => {
+    const { token } = await newUser()
+    await api(token, 'POST', '/v1/sessions/branching/events', {
+      events: [1, 2].flatMap(turn).map((event, i) => ({ ...event, id: `e${i + 1}` })),
+    })
+    const tab = await newPage(browser)
+    const { page } = tab
+    await signIn(page, token)
+    await page.getByRole('button', { name: /branching/ }).click()
+    const row = (seq: number) => page.locator(`.event[data-seq="${seq}"]`)
+    await expect.poll(() => page.locator('.event').count()).toBe(4)
+    // Edit the second question: the turn is sent again from there.
+    await row(3).getByRole('button', { name: 'Edit' }).click()
+    await page.getByLabel('Edited message').fill('Question 2, edited')
+    await page.getByRole('button', { name: 'Send edit' }).click()
+    await expect
+      .poll(() => page.locator('.event:not(.covered) .text').allTextContents())
+      .toEqual([
+        expect.stringContaining('Question 1'),
+        expect.stringContaining('Answer 1'),
+        'Question 2, edited',
+        'Echo: Question 2, edited',
+      ])
+    await expect.poll(() => page.locator('.branches li').count()).toBe(1)
+    expect(await page.locator('.branches li').textContent()).toContain('Question 2: what about the Zürich rollout')
+    // Regenerate the reply: only the newest reply offers it.
+    expect(await page.getByRole('button', { name: 'Regenerate' }).count()).toBe(1)
+    await page.getByRole('button', { name: 'Regenerate' }).click()
+    await expect.poll(() => page.locator('.rewind').count()).toBe(2)
+    await expect.poll(() => page.locator('.branches li').count()).toBe(2)
+    // Bring the first branch back: the original second turn is the conversation again.
+    await page.locator('.branches li').last().getByRole('button', { name: 'Bring back' }).click()
+    await expect
+      .poll(() => page.locator('.event:not(.covered) .text').allTextContents())
+      .toEqual([
+        expect.stringContaining('Question 1'),
+        expect.stringContaining('Answer 1'),
+        expect.stringContaining('Question 2'),
+        expect.stringContaining('Answer 2'),
+      ])
+    await screenshot(page, '05d-branches')
+    // Fork from the first answer: a new session, opened, with the view as of it.
+    await row(2).getByRole('button', { name: 'Fork' }).click()
+    await expect.poll(() => page.locator('#session-title').textContent()).toMatch(/^ses_/)
+    await expect.poll(() => page.locator('.event').count()).toBe(2)
+    const forkId = (await page.locator('#session-title').textContent())!
+    const forked = await api<{ forkedFrom: { sessionId: string; eventId: string } }>(token, 'GET', `/v1/sessions/${forkId}`)
+    expect(forked.forkedFrom).toMatchObject({ sessionId: 'branching', eventId: 'e2' })
+    expectSelfContained(tab)
+  })
+
   it('searches every event, covered ones too, marks the matched words, and shows a hit in the log', async () => {
     const { token } = await newUser()
     const { id } = await compactedSession(token)
