@@ -20,6 +20,7 @@ const pure = [
   'src/contract/**/*.test.ts',
   'src/compaction/**/*.test.ts',
   'src/turns/**/*.test.ts',
+  'src/doors/**/*.test.ts',
   'src/object/frames/**/*.test.ts',
   'src/rate-limits/**/*.test.ts',
   'src/json-stream/**/*.test.ts',

@@ -5,6 +5,7 @@ import { openContinuation, turnEvent } from '../turns/open-step'
 import { regenerate, runStep } from '../turns/run-turn'
 import type { TurnDeps } from '../turns/session'
 import type { StepRequest } from '../turns/step'
+import type { OnDiverge } from './on-diverge'
 
 /** A door's request as the session object takes it (see `./chat-completions/request` for how one is made). */
 export interface DoorInput {
@@ -22,18 +23,7 @@ export interface DoorInput {
   regenerate?: boolean
 }
 
-export type OnDiverge = 'rewind' | 'reject'
-
-/**
- * The deployment's ON_DIVERGE: `rewind` (the default) or `reject`; anything else is a 503 naming
- * the variable (a deployment error, not the client's).
- */
-export function onDivergeOf(value: string | undefined): OnDiverge {
-  const text = (value ?? '').trim()
-  if (text === '') return 'rewind'
-  if (text === 'rewind' || text === 'reject') return text
-  throw new ServiceError('not_configured', `ON_DIVERGE: "${text}" is neither rewind nor reject`)
-}
+export { type OnDiverge, onDivergeOf } from './on-diverge'
 
 /** How far back a diverged request's branch point is looked for, beyond the request's own length (messages). */
 export const BRANCH_LOOKBACK = 10_000
