@@ -67,6 +67,33 @@ describe('a door on a history that left the session’s (ON_DIVERGE rewind, the 
     expect((await rewinds(id))[0].rewind).toMatchObject({ to: null, reason: 'divergence' })
   })
 
+  it('a long rewritten copy: the REWIND and the history stored first, compacted to fit, the last message answered', async () => {
+    const id = await twoTurns()
+    const tag = newTag()
+    const history = Array.from({ length: 2_000 }, (_, i) =>
+      i % 2 ? a(`reply ${i} about the plan`) : u(`question ${i} about the plan`),
+    )
+    const result = await complete(id, { model: `echo#${tag}`, messages: [...history, u('And now?')] })
+    expect(result.status, result.text.slice(0, 300)).toBe(200)
+    expect(result.headers.get('X-Rewound')).toBe('4')
+    expect(result.body.choices[0].message.content).toBe('Echo: And now?')
+    const log = await wholeLog(id)
+    // The old lineage, the REWIND, then everything the client sent, in order, and the reply.
+    const types = log.map((e: { type: string }) => e.type)
+    expect(types.slice(0, 5)).toEqual(['MESSAGE', 'MESSAGE', 'MESSAGE', 'MESSAGE', 'REWIND'])
+    const sent = log.filter(
+      (e: { type: string; synthetic: boolean; seq: number }) => e.type === 'MESSAGE' && !e.synthetic && e.seq > 5,
+    )
+    expect(sent.map((e: { message: { content: string } }) => e.message.content)).toEqual([
+      ...history.map((m) => m.content),
+      'And now?',
+      'Echo: And now?',
+    ])
+    expect(types.filter((type: string) => type === 'COMPACTION').length).toBeGreaterThan(0)
+    const asked = (await upstreamRequests(tag)).filter((r) => r.body.messages.at(-1)?.content === 'And now?')
+    expect(asked[0]!.body.messages.length).toBeLessThan(2_000)
+  })
+
   it('an edited middle of the history: the shared start kept, the rest written as sent', async () => {
     const id = await twoTurns()
     await complete(id, { model: 'echo', messages: [u('one'), a('Echo: one'), u('two'), a('Echo: two'), u('three')] })
