@@ -390,6 +390,48 @@ function frontDoorTurns(c: BenchContext, history: ChatMessageInput[]) {
   }
 }
 
+/** The view's newest turn: its user message and its last event (what a rewind takes off, and brings back). */
+async function newestTurnOf(c: BenchContext): Promise<{ question: string; tip: string }> {
+  const { events } = JSON.parse(await answerText(sessionOf(c).readView())) as {
+    events: { id: string; synthetic: boolean; message: { role: string } }[]
+  }
+  const question = events.findLast((event) => event.message.role === 'user' && !event.synthetic)
+  if (!question) throw new Error('the view has no turn')
+  return { question: question.id, tip: events.at(-1)!.id }
+}
+
+/** A rewind to before the newest turn, then one back to its tip: two REWINDs, the view as it was. */
+function rewindAndBack(c: BenchContext) {
+  const turn = newestTurnOf(c)
+  return async () => {
+    const { question, tip } = await turn
+    for (const point of [
+      { to: question, position: 'before' as const },
+      { to: tip, position: 'at' as const },
+    ]) {
+      type Answer = { ok: true; value: { rewind: unknown } } | { ok: false; error: unknown }
+      const outcome = (await sessionOf(c).rewind(point)) as Answer
+      if (!outcome.ok) throw new Error(`rewind: ${JSON.stringify(outcome.error)}`)
+      if (outcome.value.rewind === null) throw new Error('rewind: the view did not change')
+    }
+  }
+}
+
+/** A regenerate through the object: the newest turn answered again (model = the local stub). */
+async function regenerateTurn(c: BenchContext): Promise<void> {
+  const text = await turnText(c, { regenerate: true, compaction: false })
+  if (!text.includes('"type":"done"')) throw new Error(text.slice(0, 300))
+}
+
+/** A chat-completions request editing the newest question: `history` is what came before it, as the client was shown it. */
+function doorRewinds(c: BenchContext, history: ChatMessageInput[]) {
+  return async (i: number) => {
+    const input = await chatCompletionInput({ model: 'echo', messages: [...history, { role: 'user', content: `edited ${i}` }] })
+    const text = await new Response(await sessionOf(c).chatCompletion(addressOf(c), { ...input, onDiverge: 'rewind' })).text()
+    if (!text.includes('{"type":"rewound"')) throw new Error(`door rewind: ${text.slice(0, 300)}`)
+  }
+}
+
 /** A GET of the session through the whole app, the request limit on (a huge limit: always admitted) or off. */
 async function limitedGet(c: BenchContext, on: boolean): Promise<void> {
   const headers = { Authorization: c.req.header('Authorization') ?? '' }
@@ -459,6 +501,12 @@ bench.post('/front-door', async (c) => {
   // The rows of one more such turn, counted outside the timed ones.
   const [, rows] = await withRows(sessionOf(c), () => turn(calls++))
   return c.json<Measured>({ samples, rows })
+})
+bench.get('/rewind-and-back', (c) => sampledWithRows(c, sessionOf(c), rewindAndBack(c)))
+bench.get('/regenerate', (c) => sampledWithRows(c, sessionOf(c), () => regenerateTurn(c)))
+bench.post('/door-rewind', async (c) => {
+  const history = (await c.req.json<{ history: ChatMessageInput[] }>()).history
+  return sampledWithRows(c, sessionOf(c), doorRewinds(c, history))
 })
 bench.get('/search', (c) => sampledWithRows(c, sessionOf(c), () => answerText(sessionOf(c).search(searchQuery(c)))))
 bench.get('/context', (c) => sampledWithRows(c, sessionOf(c), () => succeeded(sessionOf(c).context())))

@@ -12,14 +12,18 @@ import { printMeasured, Results, runSteps } from './worker/runner'
 import { seedSessions } from './worker/seeding'
 import { TABLES } from './worker/tables'
 
+/** `BENCH_TABLES=Branches,context`: only the tables whose title holds one of these (default: all). */
+const only = process.env.BENCH_TABLES?.split(',').filter(Boolean)
+const tables = only ? TABLES.filter((table) => only.some((words) => table.title.includes(words))) : TABLES
+
 const worker = await startBenchWorker()
 console.log(`\nFake upstream ${worker.upstreamUrl}; ${ROUNDS} rounds per measurement, sizes interleaved.`)
 try {
   const measurements = measurementsOf(worker, await seedSessions(worker, SIZES))
   const results = new Results()
   // First searches before anything is measured: no index catch-up (ours) or build (the peer's) runs under a measurement.
-  await runSteps(['firstSearch', 'peerFirstSearch'], measurements, results)
-  for (const table of TABLES) await printMeasured(table, measurements, results)
+  if (!only) await runSteps(['firstSearch', 'peerFirstSearch'], measurements, results)
+  for (const table of tables) await printMeasured(table, measurements, results)
 } finally {
   await worker.close()
 }

@@ -105,6 +105,21 @@ function wholeTurns(targets: Targets) {
   } satisfies Record<string, Measurement>
 }
 
+/** Issue 25's paths: a rewind and back, a regenerate, a front-door request that edits the newest question. */
+function branches(targets: Targets) {
+  const { worker, ours, onOurs, keepShort } = targets
+  const doorRewind = async (key: Key) => {
+    // What came before the newest question, as the client was shown it: each request edits that question.
+    const history = (await clientHistory(worker, ours(key), 22)).slice(0, -2)
+    return worker.bench('door-rewind', { user: USER, session: ours(key), batch: 5 }, { history })
+  }
+  return {
+    rewindAndBack: { rounds: ROUNDS, sample: onOurs('rewind-and-back', { batch: 5 }) },
+    regenerate: { rounds: ROUNDS, after: keepShort, sample: onOurs('regenerate', { batch: 5 }) },
+    doorRewind: { rounds: HALF_ROUNDS, after: keepShort, sample: doorRewind },
+  } satisfies Record<string, Measurement>
+}
+
 function reads({ worker, ours, onOurs, onPeer }: Targets) {
   /** A phrase in one event only. */
   const rare = (key: Key) => `Message ${Math.floor(Number(key) / 2)}`
@@ -151,7 +166,14 @@ function others({ worker, ours }: Targets) {
 /** Every measurement, by name. */
 export function measurementsOf(worker: BenchWorker, sessions: Sessions) {
   const targets = targetsOf(worker, sessions)
-  return { ...turnsAndViews(targets), ...storage(targets), ...wholeTurns(targets), ...reads(targets), ...others(targets) }
+  return {
+    ...turnsAndViews(targets),
+    ...storage(targets),
+    ...wholeTurns(targets),
+    ...branches(targets),
+    ...reads(targets),
+    ...others(targets),
+  }
 }
 
 export type MeasurementName = keyof ReturnType<typeof measurementsOf>

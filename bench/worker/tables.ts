@@ -169,6 +169,24 @@ export const TABLES: Table[] = [
   },
   {
     title:
+      'Branches, through the object in workerd: a rewind to before the newest turn and back (two REWINDs), a regenerate, a chat-completions request editing the newest question (5 a sample; rows per call)',
+    measure: ['rewindAndBack', 'regenerate', 'doorRewind'],
+    columns: [
+      logEvents,
+      ...timing('rewind and back', 'rewindAndBack'),
+      rowsReadWritten('rewindAndBack'),
+      ...timing('regenerate', 'regenerate'),
+      rowsReadWritten('regenerate'),
+      ...timing('door request that rewinds', 'doorRewind'),
+      rowsReadWritten('doorRewind'),
+    ],
+    notes: [
+      (r) =>
+        `at ${n(LARGEST)} / at 1k (medians): rewind and back ${growth(r, 'rewindAndBack', LARGEST, SMALLEST)}, regenerate ${growth(r, 'regenerate', LARGEST, SMALLEST)}, door request that rewinds ${growth(r, 'doorRewind', LARGEST, SMALLEST)}`,
+    ],
+  },
+  {
+    title:
       'GET /context and the storage floor, inside workerd (context: 5 calls a sample through the object; floor: 20 turns a sample inside it)',
     measure: ['context', 'floor', 'storageOurs'],
     columns: [
