@@ -3,6 +3,7 @@ import type { BranchesPageJson } from '../src/contract/schemas'
 import type { Api } from './api'
 import { ErrorNote } from './errors'
 import { counted, sessionPath, time } from './format'
+import { useAction } from './use-action'
 
 /**
  * The branches rewinds left (edits, regenerates, a client's changed history), newest first, each
@@ -12,31 +13,25 @@ import { counted, sessionPath, time } from './format'
 export function Branches(props: { api: Api; sessionId: string; generation: number; onChanged: () => void }) {
   const { api, sessionId, generation, onChanged } = props
   const [branches, setBranches] = useState<BranchesPageJson['branches'] | null>(null)
-  const [error, setError] = useState<unknown>(null)
-  const [busy, setBusy] = useState(false)
+  const [loadError, setLoadError] = useState<unknown>(null)
+  const { busy, error: actionError, run } = useAction()
+  const error = actionError ?? loadError
   useEffect(() => {
     let current = true
     api
       .get<BranchesPageJson>(sessionPath(sessionId, '/branches?limit=20'))
       .then((page) => current && setBranches(page.branches))
-      .catch((failure) => current && setError(failure))
+      .catch((failure) => current && setLoadError(failure))
     return () => {
       current = false
     }
   }, [api, sessionId, generation])
 
-  async function bringBack(tip: string) {
-    setBusy(true)
-    setError(null)
-    try {
+  const bringBack = (tip: string) =>
+    run(async () => {
       await api.post(sessionPath(sessionId, '/rewind'), { to: tip })
       onChanged()
-    } catch (failure) {
-      setError(failure)
-    } finally {
-      setBusy(false)
-    }
-  }
+    })
 
   if (branches === null || branches.length === 0) return error === null ? null : <ErrorNote error={error} />
   return (

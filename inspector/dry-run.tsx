@@ -3,6 +3,7 @@ import { type Api, ApiError } from './api'
 import { ErrorNote } from './errors'
 import { count, sessionPath } from './format'
 import type { CompactionResultJson } from './types'
+import { useAction } from './use-action'
 
 const WINDOWS = [
   ['lastTurns', 'last turns'],
@@ -55,8 +56,7 @@ export function DryRun({ api, sessionId, generation, onPreview, onLogChanged, on
   const [size, setSize] = useState(2)
   const [summarize, setSummarize] = useState(false)
   const [preview, setPreview] = useState<Preview | null>(null)
-  const [error, setError] = useState<unknown>(null)
-  const [busy, setBusy] = useState(false)
+  const { busy, error, run } = useAction()
   // A preview from before the session's latest write or refresh is not shown (nor can it be run).
   const shown = preview !== null && preview.generation === generation ? preview : null
 
@@ -66,18 +66,6 @@ export function DryRun({ api, sessionId, generation, onPreview, onLogChanged, on
   function show(next: Preview | null) {
     setPreview(next)
     onPreview(next && { generation: next.generation, covered: new Set(next.pass.covered.map((event) => event.seq)) })
-  }
-
-  async function run(work: () => Promise<void>) {
-    setBusy(true)
-    setError(null)
-    try {
-      await work()
-    } catch (failure) {
-      setError(failure)
-    } finally {
-      setBusy(false)
-    }
   }
 
   const previewNow = () =>

@@ -3,6 +3,7 @@ import type { Api } from './api'
 import { ErrorNote } from './errors'
 import { sessionPath } from './format'
 import type { EventJson, SessionJson } from './types'
+import { useAction } from './use-action'
 
 /** What the page can do from a message of the log; null while nothing can be written (an older page shown). */
 export interface MessageActions {
@@ -23,22 +24,9 @@ export interface MessageActions {
  */
 export function MessageButtons({ event, actions }: { event: EventJson; actions: MessageActions }) {
   const [editing, setEditing] = useState(false)
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<unknown>(null)
+  const { busy, error, run } = useAction()
   const role = event.message?.role
   if (event.type !== 'MESSAGE' || event.synthetic) return null
-
-  async function run(work: () => Promise<void>) {
-    setBusy(true)
-    setError(null)
-    try {
-      await work()
-    } catch (failure) {
-      setError(failure)
-    } finally {
-      setBusy(false)
-    }
-  }
   const turns = sessionPath(actions.sessionId, '/turns')
   const regenerate = () =>
     run(async () => {

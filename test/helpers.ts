@@ -57,6 +57,14 @@ export const system = (content: string, id?: string) => ({ ...(id ? { id } : {})
 /** Two finished turns, U1/A1 and U2/A2: a session with something to compact. */
 export const twoTurns = () => [user('U1'), assistant('A1'), user('U2'), assistant('A2')]
 
+/** A session of a system message `S1` and `turns` turns `u1 a1 u2 a2 …` ("question i", "answer i"). */
+export async function numberedTurns(turns: number, prefix = 's') {
+  const id = newSessionId(prefix)
+  await append(id, [system('Be brief.', 'S1')])
+  for (let i = 1; i <= turns; i++) await append(id, [user(`question ${i}`, `u${i}`), assistant(`answer ${i}`, `a${i}`)])
+  return id
+}
+
 /** Appends events (as alice unless `as` says otherwise) and expects success. */
 export async function append(sessionId: string, events: unknown[], as = 'alice') {
   const result = await call('POST', `/v1/sessions/${sessionId}/events`, { user: as, body: { events } })

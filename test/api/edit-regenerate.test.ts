@@ -6,6 +6,7 @@ import {
   expectError,
   newSessionId,
   newTag,
+  numberedTurns,
   system,
   turn,
   upstreamRequests,
@@ -17,13 +18,7 @@ const viewIds = async (id: string) => (await call('GET', `/v1/sessions/${id}/vie
 const sentMessages = async (tag: string) =>
   (await upstreamRequests(tag)).map((request) => request.body.messages.map((m: { content: string | null }) => m.content))
 
-/** S1, then turns 1..n: u1 a1 u2 a2 … */
-async function conversation(turns: number) {
-  const id = newSessionId('edit')
-  await append(id, [system('Be brief.', 'S1')])
-  for (let i = 1; i <= turns; i++) await append(id, [user(`question ${i}`, `u${i}`), assistant(`answer ${i}`, `a${i}`)])
-  return id
-}
+const conversation = (turns: number) => numberedTurns(turns, 'edit')
 
 describe('an edit: a turn with rewind', () => {
   it('runs on the view as of the point and writes the REWIND with the turn, in one append', async () => {

@@ -7,8 +7,8 @@ import {
   expectError,
   newSessionId,
   newTag,
+  numberedTurns,
   releaseUpstream,
-  system,
   turn,
   untilUpstreamReceived,
   user,
@@ -19,13 +19,7 @@ const rewind = (id: string, body: unknown) => call('POST', `/v1/sessions/${id}/r
 const viewIds = async (id: string) => (await call('GET', `/v1/sessions/${id}/view`)).body.events.map((e: { id: string }) => e.id)
 const compactNow = (id: string, body: unknown) => call('POST', `/v1/sessions/${id}/compact`, { body })
 
-/** S1, then turns 1..n: u1 a1 u2 a2 … */
-async function conversation(turns: number) {
-  const id = newSessionId('rw')
-  await append(id, [system('Be brief.', 'S1')])
-  for (let i = 1; i <= turns; i++) await append(id, [user(`question ${i}`, `u${i}`), assistant(`answer ${i}`, `a${i}`)])
-  return id
-}
+const conversation = (turns: number) => numberedTurns(turns, 'rw')
 
 describe('POST /v1/sessions/:id/rewind', () => {
   it('takes the view back to just before a message, deleting nothing: one REWIND appended, what left the lineage counted', async () => {

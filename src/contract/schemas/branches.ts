@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import { LIMITS } from '../limits'
-import { Limit, MetadataSchema, SessionId } from './common'
+import { BeforeSeq, Limit, MetadataSchema, SessionId } from './common'
 import { EventSchema } from './events'
 import { TtlSeconds } from './sessions'
 
@@ -46,17 +46,7 @@ export type RewindJson = z.output<typeof RewindResponseSchema>
 
 export const BranchesQuerySchema = z.strictObject({
   limit: Limit(LIMITS.compactionsPage),
-  before: z
-    .string()
-    .regex(/^\d+$/, 'must be a sequence number ≥ 1')
-    .transform(Number)
-    .refine((n) => Number.isSafeInteger(n) && n >= 1, 'must be a sequence number ≥ 1')
-    .optional()
-    .openapi({
-      param: { name: 'before', in: 'query' },
-      type: 'integer',
-      description: 'Exclusive: branches abandoned by rewinds with a lower seq.',
-    }),
+  before: BeforeSeq('branches abandoned by rewinds'),
 })
 
 export const BranchesPageSchema = z

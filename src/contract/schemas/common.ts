@@ -59,3 +59,13 @@ export const SessionParamsSchema = z.object({ id: SessionId.openapi({ param: { n
 export const ErrorResponseSchema = z
   .object({ error: z.object({ code: z.string(), message: z.string() }) })
   .openapi('Error', { example: { error: { code: 'not_found', message: 'session not found' } } })
+
+/** A page's `before` query parameter: an exclusive seq ≥ 1, what the page's items come before. */
+export const BeforeSeq = (what: string) =>
+  z
+    .string()
+    .regex(/^\d+$/, 'must be a sequence number ≥ 1')
+    .transform(Number)
+    .refine((n) => Number.isSafeInteger(n) && n >= 1, 'must be a sequence number ≥ 1')
+    .optional()
+    .openapi({ param: { name: 'before', in: 'query' }, type: 'integer', description: `Exclusive: ${what} with a lower seq.` })

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import { LIMITS } from '../limits'
-import { Limit } from './common'
+import { BeforeSeq, Limit } from './common'
 import { EventSchema } from './events'
 import { StrategySchema, TriggerSchema } from './policy'
 
@@ -38,13 +38,7 @@ export const CompactionResultSchema = z
 
 export const CompactionsQuerySchema = z.strictObject({
   limit: Limit(LIMITS.compactionsPage),
-  before: z
-    .string()
-    .regex(/^\d+$/, 'must be a sequence number ≥ 1')
-    .transform(Number)
-    .refine((n) => Number.isSafeInteger(n) && n >= 1, 'must be a sequence number ≥ 1')
-    .optional()
-    .openapi({ param: { name: 'before', in: 'query' }, type: 'integer', description: 'Exclusive: boundaries with a lower seq.' }),
+  before: BeforeSeq('boundaries'),
 })
 
 export const CompactionsPageSchema = z
