@@ -1,6 +1,6 @@
 /**
- * Property-based tests: random logs built by random appends, passes (windows, summarizers,
- * appends racing a summarizer) and rewinds (to any message, abandoned ones included), checked
+ * Property-based tests: random logs built by random appends (tool loops among them), passes
+ * (windows, summarizers, appends racing a summarizer) and rewinds (to any message, abandoned ones included), checked
  * against the invariants of the spec after every step.
  */
 import fc from 'fast-check'
@@ -27,6 +27,8 @@ import type { Window } from './windows'
 type Draft = { role: Role; tokens: number; synthetic?: false }
 type Op =
   | { kind: 'append'; messages: Draft[] }
+  /** A turn with a tool loop: a question, `calls` rounds of an assistant calling a tool and its result, a reply. */
+  | { kind: 'toolLoop'; calls: number; tokens: number }
   | {
       kind: 'pass'
       window: Window
@@ -59,6 +61,14 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   {
     weight: 1,
     arbitrary: fc.record({
+      kind: fc.constant('toolLoop' as const),
+      calls: fc.integer({ min: 1, max: 3 }),
+      tokens: fc.integer({ min: 0, max: 40 }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
       kind: fc.constant('pass' as const),
       window,
       model,
@@ -80,6 +90,24 @@ let counter = 0
 const materialize = (d: Draft): NewMessageEvent => {
   const id = `m${++counter}`
   return msg(id, { role: d.role, content: id }, { tokens: d.tokens })
+}
+
+/** A tool loop's events, each call answered by the tool message after it. */
+function toolLoop(calls: number, tokens: number): NewMessageEvent[] {
+  const loop = [materialize({ role: 'user', tokens })]
+  for (let i = 0; i < calls; i++) {
+    const call = { id: `call_${++counter}`, name: 'lookup', arguments: '{}' }
+    loop.push(msg(`m${++counter}`, { role: 'assistant', content: null, toolCalls: [call] }, { tokens }))
+    loop.push(
+      msg(
+        `m${++counter}`,
+        { role: 'tool', content: null, toolResponses: [{ id: call.id, name: 'lookup', data: 'r' }] },
+        { tokens },
+      ),
+    )
+  }
+  loop.push(materialize({ role: 'assistant', tokens }))
+  return loop
 }
 
 interface Step {
@@ -118,8 +146,8 @@ async function run(ops: Op[]) {
   for (const o of ops) {
     const before = project(store.log)
     const logBefore = store.log.length
-    if (o.kind === 'append') {
-      store.appendNow(o.messages.map(materialize))
+    if (o.kind === 'append' || o.kind === 'toolLoop') {
+      store.appendNow(o.kind === 'append' ? o.messages.map(materialize) : toolLoop(o.calls, o.tokens))
       steps.push({ before, after: project(store.log), logBefore, logAfter: store.log.length, raced: [] })
       continue
     }
