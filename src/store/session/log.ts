@@ -15,6 +15,7 @@ import {
   type SessionEvent,
 } from '../../core'
 import { fragment, IDS_PER_STATEMENT, inChunks, type Sql } from '../sql'
+import { seqRuns } from './seq-runs'
 
 /**
  * The event log in SQLite: one row per event, bodies larger than one value's limit stored in
@@ -287,15 +288,5 @@ const bodyOf = (event: SessionEvent) => {
       return event.boundary
     case 'REWIND':
       return { boundary: event.boundary, rewind: event.rewind }
-  }
-}
-
-/** Seqs cut into runs of consecutive ones, in their order. */
-export function* seqRuns(seqs: ArrayLike<number>): Generator<{ from: number; to: number; start: number }> {
-  for (let i = 0; i < seqs.length; ) {
-    let j = i
-    while (j + 1 < seqs.length && seqs[j + 1]! === seqs[j]! + 1) j++
-    yield { from: seqs[i]!, to: seqs[j]!, start: i }
-    i = j + 1
   }
 }

@@ -12,7 +12,8 @@ import {
   viewAfter,
 } from '../../core'
 import { BODY_CACHE_LIMITS, type BodyCache, isolateBodies } from './body-cache'
-import { type SessionLog, seqRuns, type ViewEntry } from './log'
+import type { SessionLog, ViewEntry } from './log'
+import { seqRuns } from './seq-runs'
 import type { SessionRecord } from './session-row'
 
 /**

@@ -1,0 +1,161 @@
+import { ServiceError } from '../../contract/errors'
+import { encodeSearchCursor, SEARCH_START, type SearchPageJson, type SearchPosition } from '../../contract/schemas'
+import { allSeqs, lineageRuns, type MessageEvent, type RecallHit, searchTextOf, type ViewColumns } from '../../core'
+import { jsonArray, jsonObject } from '../../json-stream'
+import { ftsExpression } from './fts-expression'
+import type { SessionLog } from './log'
+import type { SessionSearch } from './search'
+import type { SessionRecord } from './session-row'
+import type { ViewCache } from './view-cache'
+
+const json = (value: unknown) => JSON.stringify(value)
+
+/** What a search asks for: a plain-text query (see `./fts-expression`) and its filters and page. */
+export interface SearchQuery {
+  q: string
+  role?: string
+  scope: 'all' | 'covered' | 'view'
+  /** `all`: abandoned branches' events too. */
+  branches: 'lineage' | 'all'
+  limit: number
+  /** Where in the ranked matches (role filter applied) the page starts. */
+  from: SearchPosition
+}
+
+/**
+ * Whether a seq is in a view (its seqs sorted once, then looked up by halving), and the seqs a
+ * scope's matches can have: a view's from its first seq on, covered ones up to the newest seq
+ * outside the view (the view is mostly the log's tail, so this skips it).
+ */
+function membership(view: ViewColumns, version: number) {
+  const seqs = allSeqs(view).sort()
+  let tail = seqs.length
+  while (tail > 0 && seqs[tail - 1] === version - (seqs.length - tail)) tail--
+  const newestOutside = version - (seqs.length - tail)
+  const bounds = {
+    all: {},
+    view: { atLeast: seqs[0] ?? version + 1 },
+    covered: { below: newestOutside + 1 },
+  }
+  const isInView = (seq: number) => {
+    let low = 0
+    let high = seqs.length - 1
+    while (low <= high) {
+      const mid = (low + high) >> 1
+      if (seqs[mid] === seq) return true
+      if (seqs[mid]! < seq) low = mid + 1
+      else high = mid - 1
+    }
+    return false
+  }
+  return { isInView, bounds }
+}
+
+/**
+ * Whether a seq is on the lineage: its runs walked once (a row per rewind on it), then looked up
+ * by halving.
+ */
+function lineageMembership(log: SessionLog): (seq: number) => boolean {
+  const runs = [...lineageRuns(Number.MAX_SAFE_INTEGER, (seq) => log.rewindAtOrBefore(seq))].reverse()
+  return (seq) => {
+    let low = 0
+    let high = runs.length - 1
+    while (low <= high) {
+      const mid = (low + high) >> 1
+      const run = runs[mid]!
+      if (seq < run.from) high = mid - 1
+      else if (seq > run.to) low = mid + 1
+      else return true
+    }
+    return false
+  }
+}
+
+/** A page of hits, each event written from its row. */
+function* searchJson(
+  log: SessionLog,
+  hits: { seq: number; covered: boolean; abandoned: boolean; snippet: string }[],
+  next: SearchPosition | null,
+) {
+  yield* jsonObject<SearchPageJson>({
+    hits: jsonArray(
+      hits.map((hit) =>
+        jsonObject<SearchPageJson['hits'][number]>({
+          event: [...log.jsonRange(hit.seq, hit.seq)][0]!.json,
+          covered: json(hit.covered),
+          abandoned: json(hit.abandoned),
+          snippet: json(hit.snippet),
+        }),
+      ),
+    ),
+    nextCursor: json(next === null ? null : encodeSearchCursor(next)),
+  })
+}
+
+/** A session's search answers (`GET /search`) and what `recall_history` finds, over its lineage. */
+export class SearchAnswers {
+  constructor(
+    private readonly log: SessionLog,
+    private readonly view: ViewCache,
+    private readonly searchIndex: SessionSearch,
+  ) {}
+
+  /**
+   * A page of search hits (`GET /search`), for a session: matches of the query, best first,
+   * filtered by role in SQL and by scope against the view, from position `from` on; each with its
+   * event, whether it is covered (outside the view) and a snippet; `nextCursor` where the page
+   * after starts. A query with no word to search for is a 400 at once.
+   */
+  search(query: SearchQuery): (record: SessionRecord) => Iterable<string> {
+    // The query is checked before the session is looked up: a bad request is a 400 whatever the session.
+    const expression = ftsExpression(query.q)
+    if (expression === null) throw new ServiceError('invalid_request', 'query.q: has no word to search for (letters or digits)')
+    return (record) => {
+      const { hits, next } = this.hits(record, expression, query)
+      return searchJson(this.log, hits, next)
+    }
+  }
+
+  /** What `recall_history` answers: the covered events matching a plain-text query, best first, with their text. */
+  recallHits(record: SessionRecord, q: string, limit: number): RecallHit[] {
+    const expression = ftsExpression(q)
+    if (expression === null) return []
+    // Covered events of the lineage only: an abandoned branch is never recalled.
+    const { hits } = this.hits(record, expression, { limit, scope: 'covered', branches: 'lineage', from: SEARCH_START })
+    return hits.map((hit) => {
+      const [event] = this.log.range(hit.seq, hit.seq) as MessageEvent[]
+      return { id: event!.id, seq: hit.seq, role: event!.message.role, text: searchTextOf(event!.message) }
+    })
+  }
+
+  /** The hits of a search (its FTS5 expression, its filters), and where the page after starts. */
+  private hits(record: SessionRecord, expression: string, query: Omit<SearchQuery, 'q'>) {
+    const { isInView, bounds } = membership(this.view.snapshot(record), record.version)
+    const onLineage = record.rewinds === 0 ? () => true : lineageMembership(this.log)
+    const everyBranch = query.branches === 'all'
+    const page: { seq: number; covered: boolean; abandoned: boolean }[] = []
+    let next: SearchPosition | null = null
+    const matches = this.searchIndex.ranked(expression, {
+      from: query.from,
+      // Abandoned events lie anywhere: a scope's bounds hold for the lineage only.
+      ...(everyBranch ? {} : bounds[query.scope]),
+      ...(query.role ? { role: query.role } : {}),
+    })
+    for (const { seq, at } of matches) {
+      const abandoned = !onLineage(seq)
+      if (abandoned && !everyBranch) continue
+      const covered = abandoned || !isInView(seq)
+      if (!abandoned && query.scope === (covered ? 'view' : 'covered')) continue
+      if (page.length === query.limit) {
+        next = at
+        break
+      }
+      page.push({ seq, covered, abandoned })
+    }
+    const snippets = this.searchIndex.snippets(
+      expression,
+      page.map((hit) => hit.seq),
+    )
+    return { hits: page.map((hit) => ({ ...hit, snippet: snippets.get(hit.seq) ?? '' })), next }
+  }
+}
