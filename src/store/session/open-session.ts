@@ -134,16 +134,13 @@ export class OpenSession {
     return { abandoned: plan.abandoned }
   }
 
-  /** The events of a write, the pending rewind first (once). */
-  private withRewind<E extends NewEvent>(events: E[]): (E | NewRewindEvent)[] {
+  /** A write of these events, the pending rewind first (with its branch); then the session reads as stored again. */
+  private async carryingRewind<T>(events: NewEvent[], write: (events: NewEvent[], branch: Branch | null) => T | Promise<T>) {
     const pending = this.pending
-    return pending ? [pending.event, ...events] : events
-  }
-
-  /** After a write that carried the pending rewind: the session reads as stored again. */
-  private rewound(): void {
+    const result = await write(pending ? [pending.event, ...events] : events, pending?.branch ?? null)
     this.pending = null
     this.memo.clear()
+    return result
   }
 
   /** The view a read of this request sees: the pending rewind's, else the session's. */
@@ -174,9 +171,7 @@ export class OpenSession {
   async append(events: NewEvent[], expectedVersion: number): Promise<SessionEvent[]> {
     const record = this.writable()
     if (!record) throw sessionNotFound()
-    const written = this.parts.writer.commit(record, this.withRewind(events), { expectedVersion, branch: this.pending?.branch })
-    this.rewound()
-    return written
+    return this.carryingRewind(events, (all, branch) => this.parts.writer.commit(record, all, { expectedVersion, branch }))
   }
 
   // ── the chat turn's session ──────────────────────────────────────────────────────────────
@@ -226,19 +221,16 @@ export class OpenSession {
   async writeTurn(events: NewMessageEvent[], step: StepRecord & { calibration: Calibration }): Promise<SessionEvent[]> {
     const record = this.writable() ?? newRecord(this.address, {})
     const calibrated = { ...record, calibration: step.calibration, lastUsage: step.usage }
-    const written = await this.parts.writer.write(calibrated, this.withRewind(events), {
-      step: this.parts.steps.writeOf(step),
-      branch: this.pending?.branch,
-    })
-    this.rewound()
+    const stepWrite = this.parts.steps.writeOf(step)
+    const written = await this.carryingRewind(events, (all, branch) =>
+      this.parts.writer.write(calibrated, all, { step: stepWrite, branch }),
+    )
     return written.events
   }
 
   async writeHistory(events: NewMessageEvent[]): Promise<SessionEvent[]> {
-    const written = await this.parts.writer.write(this.writable() ?? newRecord(this.address, {}), this.withRewind(events), {
-      branch: this.pending?.branch,
-    })
-    this.rewound()
+    const record = this.writable() ?? newRecord(this.address, {})
+    const written = await this.carryingRewind(events, (all, branch) => this.parts.writer.write(record, all, { branch }))
     return written.events
   }
 }
