@@ -5,27 +5,40 @@ import { ErrorNote } from './errors'
 import { counted, sessionPath, time } from './format'
 import { useAction } from './use-action'
 
-/**
- * The branches rewinds left (edits, regenerates, a client's changed history), newest first, each
- * with "Bring back": a rewind to its tip, which makes it the conversation again (the one it
- * replaces becomes a branch in turn). Read again with each of the session's generations.
- */
-export function Branches(props: { api: Api; sessionId: string; generation: number; onChanged: () => void }) {
-  const { api, sessionId, generation, onChanged } = props
-  const [branches, setBranches] = useState<BranchesPageJson['branches'] | null>(null)
-  const [loadError, setLoadError] = useState<unknown>(null)
-  const { busy, error: actionError, run } = useAction()
-  const error = actionError ?? loadError
+export type BranchList = BranchesPageJson['branches']
+
+/** The newest branches of a session (a page of 100), read again with each of its generations. */
+export function useBranches(api: Api, sessionId: string, generation: number) {
+  const [branches, setBranches] = useState<BranchList | null>(null)
+  const [error, setError] = useState<unknown>(null)
   useEffect(() => {
     let current = true
     api
-      .get<BranchesPageJson>(sessionPath(sessionId, '/branches?limit=20'))
+      .get<BranchesPageJson>(sessionPath(sessionId, '/branches?limit=100'))
       .then((page) => current && setBranches(page.branches))
-      .catch((failure) => current && setLoadError(failure))
+      .catch((failure) => current && setError(failure))
     return () => {
       current = false
     }
   }, [api, sessionId, generation])
+  return { branches, error }
+}
+
+/**
+ * The branches rewinds left (edits, regenerates, a client's changed history), newest first, each
+ * with "Bring back": a rewind to its tip, which makes it the conversation again (the one it
+ * replaces becomes a branch in turn).
+ */
+export function Branches(props: {
+  api: Api
+  sessionId: string
+  branches: BranchList | null
+  loadError: unknown
+  onChanged: () => void
+}) {
+  const { api, sessionId, branches, loadError, onChanged } = props
+  const { busy, error: actionError, run } = useAction()
+  const error = actionError ?? loadError
 
   const bringBack = (tip: string) =>
     run(async () => {
@@ -39,7 +52,7 @@ export function Branches(props: { api: Api; sessionId: string; generation: numbe
       <h3 id="branches-title">Branches</h3>
       <ErrorNote error={error} />
       <ol>
-        {branches.map((branch) => (
+        {branches.slice(0, 20).map((branch) => (
           <li key={branch.rewindEventId}>
             <p class="branch-headline">{branch.headline || '(no text)'}</p>
             <p class="hint">

@@ -1,8 +1,9 @@
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useMemo, useState } from 'preact/hooks'
 import type { BoundaryEvent } from '../src/core/events'
 import { viewMembership } from '../src/core/projection'
 import { type Api, ApiError } from './api'
-import { Branches } from './branches'
+import { alternativesAt } from './branch-switch'
+import { Branches, useBranches } from './branches'
 import { BudgetBar } from './budget'
 import { DryRun } from './dry-run'
 import { ErrorNote, Loading } from './errors'
@@ -68,6 +69,8 @@ export function SessionPanel(props: {
   const [rereads, setRereads] = useState(0)
   // A preview's marks only in the generation it was made in (a write or a refresh makes it stale).
   const wouldCover = preview !== null && preview.generation === reloads ? preview.covered : NOTHING
+  const branches = useBranches(api, sessionId, reloads)
+  const alternatives = useMemo(() => alternativesAt(branches.branches ?? []), [branches.branches])
 
   useEffect(() => {
     let current = true
@@ -127,6 +130,7 @@ export function SessionPanel(props: {
               scrollTo={loaded.scrollTo}
               earlier={loaded.after > 0 ? earlier : null}
               newest={focus === null ? null : () => setFocus(null)}
+              alternatives={alternatives}
               actions={{
                 api,
                 sessionId,
@@ -152,7 +156,13 @@ export function SessionPanel(props: {
                 onLogChanged={() => setRereads((n) => n + 1)}
                 onCompacted={reload}
               />
-              <Branches api={api} sessionId={sessionId} generation={reloads} onChanged={reload} />
+              <Branches
+                api={api}
+                sessionId={sessionId}
+                branches={branches.branches}
+                loadError={branches.error}
+                onChanged={reload}
+              />
               <Search
                 api={api}
                 sessionId={sessionId}

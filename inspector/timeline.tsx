@@ -1,5 +1,7 @@
+import { Fragment } from 'preact'
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import type { Api } from './api'
+import { type Alternatives, BranchSwitch } from './branch-switch'
 import { ErrorNote, Loading } from './errors'
 import { count, counted, sessionPath, time } from './format'
 import { EventJsonView, JsonToggle } from './json'
@@ -25,6 +27,8 @@ interface TimelineProps {
   newest: (() => void) | null
   /** What a message's buttons do (edit, regenerate, fork). */
   actions: Omit<MessageActions, 'regenerable'>
+  /** The versions of what follows each point with branches, by the message they follow (null: the start). */
+  alternatives: Map<string | null, Alternatives>
 }
 
 /**
@@ -33,7 +37,7 @@ interface TimelineProps {
  * demand; each compaction a folded row (events covered, tokens before → after), its summary on demand.
  */
 export function Timeline(props: TimelineProps) {
-  const { api, sessionId, events, inView, wouldCover, focus, scrollTo, earlier, newest } = props
+  const { api, sessionId, events, inView, wouldCover, focus, scrollTo, earlier, newest, alternatives } = props
   const section = useRef<HTMLElement>(null)
   useEffect(() => {
     if (scrollTo !== null) section.current?.querySelector(`[data-seq="${scrollTo}"]`)?.scrollIntoView({ block: 'center' })
@@ -47,6 +51,10 @@ export function Timeline(props: TimelineProps) {
   const lastInView = newest === null ? events.findLast((event) => event.type === 'MESSAGE' && inView(event)) : undefined
   const regenerable = lastInView?.message?.role === 'assistant' && !lastInView.synthetic ? lastInView.seq : null
   const actions: MessageActions = { ...props.actions, regenerable }
+  const switchAt = (at: string | null) => {
+    const found = alternatives.get(at)
+    return found && <BranchSwitch api={api} sessionId={sessionId} alternatives={found} onWritten={actions.onWritten} />
+  }
   return (
     <section ref={section} class="timeline" aria-labelledby="timeline-title">
       <h3 id="timeline-title">Log</h3>
@@ -59,17 +67,21 @@ export function Timeline(props: TimelineProps) {
         <p class="empty">This session has no events yet.</p>
       ) : (
         <ol>
+          {!earlier && switchAt(null)}
           {events
             .filter((event) => !summaryIds.has(event.id) && !pairing.folded.has(event.seq))
-            .map((event) =>
-              event.type === 'COMPACTION' ? (
-                <CompactionRow key={event.seq} api={api} sessionId={sessionId} event={event} />
-              ) : event.type === 'REWIND' ? (
-                <RewindRow key={event.seq} event={event} />
-              ) : (
-                <EventRow key={event.seq} event={event} pairing={pairing} marks={marks} actions={actions} />
-              ),
-            )}
+            .map((event) => (
+              <Fragment key={event.seq}>
+                {event.type === 'COMPACTION' ? (
+                  <CompactionRow api={api} sessionId={sessionId} event={event} />
+                ) : event.type === 'REWIND' ? (
+                  <RewindRow event={event} />
+                ) : (
+                  <EventRow event={event} pairing={pairing} marks={marks} actions={actions} />
+                )}
+                {event.type === 'MESSAGE' && switchAt(event.id)}
+              </Fragment>
+            ))}
         </ol>
       )}
       {newest && (

@@ -21,6 +21,7 @@ export {
   leftBehind,
   lineage,
   lineageRuns,
+  onLineage,
   type Placed,
   prefixEnd,
   type RewindStep,

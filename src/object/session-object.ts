@@ -115,8 +115,7 @@ export class SessionObject extends DurableObject<Env> {
   /** A page of the branches rewinds abandoned, newest first, before the seq `before`. */
   readBranches(before: number, limit: number): Promise<Outcome<JsonBody>> {
     return toOutcome(async () => {
-      await this.stored.existing()
-      return jsonAnswer(this.stored.answers.branches(before, limit))
+      return jsonAnswer(this.stored.answers.branches(await this.stored.existing(), before, limit))
     })
   }
 

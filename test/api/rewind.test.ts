@@ -1,5 +1,7 @@
-import { abortAllDurableObjects } from 'cloudflare:test'
+import { abortAllDurableObjects, runInDurableObject } from 'cloudflare:test'
+import { env } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
+import { sessionStub } from '../../src/object/address'
 import {
   append,
   assistant,
@@ -214,11 +216,14 @@ describe('GET /v1/sessions/:id/branches', () => {
         {
           rewindEventId: first.id,
           at: { to: 'u2', position: 'before' },
+          parentEventId: 'a1',
           firstEventId: 'u2',
           tipEventId: 'a3',
           events: 4,
           headline: 'question 2',
           abandonedAt: first.timestamp,
+          onLineage: false,
+          parentOnLineage: true,
         },
       ],
       nextBefore: null,
@@ -240,6 +245,32 @@ describe('GET /v1/sessions/:id/branches', () => {
     expect((await call('GET', `/v1/sessions/${id}/context`)).body.branches).toBe(3)
     expectError(await call('GET', `/v1/sessions/${id}/branches?before=0`), 400, 'invalid_request')
     expectError(await call('GET', `/v1/sessions/${newSessionId()}/branches`), 404, 'not_found')
+  })
+
+  it('groups the alternatives at a point by parentEventId and says which one is the conversation now', async () => {
+    const id = newSessionId('rw')
+    await append(id, [user('hello', 'u1'), assistant('first try', 'x1')])
+    await rewind(id, { to: 'u1' })
+    await append(id, [assistant('second try', 'x2')])
+    await rewind(id, { to: 'u1' })
+    await append(id, [assistant('third try', 'x3')])
+    const list = async () =>
+      (await call('GET', `/v1/sessions/${id}/branches`)).body.branches.map(
+        (b: { firstEventId: string; parentEventId: string | null; onLineage: boolean; parentOnLineage: boolean }) =>
+          `${b.firstEventId} from ${b.parentEventId}${b.onLineage ? ' (now)' : ''}${b.parentOnLineage ? '' : ' (nested)'}`,
+      )
+    expect(await list()).toEqual(['x2 from u1', 'x1 from u1'])
+    // Bringing the first try back: the third becomes a branch, the first is on the lineage again.
+    await rewind(id, { to: 'x1' })
+    expect(await list()).toEqual(['x3 from u1', 'x2 from u1', 'x1 from u1 (now)'])
+    // Back to the start: the whole conversation is a branch, the tries under it nested.
+    await rewind(id, { to: null })
+    expect(await list()).toEqual(['u1 from null', 'x3 from u1 (nested)', 'x2 from u1 (nested)', 'x1 from u1 (nested)'])
+    // Branches recorded before their parent was kept (schema v4) are listed the same: it is found on the lineage they left.
+    await runInDurableObject(sessionStub(env, 'alice', id), async (_instance, state) => {
+      state.storage.sql.exec('UPDATE branches SET parent_id = NULL, parent_seq = NULL')
+    })
+    expect(await list()).toEqual(['u1 from null', 'x3 from u1 (nested)', 'x2 from u1 (nested)', 'x1 from u1 (nested)'])
   })
 
   it('cuts a long headline at 200 characters (characters, not UTF-16 units)', async () => {

@@ -218,17 +218,36 @@ describe.skipIf(!haveChromium)('the inspector in Chromium', () => {
     await page.getByRole('button', { name: 'Regenerate' }).click()
     await expect.poll(() => page.locator('.rewind').count()).toBe(2)
     await expect.poll(() => page.locator('.branches li').count()).toBe(2)
+    // Two points with two versions each: after the first answer (the edit) and after the edited question (the regenerate).
+    const versions = () => page.locator('.branch-switch .version').allTextContents()
+    await expect.poll(versions).toEqual(['2/2', '2/2'])
+    expect(await page.locator('.event[data-seq="2"] + .branch-switch').count()).toBe(1)
     // Bring the first branch back: the original second turn is the conversation again.
     await page.locator('.branches li').last().getByRole('button', { name: 'Bring back' }).click()
+    const original = [
+      expect.stringContaining('Question 1'),
+      expect.stringContaining('Answer 1'),
+      expect.stringContaining('Question 2'),
+      expect.stringContaining('Answer 2'),
+    ]
+    await expect.poll(() => page.locator('.event:not(.covered) .text').allTextContents()).toEqual(original)
+    // The regenerate's point is inside a branch now: one switcher, on the first version.
+    await expect.poll(versions).toEqual(['1/2'])
+    await screenshot(page, '05d-branches')
+    // ‹ › switch between the versions: the edit back, with its regenerated reply, and the original again.
+    await page.getByRole('button', { name: 'Next version' }).click()
+    await expect.poll(versions).toEqual(['2/2', '2/2'])
     await expect
       .poll(() => page.locator('.event:not(.covered) .text').allTextContents())
       .toEqual([
         expect.stringContaining('Question 1'),
         expect.stringContaining('Answer 1'),
-        expect.stringContaining('Question 2'),
-        expect.stringContaining('Answer 2'),
+        'Question 2, edited',
+        'Echo: Question 2, edited',
       ])
-    await screenshot(page, '05d-branches')
+    await page.getByRole('button', { name: 'Previous version' }).first().click()
+    await expect.poll(versions).toEqual(['1/2'])
+    await expect.poll(() => page.locator('.event:not(.covered) .text').allTextContents()).toEqual(original)
     // Fork from the first answer: a new session, opened, with the view as of it.
     await row(2).getByRole('button', { name: 'Fork' }).click()
     await expect.poll(() => page.locator('#session-title').textContent()).toMatch(/^ses_/)

@@ -55,11 +55,18 @@ export const BranchesPageSchema = z
       z.object({
         rewindEventId: z.string().openapi({ description: 'The REWIND that abandoned the run.' }),
         at: z.object({ to: z.string().nullable(), position: PositionSchema }),
+        parentEventId: z.string().nullable().openapi({
+          description: 'The message it went on from (null: the start of the log): the branches at one point share it.',
+        }),
         firstEventId: z.string(),
         tipEventId: z.string().openapi({ description: 'Its last message: `rewind { to: tipEventId }` brings it back.' }),
         events: z.int().openapi({ description: 'Its message events.' }),
         headline: z.string().openapi({ description: 'Its first text, at most 200 characters.' }),
         abandonedAt: z.string().openapi({ description: 'When the REWIND was written.' }),
+        onLineage: z.boolean().openapi({ description: 'Its first message is on the lineage now: it was brought back.' }),
+        parentOnLineage: z.boolean().openapi({
+          description: 'Its parent is on the lineage now: it is one of the conversation’s alternatives at that point.',
+        }),
       }),
     ),
     nextBefore: z.int().nullable(),

@@ -4,7 +4,7 @@ import { newRewindEvent } from '../events/new-event'
 import { project } from '../projection'
 import { compactListed, depsFor, events, idString, storeOf } from '../testing'
 import { columnsOf } from '../view/columns'
-import { leftBehind, lineage, lineageRuns, prefixEnd, rewindBoundary, rewindTargetProblem, subtractRuns } from '.'
+import { leftBehind, lineage, lineageRuns, onLineage, prefixEnd, rewindBoundary, rewindTargetProblem, subtractRuns } from '.'
 
 const seqOf = (log: readonly SessionEvent[]) => (id: string) => log.find((event) => event.id === id)!.seq
 
@@ -136,6 +136,19 @@ describe('lineage runs', () => {
     // To the same lineage's own earlier point: the end of it.
     expect(leftBehind(lineageRuns(4, rewindAtOrBefore), lineageRuns(2, rewindAtOrBefore))).toEqual([{ from: 3, to: 4 }])
     expect(leftBehind(lineageRuns(4, rewindAtOrBefore), lineageRuns(4, rewindAtOrBefore))).toEqual([])
+  })
+
+  it('onLineage: a seq on one of the runs, read only as far back as the seq asked for', () => {
+    let read = 0
+    const runs = lineageRuns(8, (seq) => {
+      read++
+      return rewindAtOrBefore(seq)
+    })
+    const on = onLineage(runs)
+    expect([8, 5, 6, 7].map(on)).toEqual([true, false, false, false])
+    expect(read).toBe(2)
+    expect([1, 2, 3, 4, 0].map(on)).toEqual([true, true, true, true, true])
+    expect(on(9)).toBe(false)
   })
 
   it('subtractRuns cuts runs around others', () => {

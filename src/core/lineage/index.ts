@@ -97,6 +97,28 @@ export function leftBehind(current: Iterator<Run>, next: Iterator<Run>): Run[] {
   return subtractRuns(mine, theirs)
 }
 
+/**
+ * Whether a seq is on a lineage given as its runs (newest first, as {@link lineageRuns} yields
+ * them), reading only the runs down to the seq asked for; seq 0 (the start) is on every lineage.
+ *
+ * @example
+ * const on = onLineage(lineageRuns(version, rewinds))
+ * on(3) // false: a rewind took 3 off the lineage
+ */
+export function onLineage(runs: Iterator<Run>): (seq: number) => boolean {
+  const read: Run[] = []
+  let done = false
+  return (seq) => {
+    if (seq === 0) return true
+    while (!done && (read.length === 0 || read.at(-1)!.from > seq)) {
+      const next = runs.next()
+      if (next.done) done = true
+      else read.push(next.value)
+    }
+    return read.some((run) => run.from <= seq && seq <= run.to)
+  }
+}
+
 /** The seqs of runs `a` that are in none of runs `b`, as runs, in `a`'s order. */
 export function subtractRuns(a: readonly Run[], b: readonly Run[]): Run[] {
   const cuts = [...b].sort((x, y) => x.from - y.from)

@@ -178,8 +178,8 @@ export class SessionAnswers {
   }
 
   /** A page of the branches rewinds abandoned, newest first, before the seq `before` (exclusive). */
-  branches(before: number, limit: number): Iterable<string> {
-    return this.branchesOf.page(before, limit)
+  branches(record: SessionRecord, before: number, limit: number): Iterable<string> {
+    return this.branchesOf.page(record.version, before, limit)
   }
 
   /** A page of the session's compactions, newest first, before the seq `before` (exclusive). */

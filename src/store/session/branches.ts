@@ -1,5 +1,5 @@
 import type { BranchesPageJson } from '../../contract/schemas'
-import type { Rewind, Run } from '../../core'
+import { lineageRuns, onLineage, type Rewind, type Run } from '../../core'
 import { jsonArray, jsonObject } from '../../json-stream'
 import type { Sql } from '../sql'
 import type { SessionLog } from './log'
@@ -7,7 +7,10 @@ import type { SessionLog } from './log'
 /** The run of messages a rewind took off the lineage, as it is recorded with the REWIND. */
 export interface Branch {
   firstId: string
+  firstSeq: number
   tipId: string
+  /** The message it went on from (null: the start of the log). */
+  parent: Message | null
   /** Its message events. */
   events: number
   headline: string
@@ -16,7 +19,18 @@ export interface Branch {
 /** How long a branch's headline is at most (characters). */
 const HEADLINE_CHARS = 200
 
-type BranchRow = { rewind_seq: number; first_id: string; tip_id: string; events: number; headline: string }
+type Message = { id: string; seq: number }
+
+type BranchRow = {
+  rewind_seq: number
+  first_id: string
+  first_seq: number
+  tip_id: string
+  events: number
+  headline: string
+  parent_id: string | null
+  parent_seq: number | null
+}
 
 /**
  * The branches of a session: each run of messages a rewind abandoned, recorded in the same
@@ -31,10 +45,11 @@ export class SessionBranches {
 
   /**
    * The branch of the runs a rewind abandons (its first and last message, how many, the first
-   * text among them); null when they hold no message (no branch then). Reads the runs' messages
-   * up to the first with text, and the first and last one's rows.
+   * text among them, the message before them on the `lineage` they leave); null when they hold no
+   * message (no branch then). Reads the runs' messages up to the first with text, and the first,
+   * last and parent's rows.
    */
-  describe(runs: readonly Run[], messages: number): Branch | null {
+  describe(runs: readonly Run[], messages: number, lineage: Iterable<Run>): Branch | null {
     if (messages === 0) return null
     const ordered = [...runs].sort((a, b) => a.from - b.from)
     const first = ordered.map((run) => this.log.messageAt(run.from, run.to, 'first')).find((found) => found !== null)
@@ -43,7 +58,18 @@ export class SessionBranches {
       .map((run) => this.log.messageAt(run.from, run.to, 'last'))
       .find((found) => found !== null)
     if (!first || !tip) return null
-    return { firstId: first.id, tipId: tip.id, events: messages, headline: this.headline(ordered) }
+    const parent = this.lastMessageBefore(first.seq, lineage)
+    return { firstId: first.id, firstSeq: first.seq, tipId: tip.id, parent, events: messages, headline: this.headline(ordered) }
+  }
+
+  /** The last message of a lineage (its runs, newest first) before the seq `seq`; null: none. */
+  private lastMessageBefore(seq: number, lineage: Iterable<Run>): Message | null {
+    for (const run of lineage) {
+      if (run.from >= seq) continue
+      const found = this.log.messageAt(run.from, Math.min(run.to, seq - 1), 'last')
+      if (found) return found
+    }
+    return null
   }
 
   /** The first text of the runs' messages, cut to {@link HEADLINE_CHARS}. */
@@ -59,28 +85,46 @@ export class SessionBranches {
 
   /** Records the branch the REWIND at `rewindSeq` abandoned (call it inside the REWIND's write). */
   record(rewindSeq: number, branch: Branch): void {
-    this.sql.run`INSERT INTO branches (rewind_seq, first_id, tip_id, events, headline)
-      VALUES (${rewindSeq}, ${branch.firstId}, ${branch.tipId}, ${branch.events}, ${branch.headline})`
+    const { firstId, firstSeq, tipId, events, headline, parent } = branch
+    this.sql.run`INSERT INTO branches (rewind_seq, first_id, first_seq, tip_id, events, headline, parent_id, parent_seq)
+      VALUES (${rewindSeq}, ${firstId}, ${firstSeq}, ${tipId}, ${events}, ${headline}, ${parent?.id ?? null}, ${parent?.seq ?? 0})`
   }
 
-  /** `GET /branches`: the branches abandoned by rewinds before the seq `before`, newest first. */
-  *page(before: number, limit: number): Generator<string> {
+  /**
+   * `GET /branches`: the branches abandoned by rewinds before the seq `before`, newest first, each
+   * with whether it and its parent are on the lineage of the log at `version` now (read back only
+   * as far as the page's branches go).
+   */
+  *page(version: number, before: number, limit: number): Generator<string> {
     const rows = this.sql.all<BranchRow>`SELECT * FROM branches WHERE rewind_seq < ${before}
       ORDER BY rewind_seq DESC LIMIT ${limit + 1}`
     const page = rows.slice(0, limit)
+    const rewindAt = (seq: number) => this.log.rewindAtOrBefore(seq)
+    const isOnLineage = onLineage(lineageRuns(version, rewindAt))
+    // Branches recorded before their parent was kept (schema v4): found on the lineage they left.
+    const parentOf = (row: BranchRow): Message | null =>
+      row.parent_seq === null
+        ? this.lastMessageBefore(row.first_seq, lineageRuns(row.rewind_seq - 1, rewindAt))
+        : row.parent_id === null
+          ? null
+          : { id: row.parent_id, seq: row.parent_seq }
     yield* jsonObject<BranchesPageJson>({
       branches: jsonArray(
         page.map((row) => {
           const [rewind] = this.log.range(row.rewind_seq, row.rewind_seq) as { id: string; timestamp: string; rewind: Rewind }[]
           if (!rewind) throw new Error(`the REWIND at ${row.rewind_seq} is missing`)
+          const parent = parentOf(row)
           return JSON.stringify({
             rewindEventId: rewind.id,
             at: { to: rewind.rewind.to, position: rewind.rewind.position },
+            parentEventId: parent?.id ?? null,
             firstEventId: row.first_id,
             tipEventId: row.tip_id,
             events: row.events,
             headline: row.headline,
             abandonedAt: rewind.timestamp,
+            onLineage: isOnLineage(row.first_seq),
+            parentOnLineage: isOnLineage(parent?.seq ?? 0),
           } satisfies BranchesPageJson['branches'][number])
         }),
       ),

@@ -75,6 +75,11 @@ const MIGRATIONS: string[] = [
    ALTER TABLE session ADD COLUMN branches INTEGER NOT NULL DEFAULT 0;`,
   // v4: a fork's source: the session and the point it was forked at (JSON), null when not a fork.
   `ALTER TABLE session ADD COLUMN forked_from TEXT;`,
+  // v5: where a branch went on from, so the alternatives at a point are found by it.
+  `ALTER TABLE branches ADD COLUMN first_seq INTEGER;
+   ALTER TABLE branches ADD COLUMN parent_id TEXT;      -- the message it went on from; NULL: the start
+   ALTER TABLE branches ADD COLUMN parent_seq INTEGER;  -- its seq, 0 for the start; NULL: recorded before v5
+   UPDATE branches SET first_seq = (SELECT seq FROM events WHERE events.id = branches.first_id);`,
 ]
 
 /**

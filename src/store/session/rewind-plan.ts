@@ -70,5 +70,6 @@ export function planRewind(
   const rewindAt = (seq: number) => log.rewindAtOrBefore(seq)
   const left = leftBehind(lineageRuns(record.version, rewindAt), lineageRuns(end, rewindAt))
   const abandoned = left.reduce((total, run) => total + log.messagesIn(run.from, run.to), 0)
-  return { boundary, abandoned, restored, branch: parts.branches.describe(left, abandoned) }
+  const branch = parts.branches.describe(left, abandoned, lineageRuns(record.version, rewindAt))
+  return { boundary, abandoned, restored, branch }
 }
