@@ -1,6 +1,15 @@
 import { ServiceError } from '../contract/errors'
 import { storedResult, type TurnResult } from '../contract/turn-result'
-import { branchPoint, type ClientMessage, type NewMessageEvent, reconcile, type TokenEstimator, type ToolCall } from '../core'
+import {
+  branchPoint,
+  type ClientMessage,
+  type MessageEvent,
+  type NewMessageEvent,
+  pendingToolCalls,
+  reconcile,
+  type TokenEstimator,
+  type ToolCall,
+} from '../core'
 import { openContinuation, turnEvent } from '../turns/open-step'
 import { regenerate, runStep } from '../turns/run-turn'
 import type { TurnDeps } from '../turns/session'
@@ -113,7 +122,9 @@ async function newMessagesTurn(
   const fields = fresh.map((_, i) => `messages[${input.positions[start + i]}]`)
   const step = { idempotency: input.idempotency }
   if (seeding) {
-    const seeded = seedEvents(fresh, fields, estimator)
+    // A seed after a branch point may begin with the results of the calls the view there owes.
+    const owed = fresh[0]?.role === 'tool' ? owedCalls(await session.newestTurn()) : []
+    const seeded = seedEvents(fresh, fields, estimator, owed)
     return runStep({ ...seeded, ...step, closesPending: false, history: historyOf(seeded.added) }, input.request, deps)
   }
 
@@ -138,16 +149,24 @@ async function newMessagesTurn(
   return runStep({ ...step, added, fields: addedFields, closesPending: results === 0 }, input.request, deps)
 }
 
+/** The calls of the newest turn that no tool message has answered yet. */
+function owedCalls(turn: readonly MessageEvent[]): ToolCall[] {
+  const pending = new Set(pendingToolCalls(turn))
+  return turn.flatMap((event) => event.message.toolCalls ?? []).filter((call) => pending.has(call.id))
+}
+
 /**
- * A history a client seeds a new session with, as events: each message as it is, consecutive
- * tool messages as one tool event (each response named as the call it answers).
+ * A history a client seeds a session with, as events: each message as it is, consecutive tool
+ * messages as one tool event (each response named as the call it answers: one of the seed's, or
+ * one the session `owed` already).
  */
 function seedEvents(
   messages: readonly ClientMessage[],
   fields: readonly string[],
   estimator: TokenEstimator,
+  owed: readonly ToolCall[] = [],
 ): { added: NewMessageEvent[]; fields: string[] } {
-  const calls = new Map<string, ToolCall>()
+  const calls = new Map<string, ToolCall>(owed.map((call) => [call.id, call]))
   const events: NewMessageEvent[] = []
   const named: string[] = []
   for (const [i, message] of messages.entries()) {

@@ -67,6 +67,38 @@ describe('a door on a history that left the session’s (ON_DIVERGE rewind, the 
     expect((await rewinds(id))[0].rewind).toMatchObject({ to: null, reason: 'divergence' })
   })
 
+  it('a changed tool result: rewinds to the call, stores the new result and what follows as sent, answers', async () => {
+    const id = newSessionId('chat')
+    const call1 = { id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '{"q":"weather"}' } }
+    const asked = { role: 'assistant', content: null, tool_calls: [call1] }
+    const result = (content: string) => ({ role: 'tool', tool_call_id: 'call_1', content })
+    const history = [u('weather?'), asked, result('rain'), a('It rains.'), u('and tomorrow?')]
+    expect((await complete(id, { model: 'echo', messages: history })).status).toBe(200)
+    // The client sends the same history with the tool's result changed, and the reply after it changed too.
+    const changed = [u('weather?'), asked, result('sun'), a('It is sunny.'), u('and tomorrow?')]
+    const answered = await complete(id, { model: 'echo', messages: changed })
+    expect(answered.status, answered.text).toBe(200)
+    expect(answered.headers.get('X-Rewound')).toBe('4') // rain, It rains., and tomorrow?, its reply
+    const view = (await call('GET', `/v1/sessions/${id}/view`)).body.events.map(
+      ({
+        message,
+      }: {
+        message: { role: string; content: string; toolCalls?: { id: string }[]; toolResponses?: { data: string }[] }
+      }) =>
+        message.toolResponses
+          ? `tool: ${message.toolResponses.map((r) => r.data).join()}`
+          : `${message.role}: ${message.content}${message.toolCalls ? ` → ${message.toolCalls.map((c) => c.id)}` : ''}`,
+    )
+    expect(view).toEqual([
+      'user: weather?',
+      'assistant:  → call_1',
+      'tool: sun',
+      'assistant: It is sunny.',
+      'user: and tomorrow?',
+      'assistant: Echo: and tomorrow?',
+    ])
+  })
+
   it('a long rewritten copy: the REWIND and the history stored first, compacted to fit, the last message answered', async () => {
     const id = await twoTurns()
     const tag = newTag()
