@@ -204,3 +204,12 @@ function Table({ table }: { table: Tokens.Table }) {
     </div>
   )
 }
+
+/** A message's text: Markdown, or the raw text when asked. */
+export function MessageText({ text, raw, class: className = '' }: { text: string; raw: boolean; class?: string }) {
+  return raw ? (
+    <pre class={`text raw ${className}`.trim()}>{text}</pre>
+  ) : (
+    <Markdown class={`text ${className}`.trim()} text={text} />
+  )
+}

@@ -2,10 +2,10 @@ import { Fragment } from 'preact'
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import type { Api } from './api'
 import { type Alternatives, BranchSwitch } from './branch-switch'
-import { ErrorNote, Loading } from './errors'
-import { count, counted, sessionPath, time } from './format'
+import { CompactionRow, undoState } from './compaction-row'
+import { count, counted, time } from './format'
 import { EventJsonView, JsonToggle } from './json'
-import { Markdown } from './markdown'
+import { MessageText } from './markdown'
 import { type MessageActions, MessageButtons } from './message-actions'
 import { type Marks, type Pairing, pairTools, ToolCard, ToolResultBlock, toolErrorsOf } from './tool-card'
 import type { EventJson } from './types'
@@ -51,6 +51,10 @@ export function Timeline(props: TimelineProps) {
   const lastInView = newest === null ? events.findLast((event) => event.type === 'MESSAGE' && inView(event)) : undefined
   const regenerable = lastInView?.message?.role === 'assistant' && !lastInView.synthetic ? lastInView.seq : null
   const actions: MessageActions = { ...props.actions, regenerable }
+  const undo = useMemo(
+    () => (newest === null ? undoState(events) : { undoable: null, undone: new Set<string>() }),
+    [events, newest],
+  )
   const switchAt = (at: string | null) => {
     const found = alternatives.get(at)
     return found && <BranchSwitch api={api} sessionId={sessionId} alternatives={found} onWritten={actions.onWritten} />
@@ -73,7 +77,13 @@ export function Timeline(props: TimelineProps) {
             .map((event) => (
               <Fragment key={event.seq}>
                 {event.type === 'COMPACTION' ? (
-                  <CompactionRow api={api} sessionId={sessionId} event={event} />
+                  <CompactionRow
+                    api={api}
+                    sessionId={sessionId}
+                    event={event}
+                    undone={undo.undone.has(event.id)}
+                    onUndone={event.seq === undo.undoable ? actions.onWritten : null}
+                  />
                 ) : event.type === 'REWIND' ? (
                   <RewindRow event={event} />
                 ) : (
@@ -90,15 +100,6 @@ export function Timeline(props: TimelineProps) {
         </button>
       )}
     </section>
-  )
-}
-
-/** A message's text: Markdown, or the raw text when asked. */
-function MessageText({ text, raw, class: className = '' }: { text: string; raw: boolean; class?: string }) {
-  return raw ? (
-    <pre class={`text raw ${className}`.trim()}>{text}</pre>
-  ) : (
-    <Markdown class={`text ${className}`.trim()} text={text} />
   )
 }
 
@@ -162,56 +163,6 @@ function EventRow({
   )
 }
 
-function CompactionRow({ api, sessionId, event }: { api: Api; sessionId: string; event: EventJson }) {
-  const boundary = event.boundary!
-  const [summary, setSummary] = useState<EventJson[] | null>(null)
-  const [error, setError] = useState<unknown>(null)
-  const [json, setJson] = useState(false)
-  const tokens =
-    boundary.tokensBefore == null || boundary.tokensAfter == null
-      ? `~${count(boundary.tokensEstimatedSaved)} tokens saved`
-      : `${count(boundary.tokensBefore)} → ${count(boundary.tokensAfter)} tokens`
-  async function open() {
-    if (summary !== null) return
-    try {
-      const page = await api.get<{ compactions: { summary: EventJson[] }[] }>(
-        sessionPath(sessionId, `/compactions?before=${event.seq + 1}&limit=1`),
-      )
-      setSummary(page.compactions[0]?.summary ?? [])
-    } catch (failure) {
-      setError(failure)
-    }
-  }
-  return (
-    <li class="compaction" data-seq={event.seq}>
-      <details onToggle={(e) => (e.currentTarget as HTMLDetailsElement).open && open()}>
-        <summary>
-          Compaction #{event.seq}: {count(boundary.coveredEventCount)} events covered, {tokens}
-          <time dateTime={event.timestamp}> · {time(event.timestamp)}</time>
-        </summary>
-        <div class="compaction-body">
-          <ErrorNote error={error} />
-          {summary === null && !error && <Loading what="the summary" />}
-          {summary?.length === 0 && <p class="empty">No summary: the covered events were left out of the view.</p>}
-          {summary?.map((part) => (
-            <SummaryPart key={part.seq} part={part} />
-          ))}
-          <div class="meta">
-            <span class="hint">
-              Kept: {boundary.pinned.length} pinned, {boundary.preserved.length} preserved; ~
-              {count(boundary.tokensEstimatedSaved)} tokens saved.
-            </span>
-            <span class="row-actions">
-              <JsonToggle open={json} onToggle={() => setJson(!json)} />
-            </span>
-          </div>
-          {json && <EventJsonView event={event} />}
-        </div>
-      </details>
-    </li>
-  )
-}
-
 const REASONS = { api: 'asked for', edit: 'an edit', regenerate: 'a regenerate', divergence: 'a client’s changed history' }
 
 /** A rewind: the view taken back to an earlier point; what left it stays in the log. */
@@ -234,28 +185,5 @@ function RewindRow({ event }: { event: EventJson }) {
       </div>
       {json && <EventJsonView event={event} />}
     </li>
-  )
-}
-
-/** One event of a compaction's summary: its text as Markdown (or raw), its JSON on demand. */
-function SummaryPart({ part }: { part: EventJson }) {
-  const [raw, setRaw] = useState(false)
-  const [json, setJson] = useState(false)
-  return (
-    <div class="summary-part" data-seq={part.seq}>
-      <MessageText text={part.message?.content ?? ''} raw={raw} class="summary-text" />
-      <div class="meta">
-        <span>
-          summary #{part.seq} · {count(part.tokens)} tokens
-        </span>
-        <span class="row-actions">
-          <button type="button" class="chip" aria-pressed={raw} onClick={() => setRaw(!raw)}>
-            Raw text
-          </button>
-          <JsonToggle open={json} onToggle={() => setJson(!json)} />
-        </span>
-      </div>
-      {json && <EventJsonView event={part} />}
-    </div>
   )
 }

@@ -29,6 +29,7 @@ export {
   type Run,
   rewindBoundary,
   rewindTargetProblem,
+  viewBoundary,
 } from './lineage'
 export { formatProblem, type Problem } from './problem'
 export { extendView, project, viewAfter, viewMembership } from './projection'
@@ -79,6 +80,7 @@ export {
   triggerProblem,
   triggers,
 } from './triggers'
+export { undoablePass, undoBoundary } from './undo'
 export { analyzeColumns, analyzeView, type ColumnsAnalysis, type ViewAnalysis, viewTokens } from './view'
 export {
   allSeqs,

@@ -1,11 +1,13 @@
 /**
  * Property-based tests: random logs built by random appends (tool loops among them), passes
- * (windows, summarizers, appends racing a summarizer) and rewinds (to any message, abandoned ones included), checked
+ * (windows, summarizers, appends racing a summarizer), rewinds (to any message, abandoned ones included) and
+ * undos of the newest pass, checked
  * against the invariants of the spec after every step.
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import {
+  type CompactionEvent,
   isBoundary,
   isTurnStart,
   type MessageEvent,
@@ -14,12 +16,13 @@ import {
   type Role,
   type SessionEvent,
 } from './events'
-import { newRewindEvent } from './events/new-event'
+import { newCompactionEvent, newRewindEvent } from './events/new-event'
 import { leftBehind, lineage, lineageRuns, prefixEnd, rewindBoundary } from './lineage'
 import { extendView, project, viewMembership } from './projection'
 import type { SummaryOutcome } from './summarizer'
 import { compactListed, depsFor, ids, type ListedResult, msg, storeOf } from './testing'
 import type { ModelFit } from './triggers'
+import { undoablePass, undoBoundary } from './undo'
 import { analyzeView } from './view'
 import { columnsOf } from './view/columns'
 import type { Window } from './windows'
@@ -37,6 +40,8 @@ type Op =
       racing: Draft[]
     }
   | { kind: 'rewind'; pick: number; position: RewindPosition | 'empty' }
+  /** An undo of the newest pass on the lineage not undone (nothing when there is none). */
+  | { kind: 'undo' }
 
 const draft: fc.Arbitrary<Draft> = fc.record({
   role: fc.constantFrom<Role>('user', 'user', 'assistant', 'assistant', 'tool', 'system'),
@@ -84,6 +89,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
       position: fc.constantFrom<RewindPosition | 'empty'>('at', 'at', 'before', 'before', 'empty'),
     }),
   },
+  { weight: 1, arbitrary: fc.constant({ kind: 'undo' as const }) },
 )
 
 let counter = 0
@@ -120,6 +126,8 @@ interface Step {
   raced: MessageEvent[]
   /** A rewind's: the prefix it went back to, and whether it wrote a REWIND. */
   rewound?: { end: number; written: boolean }
+  /** An undo's: the pass it took back (null: none could be). */
+  undid?: { pass: CompactionEvent } | null
 }
 
 const seqOf = (log: readonly SessionEvent[]) => {
@@ -175,6 +183,10 @@ async function run(ops: Op[]) {
       })
       continue
     }
+    if (o.kind === 'undo') {
+      steps.push({ ...undoNewest(store, before), before, logBefore, raced: [] })
+      continue
+    }
     let raced: MessageEvent[] = []
     const summarizer =
       o.summarizer === 'none'
@@ -202,6 +214,23 @@ async function run(ops: Op[]) {
   return { store, steps }
 }
 
+/** Undoes the newest pass on the lineage not undone, as the service does; what the step records of it. */
+function undoNewest(store: ReturnType<typeof storeOf>, before: MessageEvent[]) {
+  const log = store.log
+  const on = new Set(lineage(log, seqOf(log)))
+  const passes = log.filter((event): event is CompactionEvent => event.type === 'COMPACTION' && on.has(event.seq)).reverse()
+  const pass = undoablePass(passes)
+  if (pass) {
+    const prefix = log.slice(0, pass.seq - 1)
+    const summary = new Set(pass.boundary.summary)
+    const after = before.filter((event) => event.seq > pass.seq && !summary.has(event.id))
+    const named = prefix.findLast(isBoundary)?.boundary ?? null
+    const boundary = undoBoundary(columnsOf(before), { named, view: project(prefix) }, after, pass.id)
+    store.appendNow([newCompactionEvent({ id: `u${++counter}`, timestamp: 't' }, boundary)])
+  }
+  return { after: project(store.log), logAfter: store.log.length, undid: pass ? { pass } : null }
+}
+
 /** The messages a rewind to the prefix `end` abandons, by lineage runs, as the store counts them. */
 function abandonedByRuns(log: readonly SessionEvent[], version: number, end: number): number {
   const rewindAtOrBefore = (seq: number) => {
@@ -217,6 +246,10 @@ function expectInvariants(log: readonly SessionEvent[], steps: Step[], cutSeed: 
   // The view after each whole step, by the log's length then.
   const viewAt = new Map<number, string[]>([[0, []]])
   const leftByRewinds = new Set<string>()
+  // What each pass covered, by its boundary's id.
+  const coveredBy = new Map(
+    steps.flatMap((step) => (step.result?.boundary ? [[step.result.boundary.id, ids(step.result.covered)]] : [])),
+  )
   for (const step of steps) {
     const r = step.result
     const after = new Set(ids(step.after))
@@ -245,6 +278,22 @@ function expectInvariants(log: readonly SessionEvent[], steps: Step[], cutSeed: 
         expect(left).toEqual([])
       }
       viewAt.set(step.logAfter, ids(step.after))
+      continue
+    }
+    if (step.undid !== undefined) {
+      viewAt.set(step.logAfter, ids(step.after))
+      if (step.undid === null) {
+        expect(step.logAfter).toBe(step.logBefore)
+        continue
+      }
+      // What the pass covered is back in the view; only its summary leaves; nothing else changes order.
+      const { pass } = step.undid
+      for (const id of coveredBy.get(pass.id) ?? []) expect(after.has(id)).toBe(true)
+      const summary = new Set(pass.boundary.summary)
+      for (const event of left) expect(summary.has(event.id)).toBe(true)
+      for (const event of left) leftByRewinds.add(event.id)
+      const undo = log[step.logAfter - 1]!
+      expect(undo.type === 'COMPACTION' && undo.boundary.undoes).toBe(pass.id)
       continue
     }
     viewAt.set(step.logAfter, ids(step.after))
@@ -292,7 +341,7 @@ function expectInvariants(log: readonly SessionEvent[], steps: Step[], cutSeed: 
 }
 
 describe('compaction and rewind invariants over random logs', () => {
-  it('hold after every append, pass and rewind (fraction windows of any model included): the view, the view as of a point, the lineage, turn safety, nothing lost, nothing written when unchanged, cached views', async () => {
+  it('hold after every append, pass, rewind and undo (fraction windows of any model included): the view, the view as of a point, the lineage, turn safety, nothing lost, nothing written when unchanged, cached views', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(op, { maxLength: 40 }), fc.nat(), async (ops, cutSeed) => {
         const { store, steps } = await run(ops)

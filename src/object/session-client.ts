@@ -11,6 +11,7 @@ type Methods =
   | 'readView'
   | 'compact'
   | 'rewind'
+  | 'undo'
   | 'fork'
   | 'createFork'
   | 'turn'

@@ -12,6 +12,8 @@ import type {
   RewindJson,
   SessionJson,
   TurnInput,
+  UndoInput,
+  UndoJson,
 } from '../contract/schemas'
 import type { SessionAddress } from '../contract/session-address'
 import { defaultEstimator, type TokenEstimator } from '../core'
@@ -106,10 +108,12 @@ export class SessionObject extends DurableObject<Env> {
 
   /** A page of the session's compactions, newest first, before the seq `before`. */
   readCompactions(before: number, limit: number): Promise<Outcome<JsonBody>> {
-    return toOutcome(async () => {
-      await this.stored.existing()
-      return jsonAnswer(this.stored.answers.compactions(before, limit))
-    })
+    return toOutcome(async () => jsonAnswer(this.stored.answers.compactions(await this.stored.existing(), before, limit)))
+  }
+
+  /** Undoes the newest pass (see `StoredSession.undo`); waits for a running turn, like a rewind. */
+  undo(passId: string, input: UndoInput): Promise<Outcome<UndoJson>> {
+    return toOutcome(() => this.runner.exclusive(() => this.stored.undo(passId, input)))
   }
 
   /** A page of the branches rewinds abandoned, newest first, before the seq `before`. */

@@ -88,6 +88,7 @@ describe('GET /v1/openapi.json', () => {
       '/v1/sessions/{id}/branches',
       '/v1/sessions/{id}/compact',
       '/v1/sessions/{id}/compactions',
+      '/v1/sessions/{id}/compactions/{boundaryId}/undo',
       '/v1/sessions/{id}/context',
       '/v1/sessions/{id}/events',
       '/v1/sessions/{id}/fork',

@@ -118,6 +118,26 @@ describe.skipIf(!haveChromium)('the inspector in Chromium', () => {
     expectSelfContained(tab)
   })
 
+  it('undoes the newest compaction: the covered events back in the view, the summary out, the pass marked undone', async () => {
+    const { token } = await newUser()
+    const { id, covered } = await compactedSession(token, 'undoing')
+    const tab = await newPage(browser)
+    const { page } = tab
+    await signIn(page, token)
+    await page.getByRole('button', { name: /undoing/ }).click()
+    await expect.poll(() => page.locator('.event.covered').count()).toBe(covered)
+    await page.locator('.compaction').getByRole('button', { name: 'Undo', exact: true }).click()
+    await expect.poll(() => page.locator('.event.covered').count()).toBe(0)
+    expect(await page.locator('.event:not(.covered)').count()).toBe(1 + 12) // the system prompt and all six turns
+    expect(await page.locator('.compaction .badge').textContent()).toBe('undone')
+    expect(await page.locator('.rewind .role').textContent()).toBe('undo')
+    // Nothing more to undo: no pass left that is not undone.
+    expect(await page.getByRole('button', { name: 'Undo', exact: true }).count()).toBe(0)
+    const listed = await api<{ compactions: { undone: boolean }[] }>(token, 'GET', `/v1/sessions/${id}/compactions`)
+    expect(listed.compactions.map((c) => c.undone)).toEqual([false, true])
+    expectSelfContained(tab)
+  })
+
   it('never keeps a stale preview: a turn, a refresh or another client’s append, and "Compact now" runs only the pass shown', async () => {
     const { token } = await newUser()
     await api(token, 'POST', '/v1/sessions/stale/events', { events: [1, 2, 3, 4].flatMap(turn) })

@@ -16,6 +16,7 @@ export const ERROR_STATUS = {
   tool_results_incomplete: 409,
   history_diverged: 409,
   nothing_to_regenerate: 409,
+  compaction_superseded: 409,
   payload_too_large: 413,
   context_overflow: 413,
   unsupported_media_type: 415,

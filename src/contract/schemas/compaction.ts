@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import { LIMITS } from '../limits'
-import { BeforeSeq, Limit } from './common'
+import { BeforeSeq, Id, Limit, SessionParamsSchema } from './common'
 import { EventSchema } from './events'
 import { StrategySchema, TriggerSchema } from './policy'
 
@@ -51,11 +51,33 @@ export const CompactionsPageSchema = z
         tokensEstimatedSaved: z.int(),
         tokensBefore: z.int().nullable(),
         tokensAfter: z.int().nullable(),
+        undone: z.boolean().openapi({ description: 'A pass an undo on the lineage took back.' }),
       }),
     ),
     nextBefore: z.int().nullable(),
   })
   .openapi('CompactionsPage')
+
+export const UndoRequestSchema = z
+  .strictObject({
+    expectedVersion: z.int().min(0).optional().openapi({ description: 'Stale → 409 `version_conflict`.' }),
+  })
+  .openapi('UndoRequest')
+
+export type UndoInput = z.output<typeof UndoRequestSchema>
+
+export const UndoParamsSchema = SessionParamsSchema.extend({
+  boundaryId: Id.openapi({ param: { name: 'boundaryId', in: 'path' }, description: 'The COMPACTION pass to undo.' }),
+})
+
+export const UndoResponseSchema = z
+  .object({
+    boundary: EventSchema.openapi({ description: 'The COMPACTION written, `boundary.undoes` naming the pass.' }),
+    version: z.int(),
+  })
+  .openapi('UndoResponse')
+
+export type UndoJson = z.output<typeof UndoResponseSchema>
 
 /** A compaction pass's result, as the API writes it. */
 export type CompactionResultJson = z.output<typeof CompactionResultSchema>

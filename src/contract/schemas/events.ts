@@ -98,6 +98,7 @@ const BoundarySchema = z
       .optional()
       .openapi({ description: 'The view’s tokens before the pass (boundaries written since they are recorded).' }),
     tokensAfter: z.int().optional().openapi({ description: 'The view’s tokens after the pass.' }),
+    undoes: z.string().optional().openapi({ description: 'An undo’s: the pass it takes back (its view is the one without it).' }),
   })
   .openapi('Boundary')
 

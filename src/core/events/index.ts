@@ -46,6 +46,8 @@ export interface Boundary {
   /** The view's tokens before and after the pass (absent from boundaries written before they were recorded). */
   tokensBefore?: number
   tokensAfter?: number
+  /** An undo's: the pass it takes back (the view is the one without it). */
+  undoes?: string
 }
 
 interface EventBase {

@@ -155,8 +155,21 @@ export function rewindBoundary(
   current: Pick<ViewColumns, 'length' | 'seq' | 'tokens'>,
   restored: { named: Boundary | null; view: readonly (Placed & { id: string })[] },
 ): Boundary | null {
-  const { view, named } = restored
+  const { view } = restored
   if (view.length === current.length && view.every((event, i) => event.seq === current.seq(i))) return null
+  return viewBoundary(current, restored)
+}
+
+/**
+ * The boundary that names a view (`restored`: its events, and the boundary whose pinned and
+ * summary parts it keeps) in place of the `current` one: what {@link rewindBoundary} writes, the
+ * same view or not.
+ */
+export function viewBoundary(
+  current: Pick<ViewColumns, 'length' | 'seq' | 'tokens'>,
+  restored: { named: Boundary | null; view: readonly (Placed & { id: string })[] },
+): Boundary {
+  const { view, named } = restored
   const kept = new Set(view.map((event) => event.seq))
   const pinned = named?.pinned ?? []
   const summary = named?.summary ?? []

@@ -8,6 +8,9 @@ import {
   CompactRequestSchema,
   ContextSchema,
   SessionParamsSchema,
+  UndoParamsSchema,
+  UndoRequestSchema,
+  UndoResponseSchema,
 } from '../../contract/schemas'
 import { body, errors, json, routes, SESSION_PATH, sessionOf, streamedJson } from './helpers'
 
@@ -35,7 +38,18 @@ const listCompactions = createRoute({
   responses: { 200: json(CompactionsPageSchema, 'A page of compactions; `nextBefore` continues'), ...errors(400, 401, 404) },
 })
 
-/** One compaction pass now (or a dry run); the compactions so far; a look at the session's context. */
+const undoCompaction = createRoute({
+  method: 'post',
+  path: `${SESSION_PATH}/compactions/{boundaryId}/undo`,
+  summary: 'Undo the newest compaction pass: what it covered comes back, its summary leaves (one COMPACTION appended)',
+  request: { params: UndoParamsSchema, ...body(UndoRequestSchema, false) },
+  responses: {
+    200: json(UndoResponseSchema, 'The COMPACTION written, `boundary.undoes` naming the pass'),
+    ...errors(400, 401, 404, 409, 415),
+  },
+})
+
+/** One compaction pass now (or a dry run); the compactions so far and undoing the newest; a look at the session's context. */
 export const compactRoutes = routes()
   .openapi(compactSession, async (c) =>
     streamedJson<typeof CompactionResultSchema>(
@@ -48,4 +62,8 @@ export const compactRoutes = routes()
     const { limit = LIMITS.compactionsPage.default, before = Number.MAX_SAFE_INTEGER } = c.req.valid('query')
     const page = unwrap(await sessionOf(c, c.req.valid('param').id).readCompactions(before, limit))
     return streamedJson<typeof CompactionsPageSchema>(c, page)
+  })
+  .openapi(undoCompaction, async (c) => {
+    const { id, boundaryId } = c.req.valid('param')
+    return c.json(unwrap(await sessionOf(c, id).undo(boundaryId, c.req.valid('json'))), 200)
   })

@@ -8,7 +8,7 @@ import type {
   ViewJson,
 } from '../../contract/schemas'
 import type { TurnResult } from '../../contract/turn-result'
-import { allSeqs, type CompactionResult, type RecallHit, utf8Length } from '../../core'
+import { allSeqs, type CompactionResult, lineageRuns, onLineage, type RecallHit, utf8Length } from '../../core'
 import { jsonArray, jsonLater, jsonObject } from '../../json-stream'
 import type { SessionBranches } from './branches'
 import { type SessionFacts, sessionFacts } from './facts'
@@ -17,6 +17,7 @@ import { openAIViewMessages } from './openai-view'
 import type { SessionSearch } from './search'
 import { SearchAnswers, type SearchQuery } from './search-answers'
 import type { SessionRecord } from './session-row'
+import type { SessionUndos } from './undos'
 import type { ViewCache } from './view-cache'
 
 /**
@@ -112,7 +113,12 @@ function turnResultJson(view: ViewCache, result: TurnResult): Generator<string> 
  * `GET /compactions`: the boundaries before `before`, newest first, each with the summary events
  * written with it and what it recorded (`tokensBefore` / `tokensAfter` null when it predates them).
  */
-function* compactionsJson(log: SessionLog, before: number, limit: number): Generator<string> {
+function* compactionsJson(
+  log: SessionLog,
+  before: number,
+  limit: number,
+  undone: (passSeq: number) => boolean,
+): Generator<string> {
   const found = log.boundariesBefore(before, limit + 1)
   const page = found.slice(0, limit)
   yield* jsonObject<CompactionsPageJson>({
@@ -128,6 +134,7 @@ function* compactionsJson(log: SessionLog, before: number, limit: number): Gener
           tokensEstimatedSaved: boundary?.tokensEstimatedSaved ?? 0,
           tokensBefore: boundary?.tokensBefore ?? null,
           tokensAfter: boundary?.tokensAfter ?? null,
+          undone: boundary !== null && boundary.undoes === undefined && undone(event.seq),
         })
       }),
     ),
@@ -145,6 +152,7 @@ export class SessionAnswers {
     private readonly view: ViewCache,
     searchIndex: SessionSearch,
     private readonly branchesOf: SessionBranches,
+    private readonly undos: SessionUndos,
   ) {
     this.searching = new SearchAnswers(log, view, searchIndex)
   }
@@ -182,9 +190,10 @@ export class SessionAnswers {
     return this.branchesOf.page(record.version, before, limit)
   }
 
-  /** A page of the session's compactions, newest first, before the seq `before` (exclusive). */
-  compactions(before: number, limit: number): Iterable<string> {
-    return compactionsJson(this.log, before, limit)
+  /** A page of the session's compactions, newest first, before the seq `before` (exclusive), each pass said undone or not. */
+  compactions(record: SessionRecord, before: number, limit: number): Iterable<string> {
+    const isOnLineage = onLineage(lineageRuns(record.version, (seq) => this.log.rewindAtOrBefore(seq)))
+    return compactionsJson(this.log, before, limit, (seq) => this.undos.undone(seq, isOnLineage))
   }
 
   compaction(result: CompactionResult): Iterable<string> {

@@ -80,6 +80,12 @@ const MIGRATIONS: string[] = [
    ALTER TABLE branches ADD COLUMN parent_id TEXT;      -- the message it went on from; NULL: the start
    ALTER TABLE branches ADD COLUMN parent_seq INTEGER;  -- its seq, 0 for the start; NULL: recorded before v5
    UPDATE branches SET first_seq = (SELECT seq FROM events WHERE events.id = branches.first_id);`,
+  // v6: undos, each by the pass it took back, so a page of compactions says which are undone.
+  `CREATE TABLE undos (
+     undo_seq INTEGER PRIMARY KEY,      -- the COMPACTION that undoes
+     pass_seq INTEGER NOT NULL          -- the pass it undoes
+   );
+   CREATE INDEX undos_pass ON undos (pass_seq);`,
 ]
 
 /**

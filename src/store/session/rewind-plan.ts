@@ -27,12 +27,20 @@ export function viewAsOf(log: SessionLog, point: RewindPoint, field: string) {
     if (problem) throw new ServiceError('invalid_request', problem)
   }
   const end = prefixEnd(point, () => target!.seq)
+  return { end, ...viewAt(log, end) }
+}
+
+/**
+ * The view of the log prefix that ends at `end`: its newest boundary and the view's entries, in
+ * O(that view + the messages from that boundary to `end`).
+ */
+export function viewAt(log: SessionLog, end: number) {
   const named = log.boundaryAtOrBefore(end)
   const stored = named ? log.entriesByIds(namedIds(named.boundary)) : new Map<string, ViewEntry>()
   const restored = named
     ? [...viewAfter(named, (id) => stored.get(id), log.entriesAfter(named.seq, end))]
     : [...log.entriesAfter(0, end)]
-  return { end, named, restored }
+  return { named, restored }
 }
 
 /** A rewind as it would be written now: its boundary (null: the view would not change) and the messages it abandons. */

@@ -6,6 +6,7 @@ import type { Lifecycle } from './lifecycle'
 import type { SessionLog } from './log'
 import { type SessionRecord, type SessionRowCache, writeRecord } from './session-row'
 import type { StepWrite } from './step-records'
+import type { SessionUndos } from './undos'
 import type { ViewCache } from './view-cache'
 
 /** What a write appends to the session of `record`, with its turn step's record when it is one. */
@@ -15,6 +16,8 @@ export interface WriteOptions {
   step?: StepWrite
   /** The branch the write's REWIND abandons, recorded with it. */
   branch?: Branch | null
+  /** The seq of the pass the write's COMPACTION undoes, recorded with it. */
+  undoes?: number
 }
 
 /**
@@ -32,6 +35,7 @@ export class SessionWriter {
     private readonly row: SessionRowCache,
     private readonly lifecycle: Lifecycle,
     private readonly branches: SessionBranches,
+    private readonly undos: SessionUndos,
   ) {}
 
   /**
@@ -56,7 +60,7 @@ export class SessionWriter {
    * {@link VersionConflictError} when `expectedVersion` is given and is not the record's.
    */
   commit(record: SessionRecord, events: NewEvent[], options: WriteOptions = {}): SessionEvent[] {
-    const { expectedVersion, step, branch } = options
+    const { expectedVersion, step, branch, undoes } = options
     if (expectedVersion !== undefined && expectedVersion !== record.version) {
       throw new VersionConflictError(expectedVersion, record.version)
     }
@@ -77,6 +81,7 @@ export class SessionWriter {
     this.storage.transactionSync(() => {
       for (const event of sequenced) this.log.insert(event, columns?.get(event.seq) ?? null)
       if (branch) this.branches.record(sequenced.find((event) => event.type === 'REWIND')!.seq, branch)
+      if (undoes !== undefined) this.undos.record(sequenced.findLast((event) => event.type === 'COMPACTION')!.seq, undoes)
       this.indexes.index(sequenced)
       writeRecord(this.sql, next)
       step?.writeRest()

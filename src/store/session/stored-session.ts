@@ -8,6 +8,8 @@ import type {
   Policy,
   RewindInput,
   RewindJson,
+  UndoInput,
+  UndoJson,
 } from '../../contract/schemas'
 import type { SessionAddress } from '../../contract/session-address'
 import {
@@ -15,6 +17,7 @@ import {
   type Calibration,
   type MessageEvent,
   type Metadata,
+  newCompactionEvent,
   newRewindEvent,
   type RewindPosition,
   type SessionEvent,
@@ -33,6 +36,8 @@ import { planRewind, viewAsOf } from './rewind-plan'
 import { expiryFrom, hasExpired, newRecord, type SessionRecord, SessionRowCache } from './session-row'
 import { SessionWriter } from './session-writer'
 import { StepRecords } from './step-records'
+import { planUndo } from './undo-plan'
+import { SessionUndos } from './undos'
 import { ViewCache } from './view-cache'
 
 export interface AppendResult {
@@ -70,8 +75,9 @@ export class StoredSession {
     this.row = new SessionRowCache(storage, sql)
     this.lifecycle = new Lifecycle(storage, directory)
     const branches = new SessionBranches(sql, this.log)
-    this.writer = new SessionWriter(storage, sql, this.log, view, this.indexes, this.row, this.lifecycle, branches)
-    this.answers = new SessionAnswers(this.log, view, this.indexes.search, branches)
+    const undos = new SessionUndos(sql)
+    this.writer = new SessionWriter(storage, sql, this.log, view, this.indexes, this.row, this.lifecycle, branches, undos)
+    this.answers = new SessionAnswers(this.log, view, this.indexes.search, branches, undos)
     const { log, indexes, row, writer, answers } = this
     this.parts = { log, view, steps: new StepRecords(sql, log), indexes, row, writer, answers, branches }
   }
@@ -175,6 +181,23 @@ export class StoredSession {
     try {
       const [rewind] = this.writer.commit(record, [event], { expectedVersion: input.expectedVersion, branch: plan.branch })
       return { rewind: rewind!, abandoned: plan.abandoned, version: rewind!.seq }
+    } catch (error) {
+      if (error instanceof VersionConflictError) throw new ServiceError('version_conflict', error.message)
+      throw error
+    }
+  }
+
+  /**
+   * `POST /compactions/:id/undo`: one COMPACTION naming the view without the pass (see
+   * {@link planUndo}), `undoes` naming it.
+   */
+  async undo(passId: string, input: UndoInput): Promise<UndoJson> {
+    const record = await this.existing()
+    const plan = planUndo(this.parts, record, passId)
+    const event = newCompactionEvent({ id: newEventId(), timestamp: new Date().toISOString() }, plan.boundary)
+    try {
+      const [boundary] = this.writer.commit(record, [event], { expectedVersion: input.expectedVersion, undoes: plan.passSeq })
+      return { boundary: boundary!, version: boundary!.seq }
     } catch (error) {
       if (error instanceof VersionConflictError) throw new ServiceError('version_conflict', error.message)
       throw error
