@@ -1,4 +1,4 @@
-import { count, counted } from './format'
+import { count, counted, time } from './format'
 import type { ContextJson } from './types'
 
 const PARTS = [
@@ -8,7 +8,7 @@ const PARTS = [
   ['conversation', 'Conversation'],
 ] as const
 
-/** The view's tokens by part against the prompt budget (estimates, calibrated to the model). */
+/** The view's tokens by part against the prompt budget (estimates, calibrated to the model); a background pass running, or how the last one failed. */
 export function BudgetBar({ context }: { context: ContextJson }) {
   const budget = context.budget.promptTokens
   const { total } = context.tokens
@@ -31,6 +31,17 @@ export function BudgetBar({ context }: { context: ContextJson }) {
           </li>
         ))}
       </ul>
+      {context.compacting && (
+        <p class="compacting" role="status">
+          Compacting in the background…
+        </p>
+      )}
+      {context.lastCompactionError && (
+        <p class="error">
+          The last background pass failed ({context.lastCompactionError.error.code}, {time(context.lastCompactionError.at)}):{' '}
+          {context.lastCompactionError.error.message}
+        </p>
+      )}
       <p class="hint">
         {counted(context.events.view, 'event')} in view, {count(context.events.covered)} covered,{' '}
         {counted(context.compactions, 'compaction')}; calibration ×{context.calibration.ratio.toFixed(2)} (

@@ -87,6 +87,14 @@ export function SessionPanel(props: {
     }
   }, [api, sessionId, focus, reloads, rereads])
 
+  // While a background pass runs, the session is read again each second: its end shows by itself.
+  const compacting = loaded?.context.compacting === true
+  useEffect(() => {
+    if (!compacting) return
+    const timer = setTimeout(() => setRereads((n) => n + 1), 1000)
+    return () => clearTimeout(timer)
+  }, [compacting, loaded])
+
   async function earlier() {
     if (!loaded) return
     const after = Math.max(0, loaded.after - PAGE)

@@ -40,6 +40,8 @@ interface AppVariables {
   MAX_QUEUED_TURNS?: string
   /** JSON `{ "trigger", "strategy" }`: the deployment's default policy for turns. */
   COMPACTION_POLICY?: string
+  /** Where a policy's pass runs when the policy does not say: `doors` (default: after the answer for the doors, in the turn for /turns), `always` or `never`. */
+  COMPACTION_BACKGROUND?: string
   /** Web origins that may call the API (comma-separated, or `*`; default none). */
   CORS_ORIGINS?: string
   /** What a door does with a history that left the session's (`rewind`, the default, or `reject`: 409). */

@@ -21,5 +21,15 @@ export const USER = 'bench'
 /** Sessions made per run get this suffix; the big logs are kept in `.bench/state` between runs. */
 export const RUN = Date.now().toString(36)
 
+/**
+ * A turn's policy whose pass fires on every turn and runs in the background, summarizing with a
+ * model that takes 2 s (the stub's `slow-2000`): a turn must not wait for it.
+ */
+export const BACKGROUND_PASS = {
+  trigger: { always: true },
+  strategy: { window: { lastTurns: VIEW_TURNS - 20 }, summarizer: { model: 'slow-2000' } },
+  background: true,
+}
+
 /** A turn's compaction policy that checks its trigger and never fires. */
 export const NO_COMPACTION = { trigger: { tokenCount: 1_000_000_000 }, strategy: {} }

@@ -6,7 +6,7 @@
 import type { Measured, StorageWork } from '../shared'
 import type { BenchWorker, Params } from './client'
 import { clientHistory } from './client-history'
-import { HALF_ROUNDS, NAIVE_SIZES, NO_COMPACTION, ROUNDS, RUN, SMALLEST, USER } from './config'
+import { BACKGROUND_PASS, HALF_ROUNDS, NAIVE_SIZES, NO_COMPACTION, ROUNDS, RUN, SMALLEST, USER } from './config'
 import { appendsPerSecond, bundleSize, firstByteVia, timedHere, tokenizerCalls } from './over-http'
 import type { Key, Measurement } from './runner'
 import { keepViewShort, type Sessions, seed } from './seeding'
@@ -105,6 +105,23 @@ function wholeTurns(targets: Targets) {
   } satisfies Record<string, Measurement>
 }
 
+/**
+ * Issue 26: a turn whose policy's pass fires — in the background, its summary taking 2 s —
+ * against one whose policy does not, on the same session, through the door and `/turns`.
+ */
+function background(targets: Targets) {
+  const { onOurs, keepShort } = targets
+  const fires = JSON.stringify(BACKGROUND_PASS)
+  const door = (policy: string) => (key: Key) =>
+    targets.worker.bench('front-door', { user: USER, session: targets.ours(key), batch: 10, compaction: policy }, { history: [] })
+  return {
+    doorPassFires: { rounds: HALF_ROUNDS, after: keepShort, sample: door(fires) },
+    doorNoPass: { rounds: HALF_ROUNDS, after: keepShort, sample: door(compaction) },
+    turnPassFires: { rounds: HALF_ROUNDS, after: keepShort, sample: onOurs('turn', { batch: 10, compaction: fires }) },
+    turnNoPass: { rounds: HALF_ROUNDS, after: keepShort, sample: onOurs('turn', { batch: 10, compaction }) },
+  } satisfies Record<string, Measurement>
+}
+
 /** Issue 25's paths: a rewind and back, a regenerate, a front-door request that edits the newest question. */
 function branches(targets: Targets) {
   const { worker, ours, onOurs, keepShort } = targets
@@ -171,6 +188,7 @@ export function measurementsOf(worker: BenchWorker, sessions: Sessions) {
     ...storage(targets),
     ...wholeTurns(targets),
     ...branches(targets),
+    ...background(targets),
     ...reads(targets),
     ...others(targets),
   }

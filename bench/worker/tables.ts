@@ -187,6 +187,21 @@ export const TABLES: Table[] = [
   },
   {
     title:
+      'Background passes: a turn whose policy’s pass fires (in the background, its summary model taking 2 s) against one whose policy does not, same session, through the chat-completions door and /turns (10 turns a sample; in workerd)',
+    measure: [['doorPassFires', 'doorNoPass', 'turnPassFires', 'turnNoPass']],
+    columns: [
+      logEvents,
+      ...timing('door, pass fires', 'doorPassFires'),
+      ...timing('door, no pass', 'doorNoPass'),
+      medianRatio('fires / not', 'doorPassFires', 'doorNoPass'),
+      ...timing('/turns, pass fires', 'turnPassFires'),
+      ...timing('/turns, no pass', 'turnNoPass'),
+      medianRatio('fires / not', 'turnPassFires', 'turnNoPass'),
+    ],
+    notes: [() => 'target: fires / not ≤ 1.2× — no answer waits for a summary'],
+  },
+  {
+    title:
       'GET /context and the storage floor, inside workerd (context: 5 calls a sample through the object; floor: 20 turns a sample inside it)',
     measure: ['context', 'floor', 'storageOurs'],
     columns: [

@@ -7,6 +7,7 @@ import {
   compact,
   type MessageSkeleton,
   type ModelFit,
+  passDue,
   type SessionInfo,
   type SessionStore,
   type Summarizer,
@@ -43,6 +44,8 @@ export interface Compactor {
    * upstream is a 502 and nothing is written (logged once, here).
    */
   run(store: SessionStore, session: SessionInfo, request: PassRequest): Promise<CompactionResult>
+  /** Whether the pass's trigger fires on the view now (nothing written, no model asked). */
+  due(store: SessionStore, request: Pick<PassRequest, 'trigger' | 'model'>): Promise<boolean>
 }
 
 export interface CompactorOptions {
@@ -86,6 +89,9 @@ export function compactor(options: CompactorOptions): Compactor {
   }
 
   return {
+    async due(store, request) {
+      return passDue((await store.readView()).view, request.trigger, request.model)
+    },
     async run(store: SessionStore, session: SessionInfo, request: PassRequest) {
       const summarizer = summarizerFor(request.strategy.summarizer, request.spend)
       try {

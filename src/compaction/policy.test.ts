@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { parsePolicyJson } from '../contract/schemas'
 import { cutWindow, fires } from '../core'
-import { defaultPolicy, turnPolicy } from './policy'
+import { backgroundMode, defaultPolicy, runsInBackground, turnPolicy } from './policy'
 
 const parse = (json: string) => parsePolicyJson(json, 'COMPACTION_POLICY')
 
@@ -72,5 +72,25 @@ describe('defaultPolicy', () => {
     expect(fires(trigger!, { turns: 1, tokens: 4301, model })).toBe(true)
     expect(fires(trigger!, { turns: 1, tokens: 4300, model })).toBe(false)
     expect(cutWindow(strategy.window!, model)).toEqual({ tokenBudget: 2150 })
+  })
+})
+
+describe('COMPACTION_BACKGROUND', () => {
+  const policy = { trigger: { always: true as const }, strategy: {} }
+
+  it('runs a door’s pass after its answer and a /turns pass in the turn by default; always and never say so for both', () => {
+    expect(backgroundMode(undefined)).toBe('doors')
+    expect([true, false].map((door) => runsInBackground(policy, backgroundMode(undefined), door))).toEqual([true, false])
+    expect([true, false].map((door) => runsInBackground(policy, backgroundMode('always'), door))).toEqual([true, true])
+    expect([true, false].map((door) => runsInBackground(policy, backgroundMode(' Never '), door))).toEqual([false, false])
+  })
+
+  it('lets a policy’s own background win over the deployment’s', () => {
+    expect(runsInBackground({ ...policy, background: false }, 'always', true)).toBe(false)
+    expect(runsInBackground({ ...policy, background: true }, 'never', false)).toBe(true)
+  })
+
+  it('takes an unknown value as the default, doors', () => {
+    expect(backgroundMode('sometimes')).toBe('doors')
   })
 })

@@ -55,3 +55,29 @@ export function turnPolicy(sources: PolicySources): Policy | null {
   if (sources.requested === false) return null
   return sources.requested ?? sources.session ?? deploymentPolicy(sources.deployment) ?? defaultPolicy(sources.summaries)
 }
+
+/** Where a policy's pass runs when the policy does not say (`COMPACTION_BACKGROUND`). */
+export type BackgroundMode = 'doors' | 'always' | 'never'
+
+const MODES: readonly BackgroundMode[] = ['doors', 'always', 'never']
+let reported: string | undefined
+
+/** `COMPACTION_BACKGROUND` read: `doors` when unset, or when not one of the three (logged once). */
+export function backgroundMode(value: string | undefined): BackgroundMode {
+  const mode = value?.trim().toLowerCase() || 'doors'
+  if ((MODES as readonly string[]).includes(mode)) return mode as BackgroundMode
+  if (reported !== value) log.error('COMPACTION_BACKGROUND is not doors, always or never; using doors', { value })
+  reported = value
+  return 'doors'
+}
+
+/**
+ * Whether a turn's policy pass runs after the turn is answered: the policy's own `background`,
+ * else the deployment's mode for this kind of request (a door's, or a `/turns` turn).
+ *
+ * @example
+ * runsInBackground({ trigger, strategy }, 'doors', true) // true: a door's turn answers before its pass
+ */
+export function runsInBackground(policy: Policy, mode: BackgroundMode, door: boolean): boolean {
+  return policy.background ?? (mode === 'always' || (mode === 'doors' && door))
+}

@@ -47,6 +47,8 @@ export interface TurnResult {
   toolCalls: ToolCall[]
   events: SessionEvent[]
   compaction: CompactionResult | null | { error: ErrorBody }
+  /** The policy's pass was started to run after the answer (`compaction` is then null). */
+  compactionScheduled?: boolean
   usage: Usage | null
   context: PromptFitReport | null
   /** As the upstream reported it (the chat-completions door's finish_reason); absent for a stored result. */

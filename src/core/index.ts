@@ -9,6 +9,7 @@ export {
   type CompactionResult,
   type CompactRequest,
   compact,
+  passDue,
   type Strategy,
   type UnchangedReason,
   unchangedResult,

@@ -1,6 +1,6 @@
 /**
  * Property-based tests: random logs built by random appends (tool loops among them), passes
- * (windows, summarizers, appends racing a summarizer), rewinds (to any message, abandoned ones included) and
+ * (windows, summarizers, appends and rewinds racing a summarizer), rewinds (to any message, abandoned ones included) and
  * undos of the newest pass, checked
  * against the invariants of the spec after every step.
  */
@@ -38,6 +38,8 @@ type Op =
       model: ModelFit
       summarizer: 'none' | 'summary' | 'declined' | 'failed'
       racing: Draft[]
+      /** A rewind to the empty log written while the summarizer runs (a turn's edit racing a background pass). */
+      racingRewind: boolean
     }
   | { kind: 'rewind'; pick: number; position: RewindPosition | 'empty' }
   /** An undo of the newest pass on the lineage not undone (nothing when there is none). */
@@ -79,6 +81,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
       model,
       summarizer: fc.constantFrom('none' as const, 'summary' as const, 'declined' as const, 'failed' as const),
       racing: fc.array(draft, { maxLength: 3 }),
+      racingRewind: fc.boolean(),
     }),
   },
   {
@@ -124,6 +127,8 @@ interface Step {
   result?: ListedResult
   /** Messages appended while the pass awaited its summarizer. */
   raced: MessageEvent[]
+  /** A REWIND written while the pass awaited its summarizer. */
+  racedRewind?: boolean
   /** A rewind's: the prefix it went back to, and whether it wrote a REWIND. */
   rewound?: { end: number; written: boolean }
   /** An undo's: the pass it took back (null: none could be). */
@@ -188,12 +193,14 @@ async function run(ops: Op[]) {
       continue
     }
     let raced: MessageEvent[] = []
+    let racedRewind = false
     const summarizer =
       o.summarizer === 'none'
         ? null
         : {
             async summarize(): Promise<SummaryOutcome> {
               if (o.racing.length > 0) raced = store.appendNow(o.racing.map(materialize)) as MessageEvent[]
+              if (o.racingRewind) racedRewind = rewindToStart(store)
               if (o.summarizer === 'declined') return { kind: 'declined' }
               if (o.summarizer === 'failed') return { kind: 'failed' }
               return {
@@ -209,9 +216,19 @@ async function run(ops: Op[]) {
       { session: { id: 's', metadata: {} }, strategy: { window: o.window, summarizer }, model: o.model },
       deps,
     )
-    steps.push({ before, after: project(store.log), logBefore, logAfter: store.log.length, result, raced })
+    steps.push({ before, after: project(store.log), logBefore, logAfter: store.log.length, result, raced, racedRewind })
   }
   return { store, steps }
+}
+
+/** A rewind to the empty log, as the service writes it; whether it wrote one (not when the view is empty). */
+function rewindToStart(store: ReturnType<typeof storeOf>): boolean {
+  const boundary = rewindBoundary(columnsOf(project(store.log)), { named: null, view: [] })
+  if (boundary)
+    store.appendNow([
+      newRewindEvent({ id: `r${++counter}`, timestamp: 't' }, boundary, { to: null, position: 'at', reason: 'api' }),
+    ])
+  return boundary !== null
 }
 
 /** Undoes the newest pass on the lineage not undone, as the service does; what the step records of it. */
@@ -297,6 +314,15 @@ function expectInvariants(log: readonly SessionEvent[], steps: Step[], cutSeed: 
       continue
     }
     viewAt.set(step.logAfter, ids(step.after))
+    if (step.racedRewind) {
+      // A rewind written while the pass waited wins: the pass writes nothing, the view is the rewind's (empty).
+      expect(r?.unchanged).toBe(true)
+      if (r?.reason !== 'summarizer_failed' && r?.reason !== 'summarizer_declined') expect(r?.reason).toBe('conflict')
+      expect(step.logAfter).toBe(step.logBefore + step.raced.length + 1)
+      expect(step.after).toEqual([])
+      for (const event of left) leftByRewinds.add(event.id)
+      continue
+    }
     if (!r || r.unchanged) {
       // Appends and unchanged passes drop nothing, and an unchanged pass writes nothing.
       expect(left).toEqual([])

@@ -27,6 +27,7 @@ import { type AppendResult, type ForkSource, StoredSession } from '../store/sess
 import { runTurn } from '../turns/run-turn'
 import type { TurnSession } from '../turns/session'
 import { sessionDirectory, sessionStub } from './address'
+import { BackgroundPass } from './background-pass'
 import { contextReport } from './context-report'
 import { userTurnLimiter } from './turn-limiter'
 import { type RunSettings, TurnRunner } from './turn-runner'
@@ -51,6 +52,7 @@ export class SessionObject extends DurableObject<Env> {
   private readonly stored: StoredSession
   private readonly compaction: Compactor
   private readonly runner: TurnRunner
+  private readonly passes: BackgroundPass
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
@@ -58,7 +60,8 @@ export class SessionObject extends DurableObject<Env> {
     const estimator = (new.target as typeof SessionObject).estimator
     this.stored = new StoredSession(ctx.storage, sessionDirectory(env), estimator)
     this.compaction = compactor({ env, estimator })
-    this.runner = new TurnRunner({ env, compactor: this.compaction, estimator })
+    this.passes = new BackgroundPass((work) => ctx.waitUntil(work))
+    this.runner = new TurnRunner({ env, compactor: this.compaction, estimator, passes: this.passes })
   }
 
   /** Creates the session; 409 when it exists. */
@@ -125,7 +128,9 @@ export class SessionObject extends DurableObject<Env> {
 
   /** What the session holds, what the model would see of it, and what compaction did: read-only, O(view). */
   context(): Promise<Outcome<ContextJson>> {
-    return toOutcome(async () => contextReport(this.stored.answers.facts(await this.stored.existing()), this.env))
+    return toOutcome(async () =>
+      contextReport(this.stored.answers.facts(await this.stored.existing()), this.env, this.passes.compacting),
+    )
   }
 
   /**
@@ -189,7 +194,7 @@ export class SessionObject extends DurableObject<Env> {
   turn(address: SessionAddress, input: TurnInput): ReadableStream<Uint8Array> {
     return this.runner.run(
       () => this.openForTurn(address),
-      this.runSettings(address, input.stream === true),
+      this.runSettings(address, input.stream === true, false),
       (deps) => runTurn(input, deps),
       (result) => this.stored.answers.turn(result),
     )
@@ -202,7 +207,7 @@ export class SessionObject extends DurableObject<Env> {
   chatCompletion(address: SessionAddress, input: DoorInput): ReadableStream<Uint8Array> {
     return this.runner.run(
       () => this.openForTurn(address),
-      this.runSettings(address, input.request.stream === true),
+      this.runSettings(address, input.request.stream === true, true),
       (deps) => doorTurn(input, deps),
       (result) => [JSON.stringify(doorAnswer(result))],
     )
@@ -219,7 +224,7 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   /** How a turn of this user is answered and limited: the deployment's limits, read here where they apply. */
-  private runSettings(address: SessionAddress, stream: boolean): RunSettings {
-    return { stream, limiter: () => userTurnLimiter(this.env, address.userId, limitsOf(this.env)) }
+  private runSettings(address: SessionAddress, stream: boolean, door: boolean): RunSettings {
+    return { stream, door, limiter: () => userTurnLimiter(this.env, address.userId, limitsOf(this.env)) }
   }
 }

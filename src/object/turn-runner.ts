@@ -1,24 +1,30 @@
 import type { Compactor } from '../compaction'
+import { backgroundMode, runsInBackground } from '../compaction/policy'
 import { ServiceError } from '../contract/errors'
 import type { TokenEstimator } from '../core'
 import { log } from '../log'
 import { modelSettings } from '../models/config'
 import type { TurnLimiter } from '../turns/limiter'
 import { TurnQueue } from '../turns/queue'
-import type { TurnDeps, TurnSession } from '../turns/session'
+import type { PassScheduler, TurnDeps, TurnSession } from '../turns/session'
+import type { BackgroundPass } from './background-pass'
 import { frameWriter } from './frames'
 
 export interface TurnRunnerOptions {
-  /** The deployment's variables: its models and COMPACTION_POLICY. */
+  /** The deployment's variables: its models, COMPACTION_POLICY and COMPACTION_BACKGROUND. */
   env: Env
   compactor: Compactor
   estimator: TokenEstimator
+  /** The session's background pass. */
+  passes: BackgroundPass
 }
 
 /** How one run is answered and limited. */
 export interface RunSettings {
   /** Whether deltas and tool calls are sent as frames as they come (else only the result). */
   stream: boolean
+  /** A door's request (its policy pass runs in the background by default), or a `/turns` turn. */
+  door: boolean
   /** The user's limits (none when every limit is off); read when the run is asked for, a misconfigured one being its error. */
   limiter: () => TurnLimiter | undefined
 }
@@ -55,6 +61,14 @@ export class TurnRunner {
   ): ReadableStream<Uint8Array> {
     const frames = frameWriter()
     const { stream } = settings
+    const mode = backgroundMode(this.options.env.COMPACTION_BACKGROUND)
+    const { passes } = this.options
+    const scheduler: PassScheduler = {
+      inBackground: (policy) => runsInBackground(policy, mode, settings.door),
+      start: (pass) => passes.start(pass),
+      running: () => passes.compacting,
+      settled: () => passes.settled(),
+    }
     const deps = (session: TurnSession, limiter: TurnLimiter | undefined, written: () => void): TurnDeps => ({
       session,
       models: modelSettings(this.options.env),
@@ -64,8 +78,11 @@ export class TurnRunner {
       onDelta: stream ? (text) => frames.send({ type: 'delta', text }) : undefined,
       onToolCall: stream ? (call) => frames.send({ type: 'tool_call', call }) : undefined,
       onRewound: (abandoned) => frames.send({ type: 'rewound', abandoned }),
+      // A door's answer keeps its status until it is known: only a streamed `/turns` turn says it waits.
+      onCompacting: stream && !settings.door ? () => frames.send({ type: 'compacting' }) : undefined,
       written,
       limiter,
+      passes: scheduler,
     })
     const failed = (error: unknown) => {
       if (error instanceof ServiceError) frames.send({ type: 'error', error: error.wire })

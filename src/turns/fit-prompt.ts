@@ -52,12 +52,19 @@ export interface FittedPrompt {
  */
 export async function fitPrompt(step: PreparedStep, deps: TurnDeps, refusal?: string): Promise<FittedPrompt> {
   const compactions: CompactionResult[] = []
-  for (let passes = 0; ; passes++) {
+  for (;;) {
+    const passes = compactions.length
     const state = await deps.session.promptState()
     const progress = refusal === undefined ? { passes } : { passes: 0, refused: { passes, message: refusal, again: false } }
     const plan = planFit(step, state, progress)
     if (plan.kind === 'overflow') throw overflow(plan.message)
     if (plan.kind === 'call') return { promptTokens: plan.promptTokens, compactions }
+    // A background pass may be making room already: wait for it, then look again.
+    if (deps.passes?.running()) {
+      deps.onCompacting?.()
+      await deps.passes.settled()
+      continue
+    }
     // The added events are the newest turn's (a continuation's tool event joins the stored turn): never covered.
     compactions.push(await makeRoom(plan, step.policy!, step.added, step.fit, deps))
   }

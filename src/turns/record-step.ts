@@ -1,7 +1,6 @@
 import { ServiceError } from '../contract/errors'
 import { clientCallsOf, type PromptFitReport, type TurnResult } from '../contract/turn-result'
 import { absorb, type MessageEvent } from '../core'
-import { log } from '../log'
 import { type ChatReply, toServiceError } from '../models/port'
 import { turnEvent } from './open-step'
 import { withRecall } from './recall'
@@ -74,27 +73,5 @@ export async function recordStep(
     usage: recall.usage,
     context,
     finishReason: final.finishReason,
-  }
-}
-
-/**
- * The last phase: the policy's pass once the step is written. It never fails the turn: a failed
- * pass is reported in the result (a summarizer's upstream failure was logged where it happened;
- * anything else is a bug, logged here).
- */
-export async function compactAfter(step: PreparedStep, result: TurnResult, deps: TurnDeps): Promise<TurnResult> {
-  if (!step.policy || !result.context) return result
-  try {
-    const compaction = await deps.compactor.run(deps.session, deps.session.info(), {
-      trigger: step.policy.trigger,
-      strategy: step.policy.strategy,
-      model: { ...step.fit, ratio: result.context.calibration.ratio },
-      spend: deps.limiter?.spend,
-    })
-    return { ...result, compaction }
-  } catch (error) {
-    if (!(error instanceof ServiceError)) log.error('compaction after a turn failed', { error: String(error) })
-    const body = error instanceof ServiceError ? error.body : { code: 'internal' as const, message: 'compaction failed' }
-    return { ...result, compaction: { error: body } }
   }
 }

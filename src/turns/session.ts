@@ -78,6 +78,20 @@ export interface TurnSession extends SessionStore {
   writeTurn(events: NewMessageEvent[], step: StepRecord & { calibration: Calibration }): Promise<SessionEvent[]>
   /** Appends a history a client seeds the session with, ahead of its first turn, creating the session if needed. */
   writeHistory(events: NewMessageEvent[]): Promise<SessionEvent[]>
+  /** Records how a background pass ended (null: without a failure), for `/context`. */
+  noteBackgroundPass(failure: { code: string; message: string } | null): void
+}
+
+/** Where a turn's policy pass may run after its answer: the session object's one background pass. */
+export interface PassScheduler {
+  /** Whether this policy's pass runs after the answer (the policy's `background`, else the deployment's default for the request). */
+  inBackground(policy: Policy): boolean
+  /** Starts a pass unless one runs already; whether it started. */
+  start(pass: () => Promise<void>): boolean
+  /** Whether a pass runs now. */
+  running(): boolean
+  /** Waits for the running pass, if any. */
+  settled(): Promise<void>
 }
 
 /** What one turn runs with. */
@@ -94,8 +108,12 @@ export interface TurnDeps {
   onToolCall?: (call: ToolCall) => void
   /** Told what a door's rewind abandons, before the model is called (a response header says it). */
   onRewound?: (abandoned: number) => void
+  /** Told that the turn waits for the session's background pass to make room (streamed `/turns` turns only). */
+  onCompacting?: () => void
   /** Called once the turn's events are written: the next turn on the session may start. */
   written: () => void
   /** The user's limits, when any are on. */
   limiter?: TurnLimiter
+  /** The session's background pass (none: every pass runs in the turn). */
+  passes?: PassScheduler
 }

@@ -138,6 +138,35 @@ describe.skipIf(!haveChromium)('the inspector in Chromium', () => {
     expectSelfContained(tab)
   })
 
+  it('shows a background pass while it runs, and its compaction once it ends, by itself', async () => {
+    const { token } = await newUser()
+    const tag = `bg${Date.now().toString(36)}`
+    const policy = {
+      trigger: { always: true },
+      strategy: { window: { lastTurns: 1 }, summarizer: { model: `hold#${tag}` } },
+      background: true,
+    }
+    await api(token, 'POST', '/v1/sessions', { id: 'background', policy })
+    await api(token, 'POST', '/v1/sessions/background/events', { events: [1, 2].flatMap(turn) })
+    const answered = await api<{ compactionScheduled: boolean }>(token, 'POST', '/v1/sessions/background/turns', {
+      content: 'And step 3?',
+    })
+    expect(answered.compactionScheduled).toBe(true)
+    const tab = await newPage(browser)
+    const { page } = tab
+    await signIn(page, token)
+    await page.getByRole('button', { name: /background/ }).click()
+    await expect.poll(() => page.locator('.compacting').textContent()).toBe('Compacting in the background…')
+    expect(await page.locator('.compaction').count()).toBe(0)
+    const released = await fetch(`${inject('upstreamUrl')}/__release?tag=${tag}`, { method: 'POST' })
+    expect(((await released.json()) as { released: number }).released).toBe(1)
+    // The page reads the session again each second while a pass runs.
+    await expect.poll(() => page.locator('.compaction').count(), { timeout: 10_000 }).toBe(1)
+    await expect.poll(() => page.locator('.compacting').count(), { timeout: 10_000 }).toBe(0)
+    expect(await page.locator('.event.covered').count()).toBe(4)
+    expectSelfContained(tab)
+  })
+
   it('never keeps a stale preview: a turn, a refresh or another client’s append, and "Compact now" runs only the pass shown', async () => {
     const { token } = await newUser()
     await api(token, 'POST', '/v1/sessions/stale/events', { events: [1, 2, 3, 4].flatMap(turn) })

@@ -31,6 +31,11 @@ export const ContextSchema = z
         tokensEstimatedSaved: z.int(),
       })
       .nullable(),
+    compacting: z.boolean().openapi({ description: 'A background pass is running on the session now.' }),
+    lastCompactionError: z
+      .object({ error: z.object({ code: z.string(), message: z.string() }), at: z.string() })
+      .nullable()
+      .openapi({ description: 'How the last background pass failed (null: it did not, or none ran since).' }),
     policy: PolicySchema.openapi({
       description: 'The effective policy: the session’s, else COMPACTION_POLICY, else the built-in default.',
     }),

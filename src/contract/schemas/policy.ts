@@ -83,7 +83,16 @@ export const StrategySchema = z
   })
   .openapi('Strategy')
 
-export const PolicySchema = z.strictObject({ trigger: TriggerSchema, strategy: StrategySchema.default({}) }).openapi('Policy')
+export const PolicySchema = z
+  .strictObject({
+    trigger: TriggerSchema,
+    strategy: StrategySchema.default({}),
+    background: z.boolean().optional().openapi({
+      description:
+        'Run the pass after the turn is answered, in the session object (default: COMPACTION_BACKGROUND, which is true for the doors and false for /turns).',
+    }),
+  })
+  .openapi('Policy')
 
 /** A compaction strategy as stored and sent as JSON. */
 export type StrategySpec = z.output<typeof StrategySchema>

@@ -90,6 +90,10 @@ export const TurnResponseSchema = z
     toolCalls: z.array(ToolCallSchema).openapi({ description: 'The reply’s tool calls for the client; [] when completed.' }),
     events: z.array(EventSchema),
     compaction: z.union([CompactionResultSchema, ErrorObject]).nullable(),
+    compactionScheduled: z.boolean().openapi({
+      description:
+        'The policy’s pass runs after this answer, in the background (`compaction` is then null); see /context `compacting`.',
+    }),
     usage: UsageSchema,
     context: z
       .object({

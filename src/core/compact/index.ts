@@ -101,6 +101,22 @@ const isUsable = (message: SummaryMessage) =>
   message.content.trim() !== ''
 
 /**
+ * Whether a pass's trigger fires on a view (the first thing {@link compact} checks): what a
+ * turn asks before it schedules a pass to run after its answer. No trigger: `always`.
+ *
+ * @example
+ * passDue(view, { turnCount: 20 }, model) // true once the view holds more than 20 turns
+ */
+export function passDue(
+  view: ViewColumns,
+  trigger: Trigger | undefined,
+  model: ModelFit | undefined,
+  analysis = analyzeColumns(view),
+) {
+  return fires(trigger ?? { always: true }, { ...analysis, model })
+}
+
+/**
  * Compacts a session: evaluates the trigger on its view, runs one pass of the window strategy
  * (calling the summarizer when there is one), and records the result with one version-checked
  * append — rebased onto messages appended meanwhile, abandoned with `conflict` when another
@@ -123,9 +139,7 @@ export async function compact(request: CompactRequest, deps: CompactDeps): Promi
   if (expected !== undefined && expected !== version) throw new VersionConflictError(expected, version)
 
   const analysis = analyzeColumns(view)
-  if (!fires(request.trigger ?? { always: true }, { ...analysis, model: request.model })) {
-    return unchanged('trigger_not_fired', version)
-  }
+  if (!passDue(view, request.trigger, request.model, analysis)) return unchanged('trigger_not_fired', version)
   const window = request.strategy?.window ?? DEFAULT_WINDOW
   const plan = planPass(
     view,

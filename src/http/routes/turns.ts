@@ -8,7 +8,7 @@ const runTurn = createRoute({
   path: `${SESSION_PATH}/turns`,
   summary: 'Run a chat turn (creates the session if needed)',
   description:
-    'With `stream: true` the answer is `text/event-stream`: `delta` events `{"text"}` and `tool_call` events (a ToolCall, as each client call is whole), then one `done` event (the JSON response) or `error` event. `content` starts a turn; `toolResults` continue the newest one (its pending tool calls).',
+    'With `stream: true` the answer is `text/event-stream`: `delta` events `{"text"}` and `tool_call` events (a ToolCall, as each client call is whole), a `compacting` event `{}` while the turn waits for a background pass to make room, then one `done` event (the JSON response) or `error` event. `content` starts a turn; `toolResults` continue the newest one (its pending tool calls).',
   request: { params: SessionParamsSchema, ...body(TurnRequestSchema) },
   responses: {
     200: {
@@ -30,6 +30,7 @@ export const turnRoutes = routes().openapi(runTurn, async (c) => {
   }
   return answer.stream(c, {
     delta: (sse, text) => sse.writeSSE({ event: 'delta', data: JSON.stringify({ text }) }),
+    compacting: (sse) => sse.writeSSE({ event: 'compacting', data: '{}' }),
     toolCall: (sse, call) => sse.writeSSE({ event: 'tool_call', data: JSON.stringify(call) }),
     error: (sse, error) => sse.writeSSE({ event: 'error', data: JSON.stringify({ error: error.body }) }),
     async done(sse, frame) {

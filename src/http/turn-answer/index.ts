@@ -13,6 +13,8 @@ export interface FrameEvents {
   start?(sse: SSEStreamingApi): Promise<void>
   end?(sse: SSEStreamingApi): Promise<void>
   delta(sse: SSEStreamingApi, text: string): Promise<void>
+  /** The turn waits for a background pass (sent on a streamed `/turns` turn only). */
+  compacting?(sse: SSEStreamingApi): Promise<void>
   toolCall(sse: SSEStreamingApi, call: ToolCall): Promise<void>
   error(sse: SSEStreamingApi, error: ServiceError): Promise<void>
   done(sse: SSEStreamingApi, frame: DoneFrame): Promise<void>
@@ -69,6 +71,7 @@ export async function readTurnAnswer(stream: ReadableStream<Uint8Array>): Promis
           if (frame.type === 'delta') await events.delta(sse, frame.text)
           else if (frame.type === 'tool_call') await events.toolCall(sse, frame.call)
           else if (frame.type === 'rewound') continue
+          else if (frame.type === 'compacting') await events.compacting?.(sse)
           else {
             await (frame.type === 'error' ? events.error(sse, ServiceError.of(frame.error)) : events.done(sse, frame))
             break

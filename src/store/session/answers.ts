@@ -95,6 +95,7 @@ function turnResultJson(view: ViewCache, result: TurnResult): Generator<string> 
     toolCalls: json(result.toolCalls),
     events: json(result.events),
     compaction: compaction === null || 'error' in compaction ? json(compaction) : compactionJson(view, compaction),
+    compactionScheduled: json(result.compactionScheduled ?? false),
     usage: json(result.usage),
     context:
       context === null

@@ -2,7 +2,7 @@ import type { Policy } from '../../contract/schemas'
 import type { Usage } from '../../contract/turn-result'
 import { analyzeColumns, type Calibration, newestTurnSeqs, type Positions, pendingToolCalls, type ViewColumns } from '../../core'
 import type { SessionLog } from './log'
-import type { SessionRecord } from './session-row'
+import type { CompactionFailure, SessionRecord } from './session-row'
 import type { ViewCache } from './view-cache'
 
 /** What a session holds and what compaction did to it, as counted from its row and view: nothing written, no model asked. */
@@ -25,6 +25,8 @@ export interface SessionFacts {
     coveredEventCount: number
     tokensEstimatedSaved: number
   } | null
+  /** How the last background pass failed; null when it did not. */
+  lastCompactionError: CompactionFailure | null
   /** The session's own policy (the effective one is decided where the deployment's is known). */
   policy: Policy | null
 }
@@ -65,6 +67,7 @@ export function sessionFacts(log: SessionLog, view: ViewCache, record: SessionRe
             tokensEstimatedSaved: boundary.boundary.tokensEstimatedSaved,
           }
         : null,
+    lastCompactionError: record.lastCompactionError,
     policy: record.policy,
   }
 }

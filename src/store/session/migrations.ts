@@ -86,6 +86,8 @@ const MIGRATIONS: string[] = [
      pass_seq INTEGER NOT NULL          -- the pass it undoes
    );
    CREATE INDEX undos_pass ON undos (pass_seq);`,
+  // v7: how the last background pass failed (JSON { error, at }), null when it did not.
+  `ALTER TABLE session ADD COLUMN last_compaction_error TEXT;`,
 ]
 
 /**

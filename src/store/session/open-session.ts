@@ -110,6 +110,18 @@ export class OpenSession {
   }
 
   /**
+   * Records how a background pass ended on the session row (a failure, and when; null: none),
+   * writing only when that changes. A session that ended meanwhile is left alone.
+   */
+  noteBackgroundPass(failure: { code: string; message: string } | null): void {
+    const now = this.parts.row.stored()
+    if (!now || now.createdAt !== this.incarnation || hasExpired(now)) return
+    if (failure === null && now.lastCompactionError === null) return
+    const lastCompactionError = failure && { error: failure, at: new Date().toISOString() }
+    this.parts.writer.commit({ ...now, lastCompactionError }, [])
+  }
+
+  /**
    * Takes the view back to a point for this request (see `planRewind`; `field` names the point
    * in a 400): from now on it reads as the view as of the point, and its first write begins with
    * the REWIND, so nothing is written if it writes nothing. Answers what the rewind abandons, or

@@ -32,6 +32,14 @@ export interface SessionRecord {
   branches: number
   /** Where a fork was forked from; null when the session is no fork. */
   forkedFrom: ForkedFrom | null
+  /** How the last background pass failed, and when; null when it did not. */
+  lastCompactionError: CompactionFailure | null
+}
+
+/** A background pass's failure as `/context` reports it. */
+export interface CompactionFailure {
+  error: { code: string; message: string }
+  at: string
 }
 
 type Row = {
@@ -56,6 +64,7 @@ type Row = {
   rewinds: number
   branches: number
   forked_from: string | null
+  last_compaction_error: string | null
 }
 
 function readRecord(sql: Sql): SessionRecord | null {
@@ -83,6 +92,7 @@ function readRecord(sql: Sql): SessionRecord | null {
     rewinds: row.rewinds,
     branches: row.branches,
     forkedFrom: row.forked_from === null ? null : (JSON.parse(row.forked_from) as ForkedFrom),
+    lastCompactionError: row.last_compaction_error === null ? null : (JSON.parse(row.last_compaction_error) as CompactionFailure),
   }
 }
 
@@ -91,13 +101,14 @@ export function writeRecord(sql: Sql, r: SessionRecord): void {
   const { stats } = r
   sql.run`INSERT OR REPLACE INTO session (singleton, id, user_id, created_at, expires_at, metadata, policy, version,
       boundary_seq, view_events, view_tokens, turns, latest_system_seq, latest_system_tokens, indexed, ratio, samples, last_usage, compactions,
-      rewinds, branches, forked_from)
+      rewinds, branches, forked_from, last_compaction_error)
     VALUES (1, ${r.id}, ${r.userId}, ${r.createdAt}, ${r.expiresAt}, ${JSON.stringify(r.metadata)},
       ${r.policy === null ? null : JSON.stringify(r.policy)}, ${r.version}, ${r.boundarySeq}, ${stats.viewEvents},
       ${stats.viewTokens}, ${stats.turns}, ${stats.latestSystem?.seq ?? null}, ${stats.latestSystem?.tokens ?? null},
       ${r.indexed ? 1 : 0}, ${r.calibration.ratio}, ${r.calibration.samples},
       ${r.lastUsage === null ? null : JSON.stringify(r.lastUsage)}, ${r.compactions}, ${r.rewinds}, ${r.branches},
-      ${r.forkedFrom === null ? null : JSON.stringify(r.forkedFrom)})`
+      ${r.forkedFrom === null ? null : JSON.stringify(r.forkedFrom)},
+      ${r.lastCompactionError === null ? null : JSON.stringify(r.lastCompactionError)})`
 }
 
 /** `expiresAt` for a ttl counted from now; null never expires. */
@@ -140,6 +151,7 @@ export function newRecord(address: SessionAddress, input: CreateSessionInput): S
     rewinds: 0,
     branches: 0,
     forkedFrom: null,
+    lastCompactionError: null,
   }
 }
 

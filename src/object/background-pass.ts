@@ -1,0 +1,37 @@
+/**
+ * A session object's background pass: at most one at a time, run after the turn that started it
+ * was answered. `ctx.waitUntil` and the platform's keep-alive for pending I/O (compatibility date
+ * 2026-10-01 on) keep the object in memory while it runs, with no client connected. No alarm:
+ * a pass lost to an eviction loses nothing — the log is whole, the view as it was, and the next
+ * turn's policy fires again — where an alarm would cost a storage write on every turn.
+ *
+ * @example
+ * const passes = new BackgroundPass((work) => ctx.waitUntil(work))
+ * passes.start(async () => { await compactor.run(session, info, request) })
+ */
+export class BackgroundPass {
+  private running: Promise<void> | null = null
+
+  constructor(private readonly waitUntil: (work: Promise<unknown>) => void) {}
+
+  /** Whether a pass runs now. */
+  get compacting(): boolean {
+    return this.running !== null
+  }
+
+  /** Starts `pass` unless one runs already; whether it started. `pass` reports its own failures. */
+  start(pass: () => Promise<void>): boolean {
+    if (this.running) return false
+    const running = pass().finally(() => {
+      this.running = null
+    })
+    this.running = running
+    this.waitUntil(running)
+    return true
+  }
+
+  /** Waits for the running pass, if any. */
+  async settled(): Promise<void> {
+    await this.running?.catch(() => {})
+  }
+}

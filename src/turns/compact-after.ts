@@ -1,0 +1,53 @@
+import { type ErrorBody, ServiceError } from '../contract/errors'
+import type { TurnResult } from '../contract/turn-result'
+import { log } from '../log'
+import type { TurnDeps } from './session'
+import type { PreparedStep } from './step'
+
+/**
+ * The last phase: the policy's pass once the step is written. In the background (when the
+ * policy or the deployment says so, and the trigger fires now) the pass is started to run after
+ * the answer — `compactionScheduled`, unless one runs already — and how it ends is the session's
+ * to report (`/context`); else the turn waits for it. It never fails the turn: a failed pass is
+ * reported in the result (a summarizer's upstream failure was logged where it happened; anything
+ * else is a bug, logged here).
+ */
+export async function compactAfter(step: PreparedStep, result: TurnResult, deps: TurnDeps): Promise<TurnResult> {
+  const policy = step.policy
+  if (!policy || !result.context) return result
+  const request = {
+    trigger: policy.trigger,
+    strategy: policy.strategy,
+    model: { ...step.fit, ratio: result.context.calibration.ratio },
+    spend: deps.limiter?.spend,
+  }
+  const pass = () => deps.compactor.run(deps.session, deps.session.info(), request)
+  if (deps.passes?.inBackground(policy)) {
+    if (!(await deps.compactor.due(deps.session, request))) return { ...result, compactionScheduled: false }
+    const started = deps.passes.start(async () => {
+      const outcome = await pass().then(
+        (compaction) =>
+          compaction.reason === 'summarizer_failed'
+            ? failure('summarizer_failed', 'the summary model answered with a blank text')
+            : null,
+        (error: unknown) => failureOf(error),
+      )
+      deps.session.noteBackgroundPass(outcome)
+    })
+    return { ...result, compactionScheduled: started }
+  }
+  try {
+    return { ...result, compaction: await pass() }
+  } catch (error) {
+    return { ...result, compaction: { error: failureOf(error) } }
+  }
+}
+
+const failure = (code: string, message: string) => ({ code, message })
+
+/** A pass's error in the contract's words (anything but a service error is a bug: logged). */
+function failureOf(error: unknown): ErrorBody {
+  if (error instanceof ServiceError) return error.body
+  log.error('compaction after a turn failed', { error: String(error) })
+  return { code: 'internal', message: 'compaction failed' }
+}
