@@ -90,7 +90,10 @@ async function viewBenchmarks() {
     const pass = await measure(() => {
       const plan = planPass(flatView, { window: { lastTurns: 20 }, summarizing: false })
       if (plan.kind === 'cut')
-        recordPass(plan, { pinned: idsAt(plan.pinned), preserved: idsAt(plan.preserved) }, [], { id: 'b', timestamp: now() })
+        recordPass(plan, { pinned: idsAt(plan.pinned), held: [], preserved: idsAt(plan.preserved) }, [], {
+          id: 'b',
+          timestamp: now(),
+        })
     })
     const budget = await measure(() => planPass(flatView, { window: { tokenBudget: 8_000 }, summarizing: false }))
     rows.push([

@@ -16,7 +16,7 @@ export {
 } from './compact'
 export { EventText } from './event-text'
 export * from './events'
-export { type MessageDraft, newCompactionEvent, newMessageEvent, newRewindEvent } from './events/new-event'
+export { type MessageDraft, newCompactionEvent, newMessageEvent, newPinsEvent, newRewindEvent } from './events/new-event'
 export {
   type LineageEvent,
   leftBehind,
@@ -32,6 +32,7 @@ export {
   rewindTargetProblem,
   viewBoundary,
 } from './lineage'
+export { applyPins, NO_PINS, type ViewPins, viewPins } from './pins'
 export { formatProblem, type Problem } from './problem'
 export { extendView, project, viewAfter, viewMembership } from './projection'
 export { type FitState, type FitStep, type PromptParts, planPromptFit, promptTokens } from './prompt-fit'

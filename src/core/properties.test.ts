@@ -1,7 +1,7 @@
 /**
  * Property-based tests: random logs built by random appends (tool loops among them), passes
  * (windows, summarizers, appends and rewinds racing a summarizer), rewinds (to any message, abandoned ones included) and
- * undos of the newest pass, checked
+ * undos of the newest pass and pins of any message, checked
  * against the invariants of the spec after every step.
  */
 import fc from 'fast-check'
@@ -16,8 +16,9 @@ import {
   type Role,
   type SessionEvent,
 } from './events'
-import { newCompactionEvent, newRewindEvent } from './events/new-event'
+import { newCompactionEvent, newPinsEvent, newRewindEvent } from './events/new-event'
 import { leftBehind, lineage, lineageRuns, prefixEnd, rewindBoundary } from './lineage'
+import type { ViewPins } from './pins'
 import { extendView, project, viewMembership } from './projection'
 import type { SummaryOutcome } from './summarizer'
 import { compactListed, depsFor, ids, type ListedResult, msg, storeOf } from './testing'
@@ -44,6 +45,8 @@ type Op =
   | { kind: 'rewind'; pick: number; position: RewindPosition | 'empty' }
   /** An undo of the newest pass on the lineage not undone (nothing when there is none). */
   | { kind: 'undo' }
+  /** A PINS event pinning or unpinning a message of the log (any: covered, abandoned, in view). */
+  | { kind: 'pin'; pick: number; unpin: boolean }
 
 const draft: fc.Arbitrary<Draft> = fc.record({
   role: fc.constantFrom<Role>('user', 'user', 'assistant', 'assistant', 'tool', 'system'),
@@ -93,6 +96,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
     }),
   },
   { weight: 1, arbitrary: fc.constant({ kind: 'undo' as const }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('pin' as const), pick: fc.nat(), unpin: fc.boolean() }) },
 )
 
 let counter = 0
@@ -133,6 +137,8 @@ interface Step {
   rewound?: { end: number; written: boolean }
   /** An undo's: the pass it took back (null: none could be). */
   undid?: { pass: CompactionEvent } | null
+  /** A pass's: the pins of the view it was planned on. */
+  pins?: ViewPins
 }
 
 const seqOf = (log: readonly SessionEvent[]) => {
@@ -188,10 +194,22 @@ async function run(ops: Op[]) {
       })
       continue
     }
+    if (o.kind === 'pin') {
+      // What the API lets a client pin: a message of the conversation, not a system message (the latest is always kept).
+      const targets = store.log.filter((event) => event.type === 'MESSAGE' && !event.synthetic && event.message.role !== 'system')
+      const id = targets.length > 0 ? targets[o.pick % targets.length]!.id : null
+      if (id)
+        store.appendNow([
+          newPinsEvent({ id: `p${++counter}`, timestamp: 't' }, o.unpin ? { pin: [], unpin: [id] } : { pin: [id], unpin: [] }),
+        ])
+      steps.push({ before, after: project(store.log), logBefore, logAfter: store.log.length, raced: [] })
+      continue
+    }
     if (o.kind === 'undo') {
       steps.push({ ...undoNewest(store, before), before, logBefore, raced: [] })
       continue
     }
+    const pins = store.pins()
     let raced: MessageEvent[] = []
     let racedRewind = false
     const summarizer =
@@ -216,7 +234,7 @@ async function run(ops: Op[]) {
       { session: { id: 's', metadata: {} }, strategy: { window: o.window, summarizer }, model: o.model },
       deps,
     )
-    steps.push({ before, after: project(store.log), logBefore, logAfter: store.log.length, result, raced, racedRewind })
+    steps.push({ before, after: project(store.log), logBefore, logAfter: store.log.length, result, raced, racedRewind, pins })
   }
   return { store, steps }
 }
@@ -332,9 +350,12 @@ function expectInvariants(log: readonly SessionEvent[], steps: Step[], cutSeed: 
     // The view after a pass is pinned + summary + preserved; the version is the log's length.
     expect(ids(step.after)).toEqual(ids([...r.pinned, ...r.summary, ...r.preserved]))
     expect(r.version).toBe(step.logAfter)
+    // A pinned event is never covered: it stays in the view.
+    const pinnedBefore = step.before.filter((event) => step.pins!.pinned(event.seq))
+    for (const event of pinnedBefore) expect(after.has(event.id)).toBe(true)
     // The kept conversation starts at a turn start, and the newest turn is always kept.
     expect(isTurnStart(r.preserved[0]!)).toBe(true)
-    const conversation = analyzeView(step.before).conversation
+    const conversation = analyzeView(step.before, step.pins).conversation
     const kept = new Set(ids(r.preserved))
     for (const event of conversation.slice(conversation.findLastIndex(isTurnStart))) expect(kept.has(event.id)).toBe(true)
     // Nothing leaves the view except through a boundary that does not name it; abandoned events
@@ -367,7 +388,7 @@ function expectInvariants(log: readonly SessionEvent[], steps: Step[], cutSeed: 
 }
 
 describe('compaction and rewind invariants over random logs', () => {
-  it('hold after every append, pass, rewind and undo (fraction windows of any model included): the view, the view as of a point, the lineage, turn safety, nothing lost, nothing written when unchanged, cached views', async () => {
+  it('hold after every append, pass, rewind, undo and pin (fraction windows of any model included): the view, the view as of a point, the lineage, turn safety, nothing lost, nothing written when unchanged, cached views', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(op, { maxLength: 40 }), fc.nat(), async (ops, cutSeed) => {
         const { store, steps } = await run(ops)

@@ -167,7 +167,7 @@ describe('POST /v1/sessions/:id/rewind', () => {
   it('is in the OpenAPI document', async () => {
     const doc = (await call('GET', '/v1/openapi.json')).body
     expect(Object.keys(doc.paths['/v1/sessions/{id}/rewind'])).toEqual(['post'])
-    expect(doc.components.schemas.Event.properties.type.enum).toEqual(['MESSAGE', 'COMPACTION', 'REWIND'])
+    expect(doc.components.schemas.Event.properties.type.enum).toEqual(['MESSAGE', 'COMPACTION', 'REWIND', 'PINS'])
   })
 })
 

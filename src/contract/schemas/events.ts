@@ -114,7 +114,7 @@ export const EventSchema = z
   .object({
     id: z.string(),
     seq: z.int(),
-    type: z.enum(['MESSAGE', 'COMPACTION', 'REWIND']),
+    type: z.enum(['MESSAGE', 'COMPACTION', 'REWIND', 'PINS']),
     timestamp: z.string(),
     synthetic: z.boolean(),
     tokens: z.int(),
@@ -122,6 +122,10 @@ export const EventSchema = z
     message: MessageSchema.optional(),
     boundary: BoundarySchema.optional().openapi({ description: 'A boundary’s (COMPACTION, REWIND): the view from then on.' }),
     rewind: RewindSchema.optional().openapi({ description: 'A REWIND’s point and reason.' }),
+    pins: z
+      .object({ pin: z.array(z.string()), unpin: z.array(z.string()) })
+      .optional()
+      .openapi({ description: 'A PINS event’s: the messages it pinned and unpinned.' }),
   })
   .openapi('Event')
 

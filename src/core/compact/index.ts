@@ -134,16 +134,16 @@ export async function compact(request: CompactRequest, deps: CompactDeps): Promi
   const unchanged = (reason: UnchangedReason, version: number): CompactionResult =>
     request.dryRun ? { ...unchangedResult(reason, version), dryRun: true } : unchangedResult(reason, version)
   const summarizer = request.strategy?.summarizer ?? null
-  const { view, version } = await store.readView()
+  const { view, version, pins } = await store.readView()
   const expected = request.expectedVersion
   if (expected !== undefined && expected !== version) throw new VersionConflictError(expected, version)
 
-  const analysis = analyzeColumns(view)
+  const analysis = analyzeColumns(view, pins)
   if (!passDue(view, request.trigger, request.model, analysis)) return unchanged('trigger_not_fired', version)
   const window = request.strategy?.window ?? DEFAULT_WINDOW
   const plan = planPass(
     view,
-    { window, model: request.model, summarizing: summarizer !== null, pending: request.pending },
+    { window, model: request.model, summarizing: summarizer !== null, pending: request.pending, pins },
     analysis,
   )
   if (plan.kind === 'unchanged') return unchanged(plan.reason, version)
@@ -191,7 +191,11 @@ async function dryRun(plan: PassCut, version: number, store: SessionStore): Prom
 /** The ids a pass keeps (what its boundary names), and its lists as seqs. */
 async function keptBy(plan: PassCut, store: SessionStore) {
   const seqs = (positions: Positions) => seqsAt(plan.before, positions)
-  const kept = { pinned: await store.readIds(seqs(plan.pinned)), preserved: await store.readIds(seqs(plan.preserved)) }
+  const kept = {
+    pinned: await store.readIds(seqs(plan.pinned)),
+    held: plan.held.length > 0 ? await store.readIds(seqs(plan.held)) : [],
+    preserved: await store.readIds(seqs(plan.preserved)),
+  }
   return { kept, seqs }
 }
 

@@ -7,6 +7,8 @@ import { columnsOf, concatColumns, pickColumns } from '../view/columns'
 /** The ids of the events a pass keeps, in the order of its lists. */
 export interface KeptIds {
   pinned: string[]
+  /** Those of `pinned` there because of a pin. */
+  held: string[]
   preserved: string[]
 }
 
@@ -26,6 +28,7 @@ export function recordPass(
     concatColumns(pickColumns(plan.before, plan.pinned), written),
     pickColumns(plan.before, plan.preserved),
   )
+  // Tokens count every non-system event and the latest system message: pins do not change them.
   const tokensAfter = analyzeColumns(after).tokens
   const tokensEstimatedSaved = plan.beforeTokens - tokensAfter
   const event = newCompactionEvent(boundary, {
@@ -36,6 +39,7 @@ export function recordPass(
     tokensEstimatedSaved,
     tokensBefore: plan.beforeTokens,
     tokensAfter,
+    ...(kept.held.length > 0 ? { held: kept.held } : {}),
   })
   return { events: [event, ...summary], tokensEstimatedSaved }
 }

@@ -48,6 +48,8 @@ export interface Boundary {
   tokensAfter?: number
   /** An undo's: the pass it takes back (the view is the one without it). */
   undoes?: string
+  /** The ids of `pinned` that are there because of a pin (not the system message, the preamble or a prior summary). */
+  held?: string[]
 }
 
 interface EventBase {
@@ -100,15 +102,30 @@ export interface NewRewindEvent extends EventBase {
   rewind: Rewind
 }
 
+/** What a PINS event changes: ids pinned, ids unpinned. */
+export interface PinChange {
+  pin: string[]
+  unpin: string[]
+}
+
+/** Pins and unpins messages: changes nothing else (no boundary, no message). */
+export interface NewPinsEvent extends EventBase {
+  type: 'PINS'
+  synthetic: false
+  tokens: 0
+  pins: PinChange
+}
+
 export type NewBoundaryEvent = NewCompactionEvent | NewRewindEvent
-export type NewEvent = NewMessageEvent | NewBoundaryEvent
+export type NewEvent = NewMessageEvent | NewBoundaryEvent | NewPinsEvent
 
 /** `seq` is the event's 1-based position in the log. */
 export type MessageEvent = NewMessageEvent & { seq: number }
 export type CompactionEvent = NewCompactionEvent & { seq: number }
 export type RewindEvent = NewRewindEvent & { seq: number }
+export type PinsEvent = NewPinsEvent & { seq: number }
 export type BoundaryEvent = CompactionEvent | RewindEvent
-export type SessionEvent = MessageEvent | BoundaryEvent
+export type SessionEvent = MessageEvent | BoundaryEvent | PinsEvent
 
 export const isMessage = <E extends { type: string }>(event: E): event is Extract<E, { type: 'MESSAGE' }> =>
   event.type === 'MESSAGE'
@@ -190,10 +207,23 @@ export const rewindEventAt = (
   rewind: Rewind,
 ): RewindEvent => ({ type: 'REWIND', id, seq, timestamp, metadata, synthetic: false, tokens: 0, boundary, rewind })
 
+/** A PINS event at its place in the log, in the key order of {@link compactionEventAt}, its pins last. */
+export const pinsEventAt = (id: string, seq: number, timestamp: string, metadata: Metadata, pins: PinChange): PinsEvent => ({
+  type: 'PINS',
+  id,
+  seq,
+  timestamp,
+  metadata,
+  synthetic: false,
+  tokens: 0,
+  pins,
+})
+
 /** The event at a position of the log. */
 export function atSeq(event: NewMessageEvent, seq: number): MessageEvent
 export function atSeq(event: NewCompactionEvent, seq: number): CompactionEvent
 export function atSeq(event: NewRewindEvent, seq: number): RewindEvent
+export function atSeq(event: NewPinsEvent, seq: number): PinsEvent
 export function atSeq(event: NewEvent, seq: number): SessionEvent
 export function atSeq(event: NewEvent, seq: number): SessionEvent {
   const { id, timestamp, metadata } = event
@@ -204,5 +234,7 @@ export function atSeq(event: NewEvent, seq: number): SessionEvent {
       return compactionEventAt(id, seq, timestamp, metadata, event.boundary)
     case 'REWIND':
       return rewindEventAt(id, seq, timestamp, metadata, event.boundary, event.rewind)
+    case 'PINS':
+      return pinsEventAt(id, seq, timestamp, metadata, event.pins)
   }
 }

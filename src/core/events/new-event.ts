@@ -1,6 +1,16 @@
 import { EventText } from '../event-text'
 import type { TokenEstimator } from '../tokens'
-import type { Boundary, Message, Metadata, NewCompactionEvent, NewMessageEvent, NewRewindEvent, Rewind } from '.'
+import type {
+  Boundary,
+  Message,
+  Metadata,
+  NewCompactionEvent,
+  NewMessageEvent,
+  NewPinsEvent,
+  NewRewindEvent,
+  PinChange,
+  Rewind,
+} from '.'
 
 export interface MessageDraft {
   id: string
@@ -55,5 +65,18 @@ export function newRewindEvent(
     tokens: 0,
     boundary,
     rewind,
+  }
+}
+
+/** A PINS event: the ids it pins and unpins; it changes nothing else. */
+export function newPinsEvent(draft: { id: string; timestamp: string; metadata?: Metadata }, pins: PinChange): NewPinsEvent {
+  return {
+    type: 'PINS',
+    id: draft.id,
+    timestamp: draft.timestamp,
+    metadata: draft.metadata ?? {},
+    synthetic: false,
+    tokens: 0,
+    pins,
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { atSeq, type NewEvent, type NewRewindEvent, type RewindPoint, type SessionEvent } from '../events'
+import { atSeq, isBoundary, type NewEvent, type NewRewindEvent, type RewindPoint, type SessionEvent } from '../events'
 import { newRewindEvent } from '../events/new-event'
 import { project } from '../projection'
 import { compactListed, depsFor, events, idString, storeOf } from '../testing'
@@ -12,7 +12,7 @@ const seqOf = (log: readonly SessionEvent[]) => (id: string) => log.find((event)
 function rewindTo(log: readonly SessionEvent[], point: RewindPoint, id = `R${log.length + 1}`): NewRewindEvent | null {
   const end = prefixEnd(point, seqOf(log))
   const prefix = log.slice(0, end)
-  const named = prefix.findLast((event) => event.type !== 'MESSAGE')
+  const named = prefix.findLast(isBoundary)
   const boundary = rewindBoundary(columnsOf(project(log)), { named: named?.boundary ?? null, view: project(prefix) })
   return boundary && newRewindEvent({ id, timestamp: 't' }, boundary, { ...point, reason: 'api' })
 }

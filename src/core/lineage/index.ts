@@ -189,6 +189,7 @@ export function viewBoundary(
     tokensEstimatedSaved: tokensBefore - tokensAfter,
     tokensBefore,
     tokensAfter,
+    ...(named?.held?.length ? { held: [...named.held] } : {}),
   }
 }
 

@@ -1,4 +1,5 @@
 import { isTurnStart, type MessageSkeleton } from '../events'
+import { NO_PINS, type ViewPins } from '../pins'
 import type { ModelFit } from '../triggers'
 import { analyzeColumns, type ColumnsAnalysis } from '../view'
 import type { Positions, ViewColumns } from '../view/columns'
@@ -13,12 +14,16 @@ export interface PassCut {
   cut: number
   summarizing: boolean
   pinned: Positions
+  /** The events of `pinned` there because of a pin (what the boundary's `held` names). */
+  held: Positions
   covered: Positions
   preserved: Positions
   /** The prior summary, which is covered (and summarized) when summarizing, pinned otherwise. */
   priorSummary: Positions
   /** Covered conversation for the summarizer: no system messages, no prior summary. */
   coveredConversation: Positions
+  /** The pins the view was analysed with (a rebase analyses the longer view with them). */
+  pins: ViewPins
 }
 
 export type PassPlan = { kind: 'unchanged'; reason: 'nothing_to_cover' } | ({ kind: 'cut' } & PassCut)
@@ -59,18 +64,31 @@ const filling = (capacity: number) => {
 /**
  * Splits a view at a given cut of its conversation (steps 1, 2 and 6 of the spec). The parts come
  * from the view's analysis, the one place the spec's split is made; this only lists them in view
- * order. Used by the pass and again by a rebase, which keeps the cut and re-splits a longer view.
+ * order. A pinned event the cut would cover moves to the pinned part — after the latest system
+ * message and the preamble, in log order, before any summary — and one after the cut stays where
+ * it is. Used by the pass and again by a rebase, which keeps the cut and re-splits a longer view.
  */
-export function splitView(before: ViewColumns, analysis: ColumnsAnalysis, cut: number, summarizing: boolean): PassCut {
-  const { latestSystem, superseded, priorSummary, preamble, conversation } = analysis
-  const pinned = filling(before.length)
+export function splitView(
+  before: ViewColumns,
+  analysis: ColumnsAnalysis,
+  cut: number,
+  summarizing: boolean,
+  pins: ViewPins = NO_PINS,
+): PassCut {
+  const { latestSystem, superseded, priorSummary, preamble, pinnedEvents, conversation } = analysis
+  // Where the kept conversation starts in the view: pinned events before it are held in the pinned part.
+  const cutAt = cut < conversation.length ? conversation[cut]! : before.length
+  const head = filling(before.length)
+  const summaries = filling(before.length)
   const covered = filling(before.length)
-  if (latestSystem >= 0) pinned.push(latestSystem)
+  const preserved = filling(before.length)
+  if (latestSystem >= 0) head.push(latestSystem)
   // Each part of the analysis is in view order: walking the view, the next position is the head
   // of exactly one of them, so a pointer per part sorts it without sets or a second rule.
   let s = 0
   let p = 0
   let r = 0
+  let k = 0
   let c = 0
   for (let at = 0; at < before.length; at++) {
     if (at === latestSystem) continue
@@ -78,28 +96,37 @@ export function splitView(before: ViewColumns, analysis: ColumnsAnalysis, cut: n
       covered.push(at)
       s++
     } else if (at === priorSummary[p]) {
-      ;(summarizing ? covered : pinned).push(at)
+      ;(summarizing ? covered : summaries).push(at)
       p++
     } else if (at === preamble[r]) {
-      pinned.push(at)
+      head.push(at)
       r++
-    } else if (c++ < cut) covered.push(at)
+    } else if (at === pinnedEvents[k]) {
+      if (at >= cutAt) preserved.push(at)
+      k++
+    } else (c++ < cut ? covered : preserved).push(at)
   }
+  const held = Int32Array.from(pinnedEvents.filter((at) => at < cutAt)).sort((a, b) => before.seq(a) - before.seq(b))
+  const pinned = new Int32Array([...head.done(), ...held, ...summaries.done()])
   return {
     before,
     beforeTokens: analysis.tokens,
     cut,
     summarizing,
-    pinned: pinned.done(),
+    pinned,
+    held,
     covered: covered.done(),
-    preserved: conversation.subarray(cut),
+    preserved: preserved.done(),
     priorSummary,
     coveredConversation: conversation.subarray(0, cut),
+    pins,
   }
 }
 
 export interface PassOptions {
   window: Window
+  /** Which events are pinned now, and which the newest boundary held (default: none). */
+  pins?: ViewPins
   /** The model the pass fits for: what a `contextFraction` window is a fraction of. */
   model?: ModelFit
   summarizing: boolean
@@ -115,11 +142,15 @@ export interface PassOptions {
  * const plan = planPass(columnsOf(view), { window: { lastTurns: 4 }, summarizing: false })
  * if (plan.kind === 'cut') console.log(plan.covered.length)
  */
-export function planPass(view: ViewColumns, options: PassOptions, analysis = analyzeColumns(view)): PassPlan {
-  const { latestSystem, preamble, priorSummary, conversation, turnStarts } = analysis
+export function planPass(view: ViewColumns, options: PassOptions, analysis = analyzeColumns(view, options.pins)): PassPlan {
+  const { latestSystem, preamble, priorSummary, pinnedEvents, conversation, turnStarts } = analysis
   const sum = (positions: Positions) => positions.reduce((total, at) => total + view.tokens(at), 0)
+  // Pinned events take no slot of a window and come off a token budget first.
   const pinnedTokens =
-    (latestSystem >= 0 ? view.tokens(latestSystem) : 0) + sum(preamble) + (options.summarizing ? 0 : sum(priorSummary))
+    (latestSystem >= 0 ? view.tokens(latestSystem) : 0) +
+    sum(preamble) +
+    sum(pinnedEvents) +
+    (options.summarizing ? 0 : sum(priorSummary))
   // Pending events (a user message about to be sent) join the conversation for the cut only:
   // as the newest turn they let every stored turn be covered, and they are never covered.
   const pending = options.pending ?? []
@@ -134,7 +165,9 @@ export function planPass(view: ViewColumns, options: PassOptions, analysis = ana
     starts.set(pendingStarts, turnStarts.length)
   }
   const raw = rawCut(cutWindow(options.window, options.model), { size, tokens, turnStarts: starts, pinnedTokens })
-  const cut = Math.min(turnSafeCut(raw, size, starts), conversation.length)
+  // A window that keeps everything covers nothing, even when the conversation starts with the
+  // reply to a pinned question (no turn start of its own).
+  const cut = raw === 0 ? 0 : Math.min(turnSafeCut(raw, size, starts), conversation.length)
   if (cut === 0) return { kind: 'unchanged', reason: 'nothing_to_cover' }
-  return { kind: 'cut', ...splitView(view, analysis, cut, options.summarizing) }
+  return { kind: 'cut', ...splitView(view, analysis, cut, options.summarizing, options.pins) }
 }

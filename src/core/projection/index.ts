@@ -1,5 +1,8 @@
 import { type BoundaryEvent, type BoundarySkeleton, isBoundary, type MessageEvent, namedIds, type SessionEvent } from '../events'
 
+/** An event that is neither a message nor a boundary (PINS): it changes no view. */
+type NotInView = { type: 'PINS' }
+
 /**
  * The view a log projects to, advanced by events appended after it.
  *
@@ -17,7 +20,7 @@ import { type BoundaryEvent, type BoundarySkeleton, isBoundary, type MessageEven
  */
 export function extendView<M extends { type: 'MESSAGE'; id: string }>(
   view: readonly M[],
-  appended: readonly (M | BoundarySkeleton)[],
+  appended: readonly (M | BoundarySkeleton | NotInView)[],
   stored: (id: string) => M | undefined = () => undefined,
 ): M[] {
   let last = -1
@@ -27,7 +30,7 @@ export function extendView<M extends { type: 'MESSAGE'; id: string }>(
       break
     }
   }
-  const messages = (events: readonly (M | BoundarySkeleton)[]) => {
+  const messages = (events: readonly (M | BoundarySkeleton | NotInView)[]) => {
     const list: M[] = []
     for (const event of events) if (event.type === 'MESSAGE') list.push(event as M)
     return list

@@ -9,16 +9,16 @@ export type RebaseOutcome = { kind: 'rebased'; plan: PassCut } | { kind: 'confli
  * Moves a planned pass onto events appended while it waited for a summarizer (the spec's
  * concurrency rule). New messages are newer than everything the pass preserved, so they join
  * the end of the preserved list — a new system message becomes the pinned one and the previous
- * one is covered — and the summary stays valid. A boundary among them means another pass won:
- * this one must not be written. The new messages take the positions after the planned view's.
+ * one is covered — and the summary stays valid. A boundary among them means another pass won, a
+ * PINS event that what may be covered changed: this one must not be written. The new messages take the positions after the planned view's.
  *
  * @example
  * const outcome = rebase(plan, await store.readSince(version))
  * if (outcome.kind === 'conflict') return unchanged('conflict')
  */
-export function rebase(plan: PassCut, since: readonly (ViewEvent | BoundarySkeleton)[]): RebaseOutcome {
+export function rebase(plan: PassCut, since: readonly (ViewEvent | BoundarySkeleton | { type: 'PINS' })[]): RebaseOutcome {
   // Only a pass writes synthetic messages, and always with its boundary.
   if (!since.every((event) => isMessage(event) && !event.synthetic)) return { kind: 'conflict' }
   const before = concatColumns(plan.before, columnsOf(since as ViewEvent[]))
-  return { kind: 'rebased', plan: splitView(before, analyzeColumns(before), plan.cut, plan.summarizing) }
+  return { kind: 'rebased', plan: splitView(before, analyzeColumns(before, plan.pins), plan.cut, plan.summarizing, plan.pins) }
 }

@@ -1,4 +1,6 @@
-import { atSeq, type MessageEvent, type NewEvent, type SessionEvent } from '../events'
+import { atSeq, isBoundary, type MessageEvent, type NewEvent, type SessionEvent } from '../events'
+import { lineage } from '../lineage'
+import { applyPins, type ViewPins, viewPins } from '../pins'
 import { project } from '../projection'
 import { columnsOf } from '../view/columns'
 import { type SessionStore, VersionConflictError, type ViewSnapshot } from '.'
@@ -20,7 +22,19 @@ export class ArrayStore implements SessionStore {
   }
 
   async readView(): Promise<ViewSnapshot> {
-    return { view: columnsOf(project(this.log)), version: this.version }
+    return { view: columnsOf(project(this.log)), version: this.version, pins: this.pins() }
+  }
+
+  /** The pins of the view now: PINS events on the lineage, in order, and the newest boundary's held events. */
+  pins(): ViewPins {
+    const seqs = new Map(this.log.map((event) => [event.id, event.seq]))
+    const seqOf = (id: string) => seqs.get(id)
+    let pinned = new Set<string>()
+    for (const seq of lineage(this.log, (id) => seqOf(id)!)) {
+      const event = this.log[seq - 1]!
+      if (event.type === 'PINS') pinned = applyPins(pinned, event.pins)
+    }
+    return viewPins(pinned, this.log.findLast(isBoundary)?.boundary ?? null, seqOf)
   }
 
   async readSince(version: number): Promise<SessionEvent[]> {

@@ -1,4 +1,5 @@
 import type { MessageEvent, NewEvent, SessionEvent } from '../events'
+import type { ViewPins } from '../pins'
 import type { ViewColumns } from '../view/columns'
 
 /** Thrown by {@link SessionStore.append} when the log's version is not the expected one. */
@@ -16,6 +17,8 @@ export class VersionConflictError extends Error {
 export interface ViewSnapshot {
   view: ViewColumns
   version: number
+  /** Which of its events are pinned now, and which the newest boundary held because of a pin (none when absent). */
+  pins?: ViewPins
 }
 
 /**

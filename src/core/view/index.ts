@@ -1,4 +1,5 @@
 import type { MessageSkeleton, ViewEvent } from '../events'
+import { NO_PINS, type ViewPins } from '../pins'
 import { columnsOf, type Positions, type ViewColumns } from './columns'
 
 /** A view taken apart the way the compaction spec names its parts: positions in the view. */
@@ -9,9 +10,14 @@ export interface ColumnsAnalysis {
   superseded: Positions
   /** Synthetic messages left by an earlier pass, in view order. */
   priorSummary: Positions
-  /** Non-system, non-synthetic events before the first turn start. */
+  /** Non-system, non-synthetic events before the first turn start (pinned ones aside). */
   preamble: Positions
-  /** Everything else, in view order: it starts at the first turn start. */
+  /** Events pinned now, wherever they are: no turn start, no slot of a window, never covered. */
+  pinnedEvents: Positions
+  /**
+   * Everything else, in view order: it starts at the first turn start — or at an event the
+   * newest boundary held because of a pin that is no longer pinned (it is covered by the next pass).
+   */
   conversation: Positions
   /** Indices into `conversation` where a turn starts. */
   turnStarts: Int32Array
@@ -23,22 +29,26 @@ export interface ColumnsAnalysis {
 const isTurnStartAt = (view: ViewColumns, p: number) => view.role(p) === 'user' && !view.synthetic(p)
 
 /**
- * Analyses a view in one pass over it, holding positions only (a few bytes an event).
+ * Analyses a view in one pass over it, holding positions only (a few bytes an event). `pins`
+ * says which events are pinned now and which the newest boundary held because of a pin.
  *
  * @example
  * const { turns, tokens, latestSystem } = analyzeColumns(columnsOf(view))
  */
-export function analyzeColumns(view: ViewColumns): ColumnsAnalysis {
+export function analyzeColumns(view: ViewColumns, pins: ViewPins = NO_PINS): ColumnsAnalysis {
   const n = view.length
   const conversation = new Int32Array(n)
   const turnStarts = new Int32Array(n)
   const systems: number[] = []
   const priorSummary: number[] = []
   const preamble: number[] = []
+  const pinnedEvents: number[] = []
   let conversed = 0
   let turns = 0
   let latestSystem = -1
   let tokens = 0
+  // A pinned user message is no turn start, but what follows it is no preamble either.
+  let pinnedUser = false
 
   for (let p = 0; p < n; p++) {
     if (view.role(p) === 'system') {
@@ -48,10 +58,13 @@ export function analyzeColumns(view: ViewColumns): ColumnsAnalysis {
     }
     tokens += view.tokens(p)
     if (view.synthetic(p)) priorSummary.push(p)
-    else if (isTurnStartAt(view, p)) {
+    else if (pins.pinned(view.seq(p))) {
+      pinnedEvents.push(p)
+      pinnedUser ||= view.role(p) === 'user'
+    } else if (isTurnStartAt(view, p)) {
       turnStarts[turns++] = conversed
       conversation[conversed++] = p
-    } else if (conversed === 0) preamble.push(p)
+    } else if (conversed === 0 && !pinnedUser && !pins.held(view.seq(p))) preamble.push(p)
     else conversation[conversed++] = p
   }
   if (latestSystem >= 0) tokens += view.tokens(latestSystem)
@@ -61,6 +74,7 @@ export function analyzeColumns(view: ViewColumns): ColumnsAnalysis {
     superseded: Int32Array.from(systems.filter((p) => p !== latestSystem)),
     priorSummary: Int32Array.from(priorSummary),
     preamble: Int32Array.from(preamble),
+    pinnedEvents: Int32Array.from(pinnedEvents),
     conversation: conversation.subarray(0, conversed),
     turnStarts: turnStarts.subarray(0, turns),
     turns,
@@ -74,6 +88,7 @@ export interface ViewAnalysis<E extends MessageSkeleton = MessageSkeleton> {
   superseded: E[]
   priorSummary: E[]
   preamble: E[]
+  pinnedEvents: E[]
   conversation: E[]
   /** Indices into `conversation` where a turn starts. */
   turnStarts: number[]
@@ -91,14 +106,15 @@ const withSeq = <E extends MessageSkeleton>(view: readonly E[]) =>
  * @example
  * const { turns, tokens, latestSystem } = analyzeView(view)
  */
-export function analyzeView<E extends MessageSkeleton>(view: readonly E[]): ViewAnalysis<E> {
-  const a = analyzeColumns(withSeq(view))
+export function analyzeView<E extends MessageSkeleton>(view: readonly E[], pins: ViewPins = NO_PINS): ViewAnalysis<E> {
+  const a = analyzeColumns(withSeq(view), pins)
   const at = (positions: Positions) => Array.from(positions, (p) => view[p]!)
   return {
     latestSystem: a.latestSystem >= 0 ? view[a.latestSystem]! : null,
     superseded: at(a.superseded),
     priorSummary: at(a.priorSummary),
     preamble: at(a.preamble),
+    pinnedEvents: at(a.pinnedEvents),
     conversation: at(a.conversation),
     turnStarts: Array.from(a.turnStarts),
     turns: a.turns,

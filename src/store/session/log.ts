@@ -7,6 +7,8 @@ import {
   type Metadata,
   messageEventAt,
   type PackedEvent,
+  type PinChange,
+  pinsEventAt,
   prefixEnd,
   type Rewind,
   type RewindStep,
@@ -253,7 +255,8 @@ export class SessionLog {
       case 'COMPACTION':
         return `${head},"synthetic":false,"tokens":0,"boundary":${this.body(row)}}`
       case 'REWIND':
-        // The body is `{"boundary":…,"rewind":…}`: its members are the event's last two.
+      case 'PINS':
+        // The body is `{"boundary":…,"rewind":…}` or `{"pins":…}`: its members are the event's last ones.
         return `${head},"synthetic":false,"tokens":0,${this.body(row).slice(1)}`
     }
   }
@@ -275,11 +278,13 @@ export class SessionLog {
         const { boundary, rewind } = body as { boundary: Boundary; rewind: Rewind }
         return rewindEventAt(id, seq, timestamp, metadata, boundary, rewind)
       }
+      case 'PINS':
+        return pinsEventAt(id, seq, timestamp, metadata, (body as { pins: PinChange }).pins)
     }
   }
 }
 
-/** What an event's body column holds: a message, a pass's boundary, or a rewind's boundary and point. */
+/** What an event's body column holds: a message, a pass's boundary, a rewind's boundary and point, or a PINS event's change. */
 const bodyOf = (event: SessionEvent) => {
   switch (event.type) {
     case 'MESSAGE':
@@ -288,5 +293,7 @@ const bodyOf = (event: SessionEvent) => {
       return event.boundary
     case 'REWIND':
       return { boundary: event.boundary, rewind: event.rewind }
+    case 'PINS':
+      return { pins: event.pins }
   }
 }
