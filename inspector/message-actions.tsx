@@ -11,6 +11,8 @@ export interface MessageActions {
   sessionId: string
   /** The seq of the reply a regenerate would replace: the view's newest assistant message, when it ends a turn. */
   regenerable: number | null
+  /** The messages pinned now. */
+  pinned: ReadonlySet<string>
   /** After a write: the session is read again. */
   onWritten: () => void
   /** A fork made: the page opens it. */
@@ -20,7 +22,7 @@ export interface MessageActions {
 /**
  * A message's buttons: "Edit" on a user message (the turn sent again from there, the later ones
  * kept in the log as a branch), "Regenerate" on the reply that ends the newest turn, "Fork" on
- * any message (a new session with the view as of it).
+ * any message (a new session with the view as of it), "Pin" / "Unpin" on any but a system message.
  */
 export function MessageButtons({ event, actions }: { event: EventJson; actions: MessageActions }) {
   const [editing, setEditing] = useState(false)
@@ -37,6 +39,12 @@ export function MessageButtons({ event, actions }: { event: EventJson; actions: 
     run(async () => {
       const forked = await actions.api.post<SessionJson>(sessionPath(actions.sessionId, '/fork'), { at: event.id })
       actions.onForked(forked.id)
+    })
+  const isPinned = actions.pinned.has(event.id)
+  const togglePin = () =>
+    run(async () => {
+      await actions.api.post(sessionPath(actions.sessionId, '/pins'), isPinned ? { unpin: [event.id] } : { pin: [event.id] })
+      actions.onWritten()
     })
   const edit = (content: string) =>
     run(async () => {
@@ -60,6 +68,18 @@ export function MessageButtons({ event, actions }: { event: EventJson; actions: 
       <button type="button" class="chip" disabled={busy} onClick={fork} title="A new session with the view as of this message">
         Fork
       </button>
+      {role !== 'system' && (
+        <button
+          type="button"
+          class="chip"
+          aria-pressed={isPinned}
+          disabled={busy}
+          onClick={togglePin}
+          title={isPinned ? 'Let compaction cover it again' : 'Never let compaction cover it'}
+        >
+          {isPinned ? 'Unpin' : 'Pin'}
+        </button>
+      )}
       {editing && <EditBox text={event.message?.content ?? ''} busy={busy} onSend={edit} onCancel={() => setEditing(false)} />}
       {error !== null && (
         <span class="row-error">

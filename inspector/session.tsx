@@ -40,7 +40,10 @@ async function load(api: Api, id: string, focus: number | null): Promise<Loaded>
   const after = Math.max(0, focus === null ? version - PAGE : Math.min(focus - PAGE / 2, version - PAGE))
   const page = await api.get<{ events: EventJson[] }>(sessionPath(id, `/events?after=${after}&limit=${PAGE}`))
   // The newest boundary names the view: a rewind on the page, else the newest compaction.
-  const boundary = page.events.findLast((event) => event.type !== 'MESSAGE') ?? newest.compactions[0]?.boundary ?? null
+  const boundary =
+    page.events.findLast((event) => event.type === 'COMPACTION' || event.type === 'REWIND') ??
+    newest.compactions[0]?.boundary ??
+    null
   return { context, inView: viewMembership(boundary as BoundaryEvent | null), events: page.events, after, scrollTo: focus }
 }
 
@@ -70,6 +73,7 @@ export function SessionPanel(props: {
   // A preview's marks only in the generation it was made in (a write or a refresh makes it stale).
   const wouldCover = preview !== null && preview.generation === reloads ? preview.covered : NOTHING
   const branches = useBranches(api, sessionId, reloads)
+  const pinned = useMemo(() => new Set(loaded?.context.pinned ?? []), [loaded])
   const alternatives = useMemo(() => alternativesAt(branches.branches ?? []), [branches.branches])
 
   useEffect(() => {
@@ -142,6 +146,7 @@ export function SessionPanel(props: {
               actions={{
                 api,
                 sessionId,
+                pinned,
                 onWritten: reload,
                 onForked: (id) => {
                   onWritten()

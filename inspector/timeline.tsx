@@ -86,6 +86,8 @@ export function Timeline(props: TimelineProps) {
                   />
                 ) : event.type === 'REWIND' ? (
                   <RewindRow event={event} />
+                ) : event.type === 'PINS' ? (
+                  <PinsRow event={event} />
                 ) : (
                   <EventRow event={event} pairing={pairing} marks={marks} actions={actions} />
                 )}
@@ -131,6 +133,7 @@ function EventRow({
         <span>{count(event.tokens)} tokens</span>
         <time dateTime={event.timestamp}>{time(event.timestamp)}</time>
         {event.synthetic && <span class="badge">synthetic</span>}
+        {actions.pinned.has(event.id) && <span class="badge pinned">pinned</span>}
         {covered && <span class="badge">outside the view</span>}
         {wouldCover && <span class="badge cover">would be covered</span>}
         <span class="row-actions">
@@ -184,6 +187,26 @@ function RewindRow({ event }: { event: EventJson }) {
         </span>
       </div>
       {json && <EventJsonView event={event} />}
+    </li>
+  )
+}
+
+/** A PINS event: the messages it pinned and unpinned (nothing else changed). */
+function PinsRow({ event }: { event: EventJson }) {
+  const { pin, unpin } = event.pins!
+  const list = (ids: string[]) => ids.join(', ')
+  return (
+    <li class="rewind" data-seq={event.seq}>
+      <div class="meta">
+        <span class="role">pins</span>
+        <span>#{event.seq}</span>
+        <span>
+          {pin.length > 0 && `pinned ${list(pin)}`}
+          {pin.length > 0 && unpin.length > 0 && '; '}
+          {unpin.length > 0 && `unpinned ${list(unpin)}`}
+        </span>
+        <time dateTime={event.timestamp}>{time(event.timestamp)}</time>
+      </div>
     </li>
   )
 }

@@ -12,6 +12,7 @@ type Methods =
   | 'compact'
   | 'rewind'
   | 'undo'
+  | 'pin'
   | 'fork'
   | 'createFork'
   | 'turn'

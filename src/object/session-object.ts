@@ -8,6 +8,8 @@ import type {
   EventInput,
   ForkInput,
   PatchSessionInput,
+  PinsInput,
+  PinsJson,
   RewindInput,
   RewindJson,
   SessionJson,
@@ -112,6 +114,11 @@ export class SessionObject extends DurableObject<Env> {
   /** A page of the session's compactions, newest first, before the seq `before`. */
   readCompactions(before: number, limit: number): Promise<Outcome<JsonBody>> {
     return toOutcome(async () => jsonAnswer(this.stored.answers.compactions(await this.stored.existing(), before, limit)))
+  }
+
+  /** Pins and unpins messages (one PINS event, see `StoredSession.pin`); waits for a running turn. */
+  pin(input: PinsInput): Promise<Outcome<PinsJson>> {
+    return toOutcome(() => this.runner.exclusive(() => this.stored.pin(input)))
   }
 
   /** Undoes the newest pass (see `StoredSession.undo`); waits for a running turn, like a rewind. */

@@ -92,6 +92,7 @@ describe('GET /v1/openapi.json', () => {
       '/v1/sessions/{id}/context',
       '/v1/sessions/{id}/events',
       '/v1/sessions/{id}/fork',
+      '/v1/sessions/{id}/pins',
       '/v1/sessions/{id}/rewind',
       '/v1/sessions/{id}/search',
       '/v1/sessions/{id}/turns',

@@ -167,6 +167,34 @@ describe.skipIf(!haveChromium)('the inspector in Chromium', () => {
     expectSelfContained(tab)
   })
 
+  it('pins a message: a pass then leaves it in the view; unpinned, the next pass covers it', async () => {
+    const { token } = await newUser()
+    await api(token, 'POST', '/v1/sessions/pinning/events', {
+      events: [1, 2, 3].flatMap(turn).map((event, i) => ({ ...event, id: `e${i + 1}` })),
+    })
+    const tab = await newPage(browser)
+    const { page } = tab
+    await signIn(page, token)
+    await page.getByRole('button', { name: /pinning/ }).click()
+    const row = (seq: number) => page.locator(`.event[data-seq="${seq}"]`)
+    await row(1).getByRole('button', { name: 'Pin', exact: true }).click()
+    await expect.poll(() => row(1).locator('.badge.pinned').count()).toBe(1)
+    expect(await row(1).getByRole('button', { name: 'Unpin' }).getAttribute('aria-pressed')).toBe('true')
+    // A pass keeping the last turn: the pinned question stays in the view, the rest of the first two turns is covered.
+    await api(token, 'POST', '/v1/sessions/pinning/compact', { strategy: { window: { lastTurns: 1 } } })
+    await page.getByRole('button', { name: 'Refresh' }).click()
+    await expect.poll(() => page.locator('.event.covered').count()).toBe(3)
+    expect(await row(1).evaluate((el) => el.classList.contains('covered'))).toBe(false)
+    await screenshot(page, '05e-pinned')
+    await row(1).getByRole('button', { name: 'Unpin' }).click()
+    await expect.poll(() => row(1).locator('.badge.pinned').count()).toBe(0)
+    await api(token, 'POST', '/v1/sessions/pinning/events', { events: turn(4) })
+    await api(token, 'POST', '/v1/sessions/pinning/compact', { strategy: { window: { lastTurns: 1 } } })
+    await page.getByRole('button', { name: 'Refresh' }).click()
+    await expect.poll(() => row(1).evaluate((el) => el.classList.contains('covered'))).toBe(true)
+    expectSelfContained(tab)
+  })
+
   it('never keeps a stale preview: a turn, a refresh or another client’s append, and "Compact now" runs only the pass shown', async () => {
     const { token } = await newUser()
     await api(token, 'POST', '/v1/sessions/stale/events', { events: [1, 2, 3, 4].flatMap(turn) })

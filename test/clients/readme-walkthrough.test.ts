@@ -17,7 +17,11 @@ import { MARKER, missingPiece, readmeWalkthrough, type Step } from './readme'
 import { startWalkthroughModel } from './walkthrough-model'
 
 /** The sections run as written, in this order, in one shell (the later ones use the first one's variables). */
-const HEADINGS = ['## Walkthrough', '## Edit, regenerate, rewind, fork', '## Compaction you control: background passes, undo']
+const HEADINGS = [
+  '## Walkthrough',
+  '## Edit, regenerate, rewind, fork',
+  '## Compaction you control: background passes, undo, pins',
+]
 const missing = ['bash', 'curl', 'npm'].filter((tool) => spawnSync(tool, ['--version'], { stdio: 'ignore' }).error)
 const why = missing.length > 0 ? `the README walkthrough needs ${missing.join(' and ')} on PATH` : ''
 if (why) console.warn(`skipped: ${why}`)

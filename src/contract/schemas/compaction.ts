@@ -83,3 +83,27 @@ export type UndoJson = z.output<typeof UndoResponseSchema>
 export type CompactionResultJson = z.output<typeof CompactionResultSchema>
 /** `GET /compactions`: a page of them. */
 export type CompactionsPageJson = z.output<typeof CompactionsPageSchema>
+
+export const PinsRequestSchema = z
+  .strictObject({
+    pin: z.array(Id).max(LIMITS.eventsPerAppend).optional().openapi({ description: 'Messages to pin: no pass covers them.' }),
+    unpin: z.array(Id).max(LIMITS.eventsPerAppend).optional().openapi({ description: 'Messages to unpin: ordinary again.' }),
+    expectedVersion: z.int().min(0).optional().openapi({ description: 'Stale → 409 `version_conflict`.' }),
+  })
+  .superRefine((input, ctx) => {
+    if ((input.pin?.length ?? 0) + (input.unpin?.length ?? 0) === 0)
+      ctx.addIssue({ code: 'custom', path: ['pin'], message: 'pin or unpin must name at least one message' })
+  })
+  .openapi('PinsRequest')
+
+export type PinsInput = z.output<typeof PinsRequestSchema>
+
+export const PinsResponseSchema = z
+  .object({
+    pins: EventSchema.openapi({ description: 'The PINS event written.' }),
+    pinned: z.array(z.string()).openapi({ description: 'Every message pinned on the lineage now, in log order.' }),
+    version: z.int(),
+  })
+  .openapi('PinsResponse')
+
+export type PinsJson = z.output<typeof PinsResponseSchema>

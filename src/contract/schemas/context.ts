@@ -22,6 +22,7 @@ export const ContextSchema = z
     lastUsage: UsageSchema.openapi({ description: 'The usage of the session’s last chat call (summaries excluded).' }),
     compactions: z.int().openapi({ description: 'COMPACTION events in the log.' }),
     branches: z.int().openapi({ description: 'Runs of messages rewinds abandoned (see /branches).' }),
+    pinned: z.array(z.string()).openapi({ description: 'The messages pinned on the lineage now, in log order (see /pins).' }),
     lastCompaction: z
       .object({
         boundaryId: z.string(),

@@ -46,6 +46,9 @@ export const EventInputSchema = z
     message: MessageSchema,
     metadata: MetadataSchema.optional(),
     timestamp: Timestamp.optional(),
+    pinned: z.boolean().optional().openapi({
+      description: 'Pin it as it is appended: no pass ever covers it (not for a system message: the latest is always kept).',
+    }),
   })
   .openapi('EventInput')
 
@@ -60,12 +63,14 @@ export type EventInput = Omit<z.output<typeof EventInputSchema>, 'type' | 'synth
  * @example
  * appendProblem([{ id: 'a' }, { id: 'a' }]) // { path: ['events', 1, 'id'], message: '"a" is also the id of events[0]' }
  */
-export function appendProblem(events: readonly { id?: string }[]): Problem | null {
+export function appendProblem(events: readonly { id?: string; pinned?: boolean; message?: { role: string } }[]): Problem | null {
   if (events.length === 0 || events.length > LIMITS.eventsPerAppend) {
     return { path: ['events'], message: `must hold 1 to ${LIMITS.eventsPerAppend} events` }
   }
   const seen = new Map<string, number>()
-  for (const [i, { id }] of events.entries()) {
+  for (const [i, { id, pinned, message }] of events.entries()) {
+    if (pinned && message?.role === 'system')
+      return { path: ['events', i, 'pinned'], message: 'a system message is not pinned: the latest one is always kept' }
     if (id === undefined) continue
     if (!ID_PATTERN.test(id)) return { path: ['events', i, 'id'], message: ID_RULE }
     const first = seen.get(id)

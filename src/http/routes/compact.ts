@@ -7,6 +7,8 @@ import {
   CompactionsQuerySchema,
   CompactRequestSchema,
   ContextSchema,
+  PinsRequestSchema,
+  PinsResponseSchema,
   SessionParamsSchema,
   UndoParamsSchema,
   UndoRequestSchema,
@@ -49,6 +51,17 @@ const undoCompaction = createRoute({
   },
 })
 
+const pinMessages = createRoute({
+  method: 'post',
+  path: `${SESSION_PATH}/pins`,
+  summary: 'Pin or unpin messages: no pass covers a pinned one (one PINS event appended, nothing else)',
+  request: { params: SessionParamsSchema, ...body(PinsRequestSchema) },
+  responses: {
+    200: json(PinsResponseSchema, 'The PINS event written, and every message pinned now'),
+    ...errors(400, 401, 404, 409, 415),
+  },
+})
+
 /** One compaction pass now (or a dry run); the compactions so far and undoing the newest; a look at the session's context. */
 export const compactRoutes = routes()
   .openapi(compactSession, async (c) =>
@@ -63,6 +76,7 @@ export const compactRoutes = routes()
     const page = unwrap(await sessionOf(c, c.req.valid('param').id).readCompactions(before, limit))
     return streamedJson<typeof CompactionsPageSchema>(c, page)
   })
+  .openapi(pinMessages, async (c) => c.json(unwrap(await sessionOf(c, c.req.valid('param').id).pin(c.req.valid('json'))), 200))
   .openapi(undoCompaction, async (c) => {
     const { id, boundaryId } = c.req.valid('param')
     return c.json(unwrap(await sessionOf(c, id).undo(boundaryId, c.req.valid('json'))), 200)

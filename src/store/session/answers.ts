@@ -14,6 +14,7 @@ import type { SessionBranches } from './branches'
 import { type SessionFacts, sessionFacts } from './facts'
 import type { SessionLog } from './log'
 import { openAIViewMessages } from './openai-view'
+import type { SessionPins } from './pins'
 import type { SessionSearch } from './search'
 import { SearchAnswers, type SearchQuery } from './search-answers'
 import type { SessionRecord } from './session-row'
@@ -154,6 +155,7 @@ export class SessionAnswers {
     searchIndex: SessionSearch,
     private readonly branchesOf: SessionBranches,
     private readonly undos: SessionUndos,
+    private readonly pins: SessionPins,
   ) {
     this.searching = new SearchAnswers(log, view, searchIndex)
   }
@@ -207,6 +209,6 @@ export class SessionAnswers {
 
   /** What the session holds and what compaction did (`GET /context`): counted, nothing written. */
   facts(record: SessionRecord): SessionFacts {
-    return sessionFacts(this.log, this.view, record)
+    return sessionFacts(this.log, this.view, record, this.pins.pinned())
   }
 }

@@ -18,6 +18,8 @@ export interface SessionFacts {
   compactions: number
   /** Runs of messages rewinds abandoned. */
   branches: number
+  /** The messages pinned on the lineage now, in log order. */
+  pinned: string[]
   lastCompaction: {
     boundaryId: string
     seq: number
@@ -37,11 +39,16 @@ const sum = (view: ViewColumns, positions: Positions) => positions.reduce((total
  * A session's facts for `GET /context`, in O(view): the view's columns (no bodies but the
  * newest turn's, for its pending calls), the session row's counters, and the newest boundary.
  */
-export function sessionFacts(log: SessionLog, view: ViewCache, record: SessionRecord): SessionFacts {
+export function sessionFacts(
+  log: SessionLog,
+  view: ViewCache,
+  record: SessionRecord,
+  pinned: ReadonlyMap<string, number>,
+): SessionFacts {
   const columns = view.snapshot(record)
   const analysis = analyzeColumns(columns)
   const [boundary] = record.compactions > 0 ? log.boundariesBefore(record.version + 1, 1) : []
-  const messages = record.version - record.compactions - record.rewinds
+  const messages = record.version - record.compactions - record.rewinds - record.pinEvents
   return {
     tokens: {
       system: analysis.latestSystem >= 0 ? columns.tokens(analysis.latestSystem) : 0,
@@ -57,6 +64,7 @@ export function sessionFacts(log: SessionLog, view: ViewCache, record: SessionRe
     lastUsage: record.lastUsage,
     compactions: record.compactions,
     branches: record.branches,
+    pinned: [...pinned].sort((a, b) => a[1] - b[1]).map(([id]) => id),
     lastCompaction:
       boundary?.type === 'COMPACTION'
         ? {

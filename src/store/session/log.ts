@@ -2,12 +2,12 @@ import {
   type Boundary,
   type BoundaryEvent,
   compactionEventAt,
-  isHighSurrogate,
   type Message,
   type Metadata,
   messageEventAt,
   type PackedEvent,
   type PinChange,
+  type PinsEvent,
   pinsEventAt,
   prefixEnd,
   type Rewind,
@@ -17,15 +17,13 @@ import {
   type SessionEvent,
 } from '../../core'
 import { fragment, IDS_PER_STATEMENT, inChunks, type Sql } from '../sql'
+import { bodyOf, PART_CHARS, splitParts } from './event-body'
 import { seqRuns } from './seq-runs'
 
 /**
  * The event log in SQLite: one row per event, bodies larger than one value's limit stored in
  * parts. Reads are by `seq` range or by id, never a scan of the whole table on the hot path.
  */
-
-/** Characters of JSON per stored part: at most 6 UTF-8 bytes each, so a part stays under 2 MB. */
-const PART_CHARS = 256 * 1024
 
 type Row = {
   seq: number
@@ -72,18 +70,6 @@ const entryOf = (row: EntryRow): ViewEntry => ({
   synthetic: row.synthetic === 1,
 })
 
-/** Cuts a string into parts of at most PART_CHARS, never between the halves of a surrogate pair. */
-function splitParts(text: string): string[] {
-  const parts: string[] = []
-  for (let at = 0; at < text.length; ) {
-    let end = Math.min(at + PART_CHARS, text.length)
-    if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1))) end -= 1
-    parts.push(text.slice(at, end))
-    at = end
-  }
-  return parts.length > 0 ? parts : ['']
-}
-
 export class SessionLog {
   constructor(private readonly sql: Sql) {}
 
@@ -124,6 +110,13 @@ export class SessionLog {
     const [rewind] = this.sql.all<Row>`SELECT * FROM events WHERE type = 'REWIND' AND seq <= ${seq} ORDER BY seq DESC LIMIT 1`
     const newest = (compaction?.seq ?? 0) > (rewind?.seq ?? 0) ? compaction : rewind
     return newest ? (this.event(newest) as BoundaryEvent) : null
+  }
+
+  /** The PINS events with `from <= seq <= to`, in order (read through their own index). */
+  pinsBetween(from: number, to: number): PinsEvent[] {
+    return this.events(
+      this.sql.all<Row>`SELECT * FROM events WHERE type = 'PINS' AND seq BETWEEN ${from} AND ${to} ORDER BY seq`,
+    ) as PinsEvent[]
   }
 
   /** The newest REWIND at or before `seq`, and where its point's prefix ends: what a walk of the lineage steps by. */
@@ -281,19 +274,5 @@ export class SessionLog {
       case 'PINS':
         return pinsEventAt(id, seq, timestamp, metadata, (body as { pins: PinChange }).pins)
     }
-  }
-}
-
-/** What an event's body column holds: a message, a pass's boundary, a rewind's boundary and point, or a PINS event's change. */
-const bodyOf = (event: SessionEvent) => {
-  switch (event.type) {
-    case 'MESSAGE':
-      return event.message
-    case 'COMPACTION':
-      return event.boundary
-    case 'REWIND':
-      return { boundary: event.boundary, rewind: event.rewind }
-    case 'PINS':
-      return { pins: event.pins }
   }
 }

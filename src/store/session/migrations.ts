@@ -88,6 +88,12 @@ const MIGRATIONS: string[] = [
    CREATE INDEX undos_pass ON undos (pass_seq);`,
   // v7: how the last background pass failed (JSON { error, at }), null when it did not.
   `ALTER TABLE session ADD COLUMN last_compaction_error TEXT;`,
+  // v8: pins. What is pinned on the lineage now (kept in step with every write), the messages
+  // appended pinned, and PINS events found by seq: a rewind folds those on its lineage again.
+  `CREATE TABLE pins (id TEXT PRIMARY KEY, seq INTEGER NOT NULL) WITHOUT ROWID;
+   CREATE TABLE pinned_appends (seq INTEGER PRIMARY KEY, id TEXT NOT NULL);
+   CREATE INDEX events_pins ON events (seq) WHERE type = 'PINS';
+   ALTER TABLE session ADD COLUMN pin_events INTEGER NOT NULL DEFAULT 0;`,
 ]
 
 /**

@@ -24,6 +24,7 @@ import type { SessionAnswers } from './answers'
 import type { Branch, SessionBranches } from './branches'
 import type { LogIndexes } from './indexes'
 import type { SessionLog } from './log'
+import type { SessionPins } from './pins'
 import { planRewind } from './rewind-plan'
 import { hasExpired, newRecord, type SessionRecord, type SessionRowCache } from './session-row'
 import type { SessionWriter } from './session-writer'
@@ -40,6 +41,7 @@ export interface SessionParts {
   writer: SessionWriter
   answers: SessionAnswers
   branches: SessionBranches
+  pins: SessionPins
 }
 
 const EMPTY_VIEW = new PackedColumns().prefix()
@@ -164,7 +166,9 @@ export class OpenSession {
 
   async readView(): Promise<ViewSnapshot> {
     const record = this.current()
-    return record ? { view: this.viewOf(record), version: record.version } : { view: EMPTY_VIEW, version: 0 }
+    if (!record) return { view: EMPTY_VIEW, version: 0 }
+    // A pending rewind's view holds what its point's boundary held; the pins are the session's.
+    return { view: this.viewOf(record), version: record.version, pins: this.parts.pins.ofView(record.boundarySeq) }
   }
 
   async readSince(version: number): Promise<SessionEvent[]> {

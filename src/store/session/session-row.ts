@@ -28,6 +28,8 @@ export interface SessionRecord {
   compactions: number
   /** How many REWIND events the log holds. */
   rewinds: number
+  /** How many PINS events the log holds. */
+  pinEvents: number
   /** How many runs of messages rewinds abandoned. */
   branches: number
   /** Where a fork was forked from; null when the session is no fork. */
@@ -62,6 +64,7 @@ type Row = {
   last_usage: string | null
   compactions: number
   rewinds: number
+  pin_events: number
   branches: number
   forked_from: string | null
   last_compaction_error: string | null
@@ -90,6 +93,7 @@ function readRecord(sql: Sql): SessionRecord | null {
     lastUsage: row.last_usage === null ? null : (JSON.parse(row.last_usage) as Usage | null),
     compactions: row.compactions,
     rewinds: row.rewinds,
+    pinEvents: row.pin_events,
     branches: row.branches,
     forkedFrom: row.forked_from === null ? null : (JSON.parse(row.forked_from) as ForkedFrom),
     lastCompactionError: row.last_compaction_error === null ? null : (JSON.parse(row.last_compaction_error) as CompactionFailure),
@@ -101,12 +105,12 @@ export function writeRecord(sql: Sql, r: SessionRecord): void {
   const { stats } = r
   sql.run`INSERT OR REPLACE INTO session (singleton, id, user_id, created_at, expires_at, metadata, policy, version,
       boundary_seq, view_events, view_tokens, turns, latest_system_seq, latest_system_tokens, indexed, ratio, samples, last_usage, compactions,
-      rewinds, branches, forked_from, last_compaction_error)
+      rewinds, pin_events, branches, forked_from, last_compaction_error)
     VALUES (1, ${r.id}, ${r.userId}, ${r.createdAt}, ${r.expiresAt}, ${JSON.stringify(r.metadata)},
       ${r.policy === null ? null : JSON.stringify(r.policy)}, ${r.version}, ${r.boundarySeq}, ${stats.viewEvents},
       ${stats.viewTokens}, ${stats.turns}, ${stats.latestSystem?.seq ?? null}, ${stats.latestSystem?.tokens ?? null},
       ${r.indexed ? 1 : 0}, ${r.calibration.ratio}, ${r.calibration.samples},
-      ${r.lastUsage === null ? null : JSON.stringify(r.lastUsage)}, ${r.compactions}, ${r.rewinds}, ${r.branches},
+      ${r.lastUsage === null ? null : JSON.stringify(r.lastUsage)}, ${r.compactions}, ${r.rewinds}, ${r.pinEvents}, ${r.branches},
       ${r.forkedFrom === null ? null : JSON.stringify(r.forkedFrom)},
       ${r.lastCompactionError === null ? null : JSON.stringify(r.lastCompactionError)})`
 }
@@ -149,6 +153,7 @@ export function newRecord(address: SessionAddress, input: CreateSessionInput): S
     lastUsage: null,
     compactions: 0,
     rewinds: 0,
+    pinEvents: 0,
     branches: 0,
     forkedFrom: null,
     lastCompactionError: null,

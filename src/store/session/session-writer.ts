@@ -4,9 +4,13 @@ import type { Branch, SessionBranches } from './branches'
 import type { LogIndexes } from './indexes'
 import type { Lifecycle } from './lifecycle'
 import type { SessionLog } from './log'
+import type { SessionPins } from './pins'
 import { type SessionRecord, type SessionRowCache, writeRecord } from './session-row'
 import type { StepWrite } from './step-records'
 import type { SessionUndos } from './undos'
+
+const NONE: ReadonlySet<string> = new Set()
+
 import type { ViewCache } from './view-cache'
 
 /** What a write appends to the session of `record`, with its turn step's record when it is one. */
@@ -18,6 +22,8 @@ export interface WriteOptions {
   branch?: Branch | null
   /** The seq of the pass the write's COMPACTION undoes, recorded with it. */
   undoes?: number
+  /** The ids of the messages it appends pinned. */
+  pinned?: ReadonlySet<string>
 }
 
 /**
@@ -36,6 +42,7 @@ export class SessionWriter {
     private readonly lifecycle: Lifecycle,
     private readonly branches: SessionBranches,
     private readonly undos: SessionUndos,
+    private readonly pins: SessionPins,
   ) {}
 
   /**
@@ -60,7 +67,7 @@ export class SessionWriter {
    * {@link VersionConflictError} when `expectedVersion` is given and is not the record's.
    */
   commit(record: SessionRecord, events: NewEvent[], options: WriteOptions = {}): SessionEvent[] {
-    const { expectedVersion, step, branch, undoes } = options
+    const { expectedVersion, step, branch, undoes, pinned = NONE } = options
     if (expectedVersion !== undefined && expectedVersion !== record.version) {
       throw new VersionConflictError(expectedVersion, record.version)
     }
@@ -73,6 +80,7 @@ export class SessionWriter {
       boundarySeq: boundary?.seq ?? record.boundarySeq,
       compactions: record.compactions + sequenced.filter((event) => event.type === 'COMPACTION').length,
       rewinds: record.rewinds + sequenced.filter((event) => event.type === 'REWIND').length,
+      pinEvents: record.pinEvents + sequenced.filter((event) => event.type === 'PINS').length,
       branches: record.branches + (branch ? 1 : 0),
       stats: advance.stats,
     }
@@ -82,6 +90,8 @@ export class SessionWriter {
       for (const event of sequenced) this.log.insert(event, columns?.get(event.seq) ?? null)
       if (branch) this.branches.record(sequenced.find((event) => event.type === 'REWIND')!.seq, branch)
       if (undoes !== undefined) this.undos.record(sequenced.findLast((event) => event.type === 'COMPACTION')!.seq, undoes)
+      if (pinned.size > 0 || sequenced.some((event) => event.type === 'PINS' || event.type === 'REWIND'))
+        this.pins.record(sequenced, pinned, next.version)
       this.indexes.index(sequenced)
       writeRecord(this.sql, next)
       step?.writeRest()

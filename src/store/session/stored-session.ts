@@ -5,6 +5,8 @@ import type {
   EventInput,
   ForkedFrom,
   PatchSessionInput,
+  PinsInput,
+  PinsJson,
   Policy,
   RewindInput,
   RewindJson,
@@ -18,8 +20,10 @@ import {
   type MessageEvent,
   type Metadata,
   newCompactionEvent,
+  newPinsEvent,
   newRewindEvent,
   type RewindPosition,
+  rewindTargetProblem,
   type SessionEvent,
   type TokenEstimator,
   VersionConflictError,
@@ -32,6 +36,7 @@ import { LogIndexes } from './indexes'
 import { Lifecycle, type SessionDirectory } from './lifecycle'
 import { SessionLog } from './log'
 import { OpenSession, type SessionParts } from './open-session'
+import { SessionPins } from './pins'
 import { planRewind, viewAsOf } from './rewind-plan'
 import { expiryFrom, hasExpired, newRecord, type SessionRecord, SessionRowCache } from './session-row'
 import { SessionWriter } from './session-writer'
@@ -76,10 +81,11 @@ export class StoredSession {
     this.lifecycle = new Lifecycle(storage, directory)
     const branches = new SessionBranches(sql, this.log)
     const undos = new SessionUndos(sql)
-    this.writer = new SessionWriter(storage, sql, this.log, view, this.indexes, this.row, this.lifecycle, branches, undos)
-    this.answers = new SessionAnswers(this.log, view, this.indexes.search, branches, undos)
+    const pins = new SessionPins(sql, this.log)
+    this.writer = new SessionWriter(storage, sql, this.log, view, this.indexes, this.row, this.lifecycle, branches, undos, pins)
+    this.answers = new SessionAnswers(this.log, view, this.indexes.search, branches, undos, pins)
     const { log, indexes, row, writer, answers } = this
-    this.parts = { log, view, steps: new StepRecords(sql, log), indexes, row, writer, answers, branches }
+    this.parts = { log, view, steps: new StepRecords(sql, log), indexes, row, writer, answers, branches, pins }
   }
 
   /** The session if it exists: an expired one is wiped on the way and is absent; one not yet listed is listed. */
@@ -155,9 +161,10 @@ export class StoredSession {
     const version = existing?.version ?? 0
     if (plan.fresh.length === 0) return { version, events: plan.answer([]), written: false }
     const events = newEventsOf(plan.fresh, this.estimator)
+    const pinned = new Set(events.filter((_, i) => plan.fresh[i]!.pinned === true).map((event) => event.id))
     try {
       // Nothing was awaited since `existing` was read: no other request ran in between.
-      const written = await this.writer.write(existing ?? newRecord(address, {}), events, { expectedVersion })
+      const written = await this.writer.write(existing ?? newRecord(address, {}), events, { expectedVersion, pinned })
       return { version: written.record.version, events: plan.answer(written.events), written: true }
     } catch (error) {
       if (error instanceof VersionConflictError) throw new ServiceError('version_conflict', error.message)
@@ -198,6 +205,30 @@ export class StoredSession {
     try {
       const [boundary] = this.writer.commit(record, [event], { expectedVersion: input.expectedVersion, undoes: plan.passSeq })
       return { boundary: boundary!, version: boundary!.seq }
+    } catch (error) {
+      if (error instanceof VersionConflictError) throw new ServiceError('version_conflict', error.message)
+      throw error
+    }
+  }
+
+  /**
+   * `POST /pins`: one PINS event pinning and unpinning messages of the log, nothing else written.
+   * An id that is no message of the conversation (unknown, a boundary, a summary, a system
+   * message) is a 400 naming it. Answers every message pinned on the lineage now.
+   */
+  async pin(input: PinsInput): Promise<PinsJson> {
+    const record = await this.existing()
+    const change = { pin: [...new Set(input.pin ?? [])], unpin: [...new Set(input.unpin ?? [])] }
+    for (const [field, ids] of Object.entries(change))
+      for (const id of ids) {
+        const problem = pinTargetProblem(field, id, this.log.placeOf(id) ?? undefined, this.log)
+        if (problem) throw new ServiceError('invalid_request', problem)
+      }
+    const event = newPinsEvent({ id: newEventId(), timestamp: new Date().toISOString() }, change)
+    try {
+      const [pins] = this.writer.commit(record, [event], { expectedVersion: input.expectedVersion })
+      const pinned = [...this.parts.pins.pinned()].sort((a, b) => a[1] - b[1]).map(([id]) => id)
+      return { pins: pins!, pinned, version: pins!.seq }
     } catch (error) {
       if (error instanceof VersionConflictError) throw new ServiceError('version_conflict', error.message)
       throw error
@@ -249,4 +280,19 @@ export interface ForkSource {
   policy: Policy | null
   calibration: Calibration
   forkedFrom: ForkedFrom
+}
+
+/** Why an id cannot be pinned or unpinned (`field` names the list), or null: a message of the conversation, not a system message. */
+function pinTargetProblem(
+  field: string,
+  id: string,
+  place: { seq: number; type: string; synthetic: boolean } | undefined,
+  log: SessionLog,
+): string | null {
+  const problem = rewindTargetProblem(field, id, place)
+  if (problem) return problem
+  const [event] = log.range(place!.seq, place!.seq)
+  if (event?.type === 'MESSAGE' && event.message.role === 'system')
+    return `${field}: ${JSON.stringify(id)} is a system message: the latest one is always kept, the others are never shown`
+  return null
 }

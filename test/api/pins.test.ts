@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest'
+import { append, assistant, call, expectError, newSessionId, numberedTurns, system, user, wholeLog } from '../helpers'
+
+const pins = (id: string, body: unknown) => call('POST', `/v1/sessions/${id}/pins`, { body })
+const compactNow = (id: string, window: Record<string, number> = { lastTurns: 1 }) =>
+  call('POST', `/v1/sessions/${id}/compact`, { body: { strategy: { window } } })
+const viewIds = async (id: string) => (await call('GET', `/v1/sessions/${id}/view`)).body.events.map((e: { id: string }) => e.id)
+
+describe('POST /v1/sessions/:id/pins', () => {
+  it('appends one PINS event and nothing else; a pass then never covers the pinned message: it is held after the system message', async () => {
+    const id = await numberedTurns(3, 'pin') // S1 u1 a1 u2 a2 u3 a3
+    const before = await viewIds(id)
+    const pinned = await pins(id, { pin: ['a1'] })
+    expect(pinned.status, pinned.text).toBe(200)
+    expect(pinned.body).toMatchObject({
+      pins: { type: 'PINS', seq: 8, pins: { pin: ['a1'], unpin: [] }, synthetic: false, tokens: 0 },
+      pinned: ['a1'],
+      version: 8,
+    })
+    expect(await viewIds(id)).toEqual(before)
+    const context = (await call('GET', `/v1/sessions/${id}/context`)).body
+    expect(context).toMatchObject({ events: { log: 8, view: 7, covered: 0 }, pinned: ['a1'] })
+    const pass = await compactNow(id)
+    expect(pass.status, pass.text).toBe(200)
+    expect(pass.body.boundary.boundary).toMatchObject({ pinned: ['S1', 'a1'], held: ['a1'], preserved: ['u3', 'a3'] })
+    expect(await viewIds(id)).toEqual(['S1', 'a1', 'u3', 'a3'])
+    expect((await wholeLog(id)).filter((e: { type: string }) => e.type === 'PINS')).toHaveLength(1)
+  })
+
+  it('pins a message as it is appended; unpinned, it is covered by the next pass', async () => {
+    const id = newSessionId('pin')
+    await append(id, [
+      { ...user('The task: keep answers under 50 words.', 'task'), pinned: true },
+      assistant('Understood.', 'ok'),
+    ])
+    await append(id, [
+      user('question 2', 'u2'),
+      assistant('answer 2', 'a2'),
+      user('question 3', 'u3'),
+      assistant('answer 3', 'a3'),
+    ])
+    await compactNow(id)
+    expect(await viewIds(id)).toEqual(['task', 'u3', 'a3'])
+    const unpinned = await pins(id, { unpin: ['task'] })
+    expect(unpinned.body.pinned).toEqual([])
+    await append(id, [user('question 4', 'u4'), assistant('answer 4', 'a4')])
+    await compactNow(id)
+    expect(await viewIds(id)).toEqual(['u4', 'a4'])
+  })
+
+  it('follows the lineage: a rewind that abandons a PINS event takes its pins away', async () => {
+    const id = await numberedTurns(3, 'pin')
+    expect((await pins(id, { pin: ['u1'] })).body.pinned).toEqual(['u1'])
+    await append(id, [user('question 4', 'u4'), assistant('answer 4', 'a4')])
+    // Back to a3: the PINS event after it is abandoned, u1 is ordinary again.
+    expect((await call('POST', `/v1/sessions/${id}/rewind`, { body: { to: 'a3' } })).status).toBe(200)
+    expect((await pins(id, { pin: ['a2'] })).body.pinned).toEqual(['a2'])
+  })
+
+  it('says which id and why: unknown, a summary, a boundary or a system message is a 400; nothing written', async () => {
+    const id = newSessionId('pin')
+    await append(id, [system('Be brief.', 's'), user('question 1', 'u1'), assistant('answer 1', 'a1')])
+    await append(id, [user('question 2', 'u2'), assistant('answer 2', 'a2')])
+    const pass = await call('POST', `/v1/sessions/${id}/compact`, {
+      body: { strategy: { window: { lastTurns: 1 }, summarizer: {} } },
+    })
+    const summaryId = pass.body.summary[0].id
+    const version = pass.body.version
+    const cases: [unknown, RegExp][] = [
+      [{ pin: ['nope'] }, /^pin: no event "nope" in this session$/],
+      [{ unpin: ['u1', 'nope'] }, /^unpin: no event "nope"/],
+      [{ pin: [summaryId] }, /^pin: ".*" is a summary event/],
+      [{ pin: [pass.body.boundary.id] }, /^pin: ".*" is a COMPACTION event/],
+      [{ pin: ['s'] }, /^pin: "s" is a system message/],
+      [{}, /pin or unpin must name at least one message/],
+      [{ pin: [] }, /pin or unpin must name at least one message/],
+    ]
+    for (const [body, message] of cases) {
+      const refused = await pins(id, body)
+      expectError(refused, 400, 'invalid_request')
+      expect(refused.body.error.message).toMatch(message)
+    }
+    expectError(await pins(id, { pin: ['u1'], expectedVersion: 1 }), 409, 'version_conflict')
+    expectError(await pins(newSessionId(), { pin: ['u1'] }), 404, 'not_found')
+    const appended = await call('POST', `/v1/sessions/${id}/events`, {
+      body: { events: [{ ...system('New rules.'), pinned: true }] },
+    })
+    expectError(appended, 400, 'invalid_request')
+    expect(appended.body.error.message).toMatch(/events\[0\]\.pinned: a system message is not pinned/)
+    expect((await call('GET', `/v1/sessions/${id}`)).body.version).toBe(version)
+  })
+})
