@@ -57,6 +57,21 @@ describe('POST /v1/sessions/:id/pins', () => {
     expect((await pins(id, { pin: ['a2'] })).body.pinned).toEqual(['a2'])
   })
 
+  it('a fork keeps the pins of its point: pinned in the new session, held by its passes', async () => {
+    const id = await numberedTurns(3, 'pin')
+    await pins(id, { pin: ['u1'] })
+    await append(id, [user('question 4', 'u4'), assistant('answer 4', 'a4')])
+    await pins(id, { pin: ['a2'] })
+    // As of a4 only u1 was pinned; now a2 is too.
+    const asOf = await call('POST', `/v1/sessions/${id}/fork`, { body: { at: 'a4' } })
+    const now = await call('POST', `/v1/sessions/${id}/fork`, { body: {} })
+    const pinnedOf = async (fork: string) => (await call('GET', `/v1/sessions/${fork}/context`)).body.pinned
+    expect(await pinnedOf(asOf.body.id)).toEqual(['u1'])
+    expect(await pinnedOf(now.body.id)).toEqual(['u1', 'a2'])
+    await compactNow(now.body.id)
+    expect(await viewIds(now.body.id)).toEqual(['S1', 'u1', 'a2', 'u4', 'a4'])
+  })
+
   it('says which id and why: unknown, a summary, a boundary or a system message is a 400; nothing written', async () => {
     const id = newSessionId('pin')
     await append(id, [system('Be brief.', 's'), user('question 1', 'u1'), assistant('answer 1', 'a1')])

@@ -1,4 +1,12 @@
-import { applyPins, lineageRuns, NO_PINS, type PinChange, type SessionEvent, type ViewPins } from '../../core'
+import {
+  applyPins,
+  lineageRuns,
+  NO_PINS,
+  type PinChange,
+  rewindTargetProblem,
+  type SessionEvent,
+  type ViewPins,
+} from '../../core'
 import type { Sql } from '../sql'
 import type { SessionLog } from './log'
 
@@ -79,8 +87,38 @@ export class SessionPins {
     }
   }
 
+  /**
+   * Why an id cannot be pinned or unpinned (`field` names the list), or null: it must be a
+   * message of the conversation, and not a system message (the latest is always kept).
+   */
+  targetProblem(field: string, id: string): string | null {
+    const place = this.log.placeOf(id)
+    const problem = rewindTargetProblem(field, id, place ?? undefined)
+    if (problem) return problem
+    const [event] = this.log.range(place!.seq, place!.seq)
+    if (event?.type === 'MESSAGE' && event.message.role === 'system')
+      return `${field}: ${JSON.stringify(id)} is a system message: the latest one is always kept, the others are never shown`
+    return null
+  }
+
+  /** The ids pinned on the lineage as of the prefix ending at `end` (a fork's point). */
+  pinnedAsOf(end: number): Set<string> {
+    return this.everPinned() ? this.fold(end) : new Set()
+  }
+
   /** The pins of the lineage ending at `version`, folded again from its pinned appends and PINS events. */
   private refold(version: number): void {
+    const pinned = this.fold(version)
+    this.sql.run`DELETE FROM pins`
+    for (const id of pinned) {
+      const place = this.log.placeOf(id)
+      if (place) this.sql.run`INSERT INTO pins (id, seq) VALUES (${id}, ${place.seq})`
+    }
+    this.current = null
+  }
+
+  /** What the pinned appends and PINS events of the lineage ending at `version` pin, folded in log order. */
+  private fold(version: number): Set<string> {
     type Mark = { seq: number; change: PinChange }
     const marks: Mark[] = []
     for (const run of lineageRuns(version, (seq) => this.log.rewindAtOrBefore(seq))) {
@@ -91,11 +129,6 @@ export class SessionPins {
     }
     let pinned = new Set<string>()
     for (const mark of marks.sort((a, b) => a.seq - b.seq)) pinned = applyPins(pinned, mark.change)
-    this.sql.run`DELETE FROM pins`
-    for (const id of pinned) {
-      const place = this.log.placeOf(id)
-      if (place) this.sql.run`INSERT INTO pins (id, seq) VALUES (${id}, ${place.seq})`
-    }
-    this.current = null
+    return pinned
   }
 }

@@ -23,7 +23,6 @@ import {
   newPinsEvent,
   newRewindEvent,
   type RewindPosition,
-  rewindTargetProblem,
   type SessionEvent,
   type TokenEstimator,
   VersionConflictError,
@@ -221,7 +220,7 @@ export class StoredSession {
     const change = { pin: [...new Set(input.pin ?? [])], unpin: [...new Set(input.unpin ?? [])] }
     for (const [field, ids] of Object.entries(change))
       for (const id of ids) {
-        const problem = pinTargetProblem(field, id, this.log.placeOf(id) ?? undefined, this.log)
+        const problem = this.parts.pins.targetProblem(field, id)
         if (problem) throw new ServiceError('invalid_request', problem)
       }
     const event = newPinsEvent({ id: newEventId(), timestamp: new Date().toISOString() }, change)
@@ -242,13 +241,14 @@ export class StoredSession {
    */
   async forkSource(at: string | undefined, position: RewindPosition): Promise<ForkSource> {
     const record = await this.existing()
-    const seqs =
-      at === undefined
-        ? allSeqs(this.parts.view.snapshot(record))
-        : Int32Array.from(viewAsOf(this.log, { to: at, position }, 'at').restored, (entry) => entry.seq)
+    const asOf = at === undefined ? null : viewAsOf(this.log, { to: at, position }, 'at')
+    const seqs = asOf ? Int32Array.from(asOf.restored, (entry) => entry.seq) : allSeqs(this.parts.view.snapshot(record))
+    const pinned = asOf ? this.parts.pins.pinnedAsOf(asOf.end) : new Set(this.parts.pins.pinned().keys())
     const eventId = at ?? (record.version === 0 ? null : this.log.range(record.version, record.version)[0]!.id)
+    const events = [...this.parts.view.eventsOf(seqs)]
     return {
-      events: [...this.parts.view.eventsOf(seqs)],
+      events,
+      pinned: events.flatMap((event) => (pinned.has(event.id) ? [event.id] : [])),
       metadata: record.metadata,
       policy: record.policy,
       calibration: record.calibration,
@@ -269,30 +269,17 @@ export class StoredSession {
       forkedFrom: fork.forkedFrom,
     }
     const events = fork.events.map(({ seq: _seq, ...event }) => event)
-    return (await this.writer.write(record, events)).record
+    return (await this.writer.write(record, events, { pinned: new Set(fork.pinned) })).record
   }
 }
 
 /** What a fork copies of its source (see {@link StoredSession.forkSource}). */
 export interface ForkSource {
   events: MessageEvent[]
+  /** Those of `events` pinned at the point: pinned in the fork too. */
+  pinned: string[]
   metadata: Metadata
   policy: Policy | null
   calibration: Calibration
   forkedFrom: ForkedFrom
-}
-
-/** Why an id cannot be pinned or unpinned (`field` names the list), or null: a message of the conversation, not a system message. */
-function pinTargetProblem(
-  field: string,
-  id: string,
-  place: { seq: number; type: string; synthetic: boolean } | undefined,
-  log: SessionLog,
-): string | null {
-  const problem = rewindTargetProblem(field, id, place)
-  if (problem) return problem
-  const [event] = log.range(place!.seq, place!.seq)
-  if (event?.type === 'MESSAGE' && event.message.role === 'system')
-    return `${field}: ${JSON.stringify(id)} is a system message: the latest one is always kept, the others are never shown`
-  return null
 }
