@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { append, assistant, call, expectError, newSessionId, numberedTurns, system, user, wholeLog } from '../helpers'
+import { append, assistant, call, expectError, newSessionId, numberedTurns, system, until, user, wholeLog } from '../helpers'
 
 const pins = (id: string, body: unknown) => call('POST', `/v1/sessions/${id}/pins`, { body })
 const compactNow = (id: string, window: Record<string, number> = { lastTurns: 1 }) =>
@@ -70,6 +70,34 @@ describe('POST /v1/sessions/:id/pins', () => {
     expect(await pinnedOf(now.body.id)).toEqual(['u1', 'a2'])
     await compactNow(now.body.id)
     expect(await viewIds(now.body.id)).toEqual(['S1', 'u1', 'a2', 'u4', 'a4'])
+  })
+
+  it('through the door: the background pass a chat-completions turn starts leaves the pinned message in the view', async () => {
+    const id = newSessionId('pin')
+    const policy = { trigger: { always: true }, strategy: { window: { lastTurns: 1 } } }
+    expect((await call('POST', '/v1/sessions', { body: { id, policy } })).status).toBe(201)
+    await append(id, [{ ...user('Always answer in French.', 'rule'), pinned: true }, assistant('Compris.', 'ok')])
+    const messages = [
+      { role: 'user', content: 'Always answer in French.' },
+      { role: 'assistant', content: 'Compris.' },
+      { role: 'user', content: 'Bonjour?' },
+    ]
+    const answered = await call('POST', '/v1/chat/completions', {
+      body: { model: 'echo', messages },
+      headers: { 'X-Session-Id': id },
+    })
+    expect(answered.status, answered.text).toBe(200)
+    await until(
+      async () => (await call('GET', `/v1/sessions/${id}/compactions`)).body.compactions.length === 1,
+      'the background pass',
+    )
+    // The pass kept the newest turn and held the pinned rule; its reply was covered.
+    const view = (await call('GET', `/v1/sessions/${id}/view`)).body.events
+    expect(view.map((e: { message: { content: string } }) => e.message.content)).toEqual([
+      'Always answer in French.',
+      'Bonjour?',
+      'Echo: Bonjour?',
+    ])
   })
 
   it('says which id and why: unknown, a summary, a boundary or a system message is a 400; nothing written', async () => {
