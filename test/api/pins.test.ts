@@ -27,6 +27,28 @@ describe('POST /v1/sessions/:id/pins', () => {
     expect((await wholeLog(id)).filter((e: { type: string }) => e.type === 'PINS')).toHaveLength(1)
   })
 
+  it('every event the API answers says whether it is pinned now', async () => {
+    const id = await numberedTurns(2, 'pin')
+    const appended = await call('POST', `/v1/sessions/${id}/events`, {
+      body: { events: [{ ...user('keep me', 'k'), pinned: true }] },
+    })
+    expect(appended.body.events.map((e: { id: string; pinned: boolean }) => [e.id, e.pinned])).toEqual([['k', true]])
+    await pins(id, { pin: ['u1'] })
+    const pinnedOf = (events: { id: string; pinned: boolean }[]) => events.filter((e) => e.pinned).map((e) => e.id)
+    expect(pinnedOf((await call('GET', `/v1/sessions/${id}/events`)).body.events)).toEqual(['u1', 'k'])
+    expect(pinnedOf((await call('GET', `/v1/sessions/${id}/view`)).body.events)).toEqual(['u1', 'k'])
+    const hits = (await call('GET', `/v1/sessions/${id}/search?q=keep`)).body.hits
+    expect(hits.map((hit: { event: { pinned: boolean } }) => hit.event.pinned)).toEqual([true])
+    await pins(id, { unpin: ['k'] })
+    const log = (await call('GET', `/v1/sessions/${id}/events`)).body.events
+    expect(pinnedOf(log)).toEqual(['u1'])
+    // Boundaries and PINS events are never pinned; every event carries the field.
+    expect(log.every((e: { pinned?: boolean }) => typeof e.pinned === 'boolean')).toBe(true)
+    const result = await call('POST', `/v1/sessions/${id}/turns`, { body: { content: 'one more', compaction: false } })
+    expect(result.body.events.map((e: { pinned: boolean }) => e.pinned)).toEqual([false, false])
+    expect(result.body.reply.pinned).toBe(false)
+  })
+
   it('pins a message as it is appended; unpinned, it is covered by the next pass', async () => {
     const id = newSessionId('pin')
     await append(id, [

@@ -131,6 +131,7 @@ export const EventSchema = z
       .object({ pin: z.array(z.string()), unpin: z.array(z.string()) })
       .optional()
       .openapi({ description: 'A PINS event’s: the messages it pinned and unpinned.' }),
+    pinned: z.boolean().openapi({ description: 'Pinned now (see /pins): no pass covers it. Always false but for a message.' }),
   })
   .openapi('Event')
 

@@ -11,6 +11,7 @@ import type { TurnResult } from '../../contract/turn-result'
 import { allSeqs, type CompactionResult, lineageRuns, onLineage, type RecallHit, utf8Length } from '../../core'
 import { jsonArray, jsonLater, jsonObject } from '../../json-stream'
 import type { SessionBranches } from './branches'
+import { eventJson, type PinnedSeqs, pinnedEach, withPin, withPinned } from './event-json'
 import { type SessionFacts, sessionFacts } from './facts'
 import type { SessionLog } from './log'
 import { openAIViewMessages } from './openai-view'
@@ -30,18 +31,21 @@ import type { ViewCache } from './view-cache'
 
 const json = (value: unknown) => JSON.stringify(value)
 
+/** No message pinned: what a boundary or a summary event says. */
+const NOTHING: PinnedSeqs = new Set()
+
 /**
  * A page of the log after `after`, as of `version`: at most `limit` events, ending after the
  * event that brings it to `LIMITS.eventsPage.bytes` of JSON (so a page of large events holds
  * fewer); `nextAfter` is the last seq sent while the log goes on, null at its end.
  */
-function logPageJson(log: SessionLog, version: number, after: number, limit: number): Generator<string> {
+function logPageJson(log: SessionLog, version: number, after: number, limit: number, pinned: PinnedSeqs): Generator<string> {
   let count = 0
   let last = after
   function* events(): Generator<string> {
     let bytes = 0
     for (const event of log.jsonRange(after + 1, Math.min(version, after + limit))) {
-      yield event.json
+      yield withPin(event.json, pinned.has(event.seq))
       count += 1
       bytes += utf8Length(event.json)
       last = event.seq
@@ -61,9 +65,10 @@ function* viewJson(
   view: ViewCache,
   seqs: Int32Array,
   counters: { tokens: number; turns: number; version: number },
+  pinned: PinnedSeqs,
 ): Generator<string> {
   yield* jsonObject<ViewJson>({
-    events: jsonArray(view.jsonOf(seqs)),
+    events: jsonArray(pinnedEach(view.jsonOf(seqs), seqs, pinned)),
     tokens: json(counters.tokens),
     turns: json(counters.turns),
     version: json(counters.version),
@@ -71,31 +76,32 @@ function* viewJson(
 }
 
 /** A CompactionResult, its events written from storage. */
-function compactionJson(view: ViewCache, result: CompactionResult): Generator<string> {
+function compactionJson(view: ViewCache, result: CompactionResult, pins: PinnedSeqs): Generator<string> {
+  const events = (seqs: Int32Array, keep?: number) => jsonArray(pinnedEach(view.jsonOf(seqs, keep), seqs, pins))
   return jsonObject<CompactionResultJson>({
     unchanged: json(result.unchanged),
     reason: json(result.reason),
     // Covered events left the view: nothing to keep them in memory for.
-    covered: jsonArray(view.jsonOf(result.covered, 0)),
-    pinned: jsonArray(view.jsonOf(result.pinned)),
-    summary: jsonArray(result.summary.map(json)),
-    preserved: jsonArray(view.jsonOf(result.preserved)),
+    covered: events(result.covered, 0),
+    pinned: events(result.pinned),
+    summary: jsonArray(result.summary.map((event) => eventJson(event, pins))),
+    preserved: events(result.preserved),
     tokensEstimatedSaved: json(result.tokensEstimatedSaved),
-    boundary: json(result.boundary),
+    boundary: result.boundary === null ? 'null' : eventJson(result.boundary, pins),
     version: json(result.version),
     ...(result.dryRun ? { dryRun: 'true' } : {}),
   })
 }
 
 /** A turn's result, its compaction results written from storage. */
-function turnResultJson(view: ViewCache, result: TurnResult): Generator<string> {
+function turnResultJson(view: ViewCache, result: TurnResult, pins: PinnedSeqs): Generator<string> {
   const { compaction, context } = result
   return jsonObject<TurnResponseJson>({
-    reply: json(result.reply),
+    reply: eventJson(result.reply, pins),
     status: json(result.status),
     toolCalls: json(result.toolCalls),
-    events: json(result.events),
-    compaction: compaction === null || 'error' in compaction ? json(compaction) : compactionJson(view, compaction),
+    events: jsonArray(result.events.map((event) => eventJson(event, pins))),
+    compaction: compaction === null || 'error' in compaction ? json(compaction) : compactionJson(view, compaction, pins),
     compactionScheduled: json(result.compactionScheduled ?? false),
     usage: json(result.usage),
     context:
@@ -104,7 +110,7 @@ function turnResultJson(view: ViewCache, result: TurnResult): Generator<string> 
         : jsonObject<NonNullable<TurnResponseJson['context']>>({
             promptTokens: json(context.promptTokens),
             budget: json(context.budget),
-            compactions: jsonArray(context.compactions.map((pass) => compactionJson(view, pass))),
+            compactions: jsonArray(context.compactions.map((pass) => compactionJson(view, pass, pins))),
             retried: json(context.retried),
             calibration: json(context.calibration),
           }),
@@ -129,9 +135,10 @@ function* compactionsJson(
         const boundary = event.type === 'COMPACTION' ? event.boundary : null
         const summary =
           boundary && boundary.summary.length > 0 ? log.range(event.seq + 1, event.seq + boundary.summary.length) : []
+        // Neither a boundary nor a summary event is ever pinned.
         return json({
-          boundary: event,
-          summary,
+          boundary: withPinned(event, NOTHING),
+          summary: summary.map((part) => withPinned(part, NOTHING)),
           coveredEventCount: boundary?.coveredEventCount ?? 0,
           tokensEstimatedSaved: boundary?.tokensEstimatedSaved ?? 0,
           tokensBefore: boundary?.tokensBefore ?? null,
@@ -157,7 +164,7 @@ export class SessionAnswers {
     private readonly undos: SessionUndos,
     private readonly pins: SessionPins,
   ) {
-    this.searching = new SearchAnswers(log, view, searchIndex)
+    this.searching = new SearchAnswers(log, view, searchIndex, () => pins.seqs())
   }
 
   /** Search and recall (see `./search-answers`). */
@@ -173,7 +180,7 @@ export class SessionAnswers {
 
   /** A page of the log, COMPACTION events included, from `after` on. */
   logPage(record: SessionRecord, after: number, limit: number): Iterable<string> {
-    return logPageJson(this.log, record.version, after, limit)
+    return logPageJson(this.log, record.version, after, limit, this.pins.seqs())
   }
 
   /** The view: events with the view's counters, or OpenAI chat messages (pairing-safe, pending calls open). */
@@ -181,7 +188,7 @@ export class SessionAnswers {
     const columns = this.view.snapshot(record)
     if (format === 'events') {
       const { viewTokens: tokens, turns } = record.stats
-      return viewJson(this.view, allSeqs(columns), { tokens, turns, version: record.version })
+      return viewJson(this.view, allSeqs(columns), { tokens, turns, version: record.version }, this.pins.seqs())
     }
     const latest = record.stats.latestSystem
     const system = latest ? (this.view.event(latest.seq)?.message.content ?? '') : null
@@ -200,11 +207,11 @@ export class SessionAnswers {
   }
 
   compaction(result: CompactionResult): Iterable<string> {
-    return compactionJson(this.view, result)
+    return compactionJson(this.view, result, this.pins.seqs())
   }
 
   turn(result: TurnResult): Iterable<string> {
-    return turnResultJson(this.view, result)
+    return turnResultJson(this.view, result, this.pins.seqs())
   }
 
   /** What the session holds and what compaction did (`GET /context`): counted, nothing written. */

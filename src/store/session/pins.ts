@@ -32,6 +32,11 @@ export class SessionPins {
     return this.current
   }
 
+  /** The seqs of the messages pinned now (what each event the API answers says in `pinned`). */
+  seqs(): ReadonlySet<number> {
+    return new Set(this.pinned().values())
+  }
+
   /** The pins of the view whose newest boundary is at `boundarySeq` (0: none), for a pass. */
   ofView(boundarySeq: number): ViewPins {
     const pinned = this.pinned()

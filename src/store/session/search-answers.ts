@@ -2,6 +2,7 @@ import { ServiceError } from '../../contract/errors'
 import { encodeSearchCursor, SEARCH_START, type SearchPageJson, type SearchPosition } from '../../contract/schemas'
 import { allSeqs, lineageRuns, type MessageEvent, type RecallHit, searchTextOf, type ViewColumns } from '../../core'
 import { jsonArray, jsonObject } from '../../json-stream'
+import { type PinnedSeqs, withPin } from './event-json'
 import { ftsExpression } from './fts-expression'
 import type { SessionLog } from './log'
 import type { SessionSearch } from './search'
@@ -76,12 +77,13 @@ function* searchJson(
   log: SessionLog,
   hits: { seq: number; covered: boolean; abandoned: boolean; snippet: string }[],
   next: SearchPosition | null,
+  pinned: PinnedSeqs,
 ) {
   yield* jsonObject<SearchPageJson>({
     hits: jsonArray(
       hits.map((hit) =>
         jsonObject<SearchPageJson['hits'][number]>({
-          event: [...log.jsonRange(hit.seq, hit.seq)][0]!.json,
+          event: withPin([...log.jsonRange(hit.seq, hit.seq)][0]!.json, pinned.has(hit.seq)),
           covered: json(hit.covered),
           abandoned: json(hit.abandoned),
           snippet: json(hit.snippet),
@@ -98,6 +100,8 @@ export class SearchAnswers {
     private readonly log: SessionLog,
     private readonly view: ViewCache,
     private readonly searchIndex: SessionSearch,
+    /** The seqs of the messages pinned now. */
+    private readonly pinned: () => PinnedSeqs,
   ) {}
 
   /**
@@ -112,7 +116,7 @@ export class SearchAnswers {
     if (expression === null) throw new ServiceError('invalid_request', 'query.q: has no word to search for (letters or digits)')
     return (record) => {
       const { hits, next } = this.hits(record, expression, query)
-      return searchJson(this.log, hits, next)
+      return searchJson(this.log, hits, next, this.pinned())
     }
   }
 

@@ -31,6 +31,7 @@ import { Sql } from '../sql'
 import { SessionAnswers } from './answers'
 import { checkAppendInputs, newEventsOf, planAppend } from './append-input'
 import { SessionBranches } from './branches'
+import { withPinned } from './event-json'
 import { LogIndexes } from './indexes'
 import { Lifecycle, type SessionDirectory } from './lifecycle'
 import { SessionLog } from './log'
@@ -44,9 +45,12 @@ import { planUndo } from './undo-plan'
 import { SessionUndos } from './undos'
 import { ViewCache } from './view-cache'
 
+/** No message pinned: what a boundary or a PINS event says. */
+const NOTHING: ReadonlySet<number> = new Set()
+
 export interface AppendResult {
   version: number
-  events: SessionEvent[]
+  events: (SessionEvent & { pinned: boolean })[]
   /** Whether anything new was written (201) or every event was already stored (200). */
   written: boolean
 }
@@ -158,17 +162,23 @@ export class StoredSession {
     const ids = inputs.flatMap((input) => (input.id === undefined ? [] : [input.id]))
     const plan = planAppend(inputs, existing ? this.log.byIds(ids) : new Map())
     const version = existing?.version ?? 0
-    if (plan.fresh.length === 0) return { version, events: plan.answer([]), written: false }
+    if (plan.fresh.length === 0) return { version, events: this.pinnedNow(plan.answer([])), written: false }
     const events = newEventsOf(plan.fresh, this.estimator)
     const pinned = new Set(events.filter((_, i) => plan.fresh[i]!.pinned === true).map((event) => event.id))
     try {
       // Nothing was awaited since `existing` was read: no other request ran in between.
       const written = await this.writer.write(existing ?? newRecord(address, {}), events, { expectedVersion, pinned })
-      return { version: written.record.version, events: plan.answer(written.events), written: true }
+      return { version: written.record.version, events: this.pinnedNow(plan.answer(written.events)), written: true }
     } catch (error) {
       if (error instanceof VersionConflictError) throw new ServiceError('version_conflict', error.message)
       throw error
     }
+  }
+
+  /** Events with their pin state now (a boundary or a PINS event is never pinned). */
+  private pinnedNow(events: readonly SessionEvent[]) {
+    const pinned = this.parts.pins.seqs()
+    return events.map((event) => withPinned(event, pinned))
   }
 
   /**
@@ -186,7 +196,7 @@ export class StoredSession {
     })
     try {
       const [rewind] = this.writer.commit(record, [event], { expectedVersion: input.expectedVersion, branch: plan.branch })
-      return { rewind: rewind!, abandoned: plan.abandoned, version: rewind!.seq }
+      return { rewind: withPinned(rewind!, NOTHING), abandoned: plan.abandoned, version: rewind!.seq }
     } catch (error) {
       if (error instanceof VersionConflictError) throw new ServiceError('version_conflict', error.message)
       throw error
@@ -203,7 +213,7 @@ export class StoredSession {
     const event = newCompactionEvent({ id: newEventId(), timestamp: new Date().toISOString() }, plan.boundary)
     try {
       const [boundary] = this.writer.commit(record, [event], { expectedVersion: input.expectedVersion, undoes: plan.passSeq })
-      return { boundary: boundary!, version: boundary!.seq }
+      return { boundary: withPinned(boundary!, NOTHING), version: boundary!.seq }
     } catch (error) {
       if (error instanceof VersionConflictError) throw new ServiceError('version_conflict', error.message)
       throw error
@@ -227,7 +237,7 @@ export class StoredSession {
     try {
       const [pins] = this.writer.commit(record, [event], { expectedVersion: input.expectedVersion })
       const pinned = [...this.parts.pins.pinned()].sort((a, b) => a[1] - b[1]).map(([id]) => id)
-      return { pins: pins!, pinned, version: pins!.seq }
+      return { pins: withPinned(pins!, NOTHING), pinned, version: pins!.seq }
     } catch (error) {
       if (error instanceof VersionConflictError) throw new ServiceError('version_conflict', error.message)
       throw error
