@@ -4,6 +4,7 @@ import { ErrorNote, Loading } from './errors'
 import { count, counted, sessionPath, time } from './format'
 import { EventJsonView, JsonToggle } from './json'
 import { MessageText } from './markdown'
+import { MarkerRow } from './marker-row'
 import type { EventJson } from './types'
 import { useAction } from './use-action'
 
@@ -110,24 +111,12 @@ export function CompactionRow(props: {
 
 /** An undo: a COMPACTION whose view is the one without a pass. */
 function UndoRow({ event }: { event: EventJson }) {
-  const [json, setJson] = useState(false)
   const boundary = event.boundary!
   return (
-    <li class="rewind" data-seq={event.seq}>
-      <div class="meta">
-        <span class="role">undo</span>
-        <span>#{event.seq}</span>
-        <span>
-          of compaction {boundary.undoes}: {counted(boundary.coveredEventCount, 'event')} left the view, tokens{' '}
-          {count(boundary.tokensBefore ?? 0)} → {count(boundary.tokensAfter ?? 0)}
-        </span>
-        <time dateTime={event.timestamp}>{time(event.timestamp)}</time>
-        <span class="row-actions">
-          <JsonToggle open={json} onToggle={() => setJson(!json)} />
-        </span>
-      </div>
-      {json && <EventJsonView event={event} />}
-    </li>
+    <MarkerRow event={event} kind="undo">
+      of compaction {boundary.undoes}: {counted(boundary.coveredEventCount, 'event')} left the view, tokens{' '}
+      {count(boundary.tokensBefore ?? 0)} → {count(boundary.tokensAfter ?? 0)}
+    </MarkerRow>
   )
 }
 

@@ -6,6 +6,7 @@ import { CompactionRow, undoState } from './compaction-row'
 import { count, counted, time } from './format'
 import { EventJsonView, JsonToggle } from './json'
 import { MessageText } from './markdown'
+import { MarkerRow } from './marker-row'
 import { type MessageActions, MessageButtons } from './message-actions'
 import { type Marks, type Pairing, pairTools, ToolCard, ToolResultBlock, toolErrorsOf } from './tool-card'
 import type { EventJson } from './types'
@@ -170,43 +171,22 @@ const REASONS = { api: 'asked for', edit: 'an edit', regenerate: 'a regenerate',
 
 /** A rewind: the view taken back to an earlier point; what left it stays in the log. */
 function RewindRow({ event }: { event: EventJson }) {
-  const [json, setJson] = useState(false)
   const { to, position, reason } = event.rewind!
   const point = to === null ? 'the start' : position === 'at' ? to : `before ${to}`
   return (
-    <li class="rewind" data-seq={event.seq}>
-      <div class="meta">
-        <span class="role">rewind</span>
-        <span>#{event.seq}</span>
-        <span>
-          back to {point} ({REASONS[reason]}): {counted(event.boundary!.coveredEventCount, 'event')} left the view
-        </span>
-        <time dateTime={event.timestamp}>{time(event.timestamp)}</time>
-        <span class="row-actions">
-          <JsonToggle open={json} onToggle={() => setJson(!json)} />
-        </span>
-      </div>
-      {json && <EventJsonView event={event} />}
-    </li>
+    <MarkerRow event={event} kind="rewind">
+      back to {point} ({REASONS[reason]}): {counted(event.boundary!.coveredEventCount, 'event')} left the view
+    </MarkerRow>
   )
 }
 
 /** A PINS event: the messages it pinned and unpinned (nothing else changed). */
 function PinsRow({ event }: { event: EventJson }) {
   const { pin, unpin } = event.pins!
-  const list = (ids: string[]) => ids.join(', ')
+  const said = [pin.length > 0 && `pinned ${pin.join(', ')}`, unpin.length > 0 && `unpinned ${unpin.join(', ')}`]
   return (
-    <li class="rewind" data-seq={event.seq}>
-      <div class="meta">
-        <span class="role">pins</span>
-        <span>#{event.seq}</span>
-        <span>
-          {pin.length > 0 && `pinned ${list(pin)}`}
-          {pin.length > 0 && unpin.length > 0 && '; '}
-          {unpin.length > 0 && `unpinned ${list(unpin)}`}
-        </span>
-        <time dateTime={event.timestamp}>{time(event.timestamp)}</time>
-      </div>
-    </li>
+    <MarkerRow event={event} kind="pins">
+      {said.filter(Boolean).join('; ')}
+    </MarkerRow>
   )
 }
