@@ -134,4 +134,34 @@ describe('rows read by the read paths (what the platform bills)', () => {
       expect(Math.abs(large[path].rowsWritten - small[path].rowsWritten), path).toBeLessThanOrEqual(1)
     }
   })
+
+  it('an undo and a pin read and write the same rows whatever the log’s length: the view and the pass, never the log', async () => {
+    const counts: { undo: RowCounts; pin: RowCounts; pinnedPass: RowCounts }[] = []
+    for (const size of [600, 2_400]) {
+      const id = await sessionOf(size)
+      await call('POST', `/v1/sessions/${id}/compact`, { body: { strategy: { window: { lastTurns: 100 } } } })
+      await append(id, [user('question one'), assistant('answer one'), user('question two'), assistant('answer two')])
+      const pass = await call('POST', `/v1/sessions/${id}/compact`, { body: { strategy: { window: { lastTurns: 50 } } } })
+      expect(pass.body.unchanged).toBe(false)
+      const undo = await rowsBy(id, async () => {
+        const result = await call('POST', `/v1/sessions/${id}/compactions/${pass.body.boundary.id}/undo`)
+        expect(result.status, result.text).toBe(200)
+      })
+      const view = (await call('GET', `/v1/sessions/${id}/view`)).body.events
+      const pin = await rowsBy(id, async () => {
+        const result = await call('POST', `/v1/sessions/${id}/pins`, { body: { pin: [view[0].id] } })
+        expect(result.status, result.text).toBe(200)
+      })
+      const pinnedPass = await rowsBy(id, async () => {
+        const result = await call('POST', `/v1/sessions/${id}/compact`, { body: { strategy: { window: { lastTurns: 50 } } } })
+        expect(result.body.boundary.boundary.held).toEqual([view[0].id])
+      })
+      counts.push({ undo, pin, pinnedPass })
+    }
+    const [small, large] = counts as [(typeof counts)[0], (typeof counts)[0]]
+    for (const path of ['undo', 'pin', 'pinnedPass'] as const) {
+      expect(large[path].rowsRead, path).toBe(small[path].rowsRead)
+      expect(Math.abs(large[path].rowsWritten - small[path].rowsWritten), path).toBeLessThanOrEqual(1)
+    }
+  })
 })
