@@ -122,6 +122,18 @@ describe('POST /v1/sessions/:id/pins', () => {
     ])
   })
 
+  it('a session deleted and made again under the same id starts with nothing pinned', async () => {
+    const id = await numberedTurns(2, 'pin')
+    await pins(id, { pin: ['u1'] })
+    expect((await call('DELETE', `/v1/sessions/${id}`)).status).toBe(204)
+    await append(id, [user('question 1', 'u1'), assistant('answer 1', 'a1')])
+    expect((await call('GET', `/v1/sessions/${id}/context`)).body.pinned).toEqual([])
+    expect((await call('GET', `/v1/sessions/${id}/events`)).body.events.map((e: { pinned: boolean }) => e.pinned)).toEqual([
+      false,
+      false,
+    ])
+  })
+
   it('says which id and why: unknown, a summary, a boundary or a system message is a 400; nothing written', async () => {
     const id = newSessionId('pin')
     await append(id, [system('Be brief.', 's'), user('question 1', 'u1'), assistant('answer 1', 'a1')])

@@ -26,6 +26,12 @@ export class SessionPins {
     private readonly log: SessionLog,
   ) {}
 
+  /** Forgets what was cached: the session's storage was deleted. */
+  reset(): void {
+    this.current = null
+    this.held = null
+  }
+
   /** The ids pinned on the lineage now, with their seqs. */
   pinned(): ReadonlyMap<string, number> {
     this.current ??= new Map(this.sql.all<{ id: string; seq: number }>`SELECT id, seq FROM pins`.map((row) => [row.id, row.seq]))

@@ -113,5 +113,6 @@ export class SessionWriter {
     await this.lifecycle.wipe(record)
     this.row.forget()
     this.view.reset()
+    this.pins.reset()
   }
 }
