@@ -3,6 +3,7 @@ import { newEventId } from '../contract/ids'
 import type { StrategySpec } from '../contract/schemas'
 import type { Usage } from '../contract/turn-result'
 import {
+  analyzeColumns,
   type CompactionResult,
   compact,
   type MessageSkeleton,
@@ -90,7 +91,8 @@ export function compactor(options: CompactorOptions): Compactor {
 
   return {
     async due(store, request) {
-      return passDue((await store.readView()).view, request.trigger, request.model)
+      const { view, pins } = await store.readView()
+      return passDue(view, request.trigger, request.model, analyzeColumns(view, pins))
     },
     async run(store: SessionStore, session: SessionInfo, request: PassRequest) {
       const summarizer = summarizerFor(request.strategy.summarizer, request.spend)

@@ -1,3 +1,5 @@
+import { log } from '../log'
+
 /**
  * A session object's background pass: at most one at a time, run after the turn that started it
  * was answered. `ctx.waitUntil` and the platform's keep-alive for pending I/O (compatibility date
@@ -19,12 +21,14 @@ export class BackgroundPass {
     return this.running !== null
   }
 
-  /** Starts `pass` unless one runs already; whether it started. `pass` reports its own failures. */
+  /** Starts `pass` unless one runs already; whether it started. `pass` reports its own failures (what escapes it is logged). */
   start(pass: () => Promise<void>): boolean {
     if (this.running) return false
-    const running = pass().finally(() => {
-      this.running = null
-    })
+    const running = pass()
+      .catch((error: unknown) => log.error('a background pass failed unexpectedly', { error: String(error) }))
+      .finally(() => {
+        this.running = null
+      })
     this.running = running
     this.waitUntil(running)
     return true
@@ -32,6 +36,6 @@ export class BackgroundPass {
 
   /** Waits for the running pass, if any. */
   async settled(): Promise<void> {
-    await this.running?.catch(() => {})
+    await this.running
   }
 }

@@ -63,6 +63,8 @@ describe('POST /v1/sessions/:id/pins', () => {
     ])
     await compactNow(id)
     expect(await viewIds(id)).toEqual(['task', 'u3', 'a3'])
+    // Held in front, the pinned question is no turn of the view.
+    expect((await call('GET', `/v1/sessions/${id}/context`)).body).toMatchObject({ turns: 1, tokens: { preamble: 0 } })
     const unpinned = await pins(id, { unpin: ['task'] })
     expect(unpinned.body.pinned).toEqual([])
     await append(id, [user('question 4', 'u4'), assistant('answer 4', 'a4')])

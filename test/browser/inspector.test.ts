@@ -280,14 +280,14 @@ describe.skipIf(!haveChromium)('the inspector in Chromium', () => {
     await row(3).getByRole('button', { name: 'Edit' }).click()
     await page.getByLabel('Edited message').fill('Question 2, edited')
     await page.getByRole('button', { name: 'Send edit' }).click()
-    await expect
-      .poll(() => page.locator('.event:not(.covered) .text').allTextContents())
-      .toEqual([
-        expect.stringContaining('Question 1'),
-        expect.stringContaining('Answer 1'),
-        'Question 2, edited',
-        'Echo: Question 2, edited',
-      ])
+    const shown = () => page.locator('.event:not(.covered) .text').allTextContents()
+    const edited = [
+      expect.stringContaining('Question 1'),
+      expect.stringContaining('Answer 1'),
+      'Question 2, edited',
+      'Echo: Question 2, edited',
+    ]
+    await expect.poll(shown).toEqual(edited)
     await expect.poll(() => page.locator('.branches li').count()).toBe(1)
     expect(await page.locator('.branches li').textContent()).toContain('Question 2: what about the Zürich rollout')
     // Regenerate the reply: only the newest reply offers it.
@@ -307,24 +307,17 @@ describe.skipIf(!haveChromium)('the inspector in Chromium', () => {
       expect.stringContaining('Question 2'),
       expect.stringContaining('Answer 2'),
     ]
-    await expect.poll(() => page.locator('.event:not(.covered) .text').allTextContents()).toEqual(original)
+    await expect.poll(shown).toEqual(original)
     // The regenerate's point is inside a branch now: one switcher, on the first version.
     await expect.poll(versions).toEqual(['1/2'])
     await screenshot(page, '05d-branches')
     // ‹ › switch between the versions: the edit back, with its regenerated reply, and the original again.
     await page.getByRole('button', { name: 'Next version' }).click()
     await expect.poll(versions).toEqual(['2/2', '2/2'])
-    await expect
-      .poll(() => page.locator('.event:not(.covered) .text').allTextContents())
-      .toEqual([
-        expect.stringContaining('Question 1'),
-        expect.stringContaining('Answer 1'),
-        'Question 2, edited',
-        'Echo: Question 2, edited',
-      ])
+    await expect.poll(shown).toEqual(edited)
     await page.getByRole('button', { name: 'Previous version' }).first().click()
     await expect.poll(versions).toEqual(['1/2'])
-    await expect.poll(() => page.locator('.event:not(.covered) .text').allTextContents()).toEqual(original)
+    await expect.poll(shown).toEqual(original)
     // Fork from the first answer: a new session, opened, with the view as of it.
     await row(2).getByRole('button', { name: 'Fork' }).click()
     await expect.poll(() => page.locator('#session-title').textContent()).toMatch(/^ses_/)

@@ -1,4 +1,4 @@
-import type { Boundary, PinChange } from '../events'
+import type { PinChange } from '../events'
 
 /**
  * What a view's analysis knows of pins, by seq: which events are pinned now, and which the newest
@@ -13,21 +13,15 @@ export interface ViewPins {
 export const NO_PINS: ViewPins = { pinned: () => false, held: () => false }
 
 /**
- * The pins of a view from the ids pinned now and the newest boundary (null: none), given each
- * named event's seq by id.
+ * The pins of a view from the seqs of the messages pinned now and of those its newest boundary
+ * holds because of a pin; {@link NO_PINS} when there are none.
  *
  * @example
- * const pins = viewPins(new Set(['u3']), newestBoundary?.boundary ?? null, (id) => seqs.get(id))
+ * const pins = viewPins(new Set([7]), new Set())
  */
-export function viewPins(
-  pinned: ReadonlySet<string>,
-  boundary: Boundary | null,
-  seqOf: (id: string) => number | undefined,
-): ViewPins {
-  const seqsOf = (ids: Iterable<string>) => new Set([...ids].flatMap((id) => seqOf(id) ?? []))
-  const pinnedSeqs = seqsOf(pinned)
-  const heldSeqs = seqsOf(boundary?.held ?? [])
-  return { pinned: (seq) => pinnedSeqs.has(seq), held: (seq) => heldSeqs.has(seq) }
+export function viewPins(pinned: ReadonlySet<number>, held: ReadonlySet<number>): ViewPins {
+  if (pinned.size === 0 && held.size === 0) return NO_PINS
+  return { pinned: (seq) => pinned.has(seq), held: (seq) => held.has(seq) }
 }
 
 /**

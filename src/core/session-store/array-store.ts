@@ -34,7 +34,8 @@ export class ArrayStore implements SessionStore {
       const event = this.log[seq - 1]!
       if (event.type === 'PINS') pinned = applyPins(pinned, event.pins)
     }
-    return viewPins(pinned, this.log.findLast(isBoundary)?.boundary ?? null, seqOf)
+    const seqsOf = (ids: Iterable<string>) => new Set([...ids].flatMap((id) => seqOf(id) ?? []))
+    return viewPins(seqsOf(pinned), seqsOf(this.log.findLast(isBoundary)?.boundary.held ?? []))
   }
 
   async readSince(version: number): Promise<SessionEvent[]> {

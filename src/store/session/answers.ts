@@ -11,7 +11,7 @@ import type { TurnResult } from '../../contract/turn-result'
 import { allSeqs, type CompactionResult, lineageRuns, onLineage, type RecallHit, utf8Length } from '../../core'
 import { jsonArray, jsonLater, jsonObject } from '../../json-stream'
 import type { SessionBranches } from './branches'
-import { eventJson, type PinnedSeqs, pinnedEach, withPin, withPinned } from './event-json'
+import { eventJson, NOTHING_PINNED, type PinnedSeqs, pinnedEach, withPin, withPinned } from './event-json'
 import { type SessionFacts, sessionFacts } from './facts'
 import type { SessionLog } from './log'
 import { openAIViewMessages } from './openai-view'
@@ -30,9 +30,6 @@ import type { ViewCache } from './view-cache'
  */
 
 const json = (value: unknown) => JSON.stringify(value)
-
-/** No message pinned: what a boundary or a summary event says. */
-const NOTHING: PinnedSeqs = new Set()
 
 /**
  * A page of the log after `after`, as of `version`: at most `limit` events, ending after the
@@ -137,8 +134,8 @@ function* compactionsJson(
           boundary && boundary.summary.length > 0 ? log.range(event.seq + 1, event.seq + boundary.summary.length) : []
         // Neither a boundary nor a summary event is ever pinned.
         return json({
-          boundary: withPinned(event, NOTHING),
-          summary: summary.map((part) => withPinned(part, NOTHING)),
+          boundary: withPinned(event, NOTHING_PINNED),
+          summary: summary.map((part) => withPinned(part, NOTHING_PINNED)),
           coveredEventCount: boundary?.coveredEventCount ?? 0,
           tokensEstimatedSaved: boundary?.tokensEstimatedSaved ?? 0,
           tokensBefore: boundary?.tokensBefore ?? null,
@@ -216,6 +213,9 @@ export class SessionAnswers {
 
   /** What the session holds and what compaction did (`GET /context`): counted, nothing written. */
   facts(record: SessionRecord): SessionFacts {
-    return sessionFacts(this.log, this.view, record, this.pins.pinned())
+    return sessionFacts(this.log, this.view, record, {
+      pinned: this.pins.pinned(),
+      ofView: this.pins.ofView(record.boundarySeq),
+    })
   }
 }

@@ -6,6 +6,9 @@
 /** The seqs of the messages pinned now. */
 export type PinnedSeqs = ReadonlySet<number>
 
+/** No message pinned: what a boundary, a summary or a PINS event says. */
+export const NOTHING_PINNED: PinnedSeqs = new Set()
+
 /** An event's stored JSON with `"pinned"` added as its last member. */
 export const withPin = (json: string, pinned: boolean): string => `${json.slice(0, -1)},"pinned":${pinned}}`
 

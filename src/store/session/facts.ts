@@ -1,6 +1,14 @@
 import type { Policy } from '../../contract/schemas'
 import type { Usage } from '../../contract/turn-result'
-import { analyzeColumns, type Calibration, newestTurnSeqs, type Positions, pendingToolCalls, type ViewColumns } from '../../core'
+import {
+  analyzeColumns,
+  type Calibration,
+  newestTurnSeqs,
+  type Positions,
+  pendingToolCalls,
+  type ViewColumns,
+  type ViewPins,
+} from '../../core'
 import type { SessionLog } from './log'
 import type { CompactionFailure, SessionRecord } from './session-row'
 import type { ViewCache } from './view-cache'
@@ -43,10 +51,11 @@ export function sessionFacts(
   log: SessionLog,
   view: ViewCache,
   record: SessionRecord,
-  pinned: ReadonlyMap<string, number>,
+  pins: { pinned: ReadonlyMap<string, number>; ofView: ViewPins },
 ): SessionFacts {
   const columns = view.snapshot(record)
-  const analysis = analyzeColumns(columns)
+  // Counted as a pass sees the view: a pinned question is no turn, a held message no preamble.
+  const analysis = analyzeColumns(columns, pins.ofView)
   const [boundary] = record.compactions > 0 ? log.boundariesBefore(record.version + 1, 1) : []
   const messages = record.version - record.compactions - record.rewinds - record.pinEvents
   return {
@@ -64,7 +73,7 @@ export function sessionFacts(
     lastUsage: record.lastUsage,
     compactions: record.compactions,
     branches: record.branches,
-    pinned: [...pinned].sort((a, b) => a[1] - b[1]).map(([id]) => id),
+    pinned: [...pins.pinned].sort((a, b) => a[1] - b[1]).map(([id]) => id),
     lastCompaction:
       boundary?.type === 'COMPACTION'
         ? {

@@ -167,8 +167,10 @@ export class OpenSession {
   async readView(): Promise<ViewSnapshot> {
     const record = this.current()
     if (!record) return { view: EMPTY_VIEW, version: 0 }
-    // A pending rewind's view holds what its point's boundary held; the pins are the session's.
-    return { view: this.viewOf(record), version: record.version, pins: this.parts.pins.ofView(record.boundarySeq) }
+    // With a rewind pending, its boundary holds what the view holds; the pins are the session's
+    // until the rewind is written (one it abandons still counts: a pass then keeps more, never less).
+    const held = this.pending?.event.boundary.held ?? (this.pending ? [] : undefined)
+    return { view: this.viewOf(record), version: record.version, pins: this.parts.pins.ofView(record.boundarySeq, held) }
   }
 
   async readSince(version: number): Promise<SessionEvent[]> {

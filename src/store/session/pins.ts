@@ -1,11 +1,11 @@
 import {
   applyPins,
   lineageRuns,
-  NO_PINS,
   type PinChange,
   rewindTargetProblem,
   type SessionEvent,
   type ViewPins,
+  viewPins,
 } from '../../core'
 import type { Sql } from '../sql'
 import type { SessionLog } from './log'
@@ -43,18 +43,18 @@ export class SessionPins {
     return new Set(this.pinned().values())
   }
 
-  /** The pins of the view whose newest boundary is at `boundarySeq` (0: none), for a pass. */
-  ofView(boundarySeq: number): ViewPins {
-    const pinned = this.pinned()
+  /**
+   * The pins of a view for a pass: the messages pinned now, and those the view's newest boundary
+   * holds — the stored one at `boundarySeq` (0: none), or a rewind about to be written (`held`).
+   */
+  ofView(boundarySeq: number, held?: readonly string[]): ViewPins {
+    const seqsOf = (ids: readonly string[]) => new Set(ids.flatMap((id) => this.log.placeOf(id)?.seq ?? []))
+    if (held) return viewPins(this.seqs(), seqsOf(held))
     if (this.held?.boundarySeq !== boundarySeq) {
       const boundary = boundarySeq > 0 ? this.log.boundaryAtOrBefore(boundarySeq) : null
-      const ids = boundary?.boundary.held ?? []
-      this.held = { boundarySeq, seqs: new Set(ids.flatMap((id) => this.log.placeOf(id)?.seq ?? [])) }
+      this.held = { boundarySeq, seqs: seqsOf(boundary?.boundary.held ?? []) }
     }
-    const held = this.held.seqs
-    if (pinned.size === 0 && held.size === 0) return NO_PINS
-    const seqs = new Set(pinned.values())
-    return { pinned: (seq) => seqs.has(seq), held: (seq) => held.has(seq) }
+    return viewPins(this.seqs(), this.held.seqs)
   }
 
   /**

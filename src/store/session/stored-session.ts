@@ -31,7 +31,7 @@ import { Sql } from '../sql'
 import { SessionAnswers } from './answers'
 import { checkAppendInputs, newEventsOf, planAppend } from './append-input'
 import { SessionBranches } from './branches'
-import { withPinned } from './event-json'
+import { NOTHING_PINNED, withPinned } from './event-json'
 import { LogIndexes } from './indexes'
 import { Lifecycle, type SessionDirectory } from './lifecycle'
 import { SessionLog } from './log'
@@ -44,9 +44,6 @@ import { StepRecords } from './step-records'
 import { planUndo } from './undo-plan'
 import { SessionUndos } from './undos'
 import { ViewCache } from './view-cache'
-
-/** No message pinned: what a boundary or a PINS event says. */
-const NOTHING: ReadonlySet<number> = new Set()
 
 export interface AppendResult {
   version: number
@@ -196,7 +193,7 @@ export class StoredSession {
     })
     try {
       const [rewind] = this.writer.commit(record, [event], { expectedVersion: input.expectedVersion, branch: plan.branch })
-      return { rewind: withPinned(rewind!, NOTHING), abandoned: plan.abandoned, version: rewind!.seq }
+      return { rewind: withPinned(rewind!, NOTHING_PINNED), abandoned: plan.abandoned, version: rewind!.seq }
     } catch (error) {
       if (error instanceof VersionConflictError) throw new ServiceError('version_conflict', error.message)
       throw error
@@ -213,7 +210,7 @@ export class StoredSession {
     const event = newCompactionEvent({ id: newEventId(), timestamp: new Date().toISOString() }, plan.boundary)
     try {
       const [boundary] = this.writer.commit(record, [event], { expectedVersion: input.expectedVersion, undoes: plan.passSeq })
-      return { boundary: withPinned(boundary!, NOTHING), version: boundary!.seq }
+      return { boundary: withPinned(boundary!, NOTHING_PINNED), version: boundary!.seq }
     } catch (error) {
       if (error instanceof VersionConflictError) throw new ServiceError('version_conflict', error.message)
       throw error
@@ -237,7 +234,7 @@ export class StoredSession {
     try {
       const [pins] = this.writer.commit(record, [event], { expectedVersion: input.expectedVersion })
       const pinned = [...this.parts.pins.pinned()].sort((a, b) => a[1] - b[1]).map(([id]) => id)
-      return { pins: withPinned(pins!, NOTHING), pinned, version: pins!.seq }
+      return { pins: withPinned(pins!, NOTHING_PINNED), pinned, version: pins!.seq }
     } catch (error) {
       if (error instanceof VersionConflictError) throw new ServiceError('version_conflict', error.message)
       throw error
