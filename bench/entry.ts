@@ -383,7 +383,7 @@ function frontDoorTurns(c: BenchContext, history: ChatMessageInput[]) {
     history.push({ role: 'user', content: message(i) })
     const input = await chatCompletionInput({ model: 'echo', messages: history.slice(-(keep + 1)) })
     const request = { ...input.request, compaction: compactionOf(c) }
-    const text = await new Response(await sessionOf(c).chatCompletion(addressOf(c), { ...input, request })).text()
+    const text = await new Response(await sessionOf(c).door(addressOf(c), { ...input, request })).text()
     if (!text.startsWith('{"type":"done"}')) throw new Error(`front door: ${text.slice(0, 300)}`)
     const answer = JSON.parse(text.slice(text.indexOf('\n') + 1)) as { reply: { message: { content: string } } }
     history.push({ role: 'assistant', content: answer.reply.message.content })
@@ -427,7 +427,7 @@ async function regenerateTurn(c: BenchContext): Promise<void> {
 function doorRewinds(c: BenchContext, history: ChatMessageInput[]) {
   return async (i: number) => {
     const input = await chatCompletionInput({ model: 'echo', messages: [...history, { role: 'user', content: `edited ${i}` }] })
-    const text = await new Response(await sessionOf(c).chatCompletion(addressOf(c), { ...input, onDiverge: 'rewind' })).text()
+    const text = await new Response(await sessionOf(c).door(addressOf(c), { ...input, onDiverge: 'rewind' })).text()
     if (!text.includes('{"type":"rewound"')) throw new Error(`door rewind: ${text.slice(0, 300)}`)
   }
 }

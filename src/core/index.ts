@@ -37,6 +37,7 @@ export { formatProblem, type Problem } from './problem'
 export { extendView, project, viewAfter, viewMembership } from './projection'
 export { type FitState, type FitStep, type PromptParts, planPromptFit, promptTokens } from './prompt-fit'
 export {
+  asksTurn,
   branchPoint,
   type ClientMessage,
   clientMessagesOf,
@@ -44,6 +45,7 @@ export {
   type Reconciled,
   reconcile,
   type ShownMessage,
+  type ShownOptions,
 } from './reconcile'
 export { type QueryTerm, queryTerms, type RecallHit, searchTextOf } from './search'
 export { type SessionStore, VersionConflictError, type ViewSnapshot } from './session-store'

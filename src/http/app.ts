@@ -19,8 +19,10 @@ import { validationHook } from './validation'
 export const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
 
 app.use(requestId())
-app.use(async function jsonCharset(c, next) {
+app.use(async function responseHeaders(c, next) {
   await next()
+  // Anthropic's clients read the request id from `request-id` (on every answer, errors included).
+  c.res.headers.set('request-id', c.get('requestId'))
   // The contract's JSON names its charset; Hono's c.json leaves it out.
   if (c.res.headers.get('Content-Type') === 'application/json')
     c.res.headers.set('Content-Type', 'application/json; charset=utf-8')

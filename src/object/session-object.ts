@@ -19,7 +19,7 @@ import type {
 } from '../contract/schemas'
 import type { SessionAddress } from '../contract/session-address'
 import { defaultEstimator, type TokenEstimator } from '../core'
-import { type DoorInput, doorAnswer, doorTurn } from '../doors'
+import { countPromptTokens, type DoorInput, doorAnswer, doorTurn } from '../doors'
 import { jsonAnswer } from '../json-stream'
 import { limitsOf } from '../rate-limits'
 import type { ViewFormat } from '../store/session/answers'
@@ -55,11 +55,13 @@ export class SessionObject extends DurableObject<Env> {
   private readonly compaction: Compactor
   private readonly runner: TurnRunner
   private readonly passes: BackgroundPass
+  private readonly estimator: TokenEstimator
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
     // A subclass may count estimates (the benchmark does) by giving its own static estimator.
     const estimator = (new.target as typeof SessionObject).estimator
+    this.estimator = estimator
     this.stored = new StoredSession(ctx.storage, sessionDirectory(env), estimator)
     this.compaction = compactor({ env, estimator })
     this.passes = new BackgroundPass((work) => ctx.waitUntil(work))
@@ -208,15 +210,23 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   /**
-   * A door's request (today the OpenAI-compatible chat completions), creating the session when it
-   * does not exist; frames as for {@link turn}, `done` carrying a small answer (see `src/doors`).
+   * A door's request (chat completions, Anthropic Messages), creating the session when it does
+   * not exist; frames as for {@link turn}, `done` carrying a small answer (see `src/doors`).
    */
-  chatCompletion(address: SessionAddress, input: DoorInput): ReadableStream<Uint8Array> {
+  door(address: SessionAddress, input: DoorInput): ReadableStream<Uint8Array> {
+    const created = input.sessionMetadata ? { metadata: input.sessionMetadata } : undefined
     return this.runner.run(
-      () => this.openForTurn(address),
+      () => this.stored.open(address, created),
       this.runSettings(address, input.request.stream === true, true),
       (deps) => doorTurn(input, deps),
       (result) => [JSON.stringify(doorAnswer(result))],
+    )
+  }
+
+  /** The tokens of the prompt a door request would send (see `countPromptTokens`): reads, never creates. */
+  countTokens(address: SessionAddress, input: DoorInput): Promise<Outcome<number>> {
+    return toOutcome(async () =>
+      countPromptTokens(input, { session: await this.stored.open(address), estimator: this.estimator }),
     )
   }
 

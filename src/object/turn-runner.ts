@@ -78,6 +78,7 @@ export class TurnRunner {
       onDelta: stream ? (text) => frames.send({ type: 'delta', text }) : undefined,
       onToolCall: stream ? (call) => frames.send({ type: 'tool_call', call }) : undefined,
       onRewound: (abandoned) => frames.send({ type: 'rewound', abandoned }),
+      onReply: (id) => frames.send({ type: 'reply', id }),
       // A door's answer keeps its status until it is known: only a streamed `/turns` turn says it waits.
       onCompacting: stream && !settings.door ? () => frames.send({ type: 'compacting' }) : undefined,
       written,

@@ -22,6 +22,7 @@ function stepOf(options: { added: number; budget: number; ratio?: number; system
     summaryReserve: 50,
     earlier: [],
     added: [user('U', options.added)],
+    replyId: 'R',
   }
   return step
 }

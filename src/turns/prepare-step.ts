@@ -1,5 +1,6 @@
 import { turnPolicy } from '../compaction/policy'
 import { ServiceError } from '../contract/errors'
+import { newEventId } from '../contract/ids'
 import { contentTooLarge } from '../contract/limits'
 import { UNCALIBRATED } from '../core'
 import { NOT_CONFIGURED } from '../models/config'
@@ -28,6 +29,8 @@ export async function prepareStep(input: StepInput, request: StepRequest, deps: 
   // The request's maxTokens replaces CHAT_MAX_TOKENS for this call and in its fit check.
   const replyTokens = maxTokens ?? models.replyTokens
   const modelName = request.model ?? models.chatModel
+  const contextTokens = models.contextTokensOf(modelName)
+  const replyRoom = request.replyRoomAtMostHalf ? Math.min(replyTokens, Math.floor(contextTokens / 2)) : replyTokens
   const calibration = state?.calibration ?? UNCALIBRATED
   return {
     model: models.model,
@@ -35,7 +38,7 @@ export async function prepareStep(input: StepInput, request: StepRequest, deps: 
     replyTokens,
     options,
     // The turn's own model decides the budget; estimates are scaled by what the model was seen to count.
-    fit: { promptBudget: models.contextTokensOf(modelName) - replyTokens, ratio: calibration.ratio },
+    fit: { promptBudget: contextTokens - replyRoom, ratio: calibration.ratio },
     calibration,
     policy: turnPolicy({
       requested: request.compaction,
@@ -54,6 +57,7 @@ export async function prepareStep(input: StepInput, request: StepRequest, deps: 
     earlier,
     added: input.added,
     ...(input.keyId === undefined ? {} : { keyId: input.keyId }),
+    replyId: newEventId(),
   }
 }
 

@@ -45,7 +45,7 @@ export async function recordStep(
   const assistant = turnEvent(
     { role: 'assistant', content: final.content, ...(calls.length > 0 ? { toolCalls: calls } : {}) },
     deps.estimator,
-    undefined,
+    step.replyId,
     { model: final.model ?? step.modelName },
   )
   const events = [

@@ -16,6 +16,7 @@ import type {
   SessionInfo,
   SessionStore,
   ShownMessage,
+  ShownOptions,
   TokenEstimator,
   ToolCall,
 } from '../core'
@@ -51,7 +52,7 @@ export interface StepLog {
    * first: its trailing assistant messages and the `count` messages before them, read backwards;
    * `empty` when the session holds no such message at all.
    */
-  clientTail(count: number): { messages: ShownMessage[]; empty: boolean }
+  clientTail(count: number, shown?: ShownOptions): { messages: ShownMessage[]; empty: boolean }
 }
 
 /** The session a chat turn runs on: the compaction core's storage port plus what a turn reads and writes. */
@@ -108,6 +109,8 @@ export interface TurnDeps {
   onToolCall?: (call: ToolCall) => void
   /** Told what a door's rewind abandons, before the model is called (a response header says it). */
   onRewound?: (abandoned: number) => void
+  /** Told the id the reply will be stored with, when the model is first called. */
+  onReply?: (id: string) => void
   /** Told that the turn waits for the session's background pass to make room (streamed `/turns` turns only). */
   onCompacting?: () => void
   /** Called once the turn's events are written: the next turn on the session may start. */

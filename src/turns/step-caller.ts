@@ -41,6 +41,7 @@ export class StepCaller {
     const ids = this.ids
     let position = 0
     this.reached()
+    deps.onReply?.(step.replyId)
     const reply = await step.model.chat({
       model: step.modelName,
       messages: toOpenAIMessages([...view, ...step.added, ...extra], system),

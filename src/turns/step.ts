@@ -20,7 +20,13 @@ export interface StepInput {
 }
 
 /** The settings of a step's model call: a turn request without what opens the step. */
-export type StepRequest = Omit<TurnInput, 'id' | 'content' | 'toolResults' | 'rewind' | 'regenerate'>
+export type StepRequest = Omit<TurnInput, 'id' | 'content' | 'toolResults' | 'rewind' | 'regenerate'> & {
+  /**
+   * The reply's room in the fit check is at most half the model's context window, whatever
+   * `maxTokens` is sent (Anthropic clients ask for far more room than they use: 32k, 128k).
+   */
+  replyRoomAtMostHalf?: boolean
+}
 
 /** A step ready for its model call: what it sends and how its prompt is fitted, decided before the first call. */
 export interface PreparedStep {
@@ -49,6 +55,8 @@ export interface PreparedStep {
   added: NewMessageEvent[]
   /** The id the step's record is kept under when it adds no event (a regenerate's REWIND); else its first added event's. */
   keyId?: string
+  /** The id the reply will be stored with: known before the model is called, so a streamed answer can name it. */
+  replyId: string
 }
 
 /** The tokens of some events, as estimated when each was made. */

@@ -82,6 +82,8 @@ describe('GET /v1/openapi.json', () => {
     expect(body.openapi).toBe('3.1.0')
     expect(Object.keys(body.paths).sort()).toEqual([
       '/v1/chat/completions',
+      '/v1/messages',
+      '/v1/messages/count_tokens',
       '/v1/models',
       '/v1/sessions',
       '/v1/sessions/{id}',

@@ -363,7 +363,7 @@ describe('GET /view?format=openai, streamed from storage', () => {
         const expected = pairToolResults(view, { open: true }).flatMap((item) =>
           item.kind === 'result'
             ? [{ role: 'tool' as const, tool_call_id: item.id, content: item.data }]
-            : openAIMessagesOf(item.event.message),
+            : openAIMessagesOf(item.event),
         )
         expect((await call('GET', `/v1/sessions/${id}/view?format=openai`)).body.messages).toEqual(expected)
       }),

@@ -2,7 +2,15 @@
  * The view as OpenAI chat-completions messages: the contract's `GET /view?format=openai`, and the
  * prompt the model adapters send. One rendering for both.
  */
-import { analyzeView, type Message, type NewMessageEvent, pairToolResults, type ToolCall } from '../../core'
+import {
+  analyzeView,
+  isInline,
+  type Message,
+  type Metadata,
+  type NewMessageEvent,
+  pairToolResults,
+  type ToolCall,
+} from '../../core'
 
 /** An OpenAI chat-completions tool call. */
 export interface OpenAIToolCall {
@@ -58,13 +66,14 @@ const latestSystemText = (view: readonly NewMessageEvent[]): string | null =>
 
 /**
  * One stored message as OpenAI chat messages: assistant tool calls as `tool_calls` (see
- * {@link promptToolCall}), one `tool` message per tool response, nothing for a system message (the
- * view's is given first).
+ * {@link promptToolCall}), one `tool` message per tool response, an inline system message in
+ * place, nothing for the system prompt (the view's is given first).
  */
-export function openAIMessagesOf(message: Message): OpenAIMessage[] {
+export function openAIMessagesOf(event: { message: Message; metadata: Metadata }): OpenAIMessage[] {
+  const { message } = event
   switch (message.role) {
     case 'system':
-      return []
+      return isInline(event) ? [{ role: 'system', content: message.content ?? '' }] : []
     case 'user':
       return [{ role: 'user', content: message.content ?? '' }]
     case 'assistant':
@@ -98,7 +107,7 @@ export function toOpenAIMessages(view: readonly NewMessageEvent[], system = late
   const messages: OpenAIMessage[] = system !== null ? [{ role: 'system', content: system }] : []
   for (const item of pairToolResults(view)) {
     if (item.kind === 'result') messages.push({ role: 'tool', tool_call_id: item.id, content: item.data })
-    else messages.push(...openAIMessagesOf(item.event.message))
+    else messages.push(...openAIMessagesOf(item.event))
   }
   return messages
 }

@@ -151,6 +151,8 @@ export interface MessageSkeleton {
   tokens: number
   synthetic: boolean
   message: { role: Role }
+  /** Read for `inline` only (see {@link isInline}); a store's cached entries leave it out. */
+  metadata?: Metadata
 }
 
 /** A message of a view as compaction sees it: a skeleton at its place in the log. Full events fit it. */
@@ -167,7 +169,17 @@ export interface BoundarySkeleton {
 export const isTurnStart = (event: Pick<MessageSkeleton, 'synthetic' | 'message'>): boolean =>
   event.message.role === 'user' && !event.synthetic
 
-export const isSystem = (event: Pick<MessageSkeleton, 'message'>): boolean => event.message.role === 'system'
+/**
+ * A system message sent in place (`metadata.inline`: an Anthropic client's `role: "system"`
+ * message inside `messages`): a conversation message like any other, sent back where it is; it
+ * does not replace the session's system prompt.
+ */
+export const isInline = (event: Pick<MessageSkeleton, 'message' | 'metadata'>): boolean =>
+  event.message.role === 'system' && event.metadata?.inline === true
+
+/** The session's system prompt: a system message that is not inline. */
+export const isSystem = (event: Pick<MessageSkeleton, 'message' | 'metadata'>): boolean =>
+  event.message.role === 'system' && !isInline(event)
 
 /** Every id a boundary names, in view order: pinned, then summary, then preserved. */
 export const namedIds = (boundary: Boundary): string[] => [...boundary.pinned, ...boundary.summary, ...boundary.preserved]

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { msg, sequenced } from '../testing'
-import { branchPoint, type ClientMessage, clientMessagesOf, messageKey, overlap, reconcile } from '.'
+import { asksTurn, branchPoint, type ClientMessage, clientMessagesOf, messageKey, overlap, reconcile } from '.'
 
 const u = (content: string): ClientMessage => ({ role: 'user', content })
 const a = (content: string): ClientMessage => ({ role: 'assistant', content })
@@ -13,6 +13,26 @@ const calls = (...ids: string[]): ClientMessage => ({
 const t = (id: string, content = `result ${id}`): ClientMessage => ({ role: 'tool', content, toolCallId: id })
 
 describe('the log as the client was shown it', () => {
+  it('shows an inline system message to a door that shows them, and to no other; never the system prompt', () => {
+    const [prompt, inline] = sequenced([
+      msg('S', { role: 'system', content: 'prompt' }),
+      { ...msg('I', { role: 'system', content: 'env' }), metadata: { inline: true } },
+    ]) as never as Parameters<typeof clientMessagesOf>[0][]
+    expect(clientMessagesOf(inline!, { inline: true })).toEqual([{ role: 'system', content: 'env' }])
+    expect(clientMessagesOf(inline!, { inline: false })).toEqual([])
+    expect(clientMessagesOf(prompt!, { inline: true })).toEqual([])
+  })
+
+  it('asks a turn when what is new ends with a user or tool message, inline system messages after it aside', () => {
+    const s: ClientMessage = { role: 'system', content: 'env' }
+    expect(asksTurn([u('q'), s])).toBe(true)
+    expect(asksTurn([t('c1'), s, s])).toBe(true)
+    expect(asksTurn([u('q'), a('r'), s])).toBe(false)
+    expect(asksTurn([s])).toBe(false)
+    expect(asksTurn([])).toBe(false)
+    expect(reconcile([u('q'), s], [], { logIsEmpty: true })).toEqual({ kind: 'new', messages: [u('q'), s], seeding: true })
+  })
+
   it('leaves out system messages, summaries, interrupted results and recall; one message per tool response', () => {
     const [system, summary, interrupted, tool, recall, mixed] = sequenced([
       msg('S', { role: 'system', content: 'Be brief.' }),

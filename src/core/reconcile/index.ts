@@ -1,4 +1,4 @@
-import type { MessageEvent, ToolCall } from '../events'
+import { isInline, type MessageEvent, type ToolCall } from '../events'
 import { RECALL_TOOL } from '../tool-pairs'
 
 /**
@@ -7,9 +7,12 @@ import { RECALL_TOOL } from '../tool-pairs'
  * once. The request's messages are matched against the log's, as the client was shown them.
  */
 
-/** A message as a client sees and sends it (the OpenAI wire shape, system messages aside). */
+/**
+ * A message as a client sees and sends it, in the neutral shape every door translates into: its
+ * system prompt aside, `system` is an inline system message (a door that shows them; see `isInline`).
+ */
 export interface ClientMessage {
-  role: 'user' | 'assistant' | 'tool'
+  role: 'user' | 'assistant' | 'tool' | 'system'
   /** null ≡ "". */
   content: string
   /** Assistant messages. */
@@ -25,16 +28,23 @@ export interface ShownMessage {
   id: string
 }
 
+/** What a door shows its clients of a log: inline system messages in place, or none (a door whose wire has no such thing). */
+export interface ShownOptions {
+  inline: boolean
+}
+
 /**
- * A stored event as the client was shown it: nothing for system messages, synthetic events
- * (summaries) and interrupted results; a tool event as one message per response; the service's
- * own `recall_history` calls and their results taken out (a message left with nothing is skipped).
+ * A stored event as the client was shown it: nothing for the system prompt, synthetic events
+ * (summaries) and interrupted results, nor for inline system messages unless the door shows
+ * them; a tool event as one message per response; the service's own `recall_history` calls and
+ * their results taken out (a message left with nothing is skipped).
  *
  * @example
  * clientMessagesOf(toolEvent) // [{ role: 'tool', content: '18°C', toolCallId: 'call_1' }, ...]
  */
-export function clientMessagesOf(event: MessageEvent): ClientMessage[] {
+export function clientMessagesOf(event: MessageEvent, shown: ShownOptions = { inline: false }): ClientMessage[] {
   const { message } = event
+  if (isInline(event) && shown.inline) return [{ role: 'system', content: message.content ?? '' }]
   if (message.role === 'system' || event.synthetic || event.metadata.interrupted === true) return []
   if (message.role === 'tool') {
     return (message.toolResponses ?? [])
@@ -125,6 +135,16 @@ export function branchPoint(request: readonly ClientMessage[], lineage: readonly
   return best
 }
 
+/**
+ * Whether new messages ask for a turn: they end with a user or tool message, inline system
+ * messages after it aside (Claude Code ends its first request with one).
+ */
+export function asksTurn(fresh: readonly ClientMessage[]): boolean {
+  let at = fresh.length - 1
+  while (at >= 0 && fresh[at]!.role === 'system') at--
+  return at >= 0 && fresh[at]!.role !== 'assistant'
+}
+
 /** What a request's messages are, against the log's. */
 export type Reconciled =
   /** The request repeats one already answered: the stored reply (the log's last message) is its answer. */
@@ -167,8 +187,7 @@ export function reconcile(
   // 3. New = what follows the longest prefix of the request that ends the log.
   const start = overlap(requestKeys, logKeys)
   const fresh = request.slice(start)
-  const last = fresh.at(-1)
-  if (!last || last.role === 'assistant') {
+  if (!asksTurn(fresh)) {
     return refused(
       'invalid_request',
       request.length - 1,

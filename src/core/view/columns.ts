@@ -1,4 +1,4 @@
-import type { Role, ViewEvent } from '../events'
+import { isInline, type Role, type ViewEvent } from '../events'
 
 /**
  * A view as compaction reads it: one position per event, in view order, and for each only what
@@ -12,6 +12,8 @@ export interface ViewColumns {
   tokens(position: number): number
   role(position: number): Role
   synthetic(position: number): boolean
+  /** A system message sent in place (see {@link isInline}): a conversation message like any other, not the system prompt. */
+  inline(position: number): boolean
 }
 
 /** Positions in a view, in view order. */
@@ -24,6 +26,7 @@ export const columnsOf = (events: readonly ViewEvent[]): ViewColumns => ({
   tokens: (p) => events[p]!.tokens,
   role: (p) => events[p]!.message.role,
   synthetic: (p) => events[p]!.synthetic,
+  inline: (p) => isInline(events[p]!),
 })
 
 /** One view followed by events appended to it (a pass moved onto newer messages). */
@@ -39,6 +42,7 @@ export const concatColumns = (first: ViewColumns, then: ViewColumns): ViewColumn
     tokens: pick((c, p) => c.tokens(p)),
     role: pick((c, p) => c.role(p)),
     synthetic: pick((c, p) => c.synthetic(p)),
+    inline: pick((c, p) => c.inline(p)),
   }
 }
 
@@ -49,11 +53,13 @@ export const pickColumns = (view: ViewColumns, positions: Positions): ViewColumn
   tokens: (p) => view.tokens(positions[p]!),
   role: (p) => view.role(positions[p]!),
   synthetic: (p) => view.synthetic(positions[p]!),
+  inline: (p) => view.inline(positions[p]!),
 })
 
 const ROLES: readonly Role[] = ['system', 'user', 'assistant', 'tool']
 const ROLE_CODE: Record<Role, number> = { system: 0, user: 1, assistant: 2, tool: 3 }
 const SYNTHETIC = 4
+const INLINE = 8
 
 /** A view event as packed columns take it. */
 export interface PackedEvent {
@@ -61,6 +67,8 @@ export interface PackedEvent {
   tokens: number
   role: Role
   synthetic: boolean
+  /** Absent: false. */
+  inline?: boolean
 }
 
 /**
@@ -106,12 +114,15 @@ export class PackedColumns implements ViewColumns {
   synthetic(p: number): boolean {
     return (this.flags[p]! & SYNTHETIC) !== 0
   }
+  inline(p: number): boolean {
+    return (this.flags[p]! & INLINE) !== 0
+  }
 
   push(event: PackedEvent): void {
     if (this.size === this.seqs.length) this.grow()
     this.seqs[this.size] = event.seq
     this.tokenCounts[this.size] = event.tokens
-    this.flags[this.size] = ROLE_CODE[event.role] | (event.synthetic ? SYNTHETIC : 0)
+    this.flags[this.size] = ROLE_CODE[event.role] | (event.synthetic ? SYNTHETIC : 0) | (event.inline ? INLINE : 0)
     this.size += 1
   }
 
@@ -124,6 +135,7 @@ export class PackedColumns implements ViewColumns {
       tokens: (p) => tokenCounts[p]!,
       role: (p) => ROLES[flags[p]! & 3]!,
       synthetic: (p) => (flags[p]! & SYNTHETIC) !== 0,
+      inline: (p) => (flags[p]! & INLINE) !== 0,
     }
   }
 

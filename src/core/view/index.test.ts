@@ -15,6 +15,17 @@ describe('analyzeView', () => {
     expect(a.turns).toBe(2)
   })
 
+  it('takes an inline system message as conversation: no turn start, not the system prompt', () => {
+    const inline = { ...system('I1'), metadata: { inline: true } }
+    const view = sequenced([system('S1'), user('U1'), inline, assistant('A1'), user('U2')])
+    const a = analyzeView(view)
+    expect(a.latestSystem?.id).toBe('S1')
+    expect(idString(a.superseded)).toBe('')
+    expect(idString(a.conversation)).toBe('U1 I1 A1 U2')
+    expect(a.turns).toBe(2)
+    expect(a.tokens).toBe(viewTokens(view))
+  })
+
   it('picks the latest system message by seq, not by view position', () => {
     // After a pass S* is pinned first while older system messages are gone; by seq it is newest.
     const view = [

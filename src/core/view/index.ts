@@ -51,7 +51,7 @@ export function analyzeColumns(view: ViewColumns, pins: ViewPins = NO_PINS): Col
   let pinnedUser = false
 
   for (let p = 0; p < n; p++) {
-    if (view.role(p) === 'system') {
+    if (view.role(p) === 'system' && !view.inline(p)) {
       systems.push(p)
       if (latestSystem < 0 || view.seq(p) >= view.seq(latestSystem)) latestSystem = p
       continue

@@ -1,7 +1,7 @@
 import { toOpenAIToolCall } from '../../contract/openai-messages'
 import type { Usage } from '../../contract/turn-result'
 import type { ToolCall } from '../../core'
-import type { DoorAnswer } from '..'
+import { answeringModel, type DoorAnswer, requestedCalls } from '..'
 
 /**
  * The front door's answers on the OpenAI wire: a `chat.completion` object, or the
@@ -12,16 +12,12 @@ import type { DoorAnswer } from '..'
 const wireUsage = (usage: Usage | null) =>
   usage && { prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens, total_tokens: usage.totalTokens }
 
-/** The model an answer names: the one the upstream reported (stored with the reply), else the requested one. */
-export const answeringModel = (answer: DoorAnswer, requested: string) =>
-  typeof answer.reply.metadata.model === 'string' ? answer.reply.metadata.model : requested
-
 /** A whole `chat.completion` (its id and time are the stored reply's, the same for a retry). */
 export function chatCompletion(answer: DoorAnswer, requested: string) {
   const { reply } = answer
-  const calls = answer.status === 'requires_action' ? (answer.reply.message.toolCalls ?? []) : []
+  const calls = requestedCalls(answer)
   return {
-    id: `chatcmpl-${reply.id}`,
+    id: completionId(reply.id),
     object: 'chat.completion' as const,
     created: Math.floor(Date.parse(reply.timestamp) / 1000),
     model: answeringModel(answer, requested),
@@ -40,9 +36,11 @@ export function chatCompletion(answer: DoorAnswer, requested: string) {
   }
 }
 
+/** The completion id of an answer: its reply's, so a retry answers the same id, streamed or not. */
+export const completionId = (replyId: string) => `chatcmpl-${replyId}`
+
 /** The chunks of one streamed completion, all with the same id, time and model. */
-export function chunkWriter(model: string) {
-  const id = `chatcmpl-${crypto.randomUUID().replaceAll('-', '')}`
+export function chunkWriter(id: string, model: string) {
   const created = Math.floor(Date.now() / 1000)
   let calls = 0
   const envelope = { id, object: 'chat.completion.chunk' as const, created, model }

@@ -1,17 +1,11 @@
 import { fromOpenAIToolCall } from '../../contract/openai-messages'
 import type { ChatCompletionRequest, ChatMessageInput } from '../../contract/schemas'
 import type { ClientMessage } from '../../core'
-import type { DoorInput } from '..'
+import { type DoorInput, idempotencyOf } from '..'
 
 /** A message's text: its content, or its text parts joined with a newline; null ≡ "". */
 const textOf = (content: ChatMessageInput['content']): string =>
   typeof content === 'string' ? content : (content ?? []).map((part) => part.text ?? '').join('\n')
-
-/** The SHA-256 of a text, as hex. */
-async function sha256(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text))
-  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, '0')).join('')
-}
 
 /**
  * A validated chat-completions request as the session object takes it: the last system or
@@ -24,14 +18,14 @@ async function sha256(text: string): Promise<string> {
 export async function chatCompletionInput(body: ChatCompletionRequest, idempotencyKey?: string): Promise<DoorInput> {
   let system: string | undefined
   const messages: ClientMessage[] = []
-  const positions: number[] = []
+  const fields: string[] = []
   body.messages.forEach((message, at) => {
     const text = textOf(message.content)
     if (message.role === 'system' || message.role === 'developer') {
       if (text !== '') system = text
       return
     }
-    positions.push(at)
+    fields.push(`messages[${at}]`)
     if (message.role === 'tool') messages.push({ role: 'tool', content: text, toolCallId: message.tool_call_id! })
     else if (message.role === 'user') messages.push({ role: 'user', content: text })
     else {
@@ -54,7 +48,10 @@ export async function chatCompletionInput(body: ChatCompletionRequest, idempoten
   )
   return {
     messages,
-    positions,
+    fields,
+    toolCallIdField: 'tool_call_id',
+    // Its system messages are the system prompt: a log's inline ones are not shown to it.
+    shown: { inline: false },
     request: {
       ...(system !== undefined ? { system } : {}),
       ...(body.model !== undefined ? { model: body.model } : {}),
@@ -64,8 +61,6 @@ export async function chatCompletionInput(body: ChatCompletionRequest, idempoten
       ...(body.parallel_tool_calls !== undefined ? { parallelToolCalls: body.parallel_tool_calls } : {}),
       ...(Object.keys(options).length > 0 ? { options } : {}),
     },
-    ...(idempotencyKey !== undefined
-      ? { idempotency: { key: idempotencyKey, hash: await sha256(JSON.stringify(body.messages)) } }
-      : {}),
+    ...(await idempotencyOf(idempotencyKey, body.messages)),
   }
 }

@@ -27,10 +27,10 @@ const unauthorized = (description: string, invalidToken: boolean) =>
   })
 const invalid = () => unauthorized('the token is invalid', true)
 
-/** The token of a request: `Authorization: Bearer …`, or the bare value of the one header configured. */
-function tokenOf(headerValue: string | undefined, bearer: boolean): string {
+/** The token of a request: `Authorization: Bearer …` (or `x-api-key`), or the bare value of the one header configured. */
+function tokenOf(headerValue: string | undefined, bearer: boolean, apiKey?: string): string {
   const value = headerValue?.trim() ?? ''
-  const token = bearer ? /^Bearer[ ]+(\S+)$/i.exec(value)?.[1] : value
+  const token = apiKey?.trim() || (bearer ? /^Bearer[ ]+(\S+)$/i.exec(value)?.[1] : value)
   if (!token) throw unauthorized('a bearer token is required', false)
   if (!/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(token)) throw invalid()
   return token
@@ -95,7 +95,8 @@ function refusal(error: unknown): ServiceError {
 }
 
 /**
- * Bearer-token auth. An HS256 token is verified with `secret` only; an RS/ES (or other allowed
+ * Bearer-token auth (the token in `Authorization: Bearer`, or in `x-api-key` as Anthropic's
+ * clients send it). An HS256 token is verified with `secret` only; an RS/ES (or other allowed
  * asymmetric) token only with the identity provider's key set (`jwks`), never the other way
  * round, so neither can be passed off as the other; every other `alg`, `none` included, is
  * refused. `exp` is required and enforced, `nbf` honoured, both with leeway; `iss`/`aud` checked
@@ -122,7 +123,8 @@ export function bearerJwt<E extends { Variables: { userId: string } }>(
     if (!secret && !jwks)
       throw new ServiceError('not_configured', 'authentication is not configured: set the JWT_SECRET secret or JWT_JWKS_URL')
     const bearer = header === undefined || header.toLowerCase() === 'authorization'
-    const token = tokenOf(c.req.header(header ?? 'Authorization'), bearer)
+    // Anthropic's clients send the token as `x-api-key`: taken before `Authorization` when both are sent.
+    const token = tokenOf(c.req.header(header ?? 'Authorization'), bearer, bearer ? c.req.header('x-api-key') : undefined)
     let alg: string | undefined
     let kid: string | undefined
     try {

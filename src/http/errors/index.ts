@@ -2,11 +2,33 @@ import type { Context } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { type ErrorCode, ServiceError } from '../../contract/errors'
+import { anthropicError } from '../../doors/messages/errors'
 import { log } from '../../log'
 
-/** A response with the contract's error body. */
-export const errorJson = (c: Context, status: ContentfulStatusCode, code: ErrorCode, message: string) =>
-  c.json({ error: { code, message } }, status)
+/**
+ * Whether a request is the Anthropic door's, whose errors are in Anthropic's shape: `/v1/messages`
+ * and what is under it, and `/v1/models` asked with `anthropic-version`.
+ */
+export const speaksAnthropic = (c: Context) =>
+  c.req.path === '/v1/messages' ||
+  c.req.path.startsWith('/v1/messages/') ||
+  (c.req.path === '/v1/models' && c.req.header('anthropic-version') !== undefined)
+
+/** A response with the contract's error body (Anthropic's, on its door). */
+export function errorJson(c: Context, status: ContentfulStatusCode, code: ErrorCode, message: string) {
+  return speaksAnthropic(c) ? errorResponse(c, new ServiceError(code, message)) : c.json({ error: { code, message } }, status)
+}
+
+/** An error's response, with its headers, in the shape of the request's door. */
+function errorResponse(c: Context, error: ServiceError) {
+  if (speaksAnthropic(c)) {
+    const answer = anthropicError(error)
+    for (const [name, value] of Object.entries(answer.headers)) c.header(name, value)
+    return c.json(answer.body, answer.status as ContentfulStatusCode)
+  }
+  for (const [name, value] of Object.entries(error.headers)) c.header(name, value)
+  return c.json({ error: error.body }, error.status as ContentfulStatusCode)
+}
 
 /** Hono's own exceptions (its body limit and validators) in the contract's words. */
 function fromHonoException(error: HTTPException): ServiceError {
@@ -34,10 +56,7 @@ function fromHonoException(error: HTTPException): ServiceError {
  */
 export function onError(error: Error, c: Context) {
   const known = error instanceof ServiceError ? error : error instanceof HTTPException ? fromHonoException(error) : null
-  if (known) {
-    for (const [name, value] of Object.entries(known.headers)) c.header(name, value)
-    return errorJson(c, known.status as ContentfulStatusCode, known.code, known.message)
-  }
+  if (known) return errorResponse(c, known)
   const requestId = c.get('requestId' as never) as string | undefined
   log.error('unhandled error', { requestId, error: String(error), stack: error.stack })
   return errorJson(c, 500, 'internal', `internal error (request ${requestId ?? 'unknown'})`)

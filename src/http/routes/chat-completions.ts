@@ -3,12 +3,12 @@ import type { SSEStreamingApi } from 'hono/streaming'
 import { ServiceError } from '../../contract/errors'
 import { LIMITS } from '../../contract/limits'
 import { ChatCompletionRequestSchema, SessionId } from '../../contract/schemas'
-import { type DoorAnswer, onDivergeOf } from '../../doors'
-import { answeringModel, chatCompletion, chunkWriter } from '../../doors/chat-completions/answer'
+import { answeringModel, type DoorAnswer, onDivergeOf } from '../../doors'
+import { chatCompletion, chunkWriter, completionId } from '../../doors/chat-completions/answer'
 import { chatCompletionInput } from '../../doors/chat-completions/request'
 import { modelSettings } from '../../models/config'
 import { type DoneFrame, readTurnAnswer } from '../turn-answer'
-import { body, errors, json, routes, sessionOf } from './helpers'
+import { body, errors, routes, sessionOf } from './helpers'
 
 const Headers = z.object({
   'x-session-id': SessionId.optional().openapi({
@@ -60,24 +60,10 @@ const completions = createRoute({
   },
 })
 
-const ModelListSchema = z
-  .object({
-    object: z.literal('list'),
-    data: z.array(z.object({ id: z.string(), object: z.literal('model'), owned_by: z.string() })),
-  })
-  .openapi('ModelList')
-
-const models = createRoute({
-  method: 'get',
-  path: '/v1/models',
-  summary: 'The models turns can use (OpenAI format)',
-  responses: { 200: json(ModelListSchema, 'The configured chat model'), ...errors(401) },
-})
-
 /** Reads a `done` frame's answer: small by design (see `doorAnswer`). */
 const answerOf = async (frame: DoneFrame) => JSON.parse(await new Response(frame.result).text()) as DoorAnswer
 
-/** The front door: `/v1/chat/completions` and `/v1/models`. */
+/** The front door: `/v1/chat/completions`. */
 export const chatCompletionRoutes = routes()
 chatCompletionRoutes.use('/v1/chat/completions', async (c, next) => {
   await next()
@@ -86,60 +72,55 @@ chatCompletionRoutes.use('/v1/chat/completions', async (c, next) => {
   const id = SessionId.safeParse(c.req.header('X-Session-Id'))
   if (id.success && id.data !== undefined && !c.res.headers.has('X-Session-Id')) c.res.headers.set('X-Session-Id', id.data)
 })
-chatCompletionRoutes
-  .openapi(completions, async (c) => {
-    const request = c.req.valid('json')
-    const headers = c.req.valid('header')
-    const sessionId = headers['x-session-id'] ?? request.session_id
-    if (sessionId === undefined) {
-      throw new ServiceError(
-        'invalid_request',
-        'X-Session-Id: the header (or the body’s session_id) is required: it names the session',
-      )
-    }
-    c.header('X-Session-Id', sessionId)
-    const input = await chatCompletionInput(request, headers['idempotency-key'])
-    if (headers['x-recall'] === 'on') input.request.recall = true
-    input.onDiverge = headers['x-on-diverge'] ?? onDivergeOf(c.env.ON_DIVERGE)
-    if (headers['x-regenerate'] === 'true') input.regenerate = true
-    const address = { userId: c.get('userId'), sessionId }
-    const answer = await readTurnAnswer(await sessionOf(c, sessionId).chatCompletion(address, input))
-    if (answer.rewound !== null) c.header('X-Rewound', String(answer.rewound))
-    const requested = request.model ?? modelSettings(c.env).chatModel
-    if (!request.stream) {
-      if (answer.first.type !== 'done') throw new Error('a plain completion answered with a delta')
-      return c.json(chatCompletion(await answerOf(answer.first), requested), 200)
-    }
-    const chunks = chunkWriter(requested)
-    const write = (sse: SSEStreamingApi, data: unknown) => sse.writeSSE({ data: JSON.stringify(data) })
-    let streamed = false
-    return answer.stream(c, {
-      start: (sse) => write(sse, chunks.role()),
-      end: (sse) => sse.writeSSE({ data: '[DONE]' }),
-      async delta(sse, text) {
-        streamed = true
-        await write(sse, chunks.content(text))
-      },
-      async toolCall(sse, call) {
-        streamed = true
-        await write(sse, chunks.toolCall(call))
-      },
-      error: (sse, error) => write(sse, { error: { ...error.body, type: error.code } }),
-      async done(sse, frame) {
-        const done = await answerOf(frame)
-        // A stored answer (a retry) comes whole: its reply goes out as one piece.
-        if (!streamed) {
-          if (done.reply.message.content) await write(sse, chunks.content(done.reply.message.content))
-          if (done.status === 'requires_action')
-            for (const call of done.reply.message.toolCalls ?? []) await write(sse, chunks.toolCall(call))
-        }
-        await write(sse, { ...chunks.finish(done.finishReason), model: answeringModel(done, requested) })
-        if (request.stream_options?.include_usage) await write(sse, chunks.usage(done.usage))
-      },
-    })
+chatCompletionRoutes.openapi(completions, async (c) => {
+  const request = c.req.valid('json')
+  const headers = c.req.valid('header')
+  const sessionId = headers['x-session-id'] ?? request.session_id
+  if (sessionId === undefined) {
+    throw new ServiceError(
+      'invalid_request',
+      'X-Session-Id: the header (or the body’s session_id) is required: it names the session',
+    )
+  }
+  c.header('X-Session-Id', sessionId)
+  const input = await chatCompletionInput(request, headers['idempotency-key'])
+  if (headers['x-recall'] === 'on') input.request.recall = true
+  input.onDiverge = headers['x-on-diverge'] ?? onDivergeOf(c.env.ON_DIVERGE)
+  if (headers['x-regenerate'] === 'true') input.regenerate = true
+  const address = { userId: c.get('userId'), sessionId }
+  const answer = await readTurnAnswer(await sessionOf(c, sessionId).door(address, input))
+  if (answer.rewound !== null) c.header('X-Rewound', String(answer.rewound))
+  const requested = request.model ?? modelSettings(c.env).chatModel
+  const stored = answer.first.type === 'done' ? await answerOf(answer.first) : null
+  if (!request.stream) {
+    if (!stored) throw new Error('a plain completion answered with a delta')
+    return c.json(chatCompletion(stored, requested), 200)
+  }
+  const chunks = chunkWriter(completionId(answer.replyId ?? stored!.reply.id), requested)
+  const write = (sse: SSEStreamingApi, data: unknown) => sse.writeSSE({ data: JSON.stringify(data) })
+  let streamed = false
+  return answer.stream(c, {
+    start: (sse) => write(sse, chunks.role()),
+    end: (sse) => sse.writeSSE({ data: '[DONE]' }),
+    async delta(sse, text) {
+      streamed = true
+      await write(sse, chunks.content(text))
+    },
+    async toolCall(sse, call) {
+      streamed = true
+      await write(sse, chunks.toolCall(call))
+    },
+    error: (sse, error) => write(sse, { error: { ...error.body, type: error.code } }),
+    async done(sse, frame) {
+      const done = stored ?? (await answerOf(frame))
+      // A stored answer (a retry) comes whole: its reply goes out as one piece.
+      if (!streamed) {
+        if (done.reply.message.content) await write(sse, chunks.content(done.reply.message.content))
+        if (done.status === 'requires_action')
+          for (const call of done.reply.message.toolCalls ?? []) await write(sse, chunks.toolCall(call))
+      }
+      await write(sse, { ...chunks.finish(done.finishReason), model: answeringModel(done, requested) })
+      if (request.stream_options?.include_usage) await write(sse, chunks.usage(done.usage))
+    },
   })
-  .openapi(models, (c) => {
-    const settings = modelSettings(c.env)
-    const data = settings.model ? [{ id: settings.chatModel, object: 'model' as const, owned_by: 'durable-sessions' }] : []
-    return c.json({ object: 'list' as const, data }, 200)
-  })
+})

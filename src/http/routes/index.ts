@@ -3,6 +3,8 @@ import { chatCompletionRoutes } from './chat-completions'
 import { compactRoutes } from './compact'
 import { eventRoutes } from './events'
 import { routes } from './helpers'
+import { messagesRoutes } from './messages'
+import { modelRoutes } from './models'
 import { searchRoutes } from './search'
 import { sessionRoutes } from './sessions'
 import { turnRoutes } from './turns'
@@ -16,3 +18,5 @@ export const apiRoutes = routes()
   .route('/', searchRoutes)
   .route('/', turnRoutes)
   .route('/', chatCompletionRoutes)
+  .route('/', messagesRoutes)
+  .route('/', modelRoutes)

@@ -18,14 +18,18 @@ export interface FrameEvents {
   toolCall(sse: SSEStreamingApi, call: ToolCall): Promise<void>
   error(sse: SSEStreamingApi, error: ServiceError): Promise<void>
   done(sse: SSEStreamingApi, frame: DoneFrame): Promise<void>
+  /** Written every `everyMs` while the stream is open, so that clients and proxies know it is alive while the turn waits. */
+  keepAlive?: { everyMs: number; write(sse: SSEStreamingApi): Promise<void> }
 }
 
 /** A turn's answer as the Worker reads it from the session object (see `object/frames`). */
 export interface TurnAnswer {
   /** The first frame of the answer, when it is not an error (a failure before anything was sent is an ordinary error response). */
-  first: Exclude<ReadFrame, { type: 'error' | 'rewound' }>
+  first: Exclude<ReadFrame, { type: 'error' | 'rewound' | 'reply' }>
   /** What a door's rewind abandoned (sent ahead of the answer, for a header); null when it made none. */
   rewound: number | null
+  /** The id the reply is stored with, when the model was called (a stored answer's is in its result). */
+  replyId: string | null
   /** Writes the frames, from the first on, as server-sent events until the one that ends them. */
   stream(c: Context, events: FrameEvents): Response
 }
@@ -56,27 +60,35 @@ async function* interruptible(frames: AsyncGenerator<ReadFrame>): AsyncGenerator
 export async function readTurnAnswer(stream: ReadableStream<Uint8Array>): Promise<TurnAnswer> {
   const frames = interruptible(turnFrames(stream))
   let rewound: number | null = null
+  let replyId: string | null = null
   let first = (await frames.next()).value
-  for (; first?.type === 'rewound'; first = (await frames.next()).value) rewound = first.abandoned
+  for (; first?.type === 'rewound' || first?.type === 'reply'; first = (await frames.next()).value) {
+    if (first.type === 'rewound') rewound = first.abandoned
+    else replyId = first.id
+  }
   if (!first) throw new Error('the turn ended without an answer')
   if (first.type === 'error') throw ServiceError.of(first.error)
   return {
     first,
     rewound,
+    replyId,
     stream: (c, events) =>
       streamSSE(c, async (sse) => {
         sse.onAbort(() => void frames.return(undefined))
         await events.start?.(sse)
+        const { keepAlive } = events
+        const timer = keepAlive && setInterval(() => void keepAlive.write(sse).catch(() => {}), keepAlive.everyMs)
         for (let frame: ReadFrame | undefined = first; frame; frame = (await frames.next()).value ?? undefined) {
           if (frame.type === 'delta') await events.delta(sse, frame.text)
           else if (frame.type === 'tool_call') await events.toolCall(sse, frame.call)
-          else if (frame.type === 'rewound') continue
+          else if (frame.type === 'rewound' || frame.type === 'reply') continue
           else if (frame.type === 'compacting') await events.compacting?.(sse)
           else {
             await (frame.type === 'error' ? events.error(sse, ServiceError.of(frame.error)) : events.done(sse, frame))
             break
           }
         }
+        if (timer !== undefined) clearInterval(timer)
         await events.end?.(sse)
       }),
   }

@@ -38,7 +38,7 @@ type Row = {
   parts: number
 }
 
-type EntryRow = Pick<Row, 'seq' | 'id' | 'role' | 'synthetic' | 'tokens'>
+type EntryRow = Pick<Row, 'seq' | 'id' | 'role' | 'synthetic' | 'tokens'> & { inline: number | null }
 
 /**
  * A range is walked by one statement whose rows are taken one at a time (`Sql.each`): only the
@@ -60,7 +60,10 @@ export interface ViewEntry extends PackedEvent {
   id: string
 }
 
-const ENTRY_COLUMNS = fragment('seq, id, role, synthetic, tokens')
+// Only a system message's metadata is read, for whether it is inline: other rows pay nothing.
+const ENTRY_COLUMNS = fragment(
+  "seq, id, role, synthetic, tokens, CASE WHEN role = 'system' THEN json_extract(metadata, '$.inline') END AS inline",
+)
 
 const entryOf = (row: EntryRow): ViewEntry => ({
   seq: row.seq,
@@ -68,6 +71,7 @@ const entryOf = (row: EntryRow): ViewEntry => ({
   tokens: row.tokens,
   role: row.role!,
   synthetic: row.synthetic === 1,
+  inline: row.inline === 1,
 })
 
 export class SessionLog {
@@ -93,7 +97,8 @@ export class SessionLog {
   /** The message events from `from` to before `seq` that a client was shown (not system, not synthetic), newest first, at most `limit`. */
   shownBefore(seq: number, limit: number, from = 1): SessionEvent[] {
     return this.events(this.sql.all<Row>`SELECT * FROM events
-      WHERE seq < ${seq} AND seq >= ${from} AND type = 'MESSAGE' AND role != 'system' AND synthetic = 0
+      WHERE seq < ${seq} AND seq >= ${from} AND type = 'MESSAGE' AND synthetic = 0
+        AND (role != 'system' OR json_extract(metadata, '$.inline') = 1)
       ORDER BY seq DESC LIMIT ${limit}`)
   }
 

@@ -1,5 +1,6 @@
 import { ServiceError, sessionNotFound } from '../../contract/errors'
 import { newEventId } from '../../contract/ids'
+import type { CreateSessionInput } from '../../contract/schemas'
 import type { SessionAddress } from '../../contract/session-address'
 import type { StepRecord } from '../../contract/turn-result'
 import {
@@ -71,6 +72,8 @@ export class OpenSession {
     private readonly parts: SessionParts,
     private readonly address: SessionAddress,
     found: SessionRecord | null,
+    /** What the session is created with when this request's first write creates it. */
+    private readonly created: CreateSessionInput = {},
   ) {
     this.incarnation = found?.createdAt ?? null
   }
@@ -237,7 +240,7 @@ export class OpenSession {
   }
 
   async writeTurn(events: NewMessageEvent[], step: StepRecord & { calibration: Calibration }): Promise<SessionEvent[]> {
-    const record = this.writable() ?? newRecord(this.address, {})
+    const record = this.writable() ?? newRecord(this.address, this.created)
     const calibrated = { ...record, calibration: step.calibration, lastUsage: step.usage }
     const stepWrite = this.parts.steps.writeOf(step)
     const written = await this.carryingRewind(events, (all, branch) =>
@@ -247,7 +250,7 @@ export class OpenSession {
   }
 
   async writeHistory(events: NewMessageEvent[]): Promise<SessionEvent[]> {
-    const record = this.writable() ?? newRecord(this.address, {})
+    const record = this.writable() ?? newRecord(this.address, this.created)
     const written = await this.carryingRewind(events, (all, branch) => this.parts.writer.write(record, all, { branch }))
     return written.events
   }

@@ -29,8 +29,8 @@ export function* openAIViewMessages(view: ViewCache, columns: ViewColumns, syste
   i = 0
   for (const event of view.eventsOf(seqsOf(otherAt))) {
     const at = otherAt[i++]!
-    // A system message is never repeated: it is given first, or not at all.
-    for (const message of openAIMessagesOf(event.message)) yield json(message)
+    // The system prompt is never repeated: it is given first, or not at all (an inline one is in place).
+    for (const message of openAIMessagesOf(event)) yield json(message)
     const placed = placement.after(at, event.message.toolCalls ?? [])
     if (placed.length === 0) continue
     const sources = [...new Set(placed.flatMap((p) => (p.from ? [p.from.at] : [])))].sort((a, b) => a - b)

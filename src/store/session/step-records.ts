@@ -1,5 +1,12 @@
 import type { StepRecord, StoredStep, Usage } from '../../contract/turn-result'
-import { clientMessagesOf, lineageRuns, type MessageEvent, type SessionEvent, type ShownMessage } from '../../core'
+import {
+  clientMessagesOf,
+  lineageRuns,
+  type MessageEvent,
+  type SessionEvent,
+  type ShownMessage,
+  type ShownOptions,
+} from '../../core'
 import type { Sql } from '../sql'
 import type { SessionLog } from './log'
 
@@ -105,12 +112,12 @@ export class StepRecords {
     return row && step ? { hash: row.hash, step } : null
   }
 
-  clientTail(count: number): { messages: ShownMessage[]; empty: boolean } {
+  clientTail(count: number, shown?: ShownOptions): { messages: ShownMessage[]; empty: boolean } {
     const tail: ShownMessage[] = [] // newest first
     let replies = 0 // the trailing assistant messages, while they last
     let trailing = true
     for (const event of this.shownOnLineage(count + 1)) {
-      for (const message of clientMessagesOf(event).reverse()) {
+      for (const message of clientMessagesOf(event, shown).reverse()) {
         if (trailing && message.role === 'assistant' && replies < TRAILING_REPLIES) replies++
         else trailing = false
         tail.push({ message, seq: event.seq, id: event.id })

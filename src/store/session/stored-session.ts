@@ -107,9 +107,9 @@ export class StoredSession {
     return record
   }
 
-  /** The session for one request that may create it: its first write does, when it does not exist. */
-  async open(address: SessionAddress): Promise<OpenSession> {
-    return new OpenSession(this.parts, address, await this.find())
+  /** The session for one request that may create it: its first write does (with `created`), when it does not exist. */
+  async open(address: SessionAddress, created?: CreateSessionInput): Promise<OpenSession> {
+    return new OpenSession(this.parts, address, await this.find(), created)
   }
 
   /** The session for one request that needs it to exist, or 404. */

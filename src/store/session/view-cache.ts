@@ -2,6 +2,7 @@ import {
   advanceStats,
   type BoundaryEvent,
   isBoundary,
+  isInline,
   type MessageEvent,
   namedIds,
   PackedColumns,
@@ -200,4 +201,5 @@ const entryOf = (event: MessageEvent): ViewEntry => ({
   tokens: event.tokens,
   role: event.message.role,
   synthetic: event.synthetic,
+  inline: isInline(event),
 })

@@ -1,0 +1,144 @@
+import { z } from '@hono/zod-openapi'
+import { LIMITS } from '../limits'
+import { depthOf } from './common'
+
+/**
+ * `POST /v1/messages`: the Anthropic Messages request as its door takes it. The honoured fields
+ * are checked; content the service cannot store (images, documents) is refused naming the block;
+ * any other field is kept for an Anthropic upstream, which gets it unchanged (and no other does).
+ */
+
+/** A JSON object value (a tool's input schema, a call's input), nested no deeper than metadata may be. */
+const JsonObject = z
+  .record(z.string(), z.unknown())
+  .refine((value) => depthOf(value, LIMITS.metadataDepth) <= LIMITS.metadataDepth, {
+    message: `must not be nested deeper than ${LIMITS.metadataDepth} levels`,
+  })
+
+/** The block types a message may hold, by role; each checked for the fields the door reads. */
+const BLOCK_FIELDS: Record<string, Record<string, z.ZodType>> = {
+  text: { text: z.string() },
+  tool_use: {
+    id: z.string().min(1).max(LIMITS.toolNameChars),
+    name: z.string().min(1).max(LIMITS.toolNameChars),
+    input: JsonObject,
+  },
+  tool_result: {
+    tool_use_id: z.string().min(1).max(LIMITS.toolNameChars),
+    content: z
+      .union([z.string(), z.array(z.looseObject({ type: z.string(), text: z.string().optional() })).max(LIMITS.contentParts)])
+      .optional(),
+    is_error: z.boolean().optional(),
+  },
+  thinking: { thinking: z.string(), signature: z.string().optional() },
+  redacted_thinking: { data: z.string() },
+}
+
+const ROLE_BLOCKS: Record<string, readonly string[]> = {
+  user: ['text', 'tool_result'],
+  assistant: ['text', 'tool_use', 'thinking', 'redacted_thinking'],
+  system: ['text'],
+}
+
+/** Blocks the service cannot store or send on: refused by name. */
+const UNSUPPORTED = new Set(['image', 'document', 'search_result', 'container_upload'])
+
+const Block = z.looseObject({ type: z.string() })
+
+const MessageSchema = z
+  .looseObject({
+    role: z.string(),
+    content: z.union([z.string(), z.array(Block).max(LIMITS.contentParts)]),
+  })
+  .superRefine((message, ctx) => {
+    const issue = (path: (string | number)[], text: string) => ctx.addIssue({ code: 'custom', path, message: text })
+    const allowed = ROLE_BLOCKS[message.role]
+    if (!allowed) {
+      issue(['role'], 'must be one of user, assistant, system')
+      return
+    }
+    if (typeof message.content === 'string') return
+    message.content.forEach((block, j) => {
+      if (UNSUPPORTED.has(block.type)) {
+        issue(
+          ['content', j, 'type'],
+          `unsupported: "${block.type}" blocks cannot be stored (text, tool_use and tool_result only)`,
+        )
+        return
+      }
+      if (!allowed.includes(block.type)) {
+        issue(['content', j, 'type'], `a ${message.role} message cannot hold "${block.type}" blocks (${allowed.join(', ')})`)
+        return
+      }
+      for (const [field, schema] of Object.entries(BLOCK_FIELDS[block.type]!)) {
+        const checked = schema.safeParse((block as Record<string, unknown>)[field])
+        if (!checked.success) issue(['content', j, field], checked.error.issues[0]?.message ?? 'is invalid')
+      }
+      if (block.type === 'tool_result' && Array.isArray(block.content)) {
+        ;(block.content as { type: string }[]).forEach((part, k) => {
+          if (part.type !== 'text')
+            issue(['content', j, 'content', k, 'type'], `unsupported: "${part.type}" blocks in a tool result`)
+        })
+      }
+    })
+  })
+
+const TextBlocks = z.array(z.looseObject({ type: z.literal('text'), text: z.string() })).max(LIMITS.contentParts)
+
+/** A client tool (`input_schema`); a server tool (`type` other than `custom`) is kept for an Anthropic upstream only. */
+const ToolSchema = z.looseObject({
+  name: z.string().min(1).max(LIMITS.toolNameChars),
+  type: z.string().optional(),
+  description: z.string().max(65_536).optional(),
+  input_schema: JsonObject.optional(),
+})
+
+const ToolChoiceSchema = z.looseObject({
+  type: z.enum(['auto', 'any', 'tool', 'none']),
+  name: z.string().min(1).optional(),
+  disable_parallel_tool_use: z.boolean().optional(),
+})
+
+/** The fields both routes read; `max_tokens` is required on `/v1/messages` only. */
+const fields = {
+  model: z.string().min(1).max(256),
+  messages: z.array(MessageSchema).min(1).max(LIMITS.chatMessages),
+  system: z.union([z.string(), TextBlocks]).optional(),
+  metadata: z.looseObject({ user_id: z.string().max(4096).nullable().optional() }).optional(),
+  stream: z.boolean().optional(),
+  stop_sequences: z.array(z.string().min(1)).max(16).optional(),
+  temperature: z.number().min(0).max(1).optional(),
+  top_p: z.number().gt(0).max(1).optional(),
+  tools: z.array(ToolSchema).max(LIMITS.toolItems).optional(),
+  tool_choice: ToolChoiceSchema.optional(),
+}
+const MaxTokens = z.int().min(1).max(1_000_000)
+
+function toolChecks(
+  input: { tools?: z.output<typeof ToolSchema>[]; tool_choice?: z.output<typeof ToolChoiceSchema> },
+  ctx: z.RefinementCtx,
+) {
+  if (input.tool_choice?.type === 'tool' && !input.tool_choice.name)
+    ctx.addIssue({ code: 'custom', path: ['tool_choice', 'name'], message: 'is required when type is "tool"' })
+  input.tools?.forEach((tool, i) => {
+    if ((tool.type === undefined || tool.type === 'custom') && tool.input_schema === undefined)
+      ctx.addIssue({ code: 'custom', path: ['tools', i, 'input_schema'], message: 'is required' })
+  })
+}
+
+export const MessagesRequestSchema = z
+  .looseObject({ ...fields, max_tokens: MaxTokens })
+  .superRefine(toolChecks)
+  .openapi('MessagesRequest', {
+    description:
+      'The Anthropic Messages request. Honoured: model, messages (text, tool_use, tool_result, thinking blocks; inline system messages), max_tokens, system, metadata.user_id, stream, stop_sequences, temperature, top_p, tools, tool_choice. Images and documents are refused (400). Other fields go unchanged to an Anthropic upstream only.',
+  })
+
+/** `POST /v1/messages/count_tokens`: the same request, `max_tokens` optional. */
+export const CountTokensRequestSchema = z
+  .looseObject({ ...fields, max_tokens: MaxTokens.optional() })
+  .superRefine(toolChecks)
+  .openapi('CountTokensRequest', { description: 'A Messages request whose prompt is counted, not sent.' })
+
+export type MessagesRequest = z.output<typeof CountTokensRequestSchema>
+export type MessagesMessage = MessagesRequest['messages'][number]

@@ -1,0 +1,27 @@
+import type { TurnResult } from '../contract/turn-result'
+
+/**
+ * What the Worker needs of a door turn's result to answer in its wire format: small, whatever its
+ * compactions listed. Each wire format's `answer` functions render it.
+ */
+export interface DoorAnswer {
+  reply: TurnResult['reply']
+  status: TurnResult['status']
+  usage: TurnResult['usage']
+  /** As the upstream reported it (OpenAI's names: `stop`, `length`, `tool_calls`); for a stored result, `tool_calls` or `stop`. */
+  finishReason: string
+}
+
+export function doorAnswer(result: TurnResult): DoorAnswer {
+  const stored = result.status === 'requires_action' ? 'tool_calls' : 'stop'
+  const finishReason = result.status === 'requires_action' ? 'tool_calls' : (result.finishReason ?? stored)
+  return { reply: result.reply, status: result.status, usage: result.usage, finishReason }
+}
+
+/** The model an answer names: the one the upstream reported (stored with the reply), else the requested one. */
+export const answeringModel = (answer: DoorAnswer, requested: string) =>
+  typeof answer.reply.metadata.model === 'string' ? answer.reply.metadata.model : requested
+
+/** The calls an answer asks the client to run (none unless it requires action). */
+export const requestedCalls = (answer: DoorAnswer) =>
+  answer.status === 'requires_action' ? (answer.reply.message.toolCalls ?? []) : []

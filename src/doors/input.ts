@@ -1,0 +1,40 @@
+import type { ClientMessage, ShownOptions } from '../core'
+import type { StepRequest } from '../turns/step'
+import type { OnDiverge } from './on-diverge'
+
+/**
+ * A door's request as the session object takes it, whatever its wire format: what each wire
+ * format's `request` function makes of its body (see `./chat-completions/request`,
+ * `./messages/request`).
+ */
+export interface DoorInput {
+  /** The conversation as the client sent it (its system prompt aside), in the neutral shape reconciliation matches. */
+  messages: ClientMessage[]
+  /** The request field each message came from, for errors naming it (`messages[3]`, `messages[2].content[1]`). */
+  fields: string[]
+  /** The field of a tool message that names the call it answers (`tool_call_id`, `tool_use_id`). */
+  toolCallIdField: string
+  /** What the wire format shows of a log (inline system messages or not): what the request is matched against. */
+  shown: ShownOptions
+  /** The model call's settings; `system` is the request's system prompt. */
+  request: StepRequest
+  /** The `Idempotency-Key` header, with the SHA-256 of the request's messages as JSON. */
+  idempotency?: { key: string; hash: string }
+  /** A history that left the session's: taken as a rewind to where it branched off (default), or refused with a 409. */
+  onDiverge?: OnDiverge
+  /** A request that repeats an answered one regenerates its reply instead of answering the stored one. */
+  regenerate?: boolean
+  /** The metadata the session is created with, when this request creates it (a subagent's names its parent). */
+  sessionMetadata?: Record<string, unknown>
+}
+
+/** The SHA-256 of a text, as hex. */
+async function sha256(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text))
+  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, '0')).join('')
+}
+
+/** An `Idempotency-Key` with the hash of the messages it was sent with (none without a key). */
+export async function idempotencyOf(key: string | undefined, messages: unknown): Promise<Pick<DoorInput, 'idempotency'>> {
+  return key === undefined ? {} : { idempotency: { key, hash: await sha256(JSON.stringify(messages)) } }
+}

@@ -1,0 +1,135 @@
+import type { Usage } from '../../contract/turn-result'
+import type { ToolCall } from '../../core'
+import { answeringModel, type DoorAnswer, requestedCalls } from '..'
+
+/**
+ * The Messages door's answers on the Anthropic wire: a `message` object, or the events of a
+ * stream (`message_start`, a `ping`, each content block's start, deltas and stop, `message_delta`
+ * with the stop reason and usage, `message_stop`).
+ */
+
+/** The message id of an answer: its reply's, so a retry answers the same id. */
+export const messageId = (replyId: string) => `msg_${replyId}`
+
+/** The upstream's finish reason in Anthropic's words (an Anthropic upstream's own pass as they are). */
+const STOP_REASON: Record<string, string> = {
+  stop: 'end_turn',
+  length: 'max_tokens',
+  tool_calls: 'tool_use',
+  content_filter: 'refusal',
+  end_turn: 'end_turn',
+  max_tokens: 'max_tokens',
+  stop_sequence: 'stop_sequence',
+  tool_use: 'tool_use',
+  refusal: 'refusal',
+  pause_turn: 'pause_turn',
+}
+
+const stopReason = (answer: DoorAnswer) =>
+  answer.status === 'requires_action' ? 'tool_use' : (STOP_REASON[answer.finishReason] ?? 'end_turn')
+
+/**
+ * Usage in Anthropic's meaning: `input_tokens` is what the upstream read of the (compacted)
+ * prompt outside its cache; 0 for what it did not report.
+ */
+export const anthropicUsage = (usage: Usage | null) => ({
+  input_tokens: usage?.promptTokens ?? 0,
+  output_tokens: usage?.completionTokens ?? 0,
+  cache_creation_input_tokens: 0,
+  cache_read_input_tokens: 0,
+})
+
+/** A call's arguments as a `tool_use` input: its JSON object, else what it sent kept under `invalid_arguments`. */
+function inputOf(call: ToolCall): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(call.arguments)
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>
+  } catch {}
+  return { invalid_arguments: call.arguments }
+}
+
+const toolUse = (call: ToolCall) => ({ type: 'tool_use' as const, id: call.id, name: call.name, input: inputOf(call) })
+
+/** A whole `message` (text, then the calls the client is asked to run). */
+export function anthropicMessage(answer: DoorAnswer, requested: string) {
+  const text = answer.reply.message.content ?? ''
+  return {
+    id: messageId(answer.reply.id),
+    type: 'message' as const,
+    role: 'assistant' as const,
+    model: answeringModel(answer, requested),
+    content: [...(text !== '' ? [{ type: 'text' as const, text }] : []), ...requestedCalls(answer).map(toolUse)],
+    stop_reason: stopReason(answer),
+    stop_sequence: null,
+    usage: anthropicUsage(answer.usage),
+  }
+}
+
+/** One server-sent event of the stream: its name and data. */
+export interface StreamEvent {
+  event: string
+  data: Record<string, unknown>
+}
+
+/**
+ * The events of one streamed message, in order: blocks are opened as their first piece comes
+ * and closed before the next one opens.
+ */
+export function messageStream(id: string, model: string) {
+  let index = -1
+  let open: 'text' | null = null
+  const event = (type: string, fields: Record<string, unknown> = {}): StreamEvent => ({ event: type, data: { type, ...fields } })
+  const close = (): StreamEvent[] => {
+    if (open === null) return []
+    open = null
+    return [event('content_block_stop', { index })]
+  }
+  return {
+    start: (): StreamEvent[] => [
+      event('message_start', {
+        message: {
+          id,
+          type: 'message',
+          role: 'assistant',
+          model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: anthropicUsage(null),
+        },
+      }),
+      event('ping'),
+    ],
+    ping: (): StreamEvent[] => [event('ping')],
+    text(text: string): StreamEvent[] {
+      const opening =
+        open === 'text'
+          ? []
+          : [...close(), event('content_block_start', { index: ++index, content_block: { type: 'text', text: '' } })]
+      open = 'text'
+      return [...opening, event('content_block_delta', { index, delta: { type: 'text_delta', text } })]
+    },
+    toolCall(call: ToolCall): StreamEvent[] {
+      const events = [
+        ...close(),
+        event('content_block_start', {
+          index: ++index,
+          content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} },
+        }),
+        event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(inputOf(call)) } }),
+        event('content_block_stop', { index }),
+      ]
+      return events
+    },
+    /** Whether any block went out (a stored answer comes whole, at the end). */
+    started: () => index >= 0,
+    end: (answer: DoorAnswer): StreamEvent[] => [
+      ...close(),
+      event('message_delta', {
+        delta: { stop_reason: stopReason(answer), stop_sequence: null },
+        usage: anthropicUsage(answer.usage),
+      }),
+      event('message_stop'),
+    ],
+  }
+}

@@ -1,0 +1,141 @@
+import type { MessagesMessage, MessagesRequest, ToolChoiceInput, ToolInput } from '../../contract/schemas'
+import type { ClientMessage } from '../../core'
+import { type DoorInput, idempotencyOf } from '..'
+
+/**
+ * An Anthropic Messages request as the door layer takes it: the system prompt (its leading
+ * `x-anthropic-billing-header:` line aside), each message as neutral messages — text blocks
+ * joined with a newline, `tool_use` blocks as calls, each `tool_result` block as a tool message
+ * (named by its block), thinking left out of matching — and the client tools as function tools.
+ *
+ * @example
+ * const input = await messagesInput(body, c.req.header('Idempotency-Key'))
+ */
+export async function messagesInput(body: MessagesRequest, idempotencyKey?: string): Promise<DoorInput> {
+  const messages: ClientMessage[] = []
+  const fields: string[] = []
+  body.messages.forEach((message, at) => {
+    for (const { message: neutral, field } of neutralMessages(message, `messages[${at}]`)) {
+      messages.push(neutral)
+      fields.push(field)
+    }
+  })
+  const system = systemPrompt(body.system)
+  const tools = clientTools(body.tools)
+  const options = Object.fromEntries(
+    Object.entries({
+      temperature: body.temperature,
+      topP: body.top_p,
+      maxTokens: body.max_tokens,
+      stop: body.stop_sequences?.length ? body.stop_sequences : undefined,
+    }).filter(([, value]) => value !== undefined),
+  )
+  const choice = toolChoice(body.tool_choice)
+  return {
+    messages,
+    fields,
+    toolCallIdField: 'tool_use_id',
+    shown: { inline: true },
+    request: {
+      ...(system !== undefined ? { system } : {}),
+      model: body.model,
+      stream: body.stream ?? false,
+      replyRoomAtMostHalf: true,
+      ...(tools.length > 0 ? { tools } : {}),
+      ...(tools.length > 0 && choice ? choice : {}),
+      ...(Object.keys(options).length > 0 ? { options } : {}),
+    },
+    ...(await idempotencyOf(idempotencyKey, body.messages)),
+  }
+}
+
+/** The billing line Claude Code puts first in its system prompt: not part of the prompt stored or matched. */
+const BILLING_LINE = /^x-anthropic-billing-header:[^\n]*(\n|$)/
+
+/** The system prompt: the text, or its text blocks joined with a newline; none when empty. */
+export function systemPrompt(system: MessagesRequest['system']): string | undefined {
+  if (system === undefined) return undefined
+  const text = (typeof system === 'string' ? [system] : system.map((block) => block.text))
+    .map((part) => part.replace(BILLING_LINE, ''))
+    .filter((part) => part !== '')
+    .join('\n')
+  return text === '' ? undefined : text
+}
+
+type Block = { type: string; [field: string]: unknown }
+
+const textOf = (content: string | Block[]): string =>
+  typeof content === 'string'
+    ? content
+    : content
+        .filter((block) => block.type === 'text')
+        .map((block) => block.text as string)
+        .join('\n')
+
+/**
+ * One request message as neutral messages, each with the field it came from: an inline system
+ * message as itself; a user message's
+ * tool results first (one tool message each), then its text; an assistant message's text and
+ * calls as one (nothing when it holds neither: thinking alone is not matched).
+ */
+function neutralMessages(message: MessagesMessage, field: string): { message: ClientMessage; field: string }[] {
+  const blocks: Block[] = typeof message.content === 'string' ? [] : message.content
+  if (message.role === 'system') return [{ message: { role: 'system', content: textOf(message.content) }, field }]
+  if (message.role === 'assistant') {
+    const toolCalls = blocks
+      .filter((block) => block.type === 'tool_use')
+      .map((block) => ({ id: block.id as string, name: block.name as string, arguments: JSON.stringify(block.input) }))
+    const content = textOf(message.content)
+    if (content === '' && toolCalls.length === 0) return []
+    return [{ message: { role: 'assistant', content, ...(toolCalls.length > 0 ? { toolCalls } : {}) }, field }]
+  }
+  const results = blocks.flatMap((block, j) =>
+    block.type === 'tool_result'
+      ? [
+          {
+            message: {
+              role: 'tool' as const,
+              content: block.content === undefined ? '' : textOf(block.content as string | Block[]),
+              toolCallId: block.tool_use_id as string,
+            },
+            field: `${field}.content[${j}]`,
+          },
+        ]
+      : [],
+  )
+  const text = textOf(message.content)
+  const hasText = typeof message.content === 'string' || blocks.some((block) => block.type === 'text')
+  return hasText || results.length === 0 ? [...results, { message: { role: 'user', content: text }, field }] : results
+}
+
+/** The client tools as function tools (server tools, which only Anthropic runs, are left out). */
+function clientTools(tools: MessagesRequest['tools']): ToolInput[] {
+  return (tools ?? [])
+    .filter((tool) => tool.type === undefined || tool.type === 'custom')
+    .map((tool) => ({
+      type: 'function' as const,
+      function: {
+        name: tool.name,
+        ...(tool.description !== undefined ? { description: tool.description } : {}),
+        parameters: tool.input_schema,
+      },
+    }))
+}
+
+/** `tool_choice` in the turn's names: `any` is `required`; `disable_parallel_tool_use` is `parallelToolCalls: false`. */
+function toolChoice(
+  choice: MessagesRequest['tool_choice'],
+): { toolChoice?: ToolChoiceInput; parallelToolCalls?: boolean } | null {
+  if (!choice) return null
+  const parallel = choice.disable_parallel_tool_use === true ? { parallelToolCalls: false } : {}
+  switch (choice.type) {
+    case 'auto':
+      return { toolChoice: 'auto', ...parallel }
+    case 'any':
+      return { toolChoice: 'required', ...parallel }
+    case 'none':
+      return { toolChoice: 'none' }
+    case 'tool':
+      return { toolChoice: { type: 'function', function: { name: choice.name! } }, ...parallel }
+  }
+}

@@ -1,0 +1,125 @@
+import { ServiceError } from '../contract/errors'
+import { storedResult, type TurnResult } from '../contract/turn-result'
+import { asksTurn, branchPoint, type ClientMessage, type NewMessageEvent, reconcile } from '../core'
+import { openContinuation, turnEvent } from '../turns/open-step'
+import { regenerate, runStep } from '../turns/run-turn'
+import type { TurnDeps } from '../turns/session'
+import type { DoorInput } from './input'
+import { historyOf, inlineSystemEvent, owedCalls, seedEvents, strayResult } from './seed'
+
+/** How far back a diverged request's branch point is looked for, beyond the request's own length (messages). */
+export const BRANCH_LOOKBACK = 10_000
+
+/**
+ * One door request with the session's memory: an `Idempotency-Key` seen before answers its first
+ * result; the request's messages are reconciled with the lineage's (see the core's `reconcile`) —
+ * a retry answers the stored reply (or, asked to regenerate, a new one), a history that left the
+ * session's rewinds to where it branched off (see {@link divergedTurn}), else only what is new is
+ * written, with the reply, as one turn step (leading tool messages are a continuation's results).
+ *
+ * @example
+ * const result = await doorTurn({ messages: [{ role: 'user', content: 'Hi' }], fields: ['messages[0]'], toolCallIdField: 'tool_call_id', request: {} }, deps)
+ */
+export async function doorTurn(input: DoorInput, deps: TurnDeps): Promise<TurnResult> {
+  const { session } = deps
+  const steps = await session.stepLog()
+  if (input.idempotency && steps) {
+    const found = steps.idempotent(input.idempotency.key)
+    if (found && found.hash !== input.idempotency.hash) {
+      throw new ServiceError('id_conflict', `Idempotency-Key "${input.idempotency.key}" was sent before with other messages`)
+    }
+    if (found) return storedResult(found.step)
+  }
+  const tail = steps?.clientTail(input.messages.length, input.shown) ?? { messages: [], empty: true }
+  const reconciled = reconcile(
+    input.messages,
+    tail.messages.map((shown) => shown.message),
+    { logIsEmpty: tail.empty },
+  )
+  if (reconciled.kind === 'refused') {
+    if (reconciled.code === 'history_diverged' && (input.onDiverge ?? 'rewind') === 'rewind') return divergedTurn(input, deps)
+    throw new ServiceError(reconciled.code, `${input.fields[reconciled.at]}: ${reconciled.reason}`)
+  }
+  if (reconciled.kind === 'retry') {
+    if (input.regenerate) return regenerate(undefined, input.request, deps)
+    return storedResult(steps!.storedReply(tail.messages.at(-1)!.seq))
+  }
+  return newMessagesTurn(input, reconciled.messages, reconciled.seeding, deps)
+}
+
+/**
+ * A history that left the session's (an edit, a regenerate by resending, a client that rewrote
+ * or compacted its own copy): the request means a rewind to where it branches off the lineage
+ * (the core's `branchPoint`, looked for within {@link BRANCH_LOOKBACK} messages beyond the
+ * request's length), then what follows that point is new. The REWIND (`divergence`) goes with
+ * the turn's first write; a history that shares nothing starts a fresh lineage holding what it
+ * sent. `onRewound` is told what the rewind abandons.
+ */
+async function divergedTurn(input: DoorInput, deps: TurnDeps): Promise<TurnResult> {
+  const tail = (await deps.session.stepLog())!.clientTail(input.messages.length + BRANCH_LOOKBACK, input.shown)
+  const { j, i } = branchPoint(
+    input.messages,
+    tail.messages.map((shown) => shown.message),
+  )
+  const to = i === 0 ? null : tail.messages[i - 1]!.id
+  const rewound = deps.session.rewindFirst({ to, position: 'at' }, 'divergence', 'messages')
+  deps.onRewound?.(rewound?.abandoned ?? 0)
+  const fresh = input.messages.slice(j)
+  if (!asksTurn(fresh)) {
+    throw new ServiceError(
+      'invalid_request',
+      `${input.fields.at(-1)}: the last message must be a user or tool message the session does not hold yet`,
+    )
+  }
+  // What follows the branch point is stored as sent (as a client seeds a session) when it holds
+  // replies of its own; else it is the usual new messages.
+  return newMessagesTurn(
+    input,
+    fresh,
+    fresh.some((message) => message.role === 'assistant'),
+    deps,
+  )
+}
+
+/** The request's new messages written with the reply, as one turn step (see {@link doorTurn}). */
+async function newMessagesTurn(
+  input: DoorInput,
+  fresh: readonly ClientMessage[],
+  seeding: boolean,
+  deps: TurnDeps,
+): Promise<TurnResult> {
+  const { session, estimator } = deps
+  const start = input.messages.length - fresh.length
+  const fields = input.fields.slice(start)
+  const step = { idempotency: input.idempotency }
+  if (seeding) {
+    // A seed after a branch point may begin with the results of the calls the view there owes.
+    const owed = fresh[0]?.role === 'tool' ? owedCalls(await session.newestTurn()) : []
+    const seeded = seedEvents(fresh, fields, estimator, owed)
+    return runStep({ ...seeded, ...step, closesPending: false, history: historyOf(seeded.added) }, input.request, deps)
+  }
+
+  // Leading tool messages answer the pending calls, as `toolResults` would; then user (and inline system) messages.
+  let results = 0
+  while (results < fresh.length && fresh[results]!.role === 'tool') results++
+  const added: NewMessageEvent[] = []
+  if (results > 0) {
+    const given = fresh.slice(0, results).map((message) => ({ id: message.toolCallId!, data: message.content }))
+    const key = (at: number, part: 'id' | 'name') => `${fields[at]}.${part === 'id' ? input.toolCallIdField : 'name'}`
+    const opened = await openContinuation(given, session, estimator, key)
+    if (opened.kind === 'done') return opened.result
+    added.push(opened.added)
+  }
+  for (const [i, message] of fresh.entries()) {
+    if (i < results) continue
+    if (message.role === 'tool') throw strayResult(fields[i]!)
+    added.push(
+      message.role === 'system'
+        ? inlineSystemEvent(message.content, estimator)
+        : turnEvent({ role: 'user', content: message.content }, estimator),
+    )
+  }
+  // A continuation's tool event stands for all its results: named by the first.
+  const addedFields = results > 0 ? [fields[0]!, ...fields.slice(results)] : fields
+  return runStep({ ...step, added, fields: addedFields, closesPending: results === 0 }, input.request, deps)
+}

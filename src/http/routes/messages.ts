@@ -1,0 +1,160 @@
+import { createRoute, z } from '@hono/zod-openapi'
+import type { SSEStreamingApi } from 'hono/streaming'
+import { ServiceError, unwrap } from '../../contract/errors'
+import { LIMITS } from '../../contract/limits'
+import { CountTokensRequestSchema, MessagesRequestSchema, SessionId } from '../../contract/schemas'
+import { type DoorAnswer, onDivergeOf } from '../../doors'
+import { anthropicMessage, messageId, messageStream, type StreamEvent } from '../../doors/messages/answer'
+import { anthropicError } from '../../doors/messages/errors'
+import { messagesInput } from '../../doors/messages/request'
+import { messagesSessionKey } from '../../doors/messages/session-key'
+import { type DoneFrame, readTurnAnswer } from '../turn-answer'
+import { body, json, routes, sessionOf } from './helpers'
+
+/** The Anthropic API versions the door speaks. */
+const VERSIONS = ['2023-06-01', '2026-10-21'] as const
+
+const Headers = z.object({
+  'x-session-id': SessionId.optional().openapi({
+    description: 'The session (else `x-claude-code-session-id`, else the session in `metadata.user_id`); created when absent.',
+  }),
+  'x-claude-code-session-id': z.string().optional().openapi({ description: 'Claude Code’s session id.' }),
+  'x-claude-code-agent-id': z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1–64 characters of A-Z a-z 0-9 . _ -')
+    .optional()
+    .openapi({ description: 'A subagent: its requests are stored in a session of their own, `<session>:<agent>`.' }),
+  'anthropic-version': z.enum(VERSIONS).optional(),
+  'x-on-diverge': z.enum(['rewind', 'reject']).optional(),
+  'x-regenerate': z.enum(['true', 'false']).optional(),
+  'idempotency-key': z.string().min(1).max(LIMITS.idempotencyKeyChars).optional(),
+})
+
+const AnthropicErrorSchema = z
+  .object({ type: z.literal('error'), error: z.object({ type: z.string(), message: z.string() }) })
+  .openapi('AnthropicError')
+
+const anthropicErrors = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((status) => [status, json(AnthropicErrorSchema, `Error (${status}), in Anthropic's shape`)]))
+
+const MessageSchema = z
+  .looseObject({
+    id: z.string(),
+    type: z.literal('message'),
+    role: z.literal('assistant'),
+    model: z.string(),
+    content: z.array(z.unknown()),
+    stop_reason: z.string().nullable(),
+    usage: z.looseObject({ input_tokens: z.int(), output_tokens: z.int() }),
+  })
+  .openapi('AnthropicMessage', { description: 'An Anthropic message (streamed: its server-sent events).' })
+
+const messages = createRoute({
+  method: 'post',
+  path: '/v1/messages',
+  summary: 'Anthropic Messages with the session’s memory',
+  description:
+    'Send the whole history or only what is new: each message is stored once (the rules of /v1/chat/completions). The session is named by `X-Session-Id`, `x-claude-code-session-id` or `metadata.user_id`; the response echoes `X-Session-Id`. Errors are in Anthropic’s shape.',
+  request: { headers: Headers, ...body(MessagesRequestSchema) },
+  responses: {
+    200: {
+      description: 'A message, or with `stream: true` its server-sent events',
+      content: { 'application/json': { schema: MessageSchema }, 'text/event-stream': { schema: MessageSchema } },
+    },
+    ...anthropicErrors(400, 401, 409, 413, 429, 502, 529),
+  },
+})
+
+const countTokens = createRoute({
+  method: 'post',
+  path: '/v1/messages/count_tokens',
+  summary: 'The tokens of the prompt a Messages request would send (nothing written)',
+  request: { headers: Headers, ...body(CountTokensRequestSchema) },
+  responses: {
+    200: json(z.object({ input_tokens: z.int() }).openapi('TokenCount'), 'The prompt’s tokens, calibrated'),
+    ...anthropicErrors(400, 401, 429),
+  },
+})
+
+/** The session a request names, or the 400 that says how to name one. */
+function sessionKeyOf(headers: z.output<typeof Headers>, userId: string | null | undefined) {
+  const key = messagesSessionKey(
+    {
+      sessionId: headers['x-session-id'],
+      claudeCodeSessionId: headers['x-claude-code-session-id'],
+      agentId: headers['x-claude-code-agent-id'],
+    },
+    userId,
+  )
+  if (!key) {
+    throw new ServiceError(
+      'invalid_request',
+      'X-Session-Id: the header (or x-claude-code-session-id, or a session_id in metadata.user_id) is required: it names the session',
+    )
+  }
+  const checked = SessionId.safeParse(key.sessionId)
+  if (!checked.success) {
+    throw new ServiceError(
+      'invalid_request',
+      `session id "${key.sessionId}": ${checked.error.issues[0]?.message ?? 'is invalid'}`,
+    )
+  }
+  return key
+}
+
+/** Reads a `done` frame's answer: small by design (see `doorAnswer`). */
+const answerOf = async (frame: DoneFrame) => JSON.parse(await new Response(frame.result).text()) as DoorAnswer
+
+const send = async (sse: SSEStreamingApi, events: StreamEvent[]) => {
+  for (const { event, data } of events) await sse.writeSSE({ event, data: JSON.stringify(data) })
+}
+
+/** Anthropic sends a ping at least this often while a stream waits. */
+const PING_MS = 10_000
+
+/** The Anthropic Messages door: `/v1/messages` and `/v1/messages/count_tokens`. */
+export const messagesRoutes = routes()
+  .openapi(messages, async (c) => {
+    const request = c.req.valid('json')
+    const headers = c.req.valid('header')
+    const key = sessionKeyOf(headers, request.metadata?.user_id)
+    c.header('X-Session-Id', key.sessionId)
+    const input = await messagesInput(request, headers['idempotency-key'])
+    input.onDiverge = headers['x-on-diverge'] ?? onDivergeOf(c.env.ON_DIVERGE)
+    if (headers['x-regenerate'] === 'true') input.regenerate = true
+    if (key.parentSessionId) input.sessionMetadata = { parentSessionId: key.parentSessionId }
+    const address = { userId: c.get('userId'), sessionId: key.sessionId }
+    const answer = await readTurnAnswer(await sessionOf(c, key.sessionId).door(address, input))
+    if (answer.rewound !== null) c.header('X-Rewound', String(answer.rewound))
+    const stored = answer.first.type === 'done' ? await answerOf(answer.first) : null
+    if (!request.stream) {
+      if (!stored) throw new Error('a plain message answered with a delta')
+      return c.json(anthropicMessage(stored, request.model), 200)
+    }
+    const events = messageStream(messageId(answer.replyId ?? stored!.reply.id), request.model)
+    return answer.stream(c, {
+      start: (sse) => send(sse, events.start()),
+      delta: (sse, text) => send(sse, events.text(text)),
+      toolCall: (sse, call) => send(sse, events.toolCall(call)),
+      error: (sse, error) => sse.writeSSE({ event: 'error', data: JSON.stringify(anthropicError(error).body) }),
+      keepAlive: { everyMs: PING_MS, write: (sse) => send(sse, events.ping()) },
+      async done(sse, frame) {
+        const done = stored ?? (await answerOf(frame))
+        // A stored answer (a retry) comes whole: its reply goes out as its blocks.
+        if (!events.started()) {
+          if (done.reply.message.content) await send(sse, events.text(done.reply.message.content))
+          if (done.status === 'requires_action')
+            for (const call of done.reply.message.toolCalls ?? []) await send(sse, events.toolCall(call))
+        }
+        await send(sse, events.end(done))
+      },
+    })
+  })
+  .openapi(countTokens, async (c) => {
+    const request = c.req.valid('json')
+    const headers = c.req.valid('header')
+    const key = sessionKeyOf(headers, request.metadata?.user_id)
+    const input = await messagesInput(request)
+    const address = { userId: c.get('userId'), sessionId: key.sessionId }
+    return c.json({ input_tokens: unwrap(await sessionOf(c, key.sessionId).countTokens(address, input)) }, 200)
+  })
