@@ -31,6 +31,9 @@
  * | `recall-<q>`    | when recall_history is offered: calls it with query q, then answers     |
  * |                 | `Recalled: <its result>`; `recallloop-<q>` calls it whenever offered      |
  * |                 | (then `Done after <n> recalls`); `recallmix-<q>` calls it and a client tool |
+ * | `reader`        | Claude Code's loop: after a user message holding `READ:<path>`, calls its |
+ * |                 | `Read` tool with `{"file_path": path}`; after its result, answers       |
+ * |                 | `Read: <the result's text>` (else like echo)                            |
  *
  * Usage comes from the wire only: prompt tokens are a token per 4 characters of what the prompt
  * carries (message contents, tool calls' names and arguments, the tools' JSON) plus 2 a message
@@ -307,6 +310,13 @@ const MODES: Record<string, (request: ChatRequest) => unknown> = {
   agent: (r) => {
     const results = trailingToolResults(r.body.messages)
     return results.length === 0 ? callFirstTool(r) : answer(r, `Results: ${results.join(' | ')}`)
+  },
+  reader: (r) => {
+    const [result] = trailingToolResults(r.body.messages)
+    if (result !== undefined) return answer(r, `Read: ${result}`)
+    const lastUser = [...r.body.messages].reverse().find((m) => m.role === 'user')?.content ?? ''
+    const path = /READ:(\S+)/.exec(lastUser)?.[1]
+    return path ? sendCalls(r, [{ id: 'read_1', name: 'Read', arguments: JSON.stringify({ file_path: path }) }]) : echo(r)
   },
   recall: recaller('recall'),
   recallloop: recaller('recallloop'),

@@ -1,0 +1,158 @@
+import { spawn } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { sign } from 'hono/jwt'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { serveWorker } from '../served/global-setup'
+
+/**
+ * Claude Code itself (`claude -p`, from the test-only package in test/cli, which .ci/run
+ * installs) pointed at the served Worker: `ANTHROPIC_BASE_URL`, the token as `ANTHROPIC_API_KEY`,
+ * a temporary HOME. Its prompt is ~12k tokens, so it gets a Worker of its own whose model window
+ * is 200k (the fake upstream is the same).
+ */
+const CLAUDE = resolve('test/cli/node_modules/.bin/claude')
+const why = existsSync(CLAUDE) ? '' : 'Claude Code is not installed: run `npm ci --prefix test/cli`'
+if (why) console.warn(`skipped: ${why}`)
+
+let worker: Awaited<ReturnType<typeof serveWorker>>
+let token: string
+const home = mkdtempSync(join(tmpdir(), 'claude-home-'))
+const work = mkdtempSync(join(tmpdir(), 'claude-work-'))
+
+beforeAll(async () => {
+  if (why) return
+  const upstream = inject('upstreamUrl')
+  worker = await serveWorker({
+    OPENAI_BASE_URL: `${upstream}/v1`,
+    CHAT_MODEL: 'echo',
+    SUMMARY_MODEL: 'echo',
+    CHAT_CONTEXT_TOKENS: '200000',
+    JWT_SECRET: inject('jwtSecret'),
+  })
+  token = await sign({ sub: 'claude-user', exp: Math.floor(Date.now() / 1000) + 3600 }, inject('jwtSecret'), 'HS256')
+}, 180_000)
+
+afterAll(async () => {
+  await worker?.stop()
+  rmSync(home, { recursive: true, force: true })
+  rmSync(work, { recursive: true, force: true })
+})
+
+/** Runs `claude -p` with these arguments; answers its JSON result. */
+function claude(args: string[]): Promise<{ result: string; session_id: string; is_error: boolean }> {
+  return new Promise((done, fail) => {
+    const child = spawn(CLAUDE, ['-p', ...args, '--output-format', 'json'], {
+      cwd: work,
+      env: {
+        PATH: process.env.PATH,
+        HOME: home,
+        ANTHROPIC_BASE_URL: worker.url.toString().replace(/\/$/, ''),
+        ANTHROPIC_API_KEY: token,
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        DISABLE_TELEMETRY: '1',
+        CLAUDE_CODE_MAX_RETRIES: '0',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk
+    })
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk
+    })
+    child.on('error', fail)
+    child.on('close', (code) => {
+      try {
+        done(JSON.parse(stdout))
+      } catch {
+        fail(new Error(`claude exited ${code}: ${stdout}\n${stderr}`))
+      }
+    })
+  })
+}
+
+/** The session's log through the API, as Claude Code's user. */
+async function logOf(sessionId: string): Promise<any[]> {
+  const response = await fetch(new URL(`/v1/sessions/${sessionId}/events?limit=1000`, worker.url), {
+    headers: { Authorization: `Bearer ${token}` },
+  })
+  if (!response.ok) throw new Error(`log of ${sessionId}: ${response.status} ${await response.text()}`)
+  return ((await response.json()) as { events: any[] }).events.filter((event) => event.type === 'MESSAGE')
+}
+
+/** What the fake upstream was sent for a tag. */
+const upstreamSent = async (tag: string): Promise<{ body: { messages: { role: string; content: string | null }[] } }[]> =>
+  (await fetch(`${inject('upstreamUrl')}/__requests?tag=${encodeURIComponent(tag)}`)).json() as never
+
+const roles = (log: any[]) => log.map((event) => (event.metadata.inline ? 'system(inline)' : event.message.role))
+
+describe.skipIf(why)('Claude Code (claude -p) against the Messages door', () => {
+  const sessionId = randomUUID()
+  const tag = `cc${Date.now().toString(36)}`
+
+  it('a plain turn: stored as its system prompt, the question, its environment (inline) and the reply', async () => {
+    const run = await claude(['--session-id', sessionId, '--model', `echo#${tag}`, 'What is durable-sessions?'])
+    expect(run.is_error, JSON.stringify(run)).toBe(false)
+    expect(run.result).toMatch(/^Echo: /)
+    const log = await logOf(sessionId)
+    expect(roles(log)).toEqual(['system', 'user', 'system(inline)', 'assistant'])
+    expect(log[0].message.content).toMatch(/Claude/)
+    expect(log[0].message.content).not.toMatch(/^x-anthropic-billing-header/)
+    expect(log[1].message.content).toMatch(/What is durable-sessions\?/)
+    // The model was sent the inline message where it was, after the question.
+    const [sent] = await upstreamSent(tag)
+    expect(sent!.body.messages.map((m) => m.role)).toEqual(['system', 'user', 'system'])
+  })
+
+  it('--resume resends the whole history: only the new question and its reply are stored', async () => {
+    const run = await claude(['--resume', sessionId, '--model', `echo#${tag}`, 'And what does it store?'])
+    expect(run.is_error, JSON.stringify(run)).toBe(false)
+    expect(run.result).toMatch(/And what does it store\?/)
+    const log = await logOf(sessionId)
+    expect(roles(log).slice(0, 4)).toEqual(['system', 'user', 'system(inline)', 'assistant'])
+    expect(
+      roles(log)
+        .slice(4)
+        .filter((role) => role !== 'system(inline)'),
+    ).toEqual(['user', 'assistant'])
+    expect(log.filter((event) => /What is durable-sessions\?/.test(event.message.content ?? ''))).toHaveLength(1)
+    const sent = await upstreamSent(tag)
+    expect(sent.at(-1)!.body.messages.filter((m) => m.role === 'assistant')).toHaveLength(1)
+  })
+
+  it('a turn where the model calls Read and Claude Code runs it: the call, its result and the answer stored in order', async () => {
+    const readTag = `ccr${Date.now().toString(36)}`
+    const file = join(work, 'note.txt')
+    writeFileSync(file, 'the secret word is marmalade\n')
+    const id = randomUUID()
+    // The prompt first: --allowedTools takes every argument after it that is not a flag.
+    const run = await claude([
+      `Please READ:${file}`,
+      '--session-id',
+      id,
+      '--model',
+      `reader#${readTag}`,
+      '--allowedTools',
+      'Read',
+    ])
+    expect(run.is_error, JSON.stringify(run)).toBe(false)
+    expect(run.result).toMatch(/^Read: .*marmalade/s)
+    const log = await logOf(id)
+    const call = log.find((event) => event.message.toolCalls)
+    expect(call.message.toolCalls).toEqual([{ id: 'read_1', name: 'Read', arguments: JSON.stringify({ file_path: file }) }])
+    const result = log.find((event) => event.message.role === 'tool')
+    expect(result.message.toolResponses[0]).toMatchObject({ id: 'read_1', name: 'Read' })
+    expect(result.message.toolResponses[0].data).toMatch(/marmalade/)
+    expect(log.at(-1).message.content).toMatch(/^Read: .*marmalade/s)
+    expect(log.indexOf(call)).toBeLessThan(log.indexOf(result))
+    // The second request resent the history: the model got the call and its result once each.
+    const sent = await upstreamSent(readTag)
+    expect(sent).toHaveLength(2)
+    expect(sent[1]!.body.messages.filter((m) => m.role === 'tool')).toHaveLength(1)
+  })
+})
