@@ -10,12 +10,14 @@ export interface DoorAnswer {
   usage: TurnResult['usage']
   /** As the upstream reported it (OpenAI's names: `stop`, `length`, `tool_calls`); for a stored result, `tool_calls` or `stop`. */
   finishReason: string
+  /** False for an answer the session did not store (see `passthroughTurn`). */
+  stored: boolean
 }
 
 export function doorAnswer(result: TurnResult): DoorAnswer {
   const stored = result.status === 'requires_action' ? 'tool_calls' : 'stop'
   const finishReason = result.status === 'requires_action' ? 'tool_calls' : (result.finishReason ?? stored)
-  return { reply: result.reply, status: result.status, usage: result.usage, finishReason }
+  return { reply: result.reply, status: result.status, usage: result.usage, finishReason, stored: true }
 }
 
 /** The model an answer names: the one the upstream reported (stored with the reply), else the requested one. */

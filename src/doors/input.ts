@@ -24,6 +24,14 @@ export interface DoorInput {
   onDiverge?: OnDiverge
   /** A request that repeats an answered one regenerates its reply instead of answering the stored one. */
   regenerate?: boolean
+  /** Answered without reading or writing the session (a client's auxiliary request: see `passthroughTurn`). */
+  passthrough?: boolean
+  /**
+   * A request that shares no message with the lineage and whose system prompt is not the
+   * session's is a side conversation, answered unstored (the Messages door: Claude Code's titles
+   * and classifiers).
+   */
+  sideConversations?: boolean
   /** The metadata the session is created with, when this request creates it (a subagent's names its parent). */
   sessionMetadata?: Record<string, unknown>
 }

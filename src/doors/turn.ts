@@ -4,23 +4,36 @@ import { asksTurn, branchPoint, type ClientMessage, type NewMessageEvent, reconc
 import { openContinuation, turnEvent } from '../turns/open-step'
 import { regenerate, runStep } from '../turns/run-turn'
 import type { TurnDeps } from '../turns/session'
+import { type DoorAnswer, doorAnswer } from './answer'
 import type { DoorInput } from './input'
+import { passthroughTurn } from './passthrough'
 import { historyOf, inlineSystemEvent, owedCalls, seedEvents, strayResult } from './seed'
 
 /** How far back a diverged request's branch point is looked for, beyond the request's own length (messages). */
 export const BRANCH_LOOKBACK = 10_000
 
 /**
- * One door request with the session's memory: an `Idempotency-Key` seen before answers its first
- * result; the request's messages are reconciled with the lineage's (see the core's `reconcile`) —
- * a retry answers the stored reply (or, asked to regenerate, a new one), a history that left the
- * session's rewinds to where it branched off (see {@link divergedTurn}), else only what is new is
- * written, with the reply, as one turn step (leading tool messages are a continuation's results).
+ * One door request: answered without the session when the client says it is auxiliary (see
+ * `passthroughTurn`), else with the session's memory (see {@link sessionTurn}).
  *
  * @example
- * const result = await doorTurn({ messages: [{ role: 'user', content: 'Hi' }], fields: ['messages[0]'], toolCallIdField: 'tool_call_id', request: {} }, deps)
+ * const answer = await doorTurn({ messages: [{ role: 'user', content: 'Hi' }], fields: ['messages[0]'], toolCallIdField: 'tool_call_id', shown: { inline: false }, request: {} }, deps)
  */
-export async function doorTurn(input: DoorInput, deps: TurnDeps): Promise<TurnResult> {
+export async function doorTurn(input: DoorInput, deps: TurnDeps): Promise<DoorAnswer> {
+  if (input.passthrough) return passthroughTurn(input, deps)
+  const result = await sessionTurn(input, deps)
+  return 'stored' in result ? result : doorAnswer(result)
+}
+
+/**
+ * A door request with the session's memory: an `Idempotency-Key` seen before answers its first
+ * result; the request's messages are reconciled with the lineage's (see the core's `reconcile`) —
+ * a retry answers the stored reply (or, asked to regenerate, a new one), a history that left the
+ * session's rewinds to where it branched off (see {@link divergedTurn}), a side conversation is
+ * answered unstored (see {@link isSideConversation}), else only what is new is written, with the
+ * reply, as one turn step (leading tool messages are a continuation's results).
+ */
+async function sessionTurn(input: DoorInput, deps: TurnDeps): Promise<TurnResult | DoorAnswer> {
   const { session } = deps
   const steps = await session.stepLog()
   if (input.idempotency && steps) {
@@ -44,7 +57,27 @@ export async function doorTurn(input: DoorInput, deps: TurnDeps): Promise<TurnRe
     if (input.regenerate) return regenerate(undefined, input.request, deps)
     return storedResult(steps!.storedReply(tail.messages.at(-1)!.seq))
   }
+  // Nothing of the request is known: a side conversation, when it shares nothing with the lineage.
+  if (reconciled.messages.length === input.messages.length && !tail.empty && (await isSideConversation(input, deps))) {
+    const { j } = branchPoint(input.messages, lineageTail(input, steps!))
+    if (j === 0) return passthroughTurn(input, deps)
+  }
   return newMessagesTurn(input, reconciled.messages, reconciled.seeding, deps)
+}
+
+/** The lineage's messages a diverged request's branch point is looked for in (see {@link BRANCH_LOOKBACK}). */
+const lineageTail = (input: DoorInput, steps: NonNullable<Awaited<ReturnType<TurnDeps['session']['stepLog']>>>) =>
+  steps.clientTail(input.messages.length + BRANCH_LOOKBACK, input.shown).messages.map((shown) => shown.message)
+
+/**
+ * Whether a request that shares no message with the session's lineage is a side conversation (a
+ * client's title or classifier request on its session): on a door that has them, one whose
+ * system prompt is not the session's.
+ */
+async function isSideConversation(input: DoorInput, deps: TurnDeps): Promise<boolean> {
+  const system = input.request.system
+  if (!input.sideConversations || system === undefined) return false
+  return system !== (await deps.session.promptState())?.latestSystem?.content
 }
 
 /**
@@ -53,14 +86,15 @@ export async function doorTurn(input: DoorInput, deps: TurnDeps): Promise<TurnRe
  * (the core's `branchPoint`, looked for within {@link BRANCH_LOOKBACK} messages beyond the
  * request's length), then what follows that point is new. The REWIND (`divergence`) goes with
  * the turn's first write; a history that shares nothing starts a fresh lineage holding what it
- * sent. `onRewound` is told what the rewind abandons.
+ * sent (or, a side conversation, is answered unstored). `onRewound` is told what the rewind abandons.
  */
-async function divergedTurn(input: DoorInput, deps: TurnDeps): Promise<TurnResult> {
+async function divergedTurn(input: DoorInput, deps: TurnDeps): Promise<TurnResult | DoorAnswer> {
   const tail = (await deps.session.stepLog())!.clientTail(input.messages.length + BRANCH_LOOKBACK, input.shown)
   const { j, i } = branchPoint(
     input.messages,
     tail.messages.map((shown) => shown.message),
   )
+  if (j === 0 && (await isSideConversation(input, deps))) return passthroughTurn(input, deps)
   const to = i === 0 ? null : tail.messages[i - 1]!.id
   const rewound = deps.session.rewindFirst({ to, position: 'at' }, 'divergence', 'messages')
   deps.onRewound?.(rewound?.abandoned ?? 0)

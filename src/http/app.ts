@@ -88,6 +88,7 @@ app.use(
       'X-Request-Id',
       'X-Session-Id',
       'X-Rewound',
+      'X-Stored',
       'request-id',
       'Retry-After',
       'X-RateLimit-Limit',

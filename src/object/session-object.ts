@@ -19,7 +19,7 @@ import type {
 } from '../contract/schemas'
 import type { SessionAddress } from '../contract/session-address'
 import { defaultEstimator, type TokenEstimator } from '../core'
-import { countPromptTokens, type DoorInput, doorAnswer, doorTurn } from '../doors'
+import { countPromptTokens, type DoorInput, doorTurn } from '../doors'
 import { jsonAnswer } from '../json-stream'
 import { limitsOf } from '../rate-limits'
 import type { ViewFormat } from '../store/session/answers'
@@ -217,9 +217,10 @@ export class SessionObject extends DurableObject<Env> {
     const created = input.sessionMetadata ? { metadata: input.sessionMetadata } : undefined
     return this.runner.run(
       () => this.stored.open(address, created),
-      this.runSettings(address, input.request.stream === true, true),
+      // A passthrough neither reads nor writes the session: it waits for no turn.
+      { ...this.runSettings(address, input.request.stream === true, true), queued: !input.passthrough },
       (deps) => doorTurn(input, deps),
-      (result) => [JSON.stringify(doorAnswer(result))],
+      (answer) => [JSON.stringify(answer)],
     )
   }
 

@@ -27,6 +27,8 @@ export interface RunSettings {
   door: boolean
   /** The user's limits (none when every limit is off); read when the run is asked for, a misconfigured one being its error. */
   limiter: () => TurnLimiter | undefined
+  /** Whether the run waits for the session's runs before it (default); one that uses no storage need not. */
+  queued?: boolean
 }
 
 /**
@@ -78,7 +80,7 @@ export class TurnRunner {
       onDelta: stream ? (text) => frames.send({ type: 'delta', text }) : undefined,
       onToolCall: stream ? (call) => frames.send({ type: 'tool_call', call }) : undefined,
       onRewound: (abandoned) => frames.send({ type: 'rewound', abandoned }),
-      onReply: (id) => frames.send({ type: 'reply', id }),
+      onReply: (id, stored) => frames.send({ type: 'reply', id, stored }),
       // A door's answer keeps its status until it is known: only a streamed `/turns` turn says it waits.
       onCompacting: stream && !settings.door ? () => frames.send({ type: 'compacting' }) : undefined,
       written,
@@ -98,6 +100,7 @@ export class TurnRunner {
       // One run too many waiting on this session is refused before it queues (checked and queued
       // at once: nothing is awaited in between).
       if (limiter && limiter.maxQueued > 0 && this.queue.waiting >= limiter.maxQueued) throw await limiter.queueFull()
+      if (settings.queued === false) return use(deps(await open(), limiter, () => {}))
       return this.queue.run(async (written) => use(deps(await open(), limiter, written)))
     })()
     result.then((value) => frames.finish(answer(value)), failed)

@@ -109,8 +109,8 @@ export interface TurnDeps {
   onToolCall?: (call: ToolCall) => void
   /** Told what a door's rewind abandons, before the model is called (a response header says it). */
   onRewound?: (abandoned: number) => void
-  /** Told the id the reply will be stored with, when the model is first called. */
-  onReply?: (id: string) => void
+  /** Told the reply's id when the model is first called, and whether the reply will be stored. */
+  onReply?: (id: string, stored: boolean) => void
   /** Told that the turn waits for the session's background pass to make room (streamed `/turns` turns only). */
   onCompacting?: () => void
   /** Called once the turn's events are written: the next turn on the session may start. */

@@ -41,7 +41,7 @@ export class StepCaller {
     const ids = this.ids
     let position = 0
     this.reached()
-    deps.onReply?.(step.replyId)
+    deps.onReply?.(step.replyId, true)
     const reply = await step.model.chat({
       model: step.modelName,
       messages: toOpenAIMessages([...view, ...step.added, ...extra], system),

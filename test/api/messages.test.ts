@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest'
-import { type Call, call, newSessionId, newTag, parseSSE, tokenFor, upstreamRequests, wholeLog } from '../helpers'
+import {
+  type Call,
+  call,
+  newSessionId,
+  newTag,
+  parseSSE,
+  releaseUpstream,
+  tokenFor,
+  untilUpstreamReceived,
+  upstreamRequests,
+  wholeLog,
+} from '../helpers'
 
 /** A Messages request as an Anthropic client sends it: the version header, the session in `X-Session-Id` (unless `session` is null). */
 const send = (session: string | null, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
@@ -276,6 +287,83 @@ describe('the session a Messages request is about', () => {
     expect(shown(await wholeLog(`${main}:agent7`))).toEqual(['user:explore', 'assistant:Echo: explore'])
     const session = await call('GET', `/v1/sessions/${main}:agent7`)
     expect(session.body.metadata).toEqual({ parentSessionId: main })
+  })
+})
+
+describe('requests that are not part of the conversation', () => {
+  /** A session with a system prompt and one answered turn. */
+  async function conversation() {
+    const id = newSessionId()
+    await send(id, { model: 'echo', system: 'You code.', messages: [u('Fix the bug')] })
+    return { id, log: shown(await wholeLog(id)) }
+  }
+
+  it('x-claude-code-request-class auxiliary or compaction: sent as it is, answered, the session untouched (X-Stored: false)', async () => {
+    const { id, log } = await conversation()
+    for (const requestClass of ['auxiliary', 'compaction']) {
+      const tag = newTag()
+      const history = [u('Fix the bug'), a('Done.'), u('Summarize this conversation')]
+      const result = await send(
+        id,
+        { model: `echo#${tag}`, system: 'You summarize.', messages: history },
+        {
+          'x-claude-code-request-class': requestClass,
+        },
+      )
+      expect(result.status, result.text).toBe(200)
+      expect(result.headers.get('X-Stored')).toBe('false')
+      expect(result.body.content).toEqual([{ type: 'text', text: 'Echo: Summarize this conversation' }])
+      const [sent] = await upstreamRequests(tag)
+      expect(sent!.body.messages.map((m) => `${m.role}:${m.content}`)).toEqual([
+        'system:You summarize.',
+        'user:Fix the bug',
+        'assistant:Done.',
+        'user:Summarize this conversation',
+      ])
+    }
+    const streamed = await send(
+      id,
+      { model: 'echo', stream: true, system: 'x', messages: [u('A title, please')] },
+      { 'x-claude-code-request-class': 'auxiliary' },
+    )
+    expect(streamed.headers.get('X-Stored')).toBe('false')
+    expect(parseSSE(streamed.text).at(-1)!.event).toBe('message_stop')
+    expect(shown(await wholeLog(id))).toEqual(log)
+  })
+
+  it('an auxiliary request does not wait for the session’s running turn', async () => {
+    const { id } = await conversation()
+    const held = newTag()
+    const running = send(id, { model: `hold#${held}`, system: 'You code.', messages: [u('A long task')] })
+    await untilUpstreamReceived(held)
+    const auxiliary = await send(
+      id,
+      { model: 'echo', system: 'x', messages: [u('A title')] },
+      { 'x-claude-code-request-class': 'auxiliary' },
+    )
+    expect(auxiliary.status).toBe(200)
+    expect(await releaseUpstream(held)).toBe(1)
+    expect((await running).status).toBe(200)
+  })
+
+  it('a side conversation — nothing shared with the lineage, another system prompt — is answered unstored', async () => {
+    const { id, log } = await conversation()
+    const side = await send(id, { model: 'echo', system: 'Write a 3-word title.', messages: [u('Fix the bug in main.ts')] })
+    expect(side.status, side.text).toBe(200)
+    expect(side.headers.get('X-Stored')).toBe('false')
+    expect(shown(await wholeLog(id))).toEqual(log)
+    // The same system prompt: only what is new, stored.
+    const next = await send(id, { model: 'echo', system: 'You code.', messages: [u('And the tests?')] })
+    expect(next.headers.get('X-Stored')).toBeNull()
+    expect(shown(await wholeLog(id)).slice(-2)).toEqual(['user:And the tests?', 'assistant:Echo: And the tests?'])
+    // A history sharing its start with the lineage is no side conversation, whatever its system prompt.
+    const edited = await send(id, {
+      model: 'echo',
+      system: 'You code well.',
+      messages: [u('Fix the bug'), a('Echo: Fix the bug'), u('Edited')],
+    })
+    expect(edited.headers.get('X-Stored')).toBeNull()
+    expect(edited.headers.get('X-Rewound')).toBe('2')
   })
 })
 

@@ -91,12 +91,13 @@ chatCompletionRoutes.openapi(completions, async (c) => {
   const answer = await readTurnAnswer(await sessionOf(c, sessionId).door(address, input))
   if (answer.rewound !== null) c.header('X-Rewound', String(answer.rewound))
   const requested = request.model ?? modelSettings(c.env).chatModel
-  const stored = answer.first.type === 'done' ? await answerOf(answer.first) : null
+  // An answer that comes whole (a plain one, a retry's) is read at once.
+  const whole = answer.first.type === 'done' ? await answerOf(answer.first) : null
   if (!request.stream) {
-    if (!stored) throw new Error('a plain completion answered with a delta')
-    return c.json(chatCompletion(stored, requested), 200)
+    if (!whole) throw new Error('a plain completion answered with a delta')
+    return c.json(chatCompletion(whole, requested), 200)
   }
-  const chunks = chunkWriter(completionId(answer.replyId ?? stored!.reply.id), requested)
+  const chunks = chunkWriter(completionId(answer.replyId ?? whole!.reply.id), requested)
   const write = (sse: SSEStreamingApi, data: unknown) => sse.writeSSE({ data: JSON.stringify(data) })
   let streamed = false
   return answer.stream(c, {
@@ -112,7 +113,7 @@ chatCompletionRoutes.openapi(completions, async (c) => {
     },
     error: (sse, error) => write(sse, { error: { ...error.body, type: error.code } }),
     async done(sse, frame) {
-      const done = stored ?? (await answerOf(frame))
+      const done = whole ?? (await answerOf(frame))
       // A stored answer (a retry) comes whole: its reply goes out as one piece.
       if (!streamed) {
         if (done.reply.message.content) await write(sse, chunks.content(done.reply.message.content))

@@ -24,6 +24,10 @@ const Headers = z.object({
     .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1–64 characters of A-Z a-z 0-9 . _ -')
     .optional()
     .openapi({ description: 'A subagent: its requests are stored in a session of their own, `<session>:<agent>`.' }),
+  'x-claude-code-request-class': z.string().max(64).optional().openapi({
+    description:
+      '`auxiliary` or `compaction` (Claude Code with CLAUDE_CODE_GATEWAY_HINT_HEADERS=1): sent to the model as it is, the session neither read nor written (`X-Stored: false`).',
+  }),
   'anthropic-version': z.enum(VERSIONS).optional(),
   'x-on-diverge': z.enum(['rewind', 'reject']).optional(),
   'x-regenerate': z.enum(['true', 'false']).optional(),
@@ -109,6 +113,9 @@ const send = async (sse: SSEStreamingApi, events: StreamEvent[]) => {
   for (const { event, data } of events) await sse.writeSSE({ event, data: JSON.stringify(data) })
 }
 
+/** Request classes Claude Code marks as not part of the conversation: answered without the session. */
+const PASSTHROUGH_CLASSES = new Set(['auxiliary', 'compaction'])
+
 /** Anthropic sends a ping at least this often while a stream waits. */
 const PING_MS = 10_000
 
@@ -123,15 +130,19 @@ export const messagesRoutes = routes()
     input.onDiverge = headers['x-on-diverge'] ?? onDivergeOf(c.env.ON_DIVERGE)
     if (headers['x-regenerate'] === 'true') input.regenerate = true
     if (key.parentSessionId) input.sessionMetadata = { parentSessionId: key.parentSessionId }
+    input.sideConversations = true
+    input.passthrough = PASSTHROUGH_CLASSES.has(headers['x-claude-code-request-class'] ?? '')
     const address = { userId: c.get('userId'), sessionId: key.sessionId }
     const answer = await readTurnAnswer(await sessionOf(c, key.sessionId).door(address, input))
     if (answer.rewound !== null) c.header('X-Rewound', String(answer.rewound))
-    const stored = answer.first.type === 'done' ? await answerOf(answer.first) : null
+    if (!answer.stored) c.header('X-Stored', 'false')
+    // An answer that comes whole (a plain one, a retry's) is read at once.
+    const whole = answer.first.type === 'done' ? await answerOf(answer.first) : null
     if (!request.stream) {
-      if (!stored) throw new Error('a plain message answered with a delta')
-      return c.json(anthropicMessage(stored, request.model), 200)
+      if (!whole) throw new Error('a plain message answered with a delta')
+      return c.json(anthropicMessage(whole, request.model), 200)
     }
-    const events = messageStream(messageId(answer.replyId ?? stored!.reply.id), request.model)
+    const events = messageStream(messageId(answer.replyId ?? whole!.reply.id), request.model)
     return answer.stream(c, {
       start: (sse) => send(sse, events.start()),
       delta: (sse, text) => send(sse, events.text(text)),
@@ -139,7 +150,7 @@ export const messagesRoutes = routes()
       error: (sse, error) => sse.writeSSE({ event: 'error', data: JSON.stringify(anthropicError(error).body) }),
       keepAlive: { everyMs: PING_MS, write: (sse) => send(sse, events.ping()) },
       async done(sse, frame) {
-        const done = stored ?? (await answerOf(frame))
+        const done = whole ?? (await answerOf(frame))
         // A stored answer (a retry) comes whole: its reply goes out as its blocks.
         if (!events.started()) {
           if (done.reply.message.content) await send(sse, events.text(done.reply.message.content))

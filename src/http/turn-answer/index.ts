@@ -28,8 +28,10 @@ export interface TurnAnswer {
   first: Exclude<ReadFrame, { type: 'error' | 'rewound' | 'reply' }>
   /** What a door's rewind abandoned (sent ahead of the answer, for a header); null when it made none. */
   rewound: number | null
-  /** The id the reply is stored with, when the model was called (a stored answer's is in its result). */
+  /** The reply's id, when the model was called (a stored answer's is in its result). */
   replyId: string | null
+  /** False when the reply will not be stored (a door's passthrough); known before the first frame. */
+  stored: boolean
   /** Writes the frames, from the first on, as server-sent events until the one that ends them. */
   stream(c: Context, events: FrameEvents): Response
 }
@@ -61,10 +63,11 @@ export async function readTurnAnswer(stream: ReadableStream<Uint8Array>): Promis
   const frames = interruptible(turnFrames(stream))
   let rewound: number | null = null
   let replyId: string | null = null
+  let stored = true
   let first = (await frames.next()).value
   for (; first?.type === 'rewound' || first?.type === 'reply'; first = (await frames.next()).value) {
     if (first.type === 'rewound') rewound = first.abandoned
-    else replyId = first.id
+    else ({ id: replyId, stored } = first)
   }
   if (!first) throw new Error('the turn ended without an answer')
   if (first.type === 'error') throw ServiceError.of(first.error)
@@ -72,6 +75,7 @@ export async function readTurnAnswer(stream: ReadableStream<Uint8Array>): Promis
     first,
     rewound,
     replyId,
+    stored,
     stream: (c, events) =>
       streamSSE(c, async (sse) => {
         sse.onAbort(() => void frames.return(undefined))

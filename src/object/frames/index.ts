@@ -15,8 +15,8 @@ export type TurnFrame =
   | { type: 'tool_call'; call: ToolCall }
   /** A door's rewind to where a diverged history branched off, and the messages it abandons: sent before the model is called. */
   | { type: 'rewound'; abandoned: number }
-  /** The id the reply will be stored with, sent when the model is first called (a wire format's streamed answer names it). */
-  | { type: 'reply'; id: string }
+  /** The id of the reply, sent when the model is first called (a wire format's streamed answer names it); whether it will be stored. */
+  | { type: 'reply'; id: string; stored: boolean }
   /** The turn waits for the session's background pass to make room (a streamed `/turns` turn's only). */
   | { type: 'compacting' }
   | { type: 'error'; error: ErrorWire }
