@@ -37,6 +37,9 @@ const withUpstream = (bindings: Record<string, string> = {}) =>
         JWT_SECRET: TEST_JWT_SECRET,
         OPENAI_BASE_URL: `${inject('upstreamUrl')}/v1`,
         OPENAI_API_KEY: 'test-upstream-key',
+        // Models named claude… go to the fake Anthropic upstream.
+        ANTHROPIC_BASE_URL: inject('anthropicUrl'),
+        ANTHROPIC_API_KEY: 'test-anthropic-key',
         CHAT_MODEL: 'echo',
         SUMMARY_MODEL: 'echo',
         // Limits off: the suite's many requests and concurrent turns as one user are not what it

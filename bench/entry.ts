@@ -21,6 +21,7 @@ import {
   type SessionEvent,
 } from '../src/core'
 import { chatCompletionInput } from '../src/doors/chat-completions/request'
+import { messagesInput } from '../src/doors/messages/request'
 import { app } from '../src/http/app'
 import { sessionStub } from '../src/object/address'
 import { type JsonBody, SessionObject } from '../src/object/session-object'
@@ -372,20 +373,31 @@ async function continuations(c: BenchContext, batch: number): Promise<Measured> 
   return { samples: [total / batch], rows }
 }
 
+/** A door's request as the session object takes it, from a client's messages, in each wire format. */
+const DOORS = {
+  chat: (messages: ChatMessageInput[]) => chatCompletionInput({ model: 'echo', messages }),
+  messages: (messages: ChatMessageInput[]) =>
+    messagesInput({
+      model: 'echo',
+      max_tokens: 1024,
+      messages: messages.map((m) => ({ role: m.role, content: typeof m.content === 'string' ? m.content : '' })),
+    }),
+}
+
 /**
- * A chat-completions turn through the object, the way a client makes them: it sends only the new
- * message, or its last `history.length` messages and it (the history kept up to date here, as a
- * client would).
+ * A door turn through the object, the way a client makes them: it sends only the new message, or
+ * its last `history.length` messages and it (the history kept up to date here, as a client would).
  */
-function frontDoorTurns(c: BenchContext, history: ChatMessageInput[]) {
+function doorTurns(c: BenchContext, history: ChatMessageInput[], door: keyof typeof DOORS) {
   const keep = history.length
   return async (i: number) => {
     history.push({ role: 'user', content: message(i) })
-    const input = await chatCompletionInput({ model: 'echo', messages: history.slice(-(keep + 1)) })
+    const input = await DOORS[door](history.slice(-(keep + 1)))
     const request = { ...input.request, compaction: compactionOf(c) }
     const text = await new Response(await sessionOf(c).door(addressOf(c), { ...input, request })).text()
-    if (!text.startsWith('{"type":"done"}')) throw new Error(`front door: ${text.slice(0, 300)}`)
-    const answer = JSON.parse(text.slice(text.indexOf('\n') + 1)) as { reply: { message: { content: string } } }
+    const done = text.indexOf('{"type":"done"}\n')
+    if (done < 0) throw new Error(`${door} door: ${text.slice(0, 300)}`)
+    const answer = JSON.parse(text.slice(text.indexOf('\n', done) + 1)) as { reply: { message: { content: string } } }
     history.push({ role: 'assistant', content: answer.reply.message.content })
   }
 }
@@ -495,8 +507,9 @@ bench.get('/turn-rows', async (c) => {
   return c.json<Measured>({ samples: [], rows })
 })
 bench.get('/tool-continuation', async (c) => c.json(await continuations(c, numberOf(c, 'batch'))))
-bench.post('/front-door', async (c) => {
-  const turn = frontDoorTurns(c, (await c.req.json<{ history: ChatMessageInput[] }>()).history)
+bench.post('/door', async (c) => {
+  const door = query(c, 'door') === 'messages' ? 'messages' : 'chat'
+  const turn = doorTurns(c, (await c.req.json<{ history: ChatMessageInput[] }>()).history, door)
   const samples = await timed(numberOf(c, 'runs'), numberOf(c, 'batch'), turn)
   // The rows of one more such turn, counted outside the timed ones.
   const [, rows] = await withRows(sessionOf(c), () => turn(calls++))

@@ -17,6 +17,10 @@ interface AppVariables {
   /** An OpenAI-compatible upstream (`POST {OPENAI_BASE_URL}/chat/completions`). */
   OPENAI_BASE_URL?: string
   OPENAI_API_KEY?: string
+  /** A native Anthropic upstream (a secret); models named `claude…` go there. */
+  ANTHROPIC_API_KEY?: string
+  /** Its base URL, without `/v1` (default `https://api.anthropic.com`). */
+  ANTHROPIC_BASE_URL?: string
   // AI, the Workers AI binding, comes from the `ai` environment in wrangler.toml.
   /** The model turns call, unless a request names one (also set by the `ai` environment). */
   CHAT_MODEL?: string

@@ -8,6 +8,7 @@ import type { BenchWorker, Params } from './client'
 import { clientHistory } from './client-history'
 import { BACKGROUND_PASS, HALF_ROUNDS, NAIVE_SIZES, NO_COMPACTION, ROUNDS, RUN, SMALLEST, USER } from './config'
 import { appendsPerSecond, bundleSize, firstByteVia, timedHere, tokenizerCalls } from './over-http'
+import { promptPrefixShare } from './prompt-cache'
 import type { Key, Measurement } from './runner'
 import { keepViewShort, type Sessions, seed } from './seeding'
 
@@ -86,12 +87,12 @@ function storage({ onOurs, onPeer, keepShort }: Targets) {
   } satisfies Record<string, Measurement>
 }
 
-/** A chat-completions turn sending only the new message, or resending the last `resent` messages of history with it. */
-const frontDoor =
-  ({ worker, ours }: Targets, resent: number) =>
+/** A door turn (chat completions, or Messages) sending only the new message, or resending the last `resent` messages of history with it. */
+const doorTurn =
+  ({ worker, ours }: Targets, resent: number, door: 'chat' | 'messages' = 'chat') =>
   async (key: Key) => {
     const history = resent === 0 ? [] : await clientHistory(worker, ours(key), resent)
-    return worker.bench('front-door', { user: USER, session: ours(key), batch: 10, compaction }, { history })
+    return worker.bench('door', { user: USER, session: ours(key), batch: 10, compaction, door }, { history })
   }
 
 function wholeTurns(targets: Targets) {
@@ -99,9 +100,12 @@ function wholeTurns(targets: Targets) {
   return {
     turnRows: { rounds: 5, after: keepShort, sample: onOurs('turn-rows', { compaction }) },
     continuation: { rounds: ROUNDS, after: keepShort, sample: onOurs('tool-continuation', { batch: 5, compaction }) },
-    frontDoorOnlyNew: { rounds: ROUNDS, after: keepShort, sample: frontDoor(targets, 0) },
+    frontDoorOnlyNew: { rounds: ROUNDS, after: keepShort, sample: doorTurn(targets, 0) },
     turnBesideFrontDoor: turnInWorkerd(targets),
-    frontDoorResending: { rounds: HALF_ROUNDS, after: keepShort, sample: frontDoor(targets, 1000) },
+    frontDoorResending: { rounds: HALF_ROUNDS, after: keepShort, sample: doorTurn(targets, 1000) },
+    messagesDoorOnlyNew: { rounds: ROUNDS, after: keepShort, sample: doorTurn(targets, 0, 'messages') },
+    turnBesideMessagesDoor: turnInWorkerd(targets),
+    messagesDoorResending: { rounds: HALF_ROUNDS, after: keepShort, sample: doorTurn(targets, 1000, 'messages') },
   } satisfies Record<string, Measurement>
 }
 
@@ -113,7 +117,7 @@ function background(targets: Targets) {
   const { onOurs, keepShort } = targets
   const fires = JSON.stringify(BACKGROUND_PASS)
   const door = (policy: string) => (key: Key) =>
-    targets.worker.bench('front-door', { user: USER, session: targets.ours(key), batch: 10, compaction: policy }, { history: [] })
+    targets.worker.bench('door', { user: USER, session: targets.ours(key), batch: 10, compaction: policy }, { history: [] })
   return {
     doorPassFires: { rounds: HALF_ROUNDS, after: keepShort, sample: door(fires) },
     doorNoPass: { rounds: HALF_ROUNDS, after: keepShort, sample: door(compaction) },
@@ -177,6 +181,7 @@ function others({ worker, ours }: Targets) {
     tokenizerCalls: { rounds: 1, keys: ['a session'], sample: () => tokenizerCalls(worker, ours(SMALLEST)) },
     appendsPerSecond: { rounds: 1, keys: [1, 60], sample: (sessions) => appendsPerSecond(worker, Number(sessions)) },
     bundle: { rounds: 1, keys: ['bundle'], sample: bundleSize },
+    promptPrefixShare: { rounds: 1, keys: ['200 turns'], sample: () => promptPrefixShare(worker) },
   } satisfies Record<string, Measurement>
 }
 

@@ -149,6 +149,43 @@ export const TABLES: Table[] = [
         `resending 1,000 messages at ${n(LARGEST)} / at 1k (medians): ${growth(r, 'frontDoorResending', LARGEST, SMALLEST)} — the cost follows the request, not the log`,
     ],
   },
+  {
+    title:
+      'The Messages door: a Messages turn (only the new message, or 1,000 messages of history resent) against a /turns turn on the same session (stub model; in workerd)',
+    measure: ['messagesDoorOnlyNew', 'turnBesideMessagesDoor', 'messagesDoorResending'],
+    columns: [
+      logEvents,
+      median('/turns median', 'turnBesideMessagesDoor'),
+      ...timing('Messages door, only new', 'messagesDoorOnlyNew'),
+      medianRatio('Messages / turns', 'messagesDoorOnlyNew', 'turnBesideMessagesDoor'),
+      rowsReadWritten('messagesDoorOnlyNew'),
+      ...timing('resending 1,000 messages', 'messagesDoorResending'),
+      rowsReadWritten('messagesDoorResending'),
+    ],
+    notes: [
+      () => 'target: Messages / turns ≤ 1.2×',
+      (r) =>
+        `resending 1,000 messages at ${n(LARGEST)} / at 1k (medians): ${growth(r, 'messagesDoorResending', LARGEST, SMALLEST)} — the cost follows the request, not the log`,
+    ],
+  },
+  {
+    title:
+      'Prompt caching: a client resending its whole history through the Messages door for 200 turns, its session compacting every 50 turns (keeping 20); each prompt rendered as the Anthropic upstream sends it, cache markers aside, against the one before it',
+    measure: ['promptPrefixShare'],
+    columns: [
+      column('session', (key) => String(key)),
+      column('prompts', (key, r) => r.counts('promptPrefixShare', key).turns!),
+      column('compactions', (key, r) => r.counts('promptPrefixShare', key).passes!),
+      column('bytes repeating the previous prompt’s prefix', (key, r) => {
+        const { shared, total } = r.counts('promptPrefixShare', key)
+        return `${((100 * shared!) / total!).toFixed(1)}%`
+      }),
+    ],
+    notes: [
+      () =>
+        'aim: ≥ 90% (between two compactions every prompt starts with the one before it; a compaction changes the prefix once)',
+    ],
+  },
   searches(
     'Search inside the object (FTS5; the query parsed as the route does; 20 hits with their events, a rare phrase timed over 20 searches a sample, a common word over 5; first search: the index caught up, over HTTP)',
     'firstSearch',

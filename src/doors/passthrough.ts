@@ -46,6 +46,7 @@ export function passthroughTurn(input: DoorInput, deps: Omit<TurnDeps, 'session'
         toolChoice: request.toolChoice,
         parallelToolCalls: request.parallelToolCalls,
         options,
+        anthropic: request.anthropic,
       })
     } catch (error) {
       if (error instanceof UpstreamError && error.failure === 'context_length')

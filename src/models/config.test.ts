@@ -46,8 +46,17 @@ describe('modelSettings', () => {
     expect(ai.calls).toEqual([DEFAULTS.workersAIModel])
   })
 
+  it('sends models named claude… to Anthropic when ANTHROPIC_API_KEY is set, every other to the OpenAI-compatible upstream', async () => {
+    const both = modelSettings({ ...env })
+    expect((await both.model!.chat({ ...ask, model: 'claude-echo' })).model).toBe('claude-echo') // the fake Anthropic's answer
+    expect((await both.model!.chat({ ...ask, model: 'echo' })).content).toBe('Echo: Hello')
+    const only = modelSettings({ ...env, OPENAI_BASE_URL: undefined, CHAT_MODEL: undefined, SUMMARY_MODEL: undefined })
+    expect(only.chatModel).toBe(DEFAULTS.anthropicModel)
+    await expect(only.model!.chat({ ...ask, model: 'gpt-4o' })).rejects.toMatchObject({ code: 'not_configured' })
+  })
+
   it('has no model when neither is configured, and documented defaults for the budgets', () => {
-    const settings = modelSettings({ ...env, OPENAI_BASE_URL: undefined, AI: undefined })
+    const settings = modelSettings({ ...env, OPENAI_BASE_URL: undefined, AI: undefined, ANTHROPIC_API_KEY: undefined })
     expect(settings.model).toBeNull()
     expect(settings).toMatchObject({ contextTokens: 8192, replyTokens: 1024, summaryTokens: 1024 })
   })

@@ -1,3 +1,5 @@
+import { ServiceError } from '../contract/errors'
+import { anthropic } from './anthropic'
 import { openAICompatible } from './openai-compatible'
 import type { ChatModel } from './port'
 import { withRetries } from './retry'
@@ -28,10 +30,32 @@ export const DEFAULTS = {
   timeoutMs: 60_000,
   workersAIModel: '@cf/meta/llama-3.1-8b-instruct',
   openAIModel: 'gpt-4o-mini',
+  anthropicModel: 'claude-sonnet-4-5',
+  anthropicBaseUrl: 'https://api.anthropic.com',
 } as const
 
+/** Models Anthropic's upstream answers (when it is configured). */
+export const isAnthropicModel = (model: string) => model.startsWith('claude')
+
+/**
+ * One model for every upstream: a `claude…` model goes to Anthropic when it is configured, every
+ * other to the OpenAI-compatible upstream or Workers AI (`other`).
+ */
+function routed(claude: ChatModel, other: ChatModel | null): ChatModel {
+  return {
+    async chat(request) {
+      if (isAnthropicModel(request.model)) return claude.chat(request)
+      if (other) return other.chat(request)
+      throw new ServiceError(
+        'not_configured',
+        `model "${request.model}": only Anthropic's upstream is configured (models named claude…); set OPENAI_BASE_URL for others`,
+      )
+    },
+  }
+}
+
 export const NOT_CONFIGURED =
-  'no chat model is configured: set OPENAI_BASE_URL (and OPENAI_API_KEY, CHAT_MODEL) for an OpenAI-compatible upstream, or deploy with the AI binding (`wrangler deploy --env ai`)'
+  'no chat model is configured: set OPENAI_BASE_URL (and OPENAI_API_KEY, CHAT_MODEL) for an OpenAI-compatible upstream, ANTHROPIC_API_KEY for Anthropic, or deploy with the AI binding (`wrangler deploy --env ai`)'
 
 /** MODEL_CONTEXT_TOKENS read: a map of positive integers, or what is wrong with it. */
 function modelContexts(text: string | undefined): { sizes: Map<string, number> } | { problem: string } {
@@ -98,6 +122,11 @@ function readSettings(env: Env): ModelSettings {
   } else if (env.AI) {
     model = withRetries(workersAI({ binding: env.AI, timeoutMs }))
     fallbackModel = DEFAULTS.workersAIModel
+  }
+  if (env.ANTHROPIC_API_KEY) {
+    const baseUrl = env.ANTHROPIC_BASE_URL || DEFAULTS.anthropicBaseUrl
+    if (!model) fallbackModel = DEFAULTS.anthropicModel
+    model = routed(withRetries(anthropic({ baseUrl, apiKey: env.ANTHROPIC_API_KEY, timeoutMs })), model)
   }
   const chatModel = env.CHAT_MODEL || fallbackModel
   const contextTokens = positive(env.CHAT_CONTEXT_TOKENS, DEFAULTS.contextTokens)

@@ -20,6 +20,14 @@ export interface ChatRequest {
   parallelToolCalls?: boolean
   /** Sampling options (their `maxTokens` is already in `maxTokens`). */
   options?: Omit<ChatOptions, 'maxTokens'>
+  /** What only an Anthropic upstream is given (see {@link AnthropicExtras}); every other upstream ignores it. */
+  anthropic?: AnthropicExtras
+}
+
+/** A Messages client's request fields the door does not interpret (`thinking`, `output_config`, …) and its `anthropic-beta`. */
+export interface AnthropicExtras {
+  fields?: Record<string, unknown>
+  beta?: string
 }
 
 export interface ChatReply {
@@ -52,13 +60,20 @@ export type UpstreamFailure =
   | 'transport' // the connection failed
   | 'cut_off' // a stream that ended before it finished
 
+export interface UpstreamErrorOptions {
+  status?: number
+  outputStarted?: boolean
+  /** A 429 or an overload the client should see as such (an Anthropic upstream's), with its `retry-after`. */
+  passOn?: { retryAfter?: string }
+}
+
 /** A failed model call, with what is needed to decide on a retry. */
 export class UpstreamError extends Error {
   override readonly name = 'UpstreamError'
   constructor(
     readonly failure: UpstreamFailure,
     message: string,
-    readonly options: { status?: number; outputStarted?: boolean } = {},
+    readonly options: UpstreamErrorOptions = {},
   ) {
     super(message)
   }
@@ -74,17 +89,27 @@ export class UpstreamError extends Error {
 }
 
 /** The `usage` object of the OpenAI wire format (Workers AI uses it too). */
-export type WireUsage = { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number } | null | undefined
+export type WireUsage =
+  | {
+      prompt_tokens?: number
+      completion_tokens?: number
+      total_tokens?: number
+      prompt_tokens_details?: { cached_tokens?: number } | null
+    }
+  | null
+  | undefined
 
-/** Usage as the upstream reported it, or null when it did not. */
-export const usageOf = (usage: WireUsage): Usage | null =>
-  usage && typeof usage.prompt_tokens === 'number'
-    ? {
-        promptTokens: usage.prompt_tokens,
-        completionTokens: usage.completion_tokens ?? 0,
-        totalTokens: usage.total_tokens ?? usage.prompt_tokens + (usage.completion_tokens ?? 0),
-      }
-    : null
+/** Usage as the upstream reported it (the prompt tokens it read from its cache too), or null when it did not. */
+export const usageOf = (usage: WireUsage): Usage | null => {
+  if (!usage || typeof usage.prompt_tokens !== 'number') return null
+  const cached = usage.prompt_tokens_details?.cached_tokens
+  return {
+    promptTokens: usage.prompt_tokens,
+    completionTokens: usage.completion_tokens ?? 0,
+    totalTokens: usage.total_tokens ?? usage.prompt_tokens + (usage.completion_tokens ?? 0),
+    ...(typeof cached === 'number' ? { cachedPromptTokens: cached } : {}),
+  }
+}
 
 /** Upstream error texts that mean "the prompt is too long" (OpenAI, vLLM, llama.cpp, Ollama, Workers AI). */
 const CONTEXT_LENGTH =
@@ -93,11 +118,17 @@ const CONTEXT_LENGTH =
 export const isContextLengthMessage = (text: string): boolean => CONTEXT_LENGTH.test(text)
 
 /**
- * A failed model call in the contract's words (502 `upstream_error`), or the error itself when it
- * is not one: the one place an upstream failure becomes a contract error.
+ * A failed model call in the contract's words, or the error itself when it is not one: the one
+ * place an upstream failure becomes a contract error. An Anthropic upstream's own 429 (with its
+ * `Retry-After`) and its overload (529) are passed on as such; anything else is a 502.
  */
 export function toServiceError(error: unknown): unknown {
-  if (error instanceof UpstreamError)
-    return new ServiceError('upstream_error', `the model failed (${error.failure}): ${error.message}`)
-  return error
+  if (!(error instanceof UpstreamError)) return error
+  const { status, passOn } = error.options
+  if (passOn) {
+    const headers: Record<string, string> = passOn.retryAfter ? { 'Retry-After': passOn.retryAfter } : {}
+    if (status === 429) return new ServiceError('rate_limited', `the model's upstream is rate limited: ${error.message}`, headers)
+    return new ServiceError('upstream_overloaded', `the model's upstream is overloaded: ${error.message}`, headers)
+  }
+  return new ServiceError('upstream_error', `the model failed (${error.failure}): ${error.message}`)
 }

@@ -54,14 +54,18 @@ export interface RecallDeps {
   event: (message: Message) => NewMessageEvent
 }
 
-const sumUsage = (a: Usage | null, b: Usage | null): Usage | null =>
-  a && b
-    ? {
-        promptTokens: a.promptTokens + b.promptTokens,
-        completionTokens: a.completionTokens + b.completionTokens,
-        totalTokens: a.totalTokens + b.totalTokens,
-      }
-    : (a ?? b)
+const sumUsage = (a: Usage | null, b: Usage | null): Usage | null => {
+  if (!a || !b) return a ?? b
+  const cache = (field: 'cachedPromptTokens' | 'cacheWriteTokens') =>
+    a[field] === undefined && b[field] === undefined ? {} : { [field]: (a[field] ?? 0) + (b[field] ?? 0) }
+  return {
+    promptTokens: a.promptTokens + b.promptTokens,
+    completionTokens: a.completionTokens + b.completionTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+    ...cache('cachedPromptTokens'),
+    ...cache('cacheWriteTokens'),
+  }
+}
 
 /** A recall call's arguments, forgiving what a model may send: a query string, a limit clamped to 1–20. */
 function argumentsOf(call: ToolCall): { query: string; limit: number } {

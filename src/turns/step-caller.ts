@@ -57,6 +57,7 @@ export class StepCaller {
       toolChoice: request.toolChoice,
       parallelToolCalls: request.parallelToolCalls,
       options: step.options,
+      anthropic: request.anthropic,
     })
     await deps.limiter?.spend(reply.usage)
     return reply

@@ -1,7 +1,7 @@
 /** The data a turn step carries from phase to phase: what opens it, what it asks for, what was prepared. */
 import type { ChatOptions, Policy, TurnInput } from '../contract/schemas'
 import type { Calibration, ModelFit, NewMessageEvent, SessionEvent } from '../core'
-import type { ChatModel } from '../models/port'
+import type { AnthropicExtras, ChatModel } from '../models/port'
 
 /** What a step adds to the log with its reply, opened by `/turns` or by a door. */
 export interface StepInput {
@@ -26,6 +26,8 @@ export type StepRequest = Omit<TurnInput, 'id' | 'content' | 'toolResults' | 're
    * `maxTokens` is sent (Anthropic clients ask for far more room than they use: 32k, 128k).
    */
   replyRoomAtMostHalf?: boolean
+  /** What only an Anthropic upstream is given (a Messages client's other fields, its `anthropic-beta`). */
+  anthropic?: AnthropicExtras
 }
 
 /** A step ready for its model call: what it sends and how its prompt is fitted, decided before the first call. */

@@ -1,10 +1,13 @@
 import type { TestProject } from 'vitest/node'
+import { startFakeAnthropic } from './fake-anthropic'
 import { startFakeIdp } from './fake-idp'
 import { startFakeOpenAI } from './fake-openai'
 
 declare module 'vitest' {
   export interface ProvidedContext {
     upstreamUrl: string
+    /** The fake Anthropic upstream's base URL (without /v1, as ANTHROPIC_BASE_URL takes it). */
+    anthropicUrl: string
     /** The fake identity provider's base URL (`<idpUrl>/<tenant>/jwks`). */
     idpUrl: string
   }
@@ -14,11 +17,14 @@ declare module 'vitest' {
 export default async function setup(project: TestProject) {
   const upstream = await startFakeOpenAI()
   const idp = await startFakeIdp()
+  const anthropic = await startFakeAnthropic()
   project.provide('upstreamUrl', upstream.url)
+  project.provide('anthropicUrl', anthropic.url)
   project.provide('idpUrl', idp.url)
   const close = (server: typeof idp.server) => new Promise<void>((resolve) => server.close(() => resolve()))
   return async () => {
     await close(upstream.server)
     await close(idp.server)
+    await close(anthropic.server)
   }
 }

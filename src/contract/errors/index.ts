@@ -23,6 +23,7 @@ export const ERROR_STATUS = {
   rate_limited: 429,
   internal: 500,
   upstream_error: 502,
+  upstream_overloaded: 503,
   not_configured: 503,
   auth_unavailable: 503,
 } as const

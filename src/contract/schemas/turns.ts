@@ -75,7 +75,19 @@ export const TurnRequestSchema = z
 export type TurnInput = z.output<typeof TurnRequestSchema>
 
 export const UsageSchema = z
-  .object({ promptTokens: z.int(), completionTokens: z.int(), totalTokens: z.int() })
+  .object({
+    promptTokens: z.int().openapi({ description: 'Every prompt token the upstream read, its cache’s included.' }),
+    completionTokens: z.int(),
+    totalTokens: z.int(),
+    cachedPromptTokens: z
+      .int()
+      .optional()
+      .openapi({ description: 'Of `promptTokens`, those read from the provider’s prompt cache (when it reported them).' }),
+    cacheWriteTokens: z
+      .int()
+      .optional()
+      .openapi({ description: 'Of `promptTokens`, those written to the provider’s prompt cache (Anthropic reports them).' }),
+  })
   .nullable()
   .openapi('Usage')
 

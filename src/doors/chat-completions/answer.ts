@@ -10,7 +10,12 @@ import { answeringModel, type DoorAnswer, requestedCalls } from '..'
  */
 
 const wireUsage = (usage: Usage | null) =>
-  usage && { prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens, total_tokens: usage.totalTokens }
+  usage && {
+    prompt_tokens: usage.promptTokens,
+    completion_tokens: usage.completionTokens,
+    total_tokens: usage.totalTokens,
+    ...(usage.cachedPromptTokens !== undefined ? { prompt_tokens_details: { cached_tokens: usage.cachedPromptTokens } } : {}),
+  }
 
 /** A whole `chat.completion` (its id and time are the stored reply's, the same for a retry). */
 export function chatCompletion(answer: DoorAnswer, requested: string) {

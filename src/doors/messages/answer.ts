@@ -30,14 +30,19 @@ const stopReason = (answer: DoorAnswer) =>
 
 /**
  * Usage in Anthropic's meaning: `input_tokens` is what the upstream read of the (compacted)
- * prompt outside its cache; 0 for what it did not report.
+ * prompt outside its cache; what it read from or wrote to the cache in their own fields; 0 for
+ * what it did not report.
  */
-export const anthropicUsage = (usage: Usage | null) => ({
-  input_tokens: usage?.promptTokens ?? 0,
-  output_tokens: usage?.completionTokens ?? 0,
-  cache_creation_input_tokens: 0,
-  cache_read_input_tokens: 0,
-})
+export function anthropicUsage(usage: Usage | null) {
+  const read = usage?.cachedPromptTokens ?? 0
+  const written = usage?.cacheWriteTokens ?? 0
+  return {
+    input_tokens: Math.max(0, (usage?.promptTokens ?? 0) - read - written),
+    output_tokens: usage?.completionTokens ?? 0,
+    cache_creation_input_tokens: written,
+    cache_read_input_tokens: read,
+  }
+}
 
 /** A call's arguments as a `tool_use` input: its JSON object, else what it sent kept under `invalid_arguments`. */
 function inputOf(call: ToolCall): Record<string, unknown> {

@@ -11,7 +11,22 @@ import { type DoorInput, idempotencyOf } from '..'
  * @example
  * const input = await messagesInput(body, c.req.header('Idempotency-Key'))
  */
-export async function messagesInput(body: MessagesRequest, idempotencyKey?: string): Promise<DoorInput> {
+/** The request fields the door reads; every other one goes unchanged to an Anthropic upstream only. */
+const READ_FIELDS = new Set([
+  'model',
+  'messages',
+  'max_tokens',
+  'system',
+  'metadata',
+  'stream',
+  'stop_sequences',
+  'temperature',
+  'top_p',
+  'tools',
+  'tool_choice',
+])
+
+export async function messagesInput(body: MessagesRequest, idempotencyKey?: string, beta?: string): Promise<DoorInput> {
   const messages: ClientMessage[] = []
   const fields: string[] = []
   body.messages.forEach((message, at) => {
@@ -31,6 +46,11 @@ export async function messagesInput(body: MessagesRequest, idempotencyKey?: stri
     }).filter(([, value]) => value !== undefined),
   )
   const choice = toolChoice(body.tool_choice)
+  const unread = Object.fromEntries(Object.entries(body).filter(([name]) => !READ_FIELDS.has(name)))
+  const anthropic = {
+    ...(Object.keys(unread).length > 0 ? { fields: unread } : {}),
+    ...(beta ? { beta } : {}),
+  }
   return {
     messages,
     fields,
@@ -41,6 +61,7 @@ export async function messagesInput(body: MessagesRequest, idempotencyKey?: stri
       model: body.model,
       stream: body.stream ?? false,
       replyRoomAtMostHalf: true,
+      ...(Object.keys(anthropic).length > 0 ? { anthropic } : {}),
       ...(tools.length > 0 ? { tools } : {}),
       ...(tools.length > 0 && choice ? choice : {}),
       ...(Object.keys(options).length > 0 ? { options } : {}),

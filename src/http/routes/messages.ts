@@ -126,7 +126,7 @@ export const messagesRoutes = routes()
     const headers = c.req.valid('header')
     const key = sessionKeyOf(headers, request.metadata?.user_id)
     c.header('X-Session-Id', key.sessionId)
-    const input = await messagesInput(request, headers['idempotency-key'])
+    const input = await messagesInput(request, headers['idempotency-key'], c.req.header('anthropic-beta'))
     input.onDiverge = headers['x-on-diverge'] ?? onDivergeOf(c.env.ON_DIVERGE)
     if (headers['x-regenerate'] === 'true') input.regenerate = true
     if (key.parentSessionId) input.sessionMetadata = { parentSessionId: key.parentSessionId }

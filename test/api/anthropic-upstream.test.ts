@@ -1,0 +1,109 @@
+import { env } from 'cloudflare:workers'
+import { describe, expect, it } from 'vitest'
+import { call, newSessionId, newTag, parseSSE, upstreamRequests, wholeLog } from '../helpers'
+
+/** What the fake Anthropic upstream received for a tag: headers and body. */
+const anthropicSent = async (tag: string): Promise<{ headers: Record<string, string>; body: any }[]> =>
+  (await fetch(`${env.ANTHROPIC_BASE_URL}/__requests?tag=${tag}`)).json() as never
+
+const send = (session: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+  call('POST', '/v1/messages', {
+    body: { max_tokens: 256, ...body },
+    headers: { 'anthropic-version': '2023-06-01', 'X-Session-Id': session, ...headers },
+  })
+const u = (content: string) => ({ role: 'user', content })
+/** A prompt's messages without the cache markers. */
+const unmarked = (messages: unknown[]) => JSON.parse(JSON.stringify(messages).replace(/,?"cache_control":\{[^}]*\}/g, ''))
+
+describe('a native Anthropic upstream (models named claude…)', () => {
+  it('answers the Messages door with the cache’s usage; each prompt starts with the previous one, markers aside', async () => {
+    const id = newSessionId()
+    const tag = newTag()
+    const history: unknown[] = []
+    const answers: any[] = []
+    for (const question of ['one', 'two', 'three']) {
+      history.push(u(question))
+      const result = await send(id, { model: `claude-echo#${tag}`, system: 'Be brief.', messages: history })
+      expect(result.status, result.text).toBe(200)
+      answers.push(result.body)
+      history.push({ role: 'assistant', content: result.body.content })
+    }
+    expect(answers.map((a) => a.content[0].text)).toEqual(['Echo: one', 'Echo: two', 'Echo: three'])
+    const sent = await anthropicSent(tag)
+    for (let i = 1; i < sent.length; i++) {
+      const before = unmarked(sent[i - 1]!.body.messages)
+      expect(unmarked(sent[i]!.body.messages).slice(0, before.length)).toEqual(before)
+      expect(sent[i]!.body.system).toEqual(sent[0]!.body.system)
+    }
+    // Only the service's markers: the system prompt and the newest message's last block.
+    const markers = JSON.stringify(sent.at(-1)!.body).match(/cache_control/g)
+    expect(markers).toHaveLength(2)
+    // The cache read what the previous prompt wrote: input_tokens is only what it did not.
+    const usage = answers[2].usage
+    expect(usage.cache_read_input_tokens).toBeGreaterThan(0)
+    expect(usage.input_tokens).toBeGreaterThan(0)
+    expect(usage.input_tokens).toBeLessThan(usage.cache_read_input_tokens)
+  })
+
+  it('streams through the Messages door; the chat-completions door reaches it too', async () => {
+    const id = newSessionId()
+    const tag = newTag()
+    const streamed = await send(id, { model: `claude-echo#${tag}`, stream: true, messages: [u('Stream it')] })
+    const frames = parseSSE(streamed.text)
+    expect(
+      frames
+        .filter((f) => f.event === 'content_block_delta')
+        .map((f) => f.data.delta.text)
+        .join(''),
+    ).toBe('Echo: Stream it')
+    expect(frames.at(-2)!.data.delta.stop_reason).toBe('end_turn')
+    const chat = await call('POST', '/v1/chat/completions', {
+      body: { model: `claude-echo#${tag}`, messages: [u('Through chat')] },
+      headers: { 'X-Session-Id': id },
+    })
+    expect(chat.body.choices[0]).toMatchObject({ message: { content: 'Echo: Through chat' }, finish_reason: 'stop' })
+    // The cache's share, in OpenAI's names: the prompt starts with the one before it.
+    expect(chat.body.usage.prompt_tokens_details.cached_tokens).toBeGreaterThan(0)
+    expect((await wholeLog(id)).map((e) => e.message.content)).toEqual([
+      'Stream it',
+      'Echo: Stream it',
+      'Through chat',
+      'Echo: Through chat',
+    ])
+  })
+
+  it('passes a Messages client’s other fields and anthropic-beta to Anthropic only', async () => {
+    const id = newSessionId()
+    const tag = newTag()
+    const extras = { thinking: { type: 'adaptive' }, output_config: { effort: 'low' } }
+    await send(
+      id,
+      { model: `claude-echo#${tag}`, messages: [u('Hi')], ...extras },
+      { 'anthropic-beta': 'context-management-2025-06-27' },
+    )
+    const [sent] = await anthropicSent(tag)
+    expect(sent!.body).toMatchObject(extras)
+    expect(sent!.headers['anthropic-beta']).toBe('context-management-2025-06-27')
+    // The same request to another upstream: none of it goes there.
+    const other = newTag()
+    await send(id, { model: `echo#${other}`, messages: [u('Hi again')], ...extras }, { 'anthropic-beta': 'x' })
+    const [elsewhere] = await upstreamRequests(other)
+    expect(Object.keys(elsewhere!.body)).not.toContain('thinking')
+    expect(Object.keys(elsewhere!.body)).not.toContain('output_config')
+  })
+
+  it('passes Anthropic’s own 429 and 529 on, with retry-after; a prompt it finds too long is "prompt is too long"', async () => {
+    const id = newSessionId()
+    const limited = await send(id, { model: `claude-limited#${newTag()}`, messages: [u('x')] })
+    expect(limited.status).toBe(429)
+    expect(limited.body.error.type).toBe('rate_limit_error')
+    expect(limited.headers.get('retry-after')).toBe('7')
+    const overloaded = await send(id, { model: `claude-overloaded#${newTag()}`, messages: [u('x')] })
+    expect(overloaded.status).toBe(529)
+    expect(overloaded.body.error.type).toBe('overloaded_error')
+    const long = await send(id, { model: `claude-long#${newTag()}`, messages: [u('x')] })
+    expect(long.status).toBe(400)
+    expect(long.body.error.message).toMatch(/^prompt is too long/)
+    expect((await call('GET', `/v1/sessions/${id}`)).status).toBe(404)
+  })
+})

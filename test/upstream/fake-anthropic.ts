@@ -1,0 +1,189 @@
+/**
+ * A fake Anthropic Messages upstream for tests: a real HTTP server on loopback speaking
+ * `POST /v1/messages`, plain and streamed with Anthropic's server-sent events (`message_start`,
+ * `content_block_*`, `message_delta`, `message_stop`, pings). The requested model name picks the
+ * behaviour, `claude-<mode>[-<arg>][#<tag>]`:
+ *
+ * | mode           | behaviour                                                                  |
+ * |----------------|----------------------------------------------------------------------------|
+ * | `echo`         | answers `Echo: <the last user message's text>`                             |
+ * | `think`        | a thinking block (with its signature), then like echo                      |
+ * | `tools-<ids>`  | a `tool_use` block for the request's first tool per comma-separated id      |
+ * | `agent-<ids>`  | like tools-<ids> after a user message; after tool results `Results: <…>`    |
+ * | `limited`      | 429 `rate_limit_error` with `retry-after: 7`                                |
+ * | `overloaded`   | 529 `overloaded_error`                                                      |
+ * | `long`         | 400 `prompt is too long`                                                    |
+ * | `midfail`      | streams a piece of text, then an `error` event (`overloaded_error`)        |
+ *
+ * Usage is counted like a prompt cache would: tokens (4 characters each) of the messages this
+ * prompt shares, cache markers aside, with the previous prompt of its tag are `cache_read`; the
+ * newest message is `input_tokens`; the rest `cache_creation`.
+ * `GET /__requests?tag=<tag>` returns the requests of a tag (headers and body).
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+
+type Block = { type: string; text?: string; content?: unknown; cache_control?: unknown; [key: string]: unknown }
+type Message = { role: string; content: Block[] }
+interface Body {
+  model: string
+  system?: Block[]
+  messages: Message[]
+  tools?: { name: string }[]
+  stream?: boolean
+  max_tokens: number
+}
+interface Recorded {
+  model: string
+  headers: Record<string, string | undefined>
+  body: Body
+}
+
+const requests: Recorded[] = []
+const previous = new Map<string, string[]>()
+
+const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+  res.writeHead(status, { 'Content-Type': 'application/json', ...headers })
+  res.end(JSON.stringify(body))
+}
+const error = (res: ServerResponse, status: number, type: string, message: string, headers: Record<string, string> = {}) =>
+  send(res, status, { type: 'error', error: { type, message } }, headers)
+
+/** Each message as text without cache markers: what a prompt cache compares. */
+const unmarked = (body: Body) =>
+  [JSON.stringify(body.system ?? []), ...body.messages.map((m) => JSON.stringify(m))].map((text) =>
+    text.replace(/,?"cache_control":\{[^}]*\}/g, ''),
+  )
+
+function usageOf(tag: string, body: Body, output: string) {
+  const parts = unmarked(body)
+  const before = previous.get(tag) ?? []
+  let shared = 0
+  while (shared < parts.length - 1 && shared < before.length && parts[shared] === before[shared]) shared++
+  previous.set(tag, parts)
+  const tokens = (texts: string[]) => texts.reduce((sum, text) => sum + Math.ceil(text.length / 4), 0)
+  return {
+    input_tokens: tokens(parts.slice(-1)),
+    cache_read_input_tokens: tokens(parts.slice(0, shared)),
+    cache_creation_input_tokens: tokens(parts.slice(shared, -1)),
+    output_tokens: Math.ceil(output.length / 4),
+  }
+}
+
+const textOf = (message: Message | undefined) =>
+  (message?.content ?? [])
+    .filter((block) => block.type === 'text')
+    .map((block) => block.text)
+    .join('\n')
+
+function answerOf(mode: string, arg: string | undefined, body: Body): Block[] {
+  const last = body.messages.at(-1)
+  const results = (last?.content ?? []).filter((block) => block.type === 'tool_result')
+  const lastUser = [...body.messages].reverse().find((m) => m.role === 'user' && m.content.some((b) => b.type === 'text'))
+  const echo: Block = { type: 'text', text: `Echo: ${textOf(lastUser).slice(0, 200)}` }
+  if (mode === 'think') return [{ type: 'thinking', thinking: 'Let me think.', signature: 'sig-123' }, echo]
+  if (mode === 'agent' && results.length > 0)
+    return [{ type: 'text', text: `Results: ${results.map((block) => String(block.content)).join(' | ')}` }]
+  if (mode === 'tools' || mode === 'agent') {
+    const name = body.tools?.[0]?.name ?? 'missing_tool'
+    return (arg ?? 'toolu_1').split(',').map((id, n) => ({ type: 'tool_use', id, name, input: { n } }))
+  }
+  return [echo]
+}
+
+function stream(res: ServerResponse, model: string, blocks: Block[], usage: ReturnType<typeof usageOf>, failMidway: boolean) {
+  res.writeHead(200, { 'Content-Type': 'text/event-stream' })
+  const event = (type: string, data: Record<string, unknown>) =>
+    res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`)
+  const { output_tokens, ...input } = usage
+  event('message_start', {
+    message: {
+      id: 'msg_fake',
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: [],
+      stop_reason: null,
+      usage: { ...input, output_tokens: 1 },
+    },
+  })
+  event('ping', {})
+  for (const [index, block] of blocks.entries()) {
+    if (block.type === 'text') {
+      event('content_block_start', { index, content_block: { type: 'text', text: '' } })
+      for (const piece of (block.text ?? '').split(/(?<= )/)) {
+        event('content_block_delta', { index, delta: { type: 'text_delta', text: piece } })
+        if (failMidway) {
+          event('error', { error: { type: 'overloaded_error', message: 'Overloaded' } })
+          return res.end()
+        }
+      }
+    } else if (block.type === 'thinking') {
+      event('content_block_start', { index, content_block: { type: 'thinking', thinking: '', signature: '' } })
+      event('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: block.thinking } })
+      event('content_block_delta', { index, delta: { type: 'signature_delta', signature: block.signature } })
+    } else {
+      event('content_block_start', { index, content_block: { ...block, input: {} } })
+      const json = JSON.stringify(block.input)
+      event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: json.slice(0, 3) } })
+      event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: json.slice(3) } })
+    }
+    event('content_block_stop', { index })
+  }
+  const stop = blocks.some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn'
+  event('message_delta', { delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens } })
+  event('message_stop', {})
+  res.end()
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse) {
+  const url = new URL(req.url ?? '/', 'http://fake')
+  if (req.method === 'GET' && url.pathname === '/__requests') {
+    const tag = url.searchParams.get('tag') ?? ''
+    return send(
+      res,
+      200,
+      requests.filter((r) => r.model.endsWith(`#${tag}`)),
+    )
+  }
+  if (req.method !== 'POST' || url.pathname !== '/v1/messages') return error(res, 404, 'not_found_error', 'no such route')
+  const chunks: Buffer[] = []
+  for await (const chunk of req) chunks.push(chunk as Buffer)
+  const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Body
+  const headers = Object.fromEntries(
+    ['x-api-key', 'anthropic-version', 'anthropic-beta'].map((name) => [name, req.headers[name] as string | undefined]),
+  )
+  requests.push({ model: body.model, headers, body })
+  const [name, tag = ''] = body.model.split('#')
+  const [, mode = 'echo', arg] = /^claude-([a-z]+)(?:-(.*))?$/.exec(name ?? '') ?? []
+  if (mode === 'limited') return error(res, 429, 'rate_limit_error', 'Rate limited', { 'retry-after': '7' })
+  if (mode === 'overloaded') return error(res, 529, 'overloaded_error', 'Overloaded')
+  if (mode === 'long') return error(res, 400, 'invalid_request_error', 'prompt is too long: 250000 tokens > 200000 maximum')
+  const blocks = answerOf(mode, arg, body)
+  const output = blocks.map((block) => block.text ?? JSON.stringify(block.input ?? '')).join('')
+  const usage = usageOf(tag, body, output)
+  if (body.stream) return stream(res, body.model, blocks, usage, mode === 'midfail')
+  const stop = blocks.some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn'
+  send(res, 200, {
+    id: 'msg_fake',
+    type: 'message',
+    role: 'assistant',
+    model: body.model,
+    content: blocks,
+    stop_reason: stop,
+    stop_sequence: null,
+    usage,
+  })
+}
+
+export async function startFakeAnthropic(): Promise<{ url: string; server: Server }> {
+  const server = createServer((req, res) => {
+    handle(req, res).catch((failure) => {
+      if (!res.headersSent) error(res, 500, 'api_error', String(failure))
+      else res.destroy()
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const address = server.address()
+  if (!address || typeof address === 'string') throw new Error('no port')
+  return { url: `http://127.0.0.1:${address.port}`, server }
+}
