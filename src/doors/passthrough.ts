@@ -41,6 +41,7 @@ export function passthroughTurn(input: DoorInput, deps: Omit<TurnDeps, 'session'
         messages: toOpenAIMessages(prompt, request.system ?? null),
         maxTokens: maxTokens ?? models.replyTokens,
         onDelta: request.stream ? deps.onDelta : undefined,
+        onReasoning: request.stream ? deps.onReasoning : undefined,
         onToolCall: request.stream ? (made) => deps.onToolCall?.(ids.at(position++, made)) : undefined,
         tools: request.tools,
         toolChoice: request.toolChoice,
@@ -56,7 +57,12 @@ export function passthroughTurn(input: DoorInput, deps: Omit<TurnDeps, 'session'
     await limiter?.spend(reply.usage)
     const calls = ids.all(reply.toolCalls).filter((call) => call.name !== RECALL_TOOL)
     const event = turnEvent(
-      { role: 'assistant', content: reply.content, ...(calls.length > 0 ? { toolCalls: calls } : {}) },
+      {
+        role: 'assistant',
+        content: reply.content,
+        ...(calls.length > 0 ? { toolCalls: calls } : {}),
+        ...(reply.reasoning ? { reasoning: reply.reasoning } : {}),
+      },
       estimator,
       replyId,
       { model: reply.model ?? request.model ?? models.chatModel },

@@ -42,7 +42,12 @@ export function seedEvents(
       for (const call of message.toolCalls ?? []) calls.set(call.id, call)
       events.push(
         turnEvent(
-          { role: message.role, content: message.content, ...(message.toolCalls ? { toolCalls: message.toolCalls } : {}) },
+          {
+            role: message.role,
+            content: message.content,
+            ...(message.toolCalls ? { toolCalls: message.toolCalls } : {}),
+            ...(message.reasoning ? { reasoning: message.reasoning } : {}),
+          },
           estimator,
         ),
       )

@@ -2,7 +2,7 @@ import { ServiceError } from '../contract/errors'
 import type { OpenAIMessage } from '../contract/openai-messages'
 import type { ChatOptions, ToolChoiceInput, ToolInput } from '../contract/schemas'
 import type { Usage } from '../contract/turn-result'
-import type { ToolCall } from '../core'
+import type { Reasoning, ToolCall } from '../core'
 
 /** One chat-completion call. */
 export interface ChatRequest {
@@ -14,6 +14,8 @@ export interface ChatRequest {
   onDelta?: (text: string) => void
   /** Streamed calls only: receives each tool call of the reply once it is whole, in reply order. */
   onToolCall?: (call: ToolCall) => void
+  /** Streamed calls only: receives each reasoning block of the reply once it is whole (an Anthropic upstream's). */
+  onReasoning?: (block: Reasoning) => void
   /** The client's tools, as OpenAI function tools (sent on this call only). */
   tools?: ToolInput[]
   toolChoice?: ToolChoiceInput
@@ -40,6 +42,8 @@ export interface ChatReply {
   finishReason: string | null
   /** The model the upstream says answered, when it says (stored with the reply). */
   model?: string | null
+  /** What the upstream returned of its reasoning, under its name (see the core's `Reasoning`). */
+  reasoning?: Reasoning[]
 }
 
 /**

@@ -79,6 +79,7 @@ export class TurnRunner {
       deploymentPolicy: this.options.env.COMPACTION_POLICY,
       onDelta: stream ? (text) => frames.send({ type: 'delta', text }) : undefined,
       onToolCall: stream ? (call) => frames.send({ type: 'tool_call', call }) : undefined,
+      onReasoning: stream ? (block) => frames.send({ type: 'reasoning', block }) : undefined,
       onRewound: (abandoned) => frames.send({ type: 'rewound', abandoned }),
       onReply: (id, stored) => frames.send({ type: 'reply', id, stored }),
       // A door's answer keeps its status until it is known: only a streamed `/turns` turn says it waits.

@@ -43,7 +43,12 @@ export async function recordStep(
   })
   const { calls, reply: final } = recall
   const assistant = turnEvent(
-    { role: 'assistant', content: final.content, ...(calls.length > 0 ? { toolCalls: calls } : {}) },
+    {
+      role: 'assistant',
+      content: final.content,
+      ...(calls.length > 0 ? { toolCalls: calls } : {}),
+      ...(final.reasoning ? { reasoning: final.reasoning } : {}),
+    },
     deps.estimator,
     step.replyId,
     { model: final.model ?? step.modelName },

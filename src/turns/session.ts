@@ -9,6 +9,7 @@ import type {
   Calibration,
   MessageEvent,
   NewMessageEvent,
+  Reasoning,
   RecallHit,
   RewindPoint,
   RewindReason,
@@ -107,6 +108,8 @@ export interface TurnDeps {
   onDelta?: (text: string) => void
   /** Passes each client tool call of the reply on once it is whole, with its stored id (streamed turns only). */
   onToolCall?: (call: ToolCall) => void
+  /** Passes each reasoning block of the reply on once it is whole (streamed turns only). */
+  onReasoning?: (block: Reasoning) => void
   /** Told what a door's rewind abandons, before the model is called (a response header says it). */
   onRewound?: (abandoned: number) => void
   /** Told the reply's id when the model is first called, and whether the reply will be stored. */

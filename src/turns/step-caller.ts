@@ -47,6 +47,7 @@ export class StepCaller {
       messages: toOpenAIMessages([...view, ...step.added, ...extra], system),
       maxTokens: step.replyTokens,
       onDelta: request.stream ? deps.onDelta : undefined,
+      onReasoning: request.stream ? deps.onReasoning : undefined,
       onToolCall: request.stream
         ? (made) => {
             const owned = ids.at(position++, made)

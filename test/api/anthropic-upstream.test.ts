@@ -107,3 +107,47 @@ describe('a native Anthropic upstream (models named claude…)', () => {
     expect((await call('GET', `/v1/sessions/${id}`)).status).toBe(404)
   })
 })
+
+describe('reasoning', () => {
+  it('keeps Anthropic’s thinking on the reply, answers it first through the Messages door, and sends it back to Anthropic only', async () => {
+    const id = newSessionId()
+    const tag = newTag()
+    const thinking = { type: 'thinking', thinking: 'Let me think.', signature: 'sig-123' }
+    const plain = await send(id, { model: `claude-think#${tag}`, messages: [u('Why?')] })
+    expect(plain.body.content).toEqual([thinking, { type: 'text', text: 'Echo: Why?' }])
+    const [reply] = (await wholeLog(id)).slice(-1)
+    expect(reply.message.reasoning).toEqual([{ provider: 'anthropic', ...thinking }])
+    expect(reply.message.content).toBe('Echo: Why?')
+
+    // Streamed: the thinking block comes first, its text and signature as deltas.
+    const streamed = parseSSE((await send(id, { model: `claude-think#${tag}`, stream: true, messages: [u('And how?')] })).text)
+    const blocks = streamed.filter((f) => f.event.startsWith('content_block'))
+    expect(blocks.slice(0, 4).map((f) => [f.event, f.data.index, f.data.delta?.type ?? f.data.content_block?.type])).toEqual([
+      ['content_block_start', 0, 'thinking'],
+      ['content_block_delta', 0, 'thinking_delta'],
+      ['content_block_delta', 0, 'signature_delta'],
+      ['content_block_stop', 0, undefined],
+    ])
+    expect(blocks[1]!.data.delta.thinking).toBe('Let me think.')
+    expect(blocks[2]!.data.delta.signature).toBe('sig-123')
+
+    // The next prompt to Anthropic carries the replies' thinking as it came; another upstream gets none of it.
+    await send(id, { model: `claude-echo#${tag}`, messages: [u('Go on')] })
+    const sent = (await anthropicSent(tag)).at(-1)!.body.messages
+    expect(sent[1].content[0]).toEqual(thinking)
+    const other = newTag()
+    const chat = await call('POST', '/v1/chat/completions', {
+      body: { model: `echo#${other}`, messages: [u('Elsewhere')] },
+      headers: { 'X-Session-Id': id },
+    })
+    expect(chat.status).toBe(200)
+    const [elsewhere] = await upstreamRequests(other)
+    expect(JSON.stringify(elsewhere!.body)).not.toContain('Let me think')
+    // Nor does the chat-completions door show it.
+    const viaChat = await call('POST', '/v1/chat/completions', {
+      body: { model: `claude-think#${tag}`, messages: [u('Think via chat')] },
+      headers: { 'X-Session-Id': id },
+    })
+    expect(viaChat.body.choices[0].message).toEqual({ role: 'assistant', content: 'Echo: Think via chat' })
+  })
+})

@@ -9,6 +9,7 @@ import {
   type Metadata,
   type NewMessageEvent,
   pairToolResults,
+  type Reasoning,
   type ToolCall,
 } from '../../core'
 
@@ -22,7 +23,7 @@ export interface OpenAIToolCall {
 /** An OpenAI chat-completions message. */
 export type OpenAIMessage =
   | { role: 'system' | 'user'; content: string }
-  | { role: 'assistant'; content: string | null; tool_calls?: OpenAIToolCall[] }
+  | { role: 'assistant'; content: string | null; tool_calls?: OpenAIToolCall[]; reasoning?: Reasoning[] }
   | { role: 'tool'; tool_call_id: string; content: string }
 
 /** A tool call on the OpenAI wire (a prompt's, a chat completion's). */
@@ -60,16 +61,26 @@ export const fromOpenAIToolCall = (call: Pick<OpenAIToolCall, 'id' | 'function'>
   arguments: call.function.arguments,
 })
 
+/** A prompt message as an OpenAI-wire upstream takes it: reasoning (another provider's) left out. */
+export function withoutReasoning(message: OpenAIMessage): OpenAIMessage {
+  if (message.role !== 'assistant' || message.reasoning === undefined) return message
+  const { reasoning: _, ...rest } = message
+  return rest
+}
+
 /** The text of the view's latest system message, or null when it has none. */
 const latestSystemText = (view: readonly NewMessageEvent[]): string | null =>
   analyzeView(view).latestSystem?.message.content ?? null
 
 /**
  * One stored message as OpenAI chat messages: assistant tool calls as `tool_calls` (see
- * {@link promptToolCall}), one `tool` message per tool response, an inline system message in
+ * {@link promptToolCall}) and, for a prompt (`reasoning`), its reasoning; one `tool` message per tool response, an inline system message in
  * place, nothing for the system prompt (the view's is given first).
  */
-export function openAIMessagesOf(event: { message: Message; metadata: Metadata }): OpenAIMessage[] {
+export function openAIMessagesOf(
+  event: { message: Message; metadata: Metadata },
+  options: { reasoning?: boolean } = {},
+): OpenAIMessage[] {
   const { message } = event
   switch (message.role) {
     case 'system':
@@ -82,6 +93,7 @@ export function openAIMessagesOf(event: { message: Message; metadata: Metadata }
           role: 'assistant',
           content: message.content,
           ...(message.toolCalls?.length ? { tool_calls: message.toolCalls.map(promptToolCall) } : {}),
+          ...(options.reasoning && message.reasoning?.length ? { reasoning: message.reasoning } : {}),
         },
       ]
     case 'tool':
@@ -98,6 +110,7 @@ export function openAIMessagesOf(event: { message: Message; metadata: Metadata }
  * given: a turn's own), the view's other events in order, rendered pairing-safe (see the core's
  * `pairToolResults`): each tool call followed by its result, a placeholder for one never
  * answered, a stored result without its call left out — valid on the wire whatever was appended.
+ * An assistant message carries its `reasoning`: an adapter sends it to its provider only, or drops it.
  *
  * @example
  * toOpenAIMessages(view) // [{ role: 'system', ... }, { role: 'user', ... }, ...]
@@ -107,7 +120,7 @@ export function toOpenAIMessages(view: readonly NewMessageEvent[], system = late
   const messages: OpenAIMessage[] = system !== null ? [{ role: 'system', content: system }] : []
   for (const item of pairToolResults(view)) {
     if (item.kind === 'result') messages.push({ role: 'tool', tool_call_id: item.id, content: item.data })
-    else messages.push(...openAIMessagesOf(item.event))
+    else messages.push(...openAIMessagesOf(item.event, { reasoning: true }))
   }
   return messages
 }

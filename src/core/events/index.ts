@@ -24,6 +24,17 @@ export interface ToolResponse {
   data: string
 }
 
+/**
+ * Reasoning a model returned with its reply (Anthropic's `thinking` and `redacted_thinking`
+ * blocks), kept as its provider gave it under the provider's name: sent back verbatim to that
+ * provider only, never rendered to another; neither estimated nor searched as part of the message.
+ */
+export interface Reasoning {
+  provider: string
+  type: string
+  [field: string]: unknown
+}
+
 export interface Message {
   role: Role
   content: string | null
@@ -31,6 +42,8 @@ export interface Message {
   toolCalls?: ToolCall[]
   /** Tool messages only. */
   toolResponses?: ToolResponse[]
+  /** Assistant messages only (see {@link Reasoning}). */
+  reasoning?: Reasoning[]
 }
 
 export type Metadata = Record<string, unknown>

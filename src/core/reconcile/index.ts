@@ -1,4 +1,4 @@
-import { isInline, type MessageEvent, type ToolCall } from '../events'
+import { isInline, type MessageEvent, type Reasoning, type ToolCall } from '../events'
 import { RECALL_TOOL } from '../tool-pairs'
 
 /**
@@ -19,6 +19,8 @@ export interface ClientMessage {
   toolCalls?: ToolCall[]
   /** Tool messages. */
   toolCallId?: string
+  /** Assistant messages: their reasoning, kept when the message is stored, never matched. */
+  reasoning?: Reasoning[]
 }
 
 /** A message of the log as the client was shown it, with the seq and id of the event it comes from. */

@@ -1,5 +1,5 @@
 import type { Usage } from '../../contract/turn-result'
-import type { ToolCall } from '../../core'
+import type { Reasoning, ToolCall } from '../../core'
 import { answeringModel, type DoorAnswer, requestedCalls } from '..'
 
 /**
@@ -55,6 +55,15 @@ function inputOf(call: ToolCall): Record<string, unknown> {
 
 const toolUse = (call: ToolCall) => ({ type: 'tool_use' as const, id: call.id, name: call.name, input: inputOf(call) })
 
+/** The provider whose reasoning this wire shows: Anthropic's thinking blocks, as they came (no other's is ever rendered). */
+const ANTHROPIC = 'anthropic'
+
+/** A stored reasoning block as the thinking block it was, when it is Anthropic's. */
+const thinkingBlock = ({ provider, ...block }: Reasoning) => (provider === ANTHROPIC ? [block] : [])
+
+/** An answer's thinking blocks: its reply's Anthropic reasoning. */
+export const thinkingOf = (answer: DoorAnswer) => (answer.reply.message.reasoning ?? []).flatMap(thinkingBlock)
+
 /** A whole `message` (text, then the calls the client is asked to run). */
 export function anthropicMessage(answer: DoorAnswer, requested: string) {
   const text = answer.reply.message.content ?? ''
@@ -63,7 +72,11 @@ export function anthropicMessage(answer: DoorAnswer, requested: string) {
     type: 'message' as const,
     role: 'assistant' as const,
     model: answeringModel(answer, requested),
-    content: [...(text !== '' ? [{ type: 'text' as const, text }] : []), ...requestedCalls(answer).map(toolUse)],
+    content: [
+      ...thinkingOf(answer),
+      ...(text !== '' ? [{ type: 'text' as const, text }] : []),
+      ...requestedCalls(answer).map(toolUse),
+    ],
     stop_reason: stopReason(answer),
     stop_sequence: null,
     usage: anthropicUsage(answer.usage),
@@ -113,6 +126,24 @@ export function messageStream(id: string, model: string) {
           : [...close(), event('content_block_start', { index: ++index, content_block: { type: 'text', text: '' } })]
       open = 'text'
       return [...opening, event('content_block_delta', { index, delta: { type: 'text_delta', text } })]
+    },
+    /** A thinking block, whole: its text and signature as one delta each. */
+    reasoning(block: Reasoning): StreamEvent[] {
+      const [thinking] = thinkingBlock(block)
+      if (!thinking) return []
+      const closing = close()
+      const opening = event('content_block_start', {
+        index: ++index,
+        content_block: thinking.type === 'thinking' ? { type: 'thinking', thinking: '', signature: '' } : thinking,
+      })
+      const deltas =
+        thinking.type === 'thinking'
+          ? [
+              event('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: thinking.thinking ?? '' } }),
+              event('content_block_delta', { index, delta: { type: 'signature_delta', signature: thinking.signature ?? '' } }),
+            ]
+          : []
+      return [...closing, opening, ...deltas, event('content_block_stop', { index })]
     },
     toolCall(call: ToolCall): StreamEvent[] {
       const events = [

@@ -53,6 +53,7 @@ describe('messagesInput', () => {
           { id: 't1', name: 'read', arguments: '{"path":"x"}' },
           { id: 't2', name: 'read', arguments: '{}' },
         ],
+        reasoning: [{ provider: 'anthropic', type: 'thinking', thinking: 'hmm', signature: 'sig' }],
       },
       { role: 'tool', content: 'one\ntwo', toolCallId: 't1' },
       { role: 'tool', content: 'three', toolCallId: 't2' },

@@ -108,7 +108,21 @@ function neutralMessages(message: MessagesMessage, field: string): { message: Cl
       .map((block) => ({ id: block.id as string, name: block.name as string, arguments: JSON.stringify(block.input) }))
     const content = textOf(message.content)
     if (content === '' && toolCalls.length === 0) return []
-    return [{ message: { role: 'assistant', content, ...(toolCalls.length > 0 ? { toolCalls } : {}) }, field }]
+    // Thinking is kept with the message (as Anthropic's reasoning), never matched.
+    const reasoning = blocks
+      .filter((block) => block.type === 'thinking' || block.type === 'redacted_thinking')
+      .map(({ cache_control: _, ...block }) => ({ provider: 'anthropic', ...block }))
+    return [
+      {
+        message: {
+          role: 'assistant',
+          content,
+          ...(toolCalls.length > 0 ? { toolCalls } : {}),
+          ...(reasoning.length > 0 ? { reasoning } : {}),
+        },
+        field,
+      },
+    ]
   }
   const results = blocks.flatMap((block, j) =>
     block.type === 'tool_result'

@@ -147,12 +147,14 @@ export const messagesRoutes = routes()
       start: (sse) => send(sse, events.start()),
       delta: (sse, text) => send(sse, events.text(text)),
       toolCall: (sse, call) => send(sse, events.toolCall(call)),
+      reasoning: (sse, block) => send(sse, events.reasoning(block)),
       error: (sse, error) => sse.writeSSE({ event: 'error', data: JSON.stringify(anthropicError(error).body) }),
       keepAlive: { everyMs: PING_MS, write: (sse) => send(sse, events.ping()) },
       async done(sse, frame) {
         const done = whole ?? (await answerOf(frame))
         // A stored answer (a retry) comes whole: its reply goes out as its blocks.
         if (!events.started()) {
+          for (const block of done.reply.message.reasoning ?? []) await send(sse, events.reasoning(block))
           if (done.reply.message.content) await send(sse, events.text(done.reply.message.content))
           if (done.status === 'requires_action')
             for (const call of done.reply.message.toolCalls ?? []) await send(sse, events.toolCall(call))

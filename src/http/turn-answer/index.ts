@@ -1,7 +1,7 @@
 import type { Context } from 'hono'
 import { type SSEStreamingApi, streamSSE } from 'hono/streaming'
 import { ServiceError } from '../../contract/errors'
-import type { ToolCall } from '../../core'
+import type { Reasoning, ToolCall } from '../../core'
 import { log } from '../../log'
 import { type ReadFrame, turnFrames } from '../../object/frames'
 
@@ -16,6 +16,8 @@ export interface FrameEvents {
   /** The turn waits for a background pass (sent on a streamed `/turns` turn only). */
   compacting?(sse: SSEStreamingApi): Promise<void>
   toolCall(sse: SSEStreamingApi, call: ToolCall): Promise<void>
+  /** A reasoning block of the reply (a wire format that has none leaves it out). */
+  reasoning?(sse: SSEStreamingApi, block: Reasoning): Promise<void>
   error(sse: SSEStreamingApi, error: ServiceError): Promise<void>
   done(sse: SSEStreamingApi, frame: DoneFrame): Promise<void>
   /** Written every `everyMs` while the stream is open, so that clients and proxies know it is alive while the turn waits. */
@@ -85,6 +87,7 @@ export async function readTurnAnswer(stream: ReadableStream<Uint8Array>): Promis
         for (let frame: ReadFrame | undefined = first; frame; frame = (await frames.next()).value ?? undefined) {
           if (frame.type === 'delta') await events.delta(sse, frame.text)
           else if (frame.type === 'tool_call') await events.toolCall(sse, frame.call)
+          else if (frame.type === 'reasoning') await events.reasoning?.(sse, frame.block)
           else if (frame.type === 'rewound' || frame.type === 'reply') continue
           else if (frame.type === 'compacting') await events.compacting?.(sse)
           else {

@@ -128,6 +128,33 @@ describe('anthropic', () => {
     expect(tools.finishReason).toBe('tool_calls')
   })
 
+  it('keeps thinking blocks as Anthropic’s reasoning, plain and streamed, and sends its own back first', async () => {
+    const t = tag()
+    const thinking = { provider: 'anthropic', type: 'thinking', thinking: 'Let me think.', signature: 'sig-123' }
+    expect((await model.chat(request(`claude-think#${t}`))).reasoning).toEqual([thinking])
+    const blocks: unknown[] = []
+    const streamed = await model.chat(
+      request(`claude-think#${t}`, { onDelta: () => {}, onReasoning: (block) => blocks.push(block) }),
+    )
+    expect(blocks).toEqual([thinking])
+    expect(streamed.reasoning).toEqual([thinking])
+    expect(streamed.content).toBe('Echo: Hello there')
+    await model.chat(
+      request(`claude-echo#${t}`, {
+        messages: [
+          { role: 'user', content: 'Hi' },
+          { role: 'assistant', content: 'Hello', reasoning: [thinking, { provider: 'other', type: 'summary', text: 'x' }] },
+          { role: 'user', content: 'Again' },
+        ],
+      }),
+    )
+    const sent = await recorded(t)
+    expect(sent.at(-1)!.body.messages[1].content).toEqual([
+      { type: 'thinking', thinking: 'Let me think.', signature: 'sig-123' },
+      { type: 'text', text: 'Hello' },
+    ])
+  })
+
   it('passes a Messages client’s other fields and anthropic-beta on', async () => {
     const t = tag()
     await model.chat(

@@ -1,7 +1,16 @@
 import type { ToolCall } from '../../core'
 import { type ChatModel, type ChatReply, type ChatRequest, isContextLengthMessage, UpstreamError } from '../port'
-import { collectStream, type StreamChunk } from '../stream'
-import { type AnthropicUsage, anthropicPrompt, anthropicTools, finishReasonOf, usageOfAnthropic } from './wire'
+import { collectStream } from '../stream'
+import { eventReader, passedOn } from './events'
+import {
+  type AnthropicUsage,
+  anthropicPrompt,
+  anthropicTools,
+  finishReasonOf,
+  PROVIDER,
+  REASONING_TYPES,
+  usageOfAnthropic,
+} from './wire'
 
 export interface AnthropicOptions {
   /** Without `/v1`, as the SDKs take it: `https://api.anthropic.com`. */
@@ -16,9 +25,6 @@ export interface AnthropicOptions {
 const VERSION = '2023-06-01'
 
 type Block = { type: string; text?: string; id?: string; name?: string; input?: unknown }
-
-/** Whether a status is one a client should see as it is (a 429, an overload) rather than as a 502. */
-const passedOn = (status: number) => status === 429 || status === 529
 
 /**
  * A chat model behind Anthropic's native Messages API: the prompt sent with the service's own
@@ -99,7 +105,11 @@ export function anthropic(options: AnthropicOptions): ChatModel {
         ? [{ id: block.id ?? '', name: block.name ?? '', arguments: JSON.stringify(block.input ?? {}) }]
         : [],
     )
+    const reasoning = json.content
+      .filter((block) => REASONING_TYPES.has(block.type))
+      .map((block) => ({ provider: PROVIDER, ...block }))
     return {
+      ...(reasoning.length > 0 ? { reasoning } : {}),
       content: text.length > 0 ? text.join('') : toolCalls.length > 0 ? null : '',
       toolCalls,
       usage: usageOfAnthropic(json.usage),
@@ -122,73 +132,11 @@ export function anthropic(options: AnthropicOptions): ChatModel {
       idleMs: options.timeoutMs,
       onDelta,
       onToolCall: request.onToolCall,
+      onReasoning: request.onReasoning,
       readChunk: eventReader(),
       source: 'the model',
     })
   }
 
   return { chat: (request) => (request.onDelta ? stream(request, request.onDelta) : complete(request)) }
-}
-
-/**
- * Reads one stream's events as chunks: text deltas, each `tool_use` block as a call at its own
- * index (its input from the `input_json_delta` pieces), the usage of `message_start` completed by
- * `message_delta`'s, and the stop reason. An `error` event fails the stream with its type.
- */
-function eventReader(): (data: string) => StreamChunk | null {
-  const callAt = new Map<number, number>()
-  let usage: AnthropicUsage = {}
-  return (data) => {
-    let event: {
-      type?: string
-      index?: number
-      message?: { model?: string; usage?: AnthropicUsage }
-      content_block?: Block
-      delta?: { type?: string; text?: string; partial_json?: string; stop_reason?: string | null }
-      usage?: AnthropicUsage
-      error?: { type?: string; message?: string }
-    }
-    try {
-      event = JSON.parse(data)
-    } catch {
-      throw new UpstreamError('malformed', 'the model streamed an event that is not JSON')
-    }
-    switch (event.type) {
-      case 'message_start':
-        usage = { ...event.message?.usage }
-        return { model: event.message?.model ?? null }
-      case 'content_block_start':
-        if (event.content_block?.type !== 'tool_use') return null
-        callAt.set(event.index ?? 0, callAt.size)
-        return {
-          toolCalls: [
-            {
-              index: callAt.get(event.index ?? 0)!,
-              id: event.content_block.id,
-              function: { name: event.content_block.name, arguments: '' },
-            },
-          ],
-        }
-      case 'content_block_delta':
-        if (event.delta?.type === 'text_delta') return { text: event.delta.text ?? '' }
-        if (event.delta?.type === 'input_json_delta' && callAt.has(event.index ?? 0))
-          return {
-            toolCalls: [{ index: callAt.get(event.index ?? 0)!, function: { arguments: event.delta.partial_json ?? '' } }],
-          }
-        return null
-      case 'message_delta':
-        usage = { ...usage, ...Object.fromEntries(Object.entries(event.usage ?? {}).filter(([, value]) => value !== null)) }
-        return { usage: usageOfAnthropic(usage), finishReason: finishReasonOf(event.delta?.stop_reason) ?? 'stop' }
-      case 'error': {
-        const type = event.error?.type ?? 'api_error'
-        const status = type === 'overloaded_error' ? 529 : type === 'rate_limit_error' ? 429 : 500
-        throw new UpstreamError('status', `the model's stream failed (${type}): ${event.error?.message ?? ''}`, {
-          status,
-          ...(passedOn(status) ? { passOn: {} } : {}),
-        })
-      }
-      default:
-        return null
-    }
-  }
 }

@@ -9,6 +9,12 @@ import type { ChatRequest } from '../port'
  * cache markers placed, and an answer's usage and stop reason in the port's terms.
  */
 
+/** The name reasoning from this upstream is kept under. */
+export const PROVIDER = 'anthropic'
+
+/** Reasoning blocks of an answer, kept under the provider's name. */
+export const REASONING_TYPES = new Set(['thinking', 'redacted_thinking'])
+
 /** The service's prompt-cache marker: on the system prompt and on the newest message (a client's are never sent). */
 const CACHE = { type: 'ephemeral' } as const
 
@@ -77,7 +83,14 @@ export function anthropicPrompt(messages: readonly OpenAIMessage[]): {
         input: inputOf(call.function.arguments),
       }))
       const text = message.content ?? ''
-      out.push({ role: 'assistant', content: [...(text.trim() !== '' || calls.length === 0 ? [textBlock(text)] : []), ...calls] })
+      // Its own reasoning goes back first, as it came (no other provider's is ever sent).
+      const thinking = (message.reasoning ?? [])
+        .filter((block) => block.provider === PROVIDER)
+        .map(({ provider: _, ...block }) => block as Block)
+      out.push({
+        role: 'assistant',
+        content: [...thinking, ...(text.trim() !== '' || calls.length === 0 ? [textBlock(text)] : []), ...calls],
+      })
       continue
     }
     out.push({ role: message.role, content: [textBlock(message.content)] })

@@ -20,6 +20,22 @@ describe('openAICompatible', () => {
     expect(sent!.body).toMatchObject({ model: `echo#${t}`, max_tokens: 77, stream: false, messages: request('x').messages })
   })
 
+  it('never sends another provider’s reasoning', async () => {
+    const t = tag()
+    const thinking = { provider: 'anthropic', type: 'thinking', thinking: 'secret thoughts', signature: 's' }
+    await model.chat({
+      ...request(`echo#${t}`),
+      messages: [
+        { role: 'user', content: 'Hi' },
+        { role: 'assistant', content: 'Hello', reasoning: [thinking] },
+        { role: 'user', content: 'Again' },
+      ],
+    })
+    const [sent] = await recorded(t)
+    expect(JSON.stringify(sent!.body)).not.toContain('secret thoughts')
+    expect((sent!.body.messages as unknown[])[1]).toEqual({ role: 'assistant', content: 'Hello' })
+  })
+
   it('streams deltas over SSE, with usage from the final chunk', async () => {
     const t = tag()
     const deltas: string[] = []

@@ -1,3 +1,4 @@
+import { withoutReasoning } from '../../contract/openai-messages'
 import type { ToolCall } from '../../core'
 import {
   type ChatModel,
@@ -69,7 +70,7 @@ export function openAICompatible(options: OpenAICompatibleOptions): ChatModel {
     const stream = request.onDelta !== undefined
     const body = {
       model: request.model,
-      messages: request.messages,
+      messages: request.messages.map(withoutReasoning),
       max_tokens: request.maxTokens,
       ...wireFields(request),
       stream,

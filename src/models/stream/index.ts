@@ -1,6 +1,6 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser'
 import type { Usage } from '../../contract/turn-result'
-import type { ToolCall } from '../../core'
+import type { Reasoning, ToolCall } from '../../core'
 import { type ChatReply, UpstreamError } from '../port'
 
 /**
@@ -45,6 +45,8 @@ export type ToolCallDelta = { index?: number; id?: string; function?: { name?: s
 /** What one streamed chunk carries, read by an adapter from its wire shape. */
 export interface StreamChunk {
   text?: string | null
+  /** A reasoning block, whole. */
+  reasoning?: Reasoning
   toolCalls?: ToolCallDelta[]
   usage?: Usage | null
   finishReason?: string | null
@@ -56,6 +58,8 @@ export interface CollectOptions {
   onDelta: (text: string) => void
   /** Receives each tool call once it is complete (the stream moved on to the next one, or ended), in reply order. */
   onToolCall?: (call: ToolCall) => void
+  /** Receives each reasoning block as it is whole. */
+  onReasoning?: (block: Reasoning) => void
   /** Reads a chunk's data; null skips it; a thrown UpstreamError fails the stream. */
   readChunk: (data: string) => StreamChunk | null
   /** Who is streaming, for error messages: `the model`, `Workers AI`. */
@@ -77,6 +81,7 @@ export async function collectStream(body: ReadableStream<Uint8Array>, options: C
   let usage: Usage | null = null
   let model: string | null = null
   let done = false
+  const reasoning: Reasoning[] = []
   const calls = new Map<number, ToolCall>()
   // Calls complete in index order: one is whole when a later index starts, or when the stream ends.
   const complete: ToolCall[] = []
@@ -99,6 +104,11 @@ export async function collectStream(body: ReadableStream<Uint8Array>, options: C
       if (!chunk) continue
       usage = chunk.usage ?? usage
       model = chunk.model ?? model
+      if (chunk.reasoning) {
+        started = true
+        reasoning.push(chunk.reasoning)
+        options.onReasoning?.(chunk.reasoning)
+      }
       if (chunk.text) {
         started = true
         content += chunk.text
@@ -127,5 +137,12 @@ export async function collectStream(body: ReadableStream<Uint8Array>, options: C
     throw new UpstreamError('cut_off', `${options.source}'s stream ended before it finished`, { outputStarted: started })
   }
   completeBefore(Number.POSITIVE_INFINITY)
-  return { content: content === '' && complete.length > 0 ? null : content, toolCalls: complete, usage, finishReason, model }
+  return {
+    content: content === '' && complete.length > 0 ? null : content,
+    toolCalls: complete,
+    usage,
+    finishReason,
+    model,
+    ...(reasoning.length > 0 ? { reasoning } : {}),
+  }
 }

@@ -1,3 +1,4 @@
+import { withoutReasoning } from '../../contract/openai-messages'
 import type { ToolCall } from '../../core'
 import {
   type ChatModel,
@@ -124,7 +125,7 @@ export function workersAI(options: WorkersAIOptions): ChatModel {
     try {
       return await Promise.race([
         options.binding.run(request.model, {
-          messages: request.messages,
+          messages: request.messages.map(withoutReasoning),
           max_tokens: request.maxTokens,
           ...wireFields(request, WORKERS_AI_FIELDS),
           stream: request.onDelta !== undefined,

@@ -1,5 +1,5 @@
 import type { ErrorWire } from '../../contract/errors'
-import type { ToolCall } from '../../core'
+import type { Reasoning, ToolCall } from '../../core'
 import { encodedChunks } from '../../json-stream'
 
 /**
@@ -11,6 +11,8 @@ import { encodedChunks } from '../../json-stream'
  */
 export type TurnFrame =
   | { type: 'delta'; text: string }
+  /** A reasoning block of the reply, whole (an Anthropic upstream's thinking), before its text. */
+  | { type: 'reasoning'; block: Reasoning }
   /** A client tool call of the reply, whole, with the id it is stored with. */
   | { type: 'tool_call'; call: ToolCall }
   /** A door's rewind to where a diverged history branched off, and the messages it abandons: sent before the model is called. */
