@@ -93,9 +93,10 @@ export interface StreamEvent {
  * The events of one streamed message, in order: blocks are opened as their first piece comes
  * and closed before the next one opens.
  */
-export function messageStream(id: string, model: string) {
+export function messageStream(model: string) {
   let index = -1
   let open: 'text' | null = null
+  let begun = false
   const event = (type: string, fields: Record<string, unknown> = {}): StreamEvent => ({ event: type, data: { type, ...fields } })
   const close = (): StreamEvent[] => {
     if (open === null) return []
@@ -103,21 +104,26 @@ export function messageStream(id: string, model: string) {
     return [event('content_block_stop', { index })]
   }
   return {
-    start: (): StreamEvent[] => [
-      event('message_start', {
-        message: {
-          id,
-          type: 'message',
-          role: 'assistant',
-          model,
-          content: [],
-          stop_reason: null,
-          stop_sequence: null,
-          usage: anthropicUsage(null),
-        },
-      }),
-      event('ping'),
-    ],
+    /** `message_start` (the message's id) and a ping, once: nothing when the message has begun. */
+    begin(id: string): StreamEvent[] {
+      if (begun) return []
+      begun = true
+      return [
+        event('message_start', {
+          message: {
+            id,
+            type: 'message',
+            role: 'assistant',
+            model,
+            content: [],
+            stop_reason: null,
+            stop_sequence: null,
+            usage: anthropicUsage(null),
+          },
+        }),
+        event('ping'),
+      ]
+    },
     ping: (): StreamEvent[] => [event('ping')],
     text(text: string): StreamEvent[] {
       const opening =

@@ -133,7 +133,11 @@ export const messagesRoutes = routes()
     input.sideConversations = true
     input.passthrough = PASSTHROUGH_CLASSES.has(headers['x-claude-code-request-class'] ?? '')
     const address = { userId: c.get('userId'), sessionId: key.sessionId }
-    const answer = await readTurnAnswer(await sessionOf(c, key.sessionId).door(address, input))
+    // A stream starts within PING_MS even when the turn waits (a pass making room, a slow model):
+    // its pings say it goes on; an error after that is an `error` event.
+    const answer = await readTurnAnswer(await sessionOf(c, key.sessionId).door(address, input), {
+      ...(request.stream ? { streamAfterMs: PING_MS } : {}),
+    })
     if (answer.rewound !== null) c.header('X-Rewound', String(answer.rewound))
     if (!answer.stored) c.header('X-Stored', 'false')
     // An answer that comes whole (a plain one, a retry's) is read at once.
@@ -142,16 +146,30 @@ export const messagesRoutes = routes()
       if (!whole) throw new Error('a plain message answered with a delta')
       return c.json(anthropicMessage(whole, request.model), 200)
     }
-    const events = messageStream(messageId(answer.replyId ?? whole!.reply.id), request.model)
+    const events = messageStream(request.model)
+    // The message begins with its first block (or its end): its id is the reply's, known by then.
+    const begin = (sse: SSEStreamingApi, replyId = answer.replyId) =>
+      replyId === null ? Promise.resolve() : send(sse, events.begin(messageId(replyId)))
     return answer.stream(c, {
-      start: (sse) => send(sse, events.start()),
-      delta: (sse, text) => send(sse, events.text(text)),
-      toolCall: (sse, call) => send(sse, events.toolCall(call)),
-      reasoning: (sse, block) => send(sse, events.reasoning(block)),
+      start: (sse) =>
+        answer.first.type === 'waiting' ? send(sse, events.ping()) : begin(sse, answer.replyId ?? whole!.reply.id),
+      delta: async (sse, text) => {
+        await begin(sse)
+        await send(sse, events.text(text))
+      },
+      toolCall: async (sse, call) => {
+        await begin(sse)
+        await send(sse, events.toolCall(call))
+      },
+      reasoning: async (sse, block) => {
+        await begin(sse)
+        await send(sse, events.reasoning(block))
+      },
       error: (sse, error) => sse.writeSSE({ event: 'error', data: JSON.stringify(anthropicError(error).body) }),
       keepAlive: { everyMs: PING_MS, write: (sse) => send(sse, events.ping()) },
       async done(sse, frame) {
         const done = whole ?? (await answerOf(frame))
+        await begin(sse, answer.replyId ?? done.reply.id)
         // A stored answer (a retry) comes whole: its reply goes out as its blocks.
         if (!events.started()) {
           for (const block of done.reply.message.reasoning ?? []) await send(sse, events.reasoning(block))

@@ -26,8 +26,12 @@ export interface FrameEvents {
 
 /** A turn's answer as the Worker reads it from the session object (see `object/frames`). */
 export interface TurnAnswer {
-  /** The first frame of the answer, when it is not an error (a failure before anything was sent is an ordinary error response). */
-  first: Exclude<ReadFrame, { type: 'error' | 'rewound' | 'reply' }>
+  /**
+   * The first frame of the answer, when it is not an error (a failure before anything was sent is
+   * an ordinary error response); `waiting` when none came within `streamAfterMs` (the stream then
+   * starts without it, its keep-alives telling the client the turn goes on).
+   */
+  first: Exclude<ReadFrame, { type: 'error' | 'rewound' | 'reply' }> | { type: 'waiting' }
   /** What a door's rewind abandoned (sent ahead of the answer, for a header); null when it made none. */
   rewound: number | null
   /** The reply's id, when the model was called (a stored answer's is in its result). */
@@ -61,34 +65,60 @@ async function* interruptible(frames: AsyncGenerator<ReadFrame>): AsyncGenerator
  * const answer = await readTurnAnswer(await sessionOf(c, id).turn(address, input))
  * if (answer.first.type === 'done') return streamedJson(c, answer.first.result)
  */
-export async function readTurnAnswer(stream: ReadableStream<Uint8Array>): Promise<TurnAnswer> {
+export async function readTurnAnswer(
+  stream: ReadableStream<Uint8Array>,
+  options: { streamAfterMs?: number } = {},
+): Promise<TurnAnswer> {
   const frames = interruptible(turnFrames(stream))
-  let rewound: number | null = null
-  let replyId: string | null = null
-  let stored = true
-  let first = (await frames.next()).value
-  for (; first?.type === 'rewound' || first?.type === 'reply'; first = (await frames.next()).value) {
-    if (first.type === 'rewound') rewound = first.abandoned
-    else ({ id: replyId, stored } = first)
+  const deadline = options.streamAfterMs === undefined ? null : Date.now() + options.streamAfterMs
+  let pending = frames.next()
+  /** The next frame, or `waiting` once the deadline passed without one. */
+  const nextOrWaiting = async (): Promise<ReadFrame | { type: 'waiting' } | undefined> => {
+    if (deadline === null) return (await pending).value ?? undefined
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const late = new Promise<{ type: 'waiting' }>((resolve) => {
+      timer = setTimeout(() => resolve({ type: 'waiting' }), Math.max(0, deadline - Date.now()))
+    })
+    try {
+      const next = await Promise.race([pending.then((result) => result.value ?? undefined), late])
+      return next
+    } finally {
+      if (timer !== undefined) clearTimeout(timer)
+    }
+  }
+  const answer: Omit<TurnAnswer, 'first' | 'stream'> = { rewound: null, replyId: null, stored: true }
+  /** Takes what a frame says of the answer (its rewind, its reply's id); whether it was such a frame. */
+  const noted = (frame: ReadFrame): boolean => {
+    if (frame.type === 'rewound') answer.rewound = frame.abandoned
+    else if (frame.type === 'reply') ({ id: answer.replyId, stored: answer.stored } = frame)
+    else return false
+    return true
+  }
+  let first = await nextOrWaiting()
+  while (first && first.type !== 'waiting' && noted(first)) {
+    pending = frames.next()
+    first = await nextOrWaiting()
   }
   if (!first) throw new Error('the turn ended without an answer')
   if (first.type === 'error') throw ServiceError.of(first.error)
-  return {
-    first,
-    rewound,
-    replyId,
-    stored,
-    stream: (c, events) =>
+  const start = first as TurnAnswer['first']
+  return Object.assign(answer, {
+    first: start,
+    stream: (c: Context, events: FrameEvents) =>
       streamSSE(c, async (sse) => {
         sse.onAbort(() => void frames.return(undefined))
         await events.start?.(sse)
         const { keepAlive } = events
         const timer = keepAlive && setInterval(() => void keepAlive.write(sse).catch(() => {}), keepAlive.everyMs)
-        for (let frame: ReadFrame | undefined = first; frame; frame = (await frames.next()).value ?? undefined) {
+        const firstFrame = start.type === 'waiting' ? ((await pending).value ?? undefined) : start
+        for (let frame: ReadFrame | undefined = firstFrame; frame; frame = (await frames.next()).value ?? undefined) {
+          if (frame.type === 'rewound' || frame.type === 'reply') {
+            noted(frame)
+            continue
+          }
           if (frame.type === 'delta') await events.delta(sse, frame.text)
           else if (frame.type === 'tool_call') await events.toolCall(sse, frame.call)
           else if (frame.type === 'reasoning') await events.reasoning?.(sse, frame.block)
-          else if (frame.type === 'rewound' || frame.type === 'reply') continue
           else if (frame.type === 'compacting') await events.compacting?.(sse)
           else {
             await (frame.type === 'error' ? events.error(sse, ServiceError.of(frame.error)) : events.done(sse, frame))
@@ -98,5 +128,5 @@ export async function readTurnAnswer(stream: ReadableStream<Uint8Array>): Promis
         if (timer !== undefined) clearInterval(timer)
         await events.end?.(sse)
       }),
-  }
+  })
 }
