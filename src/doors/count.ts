@@ -1,7 +1,7 @@
 import { type ClientMessage, type Message, promptTokens, reconcile, type TokenEstimator, UNCALIBRATED } from '../core'
 import { turnEvent } from '../turns/open-step'
 import type { TurnSession } from '../turns/session'
-import type { DoorInput } from './input'
+import { type DoorInput, shownOf } from './input'
 
 /** A request message as the event it would be written as (a tool message as a one-response tool event). */
 function messageOf(message: ClientMessage): Message {
@@ -31,7 +31,7 @@ export async function countPromptTokens(
   let fresh: readonly ClientMessage[] = input.messages
   let stored = { viewTokens: 0, storedSystemTokens: 0 }
   if (state && steps) {
-    const tail = steps.clientTail(input.messages.length, input.shown)
+    const tail = steps.clientTail(input.messages.length, shownOf(input))
     const reconciled = reconcile(
       input.messages,
       tail.messages.map((shown) => shown.message),

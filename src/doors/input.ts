@@ -1,3 +1,4 @@
+import { anthropicToolId } from '../contract/anthropic-tool-id'
 import type { ClientMessage, ShownOptions } from '../core'
 import type { StepRequest } from '../turns/step'
 import type { OnDiverge } from './on-diverge'
@@ -14,8 +15,11 @@ export interface DoorInput {
   fields: string[]
   /** The field of a tool message that names the call it answers (`tool_call_id`, `tool_use_id`). */
   toolCallIdField: string
-  /** What the wire format shows of a log (inline system messages or not): what the request is matched against. */
-  shown: ShownOptions
+  /**
+   * What the wire format shows of a log: inline system messages or not, tool ids as stored or as
+   * `anthropic` ones (see `contract/anthropic-tool-id`). What the request is matched against.
+   */
+  shown: { inline: boolean; toolIds?: 'anthropic' }
   /** The model call's settings; `system` is the request's system prompt. */
   request: StepRequest
   /** The `Idempotency-Key` header, with the SHA-256 of the request's messages as JSON. */
@@ -35,6 +39,12 @@ export interface DoorInput {
   /** The metadata the session is created with, when this request creates it (a subagent's names its parent). */
   sessionMetadata?: Record<string, unknown>
 }
+
+/** What a door shows of a log, as matching takes it (the data of {@link DoorInput.shown} as functions). */
+export const shownOf = (input: DoorInput): ShownOptions => ({
+  inline: input.shown.inline,
+  ...(input.shown.toolIds === 'anthropic' ? { toolId: anthropicToolId } : {}),
+})
 
 /** The SHA-256 of a text, as hex. */
 async function sha256(text: string): Promise<string> {

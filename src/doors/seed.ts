@@ -5,6 +5,7 @@ import {
   type MessageEvent,
   type NewMessageEvent,
   pendingToolCalls,
+  type ShownOptions,
   type TokenEstimator,
   type ToolCall,
 } from '../core'
@@ -12,10 +13,11 @@ import { turnEvent } from '../turns/open-step'
 
 /** How a door stores a history it is given whole: a client seeding a session, or what follows a branch point. */
 
-/** The calls of the newest turn that no tool message has answered yet. */
-export function owedCalls(turn: readonly MessageEvent[]): ToolCall[] {
+/** The calls of the newest turn that no tool message has answered yet, by the id the door shows them with. */
+export function owedCalls(turn: readonly MessageEvent[], shown: ShownOptions): Map<string, ToolCall> {
   const pending = new Set(pendingToolCalls(turn))
-  return turn.flatMap((event) => event.message.toolCalls ?? []).filter((call) => pending.has(call.id))
+  const owed = turn.flatMap((event) => event.message.toolCalls ?? []).filter((call) => pending.has(call.id))
+  return new Map(owed.map((call) => [shown.toolId?.(call.id) ?? call.id, call]))
 }
 
 /**
@@ -27,9 +29,9 @@ export function seedEvents(
   messages: readonly ClientMessage[],
   fields: readonly string[],
   estimator: TokenEstimator,
-  owed: readonly ToolCall[] = [],
+  owed: ReadonlyMap<string, ToolCall> = new Map(),
 ): { added: NewMessageEvent[]; fields: string[] } {
-  const calls = new Map<string, ToolCall>(owed.map((call) => [call.id, call]))
+  const calls = new Map<string, ToolCall>(owed)
   const events: NewMessageEvent[] = []
   const named: string[] = []
   for (const [i, message] of messages.entries()) {

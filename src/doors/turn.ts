@@ -5,7 +5,7 @@ import { openContinuation, turnEvent } from '../turns/open-step'
 import { regenerate, runStep } from '../turns/run-turn'
 import type { TurnDeps } from '../turns/session'
 import { type DoorAnswer, doorAnswer } from './answer'
-import type { DoorInput } from './input'
+import { type DoorInput, shownOf } from './input'
 import { passthroughTurn } from './passthrough'
 import { historyOf, inlineSystemEvent, owedCalls, seedEvents, strayResult } from './seed'
 
@@ -43,7 +43,7 @@ async function sessionTurn(input: DoorInput, deps: TurnDeps): Promise<TurnResult
     }
     if (found) return storedResult(found.step)
   }
-  const tail = steps?.clientTail(input.messages.length, input.shown) ?? { messages: [], empty: true }
+  const tail = steps?.clientTail(input.messages.length, shownOf(input)) ?? { messages: [], empty: true }
   const reconciled = reconcile(
     input.messages,
     tail.messages.map((shown) => shown.message),
@@ -65,9 +65,15 @@ async function sessionTurn(input: DoorInput, deps: TurnDeps): Promise<TurnResult
   return newMessagesTurn(input, reconciled.messages, reconciled.seeding, deps)
 }
 
+/** The newest turn's call ids by the id the door shows them with. */
+async function storedToolIds(session: TurnDeps['session'], toolId: (id: string) => string): Promise<Map<string, string>> {
+  const calls = (await session.newestTurn()).flatMap((event) => event.message.toolCalls ?? [])
+  return new Map(calls.map((call) => [toolId(call.id), call.id]))
+}
+
 /** The lineage's messages a diverged request's branch point is looked for in (see {@link BRANCH_LOOKBACK}). */
 const lineageTail = (input: DoorInput, steps: NonNullable<Awaited<ReturnType<TurnDeps['session']['stepLog']>>>) =>
-  steps.clientTail(input.messages.length + BRANCH_LOOKBACK, input.shown).messages.map((shown) => shown.message)
+  steps.clientTail(input.messages.length + BRANCH_LOOKBACK, shownOf(input)).messages.map((shown) => shown.message)
 
 /**
  * Whether a request that shares no message with the session's lineage is a side conversation (a
@@ -89,7 +95,7 @@ async function isSideConversation(input: DoorInput, deps: TurnDeps): Promise<boo
  * sent (or, a side conversation, is answered unstored). `onRewound` is told what the rewind abandons.
  */
 async function divergedTurn(input: DoorInput, deps: TurnDeps): Promise<TurnResult | DoorAnswer> {
-  const tail = (await deps.session.stepLog())!.clientTail(input.messages.length + BRANCH_LOOKBACK, input.shown)
+  const tail = (await deps.session.stepLog())!.clientTail(input.messages.length + BRANCH_LOOKBACK, shownOf(input))
   const { j, i } = branchPoint(
     input.messages,
     tail.messages.map((shown) => shown.message),
@@ -128,7 +134,7 @@ async function newMessagesTurn(
   const step = { idempotency: input.idempotency }
   if (seeding) {
     // A seed after a branch point may begin with the results of the calls the view there owes.
-    const owed = fresh[0]?.role === 'tool' ? owedCalls(await session.newestTurn()) : []
+    const owed = fresh[0]?.role === 'tool' ? owedCalls(await session.newestTurn(), shownOf(input)) : undefined
     const seeded = seedEvents(fresh, fields, estimator, owed)
     return runStep({ ...seeded, ...step, closesPending: false, history: historyOf(seeded.added) }, input.request, deps)
   }
@@ -138,7 +144,12 @@ async function newMessagesTurn(
   while (results < fresh.length && fresh[results]!.role === 'tool') results++
   const added: NewMessageEvent[] = []
   if (results > 0) {
-    const given = fresh.slice(0, results).map((message) => ({ id: message.toolCallId!, data: message.content }))
+    // Results name their calls as the door showed them: the stored ids answer.
+    const shown = shownOf(input)
+    const stored = shown.toolId ? await storedToolIds(session, shown.toolId) : null
+    const given = fresh
+      .slice(0, results)
+      .map((message) => ({ id: stored?.get(message.toolCallId!) ?? message.toolCallId!, data: message.content }))
     const key = (at: number, part: 'id' | 'name') => `${fields[at]}.${part === 'id' ? input.toolCallIdField : 'name'}`
     const opened = await openContinuation(given, session, estimator, key)
     if (opened.kind === 'done') return opened.result

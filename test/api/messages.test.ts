@@ -129,6 +129,35 @@ describe('POST /v1/messages', () => {
     ])
   })
 
+  it('shows tool ids outside Anthropic’s pattern made safe, and takes them back; the log keeps the originals', async () => {
+    const id = newSessionId()
+    const tag = newTag()
+    const odd = 'functions.get_weather:0'
+    const messages: unknown[] = [u('Weather?')]
+    const asked = await send(id, { model: `agent-${odd}#${tag}`, tools: [weather], messages })
+    const shownId = asked.body.content[0].id
+    expect(shownId).toMatch(/^[A-Za-z0-9_-]{1,64}$/)
+    expect(shownId).not.toBe(odd)
+    // The client sends its history back as it was shown, with the result named by the shown id.
+    messages.push(a(asked.body.content), u([{ type: 'tool_result', tool_use_id: shownId, content: 'sunny' }]))
+    const answered = await send(id, { model: `agent-${odd}#${tag}`, tools: [weather], messages })
+    expect(answered.status, answered.text).toBe(200)
+    expect(answered.headers.get('X-Rewound')).toBeNull()
+    expect(answered.body.content).toEqual([{ type: 'text', text: 'Results: sunny' }])
+    expect(shown(await wholeLog(id))).toEqual([
+      'user:Weather?',
+      `assistant:calls ${odd}({"n":0})`,
+      `tool:${odd}=sunny`,
+      'assistant:Results: sunny',
+    ])
+    // Streamed (on a session of its own: an id the session has used is never reused), the same id shown.
+    const streamed = parseSSE(
+      (await send(newSessionId(), { model: `tools-${odd}#${newTag()}`, stream: true, tools: [weather], messages: [u('Again?')] }))
+        .text,
+    )
+    expect(streamed.find((f) => f.event === 'content_block_start')!.data.content_block.id).toBe(shownId)
+  })
+
   it('a result for a call that is not pending is a 400 naming its block; results with nothing pending a 409', async () => {
     const id = newSessionId()
     const tag = newTag()

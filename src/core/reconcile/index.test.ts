@@ -23,6 +23,19 @@ describe('the log as the client was shown it', () => {
     expect(clientMessagesOf(prompt!, { inline: true })).toEqual([])
   })
 
+  it('shows tool ids as the door’s wire shows them, calls and results alike', () => {
+    const [call, result] = sequenced([
+      msg('C', { role: 'assistant', content: null, toolCalls: [{ id: 'a.b', name: 'f', arguments: '{}' }] }),
+      msg('T', { role: 'tool', content: null, toolResponses: [{ id: 'a.b', name: 'f', data: 'ok' }] }),
+    ]) as never as Parameters<typeof clientMessagesOf>[0][]
+    const shown = { inline: false, toolId: (id: string) => id.replace('.', '_') }
+    expect(clientMessagesOf(call!, shown)).toEqual([
+      { role: 'assistant', content: '', toolCalls: [{ id: 'a_b', name: 'f', arguments: '{}' }] },
+    ])
+    expect(clientMessagesOf(result!, shown)).toEqual([{ role: 'tool', content: 'ok', toolCallId: 'a_b' }])
+    expect(clientMessagesOf(call!)[0]!.toolCalls![0]!.id).toBe('a.b')
+  })
+
   it('asks a turn when what is new ends with a user or tool message, inline system messages after it aside', () => {
     const s: ClientMessage = { role: 'system', content: 'env' }
     expect(asksTurn([u('q'), s])).toBe(true)

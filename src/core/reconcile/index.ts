@@ -33,6 +33,8 @@ export interface ShownMessage {
 /** What a door shows its clients of a log: inline system messages in place, or none (a door whose wire has no such thing). */
 export interface ShownOptions {
   inline: boolean
+  /** A tool id as the door's wire shows it (the same id always shows the same); absent: as stored. */
+  toolId?: (id: string) => string
 }
 
 /**
@@ -48,12 +50,15 @@ export function clientMessagesOf(event: MessageEvent, shown: ShownOptions = { in
   const { message } = event
   if (isInline(event) && shown.inline) return [{ role: 'system', content: message.content ?? '' }]
   if (message.role === 'system' || event.synthetic || event.metadata.interrupted === true) return []
+  const toolId = shown.toolId ?? ((id: string) => id)
   if (message.role === 'tool') {
     return (message.toolResponses ?? [])
       .filter((response) => response.name !== RECALL_TOOL)
-      .map((response) => ({ role: 'tool', content: response.data, toolCallId: response.id }))
+      .map((response) => ({ role: 'tool', content: response.data, toolCallId: toolId(response.id) }))
   }
-  const calls = (message.toolCalls ?? []).filter((call) => call.name !== RECALL_TOOL)
+  const calls = (message.toolCalls ?? [])
+    .filter((call) => call.name !== RECALL_TOOL)
+    .map((call) => (shown.toolId ? { ...call, id: toolId(call.id) } : call))
   const content = message.content ?? ''
   if (message.role === 'assistant') {
     if (content === '' && calls.length === 0) return []

@@ -1,3 +1,4 @@
+import { anthropicToolId } from '../../contract/anthropic-tool-id'
 import type { Usage } from '../../contract/turn-result'
 import type { Reasoning, ToolCall } from '../../core'
 import { answeringModel, type DoorAnswer, requestedCalls } from '..'
@@ -53,7 +54,13 @@ function inputOf(call: ToolCall): Record<string, unknown> {
   return { invalid_arguments: call.arguments }
 }
 
-const toolUse = (call: ToolCall) => ({ type: 'tool_use' as const, id: call.id, name: call.name, input: inputOf(call) })
+/** A call as this wire shows it: its id made safe for Anthropic's pattern (the log keeps the original). */
+const toolUse = (call: ToolCall) => ({
+  type: 'tool_use' as const,
+  id: anthropicToolId(call.id),
+  name: call.name,
+  input: inputOf(call),
+})
 
 /** The provider whose reasoning this wire shows: Anthropic's thinking blocks, as they came (no other's is ever rendered). */
 const ANTHROPIC = 'anthropic'
@@ -156,7 +163,7 @@ export function messageStream(model: string) {
         ...close(),
         event('content_block_start', {
           index: ++index,
-          content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} },
+          content_block: { ...toolUse(call), input: {} },
         }),
         event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(inputOf(call)) } }),
         event('content_block_stop', { index }),

@@ -68,7 +68,7 @@ describe('messagesInput', () => {
       'messages[2]',
       'messages[3]',
     ])
-    expect(input.shown).toEqual({ inline: true })
+    expect(input.shown).toEqual({ inline: true, toolIds: 'anthropic' })
   })
 
   it('leaves out an assistant message of thinking only, and a user message of tool results has no text message', async () => {

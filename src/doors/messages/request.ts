@@ -55,7 +55,7 @@ export async function messagesInput(body: MessagesRequest, idempotencyKey?: stri
     messages,
     fields,
     toolCallIdField: 'tool_use_id',
-    shown: { inline: true },
+    shown: { inline: true, toolIds: 'anthropic' },
     request: {
       ...(system !== undefined ? { system } : {}),
       model: body.model,
