@@ -60,14 +60,20 @@ export function seedEvents(
     if (!call) throw strayResult(fields[i]!)
     const response = { id: call.id, name: call.name, data: message.content }
     const previous = events.at(-1)
+    // A result that is the tool's error is listed in its event's toolErrors, as `toolResults` lists it.
+    const errors = (before: unknown) => {
+      const ids = [...((before as string[] | undefined) ?? []), ...(message.isError ? [call.id] : [])]
+      return ids.length > 0 ? { toolErrors: ids } : {}
+    }
     if (previous?.message.role === 'tool' && messages[i - 1]?.role === 'tool') {
       events[events.length - 1] = turnEvent(
         { ...previous.message, toolResponses: [...previous.message.toolResponses!, response] },
         estimator,
         previous.id,
+        errors(previous.metadata.toolErrors),
       )
     } else {
-      events.push(turnEvent({ role: 'tool', content: null, toolResponses: [response] }, estimator))
+      events.push(turnEvent({ role: 'tool', content: null, toolResponses: [response] }, estimator, undefined, errors(undefined)))
       named.push(fields[i]!)
     }
   }

@@ -147,9 +147,10 @@ async function newMessagesTurn(
     // Results name their calls as the door showed them: the stored ids answer.
     const shown = shownOf(input)
     const stored = shown.toolId ? await storedToolIds(session, shown.toolId) : null
-    const given = fresh
-      .slice(0, results)
-      .map((message) => ({ id: stored?.get(message.toolCallId!) ?? message.toolCallId!, data: message.content }))
+    const given = fresh.slice(0, results).map((message) => {
+      const id = stored?.get(message.toolCallId!) ?? message.toolCallId!
+      return message.isError ? { id, error: message.content } : { id, data: message.content }
+    })
     const key = (at: number, part: 'id' | 'name') => `${fields[at]}.${part === 'id' ? input.toolCallIdField : 'name'}`
     const opened = await openContinuation(given, session, estimator, key)
     if (opened.kind === 'done') return opened.result

@@ -129,6 +129,32 @@ describe('POST /v1/messages', () => {
     ])
   })
 
+  it('a tool_result with is_error is stored as the tool’s error (toolErrors), continued or seeded', async () => {
+    const id = newSessionId()
+    const tag = newTag()
+    const asked = await send(id, { model: `agent-w1#${tag}`, tools: [weather], messages: [u('Weather?')] })
+    const failed = { type: 'tool_result', tool_use_id: 'w1', content: 'no network', is_error: true }
+    await send(id, { model: `agent-w1#${tag}`, tools: [weather], messages: [u('Weather?'), a(asked.body.content), u([failed])] })
+    const continued = (await wholeLog(id)).find((event) => event.message.role === 'tool')
+    expect(continued.metadata).toEqual({ toolErrors: ['w1'] })
+    // A client seeding a new session with such a history: the same.
+    const seeded = newSessionId()
+    const history = [
+      u('Weather?'),
+      a([{ type: 'tool_use', id: 'w9', name: 'get_weather', input: {} }]),
+      u([{ ...failed, tool_use_id: 'w9' }]),
+    ]
+    const result = await send(seeded, {
+      model: 'echo',
+      tools: [weather],
+      messages: [...history, a('It failed.'), u('Try again?')],
+    })
+    expect(result.status, result.text).toBe(200)
+    const tool = (await wholeLog(seeded)).find((event) => event.message.role === 'tool')
+    expect(tool.metadata).toEqual({ toolErrors: ['w9'] })
+    expect(tool.message.toolResponses).toEqual([{ id: 'w9', name: 'get_weather', data: 'no network' }])
+  })
+
   it('shows tool ids outside Anthropic’s pattern made safe, and takes them back; the log keeps the originals', async () => {
     const id = newSessionId()
     const tag = newTag()

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -6,6 +5,7 @@ import { join, resolve } from 'node:path'
 import { sign } from 'hono/jwt'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { serveWorker } from '../served/global-setup'
+import { run } from './helpers'
 
 /**
  * Claude Code itself (`claude -p`, from the test-only package in test/cli, which .ci/run
@@ -42,38 +42,24 @@ afterAll(async () => {
 })
 
 /** Runs `claude -p` with these arguments; answers its JSON result. */
-function claude(args: string[]): Promise<{ result: string; session_id: string; is_error: boolean }> {
-  return new Promise((done, fail) => {
-    const child = spawn(CLAUDE, ['-p', ...args, '--output-format', 'json'], {
-      cwd: work,
-      env: {
-        PATH: process.env.PATH,
-        HOME: home,
-        ANTHROPIC_BASE_URL: worker.url.toString().replace(/\/$/, ''),
-        ANTHROPIC_API_KEY: token,
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-        DISABLE_TELEMETRY: '1',
-        CLAUDE_CODE_MAX_RETRIES: '0',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk
-    })
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk
-    })
-    child.on('error', fail)
-    child.on('close', (code) => {
-      try {
-        done(JSON.parse(stdout))
-      } catch {
-        fail(new Error(`claude exited ${code}: ${stdout}\n${stderr}`))
-      }
-    })
+async function claude(args: string[]): Promise<{ result: string; session_id: string; is_error: boolean }> {
+  const { code, stdout, stderr } = await run(CLAUDE, ['-p', ...args, '--output-format', 'json'], {
+    cwd: work,
+    env: {
+      PATH: process.env.PATH,
+      HOME: home,
+      ANTHROPIC_BASE_URL: worker.url.toString().replace(/\/$/, ''),
+      ANTHROPIC_API_KEY: token,
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_TELEMETRY: '1',
+      CLAUDE_CODE_MAX_RETRIES: '0',
+    },
   })
+  try {
+    return JSON.parse(stdout)
+  } catch {
+    throw new Error(`claude exited ${code}: ${stdout}\n${stderr}`)
+  }
 }
 
 /** The session's log through the API, as Claude Code's user. */

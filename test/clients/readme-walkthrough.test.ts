@@ -6,13 +6,14 @@
  * The blocks read `PORT` (npm start's, default 8787) and sign their token with `npm run token`,
  * which reads `JWT_SECRET`: the test sets both to the served Worker's, and changes nothing else.
  */
-import { spawn, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import type { Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { serveWorker } from '../served/global-setup'
+import { run } from './helpers'
 import { MARKER, missingPiece, readmeWalkthrough, type Step } from './readme'
 import { startWalkthroughModel } from './walkthrough-model'
 
@@ -31,26 +32,9 @@ function bash(script: string, env: Record<string, string>): Promise<{ code: numb
   const folder = mkdtempSync(join(tmpdir(), 'durable-sessions-readme-'))
   const file = join(folder, 'walkthrough.sh')
   writeFileSync(file, script)
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-e', '-o', 'pipefail', file], {
-      cwd: process.cwd(),
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk
-    })
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk
-    })
-    child.on('error', reject)
-    child.on('close', (code) => {
-      rmSync(folder, { recursive: true, force: true })
-      resolve({ code, stdout, stderr })
-    })
-  })
+  return run('bash', ['-e', '-o', 'pipefail', file], { cwd: process.cwd(), env: { ...process.env, ...env } }).finally(() =>
+    rmSync(folder, { recursive: true, force: true }),
+  )
 }
 
 const clip = (text: string, max = 3000) => (text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text)

@@ -21,6 +21,8 @@ export interface ClientMessage {
   toolCallId?: string
   /** Assistant messages: their reasoning, kept when the message is stored, never matched. */
   reasoning?: Reasoning[]
+  /** Tool messages: the result is the tool's error (listed in the event's `toolErrors`), never matched. */
+  isError?: boolean
 }
 
 /** A message of the log as the client was shown it, with the seq and id of the event it comes from. */

@@ -132,6 +132,7 @@ function neutralMessages(message: MessagesMessage, field: string): { message: Cl
               role: 'tool' as const,
               content: block.content === undefined ? '' : textOf(block.content as string | Block[]),
               toolCallId: block.tool_use_id as string,
+              ...(block.is_error === true ? { isError: true } : {}),
             },
             field: `${field}.content[${j}]`,
           },

@@ -1,6 +1,6 @@
 import type { ToolCall } from '../../core'
+import { httpUpstream } from '../http-upstream'
 import { type ChatModel, type ChatReply, type ChatRequest, isContextLengthMessage, UpstreamError } from '../port'
-import { collectStream } from '../stream'
 import { eventReader, passedOn } from './events'
 import {
   type AnthropicUsage,
@@ -37,10 +37,22 @@ type Block = { type: string; text?: string; id?: string; name?: string; input?: 
  * const reply = await model.chat({ model: 'claude-sonnet-4-5', messages, maxTokens: 1024 })
  */
 export function anthropic(options: AnthropicOptions): ChatModel {
-  const doFetch = options.fetch ?? fetch
-  const url = `${options.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '')}/v1/messages`
+  const http = httpUpstream({
+    url: `${options.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '')}/v1/messages`,
+    timeoutMs: options.timeoutMs,
+    secret: options.apiKey,
+    fetch: options.fetch,
+    refused(response, text) {
+      const failure = response.status === 400 && isContextLengthMessage(text) ? 'context_length' : 'status'
+      const retryAfter = response.headers.get('retry-after') ?? undefined
+      return new UpstreamError(failure, `the model answered ${response.status}: ${text.slice(0, 300)}`, {
+        status: response.status,
+        ...(passedOn(response.status) ? { passOn: { ...(retryAfter ? { retryAfter } : {}) } } : {}),
+      })
+    },
+  })
 
-  async function post(request: ChatRequest, signal: AbortSignal): Promise<Response> {
+  function post(request: ChatRequest, signal: AbortSignal): Promise<Response> {
     const prompt = anthropicPrompt(request.messages)
     const o = request.options ?? {}
     const body = {
@@ -56,48 +68,18 @@ export function anthropic(options: AnthropicOptions): ChatModel {
       ...(o.stop !== undefined ? { stop_sequences: typeof o.stop === 'string' ? [o.stop] : o.stop } : {}),
       stream: request.onDelta !== undefined,
     }
-    let response: Response
-    try {
-      response = await doFetch(url, {
-        method: 'POST',
-        headers: {
-          'Content-Type': 'application/json',
-          'x-api-key': options.apiKey,
-          'anthropic-version': VERSION,
-          ...(request.anthropic?.beta ? { 'anthropic-beta': request.anthropic.beta } : {}),
-        },
-        body: JSON.stringify(body),
-        signal,
-      })
-    } catch (error) {
-      if (signal.aborted) throw new UpstreamError('timeout', `the model did not answer within ${options.timeoutMs} ms`)
-      throw new UpstreamError('transport', `could not reach the model: ${redact((error as Error).message)}`)
+    const headers = {
+      'x-api-key': options.apiKey,
+      'anthropic-version': VERSION,
+      ...(request.anthropic?.beta ? { 'anthropic-beta': request.anthropic.beta } : {}),
     }
-    if (!response.ok) {
-      const text = redact(await response.text().catch(() => ''))
-      const failure = response.status === 400 && isContextLengthMessage(text) ? 'context_length' : 'status'
-      const retryAfter = response.headers.get('retry-after') ?? undefined
-      throw new UpstreamError(failure, `the model answered ${response.status}: ${text.slice(0, 300)}`, {
-        status: response.status,
-        ...(passedOn(response.status) ? { passOn: { ...(retryAfter ? { retryAfter } : {}) } } : {}),
-      })
-    }
-    return response
+    return http.post(body, headers, signal)
   }
 
-  /** Error texts may echo the key: never pass it on. */
-  const redact = (text: string) => (options.apiKey.length >= 4 ? text.replaceAll(options.apiKey, '[redacted]') : text)
-
   async function complete(request: ChatRequest): Promise<ChatReply> {
-    const signal = AbortSignal.timeout(options.timeoutMs)
-    const response = await post(request, signal)
-    let json: { model?: string; content?: Block[]; stop_reason?: string | null; usage?: AnthropicUsage }
-    try {
-      json = await response.json()
-    } catch {
-      if (signal.aborted) throw new UpstreamError('timeout', `the model did not finish within ${options.timeoutMs} ms`)
-      throw new UpstreamError('malformed', 'the model answered with a body that is not JSON')
-    }
+    const json = await http.json<{ model?: string; content?: Block[]; stop_reason?: string | null; usage?: AnthropicUsage }>(
+      (signal) => post(request, signal),
+    )
     if (!Array.isArray(json?.content)) throw new UpstreamError('malformed', 'the model answered without content')
     const text = json.content.flatMap((block) => (block.type === 'text' && typeof block.text === 'string' ? [block.text] : []))
     const toolCalls: ToolCall[] = json.content.flatMap((block) =>
@@ -118,25 +100,15 @@ export function anthropic(options: AnthropicOptions): ChatModel {
     }
   }
 
-  async function stream(request: ChatRequest, onDelta: (text: string) => void): Promise<ChatReply> {
-    const controller = new AbortController()
-    const timer = setTimeout(() => controller.abort(), options.timeoutMs)
-    let response: Response
-    try {
-      response = await post(request, controller.signal)
-    } finally {
-      clearTimeout(timer)
-    }
-    if (!response.body) throw new UpstreamError('malformed', 'the model answered a stream with no body')
-    return collectStream(response.body, {
-      idleMs: options.timeoutMs,
-      onDelta,
-      onToolCall: request.onToolCall,
-      onReasoning: request.onReasoning,
-      readChunk: eventReader(),
-      source: 'the model',
-    })
+  return {
+    chat: (request) =>
+      request.onDelta
+        ? http.stream((signal) => post(request, signal), {
+            onDelta: request.onDelta,
+            onToolCall: request.onToolCall,
+            onReasoning: request.onReasoning,
+            readChunk: eventReader(),
+          })
+        : complete(request),
   }
-
-  return { chat: (request) => (request.onDelta ? stream(request, request.onDelta) : complete(request)) }
 }

@@ -1,5 +1,6 @@
 import { withoutReasoning } from '../../contract/openai-messages'
 import type { ToolCall } from '../../core'
+import { httpUpstream } from '../http-upstream'
 import {
   type ChatModel,
   type ChatReply,
@@ -9,7 +10,7 @@ import {
   usageOf,
   type WireUsage,
 } from '../port'
-import { collectStream, type StreamChunk, type ToolCallDelta } from '../stream'
+import type { StreamChunk, ToolCallDelta } from '../stream'
 import { wireFields } from '../wire-fields'
 
 export interface OpenAICompatibleOptions {
@@ -63,10 +64,22 @@ const toolCallsOf = (calls: WireToolCall[] | undefined): ToolCall[] =>
  * const reply = await model.chat({ model: 'gpt-4o-mini', messages, maxTokens: 512 })
  */
 export function openAICompatible(options: OpenAICompatibleOptions): ChatModel {
-  const doFetch = options.fetch ?? fetch
-  const url = `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`
+  const http = httpUpstream({
+    url: `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`,
+    timeoutMs: options.timeoutMs,
+    secret: options.apiKey,
+    fetch: options.fetch,
+    refused(response, text) {
+      const failure =
+        (response.status === 400 || response.status === 413) && isContextLengthMessage(text) ? 'context_length' : 'status'
+      return new UpstreamError(failure, `the model answered ${response.status}: ${text.slice(0, 300)}`, {
+        status: response.status,
+      })
+    },
+  })
+  const headers: Record<string, string> = options.apiKey ? { Authorization: `Bearer ${options.apiKey}` } : {}
 
-  async function post(request: ChatRequest, signal: AbortSignal): Promise<Response> {
+  function post(request: ChatRequest, signal: AbortSignal): Promise<Response> {
     const stream = request.onDelta !== undefined
     const body = {
       model: request.model,
@@ -76,51 +89,15 @@ export function openAICompatible(options: OpenAICompatibleOptions): ChatModel {
       stream,
       ...(stream ? { stream_options: { include_usage: true } } : {}),
     }
-    let response: Response
-    try {
-      response = await doFetch(url, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', ...(options.apiKey ? { Authorization: `Bearer ${options.apiKey}` } : {}) },
-        body: JSON.stringify(body),
-        signal,
-      })
-    } catch (error) {
-      if (signal.aborted) throw new UpstreamError('timeout', `the model did not answer within ${options.timeoutMs} ms`)
-      throw new UpstreamError('transport', `could not reach the model: ${redact((error as Error).message)}`)
-    }
-    if (!response.ok) {
-      const text = redact(await response.text().catch(() => ''))
-      const failure =
-        (response.status === 400 || response.status === 413) && isContextLengthMessage(text) ? 'context_length' : 'status'
-      throw new UpstreamError(failure, `the model answered ${response.status}: ${text.slice(0, 300)}`, {
-        status: response.status,
-      })
-    }
-    return response
-  }
-
-  /** Upstream error texts may echo credentials ("Incorrect API key provided: …"): never pass them on. */
-  function redact(text: string): string {
-    let safe = text.replace(/Bearer\s+\S+/gi, 'Bearer [redacted]')
-    if (options.apiKey && options.apiKey.length >= 4) safe = safe.replaceAll(options.apiKey, '[redacted]')
-    return safe
+    return http.post(body, headers, signal)
   }
 
   async function complete(request: ChatRequest): Promise<ChatReply> {
-    // One deadline for the whole answer: the response and its body.
-    const signal = AbortSignal.timeout(options.timeoutMs)
-    const response = await post(request, signal)
-    let json: {
+    const json = await http.json<{
       model?: string
       choices?: { message?: { content?: string | null; tool_calls?: WireToolCall[] }; finish_reason?: string }[]
       usage?: WireUsage
-    }
-    try {
-      json = await response.json()
-    } catch {
-      if (signal.aborted) throw new UpstreamError('timeout', `the model did not finish within ${options.timeoutMs} ms`)
-      throw new UpstreamError('malformed', 'the model answered with a body that is not JSON')
-    }
+    }>((signal) => post(request, signal))
     const choice = json?.choices?.[0]
     if (!choice?.message) throw new UpstreamError('malformed', 'the model answered without choices[0].message')
     return {
@@ -132,27 +109,14 @@ export function openAICompatible(options: OpenAICompatibleOptions): ChatModel {
     }
   }
 
-  async function stream(request: ChatRequest, onDelta: (text: string) => void): Promise<ChatReply> {
-    // The deadline covers the start of the answer; the stream then has an idle timeout per chunk.
-    const controller = new AbortController()
-    const timer = setTimeout(() => controller.abort(), options.timeoutMs)
-    let response: Response
-    try {
-      response = await post(request, controller.signal)
-    } finally {
-      clearTimeout(timer)
-    }
-    if (!response.body) throw new UpstreamError('malformed', 'the model answered a stream with no body')
-    return collectStream(response.body, {
-      idleMs: options.timeoutMs,
-      onDelta,
-      onToolCall: request.onToolCall,
-      readChunk: openAIChunk,
-      source: 'the model',
-    })
-  }
-
   return {
-    chat: (request) => (request.onDelta ? stream(request, request.onDelta) : complete(request)),
+    chat: (request) =>
+      request.onDelta
+        ? http.stream((signal) => post(request, signal), {
+            onDelta: request.onDelta,
+            onToolCall: request.onToolCall,
+            readChunk: openAIChunk,
+          })
+        : complete(request),
   }
 }
