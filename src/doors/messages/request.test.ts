@@ -56,7 +56,7 @@ describe('messagesInput', () => {
         reasoning: [{ provider: 'anthropic', type: 'thinking', thinking: 'hmm', signature: 'sig' }],
       },
       { role: 'tool', content: 'one\ntwo', toolCallId: 't1' },
-      { role: 'tool', content: 'three', toolCallId: 't2' },
+      { role: 'tool', content: 'three', toolCallId: 't2', isError: true },
       { role: 'user', content: 'and now?' },
       { role: 'system', content: 'env' },
     ])
