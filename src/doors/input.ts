@@ -28,6 +28,8 @@ export interface DoorInput {
   onDiverge?: OnDiverge
   /** A request that repeats an answered one regenerates its reply instead of answering the stored one. */
   regenerate?: boolean
+  /** The session must exist (a Responses `conversation`): 404 otherwise, nothing created. */
+  mustExist?: boolean
   /** Answered without reading or writing the session (a client's auxiliary request: see `passthroughTurn`). */
   passthrough?: boolean
   /**

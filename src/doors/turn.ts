@@ -1,4 +1,4 @@
-import { ServiceError } from '../contract/errors'
+import { ServiceError, sessionNotFound } from '../contract/errors'
 import { storedResult, type TurnResult } from '../contract/turn-result'
 import { asksTurn, branchPoint, type ClientMessage, type NewMessageEvent, reconcile } from '../core'
 import { openContinuation, turnEvent } from '../turns/open-step'
@@ -35,6 +35,7 @@ export async function doorTurn(input: DoorInput, deps: TurnDeps): Promise<DoorAn
  */
 async function sessionTurn(input: DoorInput, deps: TurnDeps): Promise<TurnResult | DoorAnswer> {
   const { session } = deps
+  if (input.mustExist && !(await session.promptState())) throw sessionNotFound()
   const steps = await session.stepLog()
   if (input.idempotency && steps) {
     const found = steps.idempotent(input.idempotency.key)

@@ -89,6 +89,7 @@ app.use(
       'X-Session-Id',
       'X-Rewound',
       'X-Stored',
+      'X-Tools-Omitted',
       'request-id',
       'Retry-After',
       'X-RateLimit-Limit',

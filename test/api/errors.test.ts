@@ -85,6 +85,7 @@ describe('GET /v1/openapi.json', () => {
       '/v1/messages',
       '/v1/messages/count_tokens',
       '/v1/models',
+      '/v1/responses',
       '/v1/sessions',
       '/v1/sessions/{id}',
       '/v1/sessions/{id}/branches',

@@ -3,6 +3,7 @@ import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { type ErrorCode, ServiceError } from '../../contract/errors'
 import { anthropicError } from '../../doors/messages/errors'
+import { openAIError } from '../../doors/responses/errors'
 import { log } from '../../log'
 
 /**
@@ -14,15 +15,20 @@ export const speaksAnthropic = (c: Context) =>
   c.req.path.startsWith('/v1/messages/') ||
   (c.req.path === '/v1/models' && c.req.header('anthropic-version') !== undefined)
 
-/** A response with the contract's error body (Anthropic's, on its door). */
+/** Whether a request is the Responses door's, whose errors are in OpenAI's shape. */
+const speaksResponses = (c: Context) => c.req.path === '/v1/responses' || c.req.path.startsWith('/v1/responses/')
+
+/** A response with the contract's error body (Anthropic's or OpenAI's, on their doors). */
 export function errorJson(c: Context, status: ContentfulStatusCode, code: ErrorCode, message: string) {
-  return speaksAnthropic(c) ? errorResponse(c, new ServiceError(code, message)) : c.json({ error: { code, message } }, status)
+  return speaksAnthropic(c) || speaksResponses(c)
+    ? errorResponse(c, new ServiceError(code, message))
+    : c.json({ error: { code, message } }, status)
 }
 
 /** An error's response, with its headers, in the shape of the request's door. */
 function errorResponse(c: Context, error: ServiceError) {
-  if (speaksAnthropic(c)) {
-    const answer = anthropicError(error)
+  if (speaksAnthropic(c) || speaksResponses(c)) {
+    const answer = speaksAnthropic(c) ? anthropicError(error) : openAIError(error)
     for (const [name, value] of Object.entries(answer.headers)) c.header(name, value)
     return c.json(answer.body, answer.status as ContentfulStatusCode)
   }

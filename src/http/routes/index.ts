@@ -5,6 +5,7 @@ import { eventRoutes } from './events'
 import { routes } from './helpers'
 import { messagesRoutes } from './messages'
 import { modelRoutes } from './models'
+import { responsesRoutes } from './responses'
 import { searchRoutes } from './search'
 import { sessionRoutes } from './sessions'
 import { turnRoutes } from './turns'
@@ -20,3 +21,4 @@ export const apiRoutes = routes()
   .route('/', chatCompletionRoutes)
   .route('/', messagesRoutes)
   .route('/', modelRoutes)
+  .route('/', responsesRoutes)

@@ -1,0 +1,78 @@
+import { z } from '@hono/zod-openapi'
+import { LIMITS } from '../limits'
+import { Id } from './common'
+
+/**
+ * `POST /v1/responses`: the OpenAI Responses request as its door takes it. Input items are
+ * checked for the fields the door reads; any other request field is ignored.
+ */
+
+/** A content part of a message item: text ones are read; others are refused by name. */
+const Part = z.looseObject({ type: z.string(), text: z.string().optional() })
+
+const Item = z.looseObject({ type: z.string().optional() }).superRefine((item, ctx) => {
+  const issue = (path: (string | number)[], text: string) => ctx.addIssue({ code: 'custom', path, message: text })
+  const field = (name: string) => (item as Record<string, unknown>)[name]
+  const type = item.type ?? 'message'
+  switch (type) {
+    case 'message': {
+      const role = field('role')
+      if (!['user', 'assistant', 'system', 'developer'].includes(role as string))
+        issue(['role'], 'must be one of user, assistant, system, developer')
+      const content = field('content')
+      if (typeof content === 'string') return
+      if (!Array.isArray(content)) return issue(['content'], 'must be a string or content parts')
+      content.forEach((part: z.output<typeof Part>, k) => {
+        if (part?.type === 'input_text' || part?.type === 'output_text' || part?.type === 'text') {
+          if (typeof part.text !== 'string') issue(['content', k, 'text'], 'is required')
+        } else
+          issue(['content', k, 'type'], `unsupported: "${part?.type}" parts cannot be stored (input_text and output_text only)`)
+      })
+      return
+    }
+    case 'function_call':
+      for (const name of ['call_id', 'name', 'arguments'])
+        if (typeof field(name) !== 'string' || (name !== 'arguments' && field(name) === '')) issue([name], 'is required')
+      return
+    case 'function_call_output': {
+      if (typeof field('call_id') !== 'string' || field('call_id') === '') issue(['call_id'], 'is required')
+      const output = field('output')
+      if (typeof output !== 'string' && !Array.isArray(output)) issue(['output'], 'must be a string or content parts')
+      return
+    }
+    case 'reasoning':
+      return
+    default:
+      issue(['type'], `unsupported: "${type}" items are not supported yet`)
+  }
+})
+
+const FunctionTool = z.looseObject({ type: z.string(), name: z.string().optional() })
+
+export const ResponsesRequestSchema = z
+  .looseObject({
+    model: z.string().min(1).max(256),
+    input: z.union([z.string(), z.array(Item).max(LIMITS.chatMessages)]),
+    instructions: z.string().nullable().optional(),
+    stream: z.boolean().nullable().optional(),
+    store: z.boolean().nullable().optional(),
+    conversation: z
+      .union([Id, z.looseObject({ id: Id })])
+      .nullable()
+      .optional(),
+    previous_response_id: z.string().nullable().optional(),
+    tools: z.array(FunctionTool).max(LIMITS.toolItems).optional(),
+    tool_choice: z
+      .union([z.enum(['auto', 'none', 'required']), z.looseObject({ type: z.string(), name: z.string().optional() })])
+      .optional(),
+    parallel_tool_calls: z.boolean().nullable().optional(),
+    max_output_tokens: z.int().min(1).max(1_000_000).nullable().optional(),
+    temperature: z.number().min(0).max(2).nullable().optional(),
+    top_p: z.number().gt(0).max(1).nullable().optional(),
+  })
+  .openapi('ResponsesRequest', {
+    description:
+      'The OpenAI Responses request. Honoured: model, input (message, function_call, function_call_output items; reasoning items are skipped), instructions, stream, store, tools (function tools; others left out and listed in X-Tools-Omitted), tool_choice, parallel_tool_calls, max_output_tokens, temperature, top_p. Other fields are ignored.',
+  })
+
+export type ResponsesRequest = z.output<typeof ResponsesRequestSchema>

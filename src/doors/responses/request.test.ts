@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest'
+import { ResponsesRequestSchema } from '../../contract/schemas'
+import { responsesInput } from './request'
+
+const request = (body: Record<string, unknown>) => ResponsesRequestSchema.parse({ model: 'm', ...body })
+
+describe('responsesInput', () => {
+  it('joins an assistant message and the calls after it, or calls alone, into one assistant message', async () => {
+    const { input } = await responsesInput(
+      request({
+        input: [
+          { role: 'user', content: 'q' },
+          { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Let me look.' }] },
+          { type: 'reasoning', id: 'rs_1', summary: [] },
+          { type: 'function_call', call_id: 'c1', name: 'f', arguments: '{}' },
+          { type: 'function_call', call_id: 'c2', name: 'f', arguments: '{"a":1}' },
+          { type: 'function_call_output', call_id: 'c1', output: 'one' },
+          { type: 'function_call_output', call_id: 'c2', output: [{ type: 'input_text', text: 'two' }] },
+          { type: 'function_call', call_id: 'c3', name: 'f', arguments: '{}' },
+          { type: 'function_call', call_id: 'c4', name: 'f', arguments: '{}' },
+        ],
+      }),
+    )
+    expect(input.messages).toEqual([
+      { role: 'user', content: 'q' },
+      {
+        role: 'assistant',
+        content: 'Let me look.',
+        toolCalls: [
+          { id: 'c1', name: 'f', arguments: '{}' },
+          { id: 'c2', name: 'f', arguments: '{"a":1}' },
+        ],
+      },
+      { role: 'tool', content: 'one', toolCallId: 'c1' },
+      { role: 'tool', content: 'two', toolCallId: 'c2' },
+      {
+        role: 'assistant',
+        content: '',
+        toolCalls: [
+          { id: 'c3', name: 'f', arguments: '{}' },
+          { id: 'c4', name: 'f', arguments: '{}' },
+        ],
+      },
+    ])
+    expect(input.fields).toEqual(['input[0]', 'input[1]', 'input[5]', 'input[6]', 'input[7]'])
+  })
+
+  it('takes instructions and every system or developer message, in order, as the system prompt', async () => {
+    const { input } = await responsesInput(
+      request({
+        instructions: 'A',
+        input: [
+          { role: 'developer', content: 'B' },
+          { role: 'user', content: 'q' },
+          { role: 'system', content: [{ type: 'input_text', text: 'C' }] },
+        ],
+      }),
+    )
+    expect(input.request.system).toBe('A\n\nB\n\nC')
+    expect(input.messages).toEqual([{ role: 'user', content: 'q' }])
+  })
+
+  it('offers function tools; the others are left out and named; a tool_choice needing one of them is refused', async () => {
+    const tools = [
+      { type: 'function', name: 'f', parameters: { type: 'object' } },
+      { type: 'web_search' },
+      { type: 'namespace', name: 'shell' },
+      { type: 'mcp', server_label: 'docs' },
+    ]
+    const { input, omitted } = await responsesInput(request({ input: 'q', tools, tool_choice: { type: 'function', name: 'f' } }))
+    expect(input.request.tools).toEqual([{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }])
+    expect(input.request.toolChoice).toEqual({ type: 'function', function: { name: 'f' } })
+    expect(omitted).toEqual(['web_search', 'shell', 'docs'])
+    await expect(responsesInput(request({ input: 'q', tools, tool_choice: { type: 'web_search' } }))).rejects.toThrow(
+      /tool_choice: unsupported/,
+    )
+    await expect(
+      responsesInput(request({ input: 'q', tools: [{ type: 'web_search' }], tool_choice: 'required' })),
+    ).rejects.toThrow(/only tools the service cannot offer/)
+  })
+})

@@ -1,0 +1,140 @@
+import { ServiceError } from '../../contract/errors'
+import type { ResponsesRequest, ToolChoiceInput, ToolInput } from '../../contract/schemas'
+import type { ClientMessage } from '../../core'
+import { type DoorInput, idempotencyOf } from '..'
+
+/**
+ * An OpenAI Responses request as the door layer takes it: `instructions` and every system or
+ * developer message, joined with a blank line, as the system prompt; the other input items as
+ * neutral messages — an assistant message item and the `function_call` items after it as one
+ * assistant message, each `function_call_output` as a tool message, reasoning items left out of
+ * matching — and its function tools (the others, which the service cannot offer, left out and
+ * named in `omitted`).
+ *
+ * @example
+ * const { input, omitted } = await responsesInput(body)
+ */
+export async function responsesInput(
+  body: ResponsesRequest,
+  idempotencyKey?: string,
+): Promise<{ input: DoorInput; omitted: string[] }> {
+  const items: Item[] = typeof body.input === 'string' ? [{ type: 'message', role: 'user', content: body.input }] : body.input
+  const messages: ClientMessage[] = []
+  const fields: string[] = []
+  const system: string[] = body.instructions ? [body.instructions] : []
+  // Whether a function_call joins the message before it: an assistant's (a message, or calls).
+  let joinable = false
+  items.forEach((item, at) => {
+    const field = `input[${at}]`
+    const type = item.type ?? 'message'
+    if (type === 'reasoning') return
+    if (type === 'function_call') {
+      const call = { id: item.call_id as string, name: item.name as string, arguments: item.arguments as string }
+      const previous = messages.at(-1)
+      if (joinable && previous?.role === 'assistant') previous.toolCalls = [...(previous.toolCalls ?? []), call]
+      else {
+        messages.push({ role: 'assistant', content: '', toolCalls: [call] })
+        fields.push(field)
+      }
+      joinable = true
+      return
+    }
+    joinable = false
+    if (type === 'function_call_output') {
+      messages.push({ role: 'tool', content: textOf(item.output), toolCallId: item.call_id as string })
+      fields.push(field)
+      return
+    }
+    const text = textOf(item.content)
+    if (item.role === 'system' || item.role === 'developer') {
+      if (text !== '') system.push(text)
+      return
+    }
+    messages.push({ role: item.role === 'assistant' ? 'assistant' : 'user', content: text })
+    fields.push(field)
+    joinable = item.role === 'assistant'
+  })
+  const { tools, omitted } = toolsOf(body.tools)
+  const toolChoice = toolChoiceOf(body.tool_choice, tools, omitted)
+  const options = Object.fromEntries(
+    Object.entries({ temperature: body.temperature, topP: body.top_p, maxTokens: body.max_output_tokens }).filter(
+      ([, value]) => value !== undefined && value !== null,
+    ),
+  )
+  return {
+    omitted,
+    input: {
+      messages,
+      fields,
+      toolCallIdField: 'call_id',
+      shown: { inline: false },
+      request: {
+        ...(system.length > 0 ? { system: system.join('\n\n') } : {}),
+        model: body.model,
+        stream: body.stream ?? false,
+        ...(tools.length > 0 ? { tools } : {}),
+        ...(toolChoice !== undefined && tools.length > 0 ? { toolChoice } : {}),
+        ...(typeof body.parallel_tool_calls === 'boolean' && tools.length > 0
+          ? { parallelToolCalls: body.parallel_tool_calls }
+          : {}),
+        ...(Object.keys(options).length > 0 ? { options } : {}),
+      },
+      ...(await idempotencyOf(idempotencyKey, body.input)),
+    },
+  }
+}
+
+type Item = Exclude<ResponsesRequest['input'], string>[number] & Record<string, unknown>
+
+/** A content's text: the string, or its text parts joined with a newline. */
+const textOf = (content: unknown): string =>
+  typeof content === 'string'
+    ? content
+    : Array.isArray(content)
+      ? content.map((part: { text?: string }) => part.text ?? '').join('\n')
+      : ''
+
+/** Function tools as the turn offers them; every other tool (built-in, namespace, MCP) left out, named. */
+function toolsOf(tools: ResponsesRequest['tools']): { tools: ToolInput[]; omitted: string[] } {
+  const offered: ToolInput[] = []
+  const omitted: string[] = []
+  for (const tool of tools ?? []) {
+    const named = tool as Record<string, unknown>
+    if (tool.type === 'function' && typeof tool.name === 'string') {
+      offered.push({
+        type: 'function',
+        function: {
+          name: tool.name,
+          ...(typeof named.description === 'string' ? { description: named.description } : {}),
+          ...(named.parameters && typeof named.parameters === 'object'
+            ? { parameters: named.parameters as Record<string, unknown> }
+            : {}),
+        },
+      })
+    } else omitted.push(typeof named.server_label === 'string' ? named.server_label : (tool.name ?? tool.type))
+  }
+  return { tools: offered, omitted }
+}
+
+/** `tool_choice` in the turn's names; one that requires a tool left out is refused. */
+function toolChoiceOf(
+  choice: ResponsesRequest['tool_choice'],
+  tools: readonly ToolInput[],
+  omitted: readonly string[],
+): ToolChoiceInput | undefined {
+  if (choice === undefined || choice === 'auto' || choice === 'none') return choice
+  if (choice === 'required') {
+    if (tools.length === 0 && omitted.length > 0)
+      throw new ServiceError(
+        'invalid_request',
+        `tool_choice: unsupported: it requires a tool, and only tools the service cannot offer were sent (${omitted.join(', ')})`,
+      )
+    return 'required'
+  }
+  if (choice.type === 'function' && choice.name && tools.some((tool) => tool.function.name === choice.name))
+    return { type: 'function', function: { name: choice.name } }
+  throw new ServiceError(
+    'invalid_request',
+    `tool_choice: unsupported: it requires "${choice.name ?? choice.type}", which the service cannot offer`,
+  )
+}

@@ -1,0 +1,147 @@
+import { describe, expect, it } from 'vitest'
+import { call, newSessionId, newTag, parseSSE, upstreamRequests, wholeLog } from '../helpers'
+
+const respond = (session: string | null, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+  call('POST', '/v1/responses', { body, headers: { ...(session === null ? {} : { 'X-Session-Id': session }), ...headers } })
+const user = (text: string) => ({ role: 'user', content: [{ type: 'input_text', text }] })
+const weather = {
+  type: 'function',
+  name: 'get_weather',
+  description: 'The weather',
+  parameters: { type: 'object', properties: {} },
+}
+const shown = (log: any[]) =>
+  log.map(({ message: m }) => {
+    if (m.toolCalls) return `${m.role}:${m.content ?? ''}|calls ${m.toolCalls.map((c: any) => c.id).join(',')}`
+    if (m.toolResponses) return `${m.role}:${m.toolResponses.map((r: any) => `${r.id}=${r.data}`).join(',')}`
+    return `${m.role}:${m.content ?? ''}`
+  })
+
+/** An error in OpenAI's shape: `{"error": {"message", "type", "param", "code"}}`. */
+function expectOpenAIError(result: { status: number; body: any; text: string }, status: number, code: string) {
+  expect(result.status, result.text).toBe(status)
+  expect(Object.keys(result.body)).toEqual(['error'])
+  expect(Object.keys(result.body.error).sort()).toEqual(['code', 'message', 'param', 'type'])
+  expect(result.body.error.code).toBe(code)
+}
+
+describe('POST /v1/responses', () => {
+  it('answers a response and stores the instructions, the input and the reply; a retry answers the same ids', async () => {
+    const id = newSessionId()
+    const tag = newTag()
+    const result = await respond(id, { model: `echo#${tag}`, instructions: 'Be brief.', input: 'Hi there' })
+    expect(result.status, result.text).toBe(200)
+    expect(result.body).toMatchObject({
+      id: expect.stringMatching(/^resp_/),
+      object: 'response',
+      status: 'completed',
+      model: `echo#${tag}`,
+      conversation: { id },
+      store: true,
+      output: [
+        {
+          id: expect.stringMatching(/^msg_/),
+          type: 'message',
+          role: 'assistant',
+          status: 'completed',
+          content: [{ type: 'output_text', text: 'Echo: Hi there', annotations: [] }],
+        },
+      ],
+      usage: { input_tokens: expect.any(Number), output_tokens: expect.any(Number), input_tokens_details: { cached_tokens: 0 } },
+    })
+    expect(shown(await wholeLog(id))).toEqual(['system:Be brief.', 'user:Hi there', 'assistant:Echo: Hi there'])
+    const history = [user('Hi there'), { ...result.body.output[0], type: 'message' }, user('More')]
+    const more = await respond(id, { model: `echo#${tag}`, instructions: 'Be brief.', input: history })
+    const again = await respond(id, { model: `echo#${tag}`, instructions: 'Be brief.', input: history })
+    expect(again.body.id).toBe(more.body.id)
+    expect(again.body.output).toEqual(more.body.output)
+    expect(await upstreamRequests(tag)).toHaveLength(2)
+    expect(await wholeLog(id)).toHaveLength(5)
+  })
+
+  it('takes instructions and every system or developer message, wherever it stands, as the system prompt', async () => {
+    const id = newSessionId()
+    const tag = newTag()
+    const input = [
+      { role: 'developer', content: 'Base rules.' },
+      user('First'),
+      { role: 'developer', content: [{ type: 'input_text', text: 'Skills.' }] },
+      user('Second'),
+    ]
+    await respond(id, { model: `echo#${tag}`, instructions: 'Be brief.', input })
+    const [sent] = await upstreamRequests(tag)
+    expect(sent!.body.messages[0]).toEqual({ role: 'system', content: 'Be brief.\n\nBase rules.\n\nSkills.' })
+    expect(sent!.body.messages.slice(1).map((m) => m.content)).toEqual(['First', 'Second'])
+  })
+
+  it('a tool round trip: function_call items out, function_call_output back; built-in tools left out and named', async () => {
+    const id = newSessionId()
+    const tag = newTag()
+    const tools = [weather, { type: 'web_search' }, { type: 'mcp', server_label: 'docs' }]
+    const asked = await respond(id, { model: `agent-w1#${tag}`, tools, input: [user('Weather?')] })
+    expect(asked.status, asked.text).toBe(200)
+    expect(asked.headers.get('X-Tools-Omitted')).toBe('web_search, docs')
+    expect(asked.body.output).toEqual([
+      { id: 'fc_w1', type: 'function_call', status: 'completed', call_id: 'w1', name: 'get_weather', arguments: '{"n":0}' },
+    ])
+    const [first] = await upstreamRequests(tag)
+    expect((first!.body as any).tools.map((t: any) => t.function.name)).toEqual(['get_weather'])
+    const input = [user('Weather?'), ...asked.body.output, { type: 'function_call_output', call_id: 'w1', output: 'sunny' }]
+    const answered = await respond(id, { model: `agent-w1#${tag}`, tools, input })
+    expect(answered.body.output[0].content[0].text).toBe('Results: sunny')
+    expect(shown(await wholeLog(id))).toEqual([
+      'user:Weather?',
+      'assistant:|calls w1',
+      'tool:w1=sunny',
+      'assistant:Results: sunny',
+    ])
+  })
+
+  it('streams the event sequence with sequence numbers, ending with response.completed', async () => {
+    const id = newSessionId()
+    const result = await respond(id, { model: 'echo', stream: true, input: 'Stream it' })
+    const frames = parseSSE(result.text)
+    for (const frame of frames) expect(frame.data.type).toBe(frame.event)
+    expect(frames.map((f) => f.data.sequence_number)).toEqual(frames.map((_, i) => i))
+    const names = frames.map((f) => f.event)
+    expect(names.slice(0, 4)).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+    ])
+    expect(names.slice(-4)).toEqual([
+      'response.output_text.done',
+      'response.content_part.done',
+      'response.output_item.done',
+      'response.completed',
+    ])
+    const completed = frames.at(-1)!.data.response
+    expect(completed.output[0].content[0].text).toBe('Echo: Stream it')
+    expect(frames[0]!.data.response.id).toBe(completed.id)
+    expect(completed.id).toBe(`resp_${(await wholeLog(id)).at(-1).id}`)
+  })
+
+  it('store: false with no session answers without storing; a conversation that does not exist is a 404; errors in OpenAI’s shape', async () => {
+    const unstored = await respond(null, { model: 'echo', store: false, input: 'Just this once' })
+    expect(unstored.status, unstored.text).toBe(200)
+    expect(unstored.headers.get('X-Stored')).toBeNull()
+    expect(unstored.body).toMatchObject({ store: false, conversation: null })
+    expectOpenAIError(await respond(null, { model: 'echo', input: 'x' }), 400, 'invalid_request')
+    expectOpenAIError(await respond(null, { model: 'echo', conversation: 'nope-never-made', input: 'x' }), 404, 'not_found')
+    const refused = await respond(newSessionId(), {
+      model: 'echo',
+      input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'x' }] }],
+    })
+    expectOpenAIError(refused, 400, 'invalid_request')
+    expect(refused.body.error.param).toBe('input[0].content[0].type')
+    expect(refused.body.error.type).toBe('invalid_request_error')
+  })
+
+  it('Codex’s session-id header names the session', async () => {
+    const id = newSessionId('codex')
+    const result = await respond(null, { model: 'echo', store: false, input: 'From Codex' }, { 'session-id': id })
+    expect(result.body.conversation).toEqual({ id })
+    expect(shown(await wholeLog(id))).toEqual(['user:From Codex', 'assistant:Echo: From Codex'])
+  })
+})
