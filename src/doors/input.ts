@@ -28,6 +28,11 @@ export interface DoorInput {
   onDiverge?: OnDiverge
   /** A request that repeats an answered one regenerates its reply instead of answering the stored one. */
   regenerate?: boolean
+  /**
+   * The request goes on from this event (a Responses `previous_response_id`'s reply): the view is
+   * taken back to it when the lineage has moved on (a branch), and all the request sends is new.
+   */
+  after?: { replyId: string; responseId: string }
   /** The session must exist (a Responses `conversation`): 404 otherwise, nothing created. */
   mustExist?: boolean
   /** Answered without reading or writing the session (a client's auxiliary request: see `passthroughTurn`). */

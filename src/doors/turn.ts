@@ -44,6 +44,7 @@ async function sessionTurn(input: DoorInput, deps: TurnDeps): Promise<TurnResult
     }
     if (found) return storedResult(found.step)
   }
+  if (input.after !== undefined) return continuedTurn(input, input.after, deps)
   const tail = steps?.clientTail(input.messages.length, shownOf(input)) ?? { messages: [], empty: true }
   const reconciled = reconcile(
     input.messages,
@@ -71,6 +72,32 @@ async function storedToolIds(session: TurnDeps['session'], toolId: (id: string) 
   const calls = (await session.newestTurn()).flatMap((event) => event.message.toolCalls ?? [])
   return new Map(calls.map((call) => [toolId(call.id), call.id]))
 }
+
+/**
+ * A request that goes on from an earlier reply (a Responses `previous_response_id`): a rewind to
+ * as of that reply when the lineage went on past it (nothing when it is the tip), then what the
+ * request sends is new. A reply the session does not hold is `previous_response_not_found`.
+ */
+async function continuedTurn(input: DoorInput, after: NonNullable<DoorInput['after']>, deps: TurnDeps): Promise<TurnResult> {
+  if (!(await deps.session.promptState())) throw previousNotFound(after.responseId)
+  let rewound: { abandoned: number } | null
+  try {
+    rewound = deps.session.rewindFirst({ to: after.replyId, position: 'at' }, 'divergence', 'previous_response_id')
+  } catch (error) {
+    if (error instanceof ServiceError && error.code === 'invalid_request') throw previousNotFound(after.responseId)
+    throw error
+  }
+  if (rewound) deps.onRewound?.(rewound.abandoned)
+  return newMessagesTurn(
+    input,
+    input.messages,
+    input.messages.some((message) => message.role === 'assistant'),
+    deps,
+  )
+}
+
+const previousNotFound = (responseId: string) =>
+  new ServiceError('previous_response_not_found', `previous_response_id: response "${responseId}" not found`)
 
 /** The lineage's messages a diverged request's branch point is looked for in (see {@link BRANCH_LOOKBACK}). */
 const lineageTail = (input: DoorInput, steps: NonNullable<Awaited<ReturnType<TurnDeps['session']['stepLog']>>>) =>

@@ -119,7 +119,7 @@ describe('POST /v1/responses', () => {
     const completed = frames.at(-1)!.data.response
     expect(completed.output[0].content[0].text).toBe('Echo: Stream it')
     expect(frames[0]!.data.response.id).toBe(completed.id)
-    expect(completed.id).toBe(`resp_${(await wholeLog(id)).at(-1).id}`)
+    expect(completed.id).toMatch(new RegExp(`^resp_.+\\.${(await wholeLog(id)).at(-1).id}$`))
   })
 
   it('store: false with no session answers without storing; a conversation that does not exist is a 404; errors in OpenAI’s shape', async () => {
@@ -136,6 +136,49 @@ describe('POST /v1/responses', () => {
     expectOpenAIError(refused, 400, 'invalid_request')
     expect(refused.body.error.param).toBe('input[0].content[0].type')
     expect(refused.body.error.type).toBe('invalid_request_error')
+  })
+
+  it('previous_response_id goes on from that response: only the new input sent; an older one is a branch', async () => {
+    const id = newSessionId()
+    const tag = newTag()
+    const first = await respond(id, { model: `echo#${tag}`, input: 'One' })
+    const second = await respond(null, { model: `echo#${tag}`, previous_response_id: first.body.id, input: 'Two' })
+    expect(second.status, second.text).toBe(200)
+    expect(second.body).toMatchObject({ previous_response_id: first.body.id, conversation: { id } })
+    const third = await respond(null, { model: `echo#${tag}`, previous_response_id: second.body.id, input: [user('Three')] })
+    expect(third.body.output[0].content[0].text).toBe('Echo: Three')
+    expect(shown(await wholeLog(id))).toEqual([
+      'user:One',
+      'assistant:Echo: One',
+      'user:Two',
+      'assistant:Echo: Two',
+      'user:Three',
+      'assistant:Echo: Three',
+    ])
+    const sent = await upstreamRequests(tag)
+    expect(sent.at(-1)!.body.messages.map((m) => m.content)).toEqual(['One', 'Echo: One', 'Two', 'Echo: Two', 'Three'])
+    // Going on from the first response again: a branch, the view as of it, then the new input.
+    const branch = await respond(null, { model: `echo#${tag}`, previous_response_id: first.body.id, input: 'Other two' })
+    expect(branch.headers.get('X-Rewound')).toBe('4')
+    const view = await call('GET', `/v1/sessions/${id}/view`)
+    expect(view.body.events.map((e: any) => e.message.content)).toEqual(['One', 'Echo: One', 'Other two', 'Echo: Other two'])
+  })
+
+  it('an unknown previous_response_id is previous_response_not_found, naming it; with conversation a 400', async () => {
+    const made = await respond(null, { model: 'echo', previous_response_id: 'resp_nothing', input: 'x' })
+    expectOpenAIError(made, 400, 'previous_response_not_found')
+    expect(made.body.error.message).toContain('resp_nothing')
+    const id = newSessionId()
+    const first = await respond(id, { model: 'echo', input: 'One' })
+    // Another user's response: their session is not this caller's.
+    const other = await call('POST', '/v1/responses', {
+      user: 'mallory',
+      body: { model: 'echo', previous_response_id: first.body.id, input: 'Steal' },
+    })
+    expectOpenAIError(other, 400, 'previous_response_not_found')
+    const both = await respond(null, { model: 'echo', previous_response_id: first.body.id, conversation: id, input: 'x' })
+    expectOpenAIError(both, 400, 'invalid_request')
+    expect(shown(await wholeLog(id))).toEqual(['user:One', 'assistant:Echo: One'])
   })
 
   it('Codex’s session-id header names the session', async () => {

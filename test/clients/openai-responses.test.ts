@@ -71,4 +71,15 @@ describe('the openai package’s responses against the Responses door', () => {
     const sent = await upstreamSent(tag)
     expect(sent.at(-1)!.body.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user'])
   })
+
+  it('a conversation chained by previous_response_id, the SDK sending only what is new', async () => {
+    const id = newSessionId('responses')
+    const first = await client(id).responses.create({ model: 'echo', input: 'One?' })
+    const anonymous = new OpenAI({ baseURL: inject('apiBase'), apiKey: inject('apiKey'), maxRetries: 0 })
+    const second = await anonymous.responses.create({ model: 'echo', previous_response_id: first.id, input: 'Two?' })
+    const third = await anonymous.responses.create({ model: 'echo', previous_response_id: second.id, input: 'Three?' })
+    expect(third.output_text).toBe('Echo: Three?')
+    expect(third.previous_response_id).toBe(second.id)
+    expect(shown(await logOf(id))).toEqual(['One?', 'Two?', 'Three?'].flatMap((q) => [`user:${q}`, `assistant:Echo: ${q}`]))
+  })
 })

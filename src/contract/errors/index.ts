@@ -7,6 +7,7 @@
 /** Each error code of the contract and its HTTP status: the one place a code's status is decided. */
 export const ERROR_STATUS = {
   invalid_request: 400,
+  previous_response_not_found: 400,
   unauthorized: 401,
   not_found: 404,
   version_conflict: 409,

@@ -16,9 +16,39 @@ export interface ResponseContext {
   /** The session the answer is stored in; null when it is not stored. */
   conversation: string | null
   store: boolean
+  /** The response the request went on from, when it named one. */
+  previousResponseId?: string
 }
 
-export const responseId = (replyId: string) => `resp_${replyId}`
+/**
+ * A response's id: it names the session it is stored in and its reply, so that a later request's
+ * `previous_response_id` finds both (`resp_<session, base64url>.<reply id>`); an unstored one
+ * names its reply only.
+ */
+export const responseId = (replyId: string, sessionId: string | null) =>
+  sessionId === null ? `resp_${replyId}` : `resp_${base64url(sessionId)}.${replyId}`
+
+/** The session and reply a response id names, or null when it names none. */
+export function responseTarget(id: string): { sessionId: string; replyId: string } | null {
+  const match = /^resp_([A-Za-z0-9_-]+)\.(.+)$/.exec(id)
+  if (!match) return null
+  try {
+    return {
+      sessionId: new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(fromBase64url(match[1]!)),
+      replyId: match[2]!,
+    }
+  } catch {
+    return null
+  }
+}
+
+const base64url = (text: string) =>
+  btoa(String.fromCharCode(...new TextEncoder().encode(text)))
+    .replaceAll('+', '-')
+    .replaceAll('/', '_')
+    .replace(/=+$/, '')
+const fromBase64url = (text: string) =>
+  Uint8Array.from(atob(text.replaceAll('-', '+').replaceAll('_', '/')), (c) => c.charCodeAt(0))
 const messageItemId = (replyId: string) => `msg_${replyId}`
 const callItemId = (call: ToolCall) => `fc_${call.id}`
 
@@ -60,7 +90,7 @@ function outputOf(answer: DoorAnswer) {
 
 /** The response's envelope: everything but its output, status and usage. */
 const envelope = (id: string, createdAt: number, context: ResponseContext) => ({
-  id: responseId(id),
+  id: responseId(id, context.conversation),
   object: 'response' as const,
   created_at: createdAt,
   model: context.model,
@@ -68,7 +98,7 @@ const envelope = (id: string, createdAt: number, context: ResponseContext) => ({
   incomplete_details: null as { reason: string } | null,
   instructions: null,
   conversation: context.conversation === null ? null : { id: context.conversation },
-  previous_response_id: null,
+  previous_response_id: context.previousResponseId ?? null,
   store: context.store,
 })
 

@@ -4,7 +4,7 @@ import { ServiceError } from '../../contract/errors'
 import { LIMITS } from '../../contract/limits'
 import { ResponsesRequestSchema, SessionId } from '../../contract/schemas'
 import { type DoorAnswer, onDivergeOf } from '../../doors'
-import { type ResponseEvent, responseObject, responseStream } from '../../doors/responses/answer'
+import { type ResponseEvent, responseObject, responseStream, responseTarget } from '../../doors/responses/answer'
 import { openAIError } from '../../doors/responses/errors'
 import { responsesInput } from '../../doors/responses/request'
 import { type DoneFrame, readTurnAnswer } from '../turn-answer'
@@ -64,13 +64,16 @@ const UNSTORED = 'unstored-responses'
 export const responsesRoutes = routes().openapi(create, async (c) => {
   const request = c.req.valid('json')
   const headers = c.req.valid('header')
-  if (request.previous_response_id)
-    throw new ServiceError(
-      'invalid_request',
-      'previous_response_id: unsupported: name the session (conversation, X-Session-Id or session-id) and send the input',
-    )
   const conversation = typeof request.conversation === 'string' ? request.conversation : request.conversation?.id
-  const named = conversation ?? headers['x-session-id'] ?? headers['session-id'] ?? headers.session_id
+  const previous = request.previous_response_id ?? undefined
+  if (conversation !== undefined && previous !== undefined)
+    throw new ServiceError('invalid_request', 'previous_response_id: give conversation or previous_response_id, not both')
+  const found = previous === undefined ? null : responseTarget(previous)
+  // A response id names a session of the caller's, or none (an id made up names nothing).
+  const target = found && SessionId.safeParse(found.sessionId).success ? found : null
+  if (previous !== undefined && !target)
+    throw new ServiceError('previous_response_not_found', `previous_response_id: response "${previous}" not found`)
+  const named = conversation ?? target?.sessionId ?? headers['x-session-id'] ?? headers['session-id'] ?? headers.session_id
   if (named === undefined && request.store !== false) {
     throw new ServiceError(
       'invalid_request',
@@ -84,10 +87,16 @@ export const responsesRoutes = routes().openapi(create, async (c) => {
   if (named === undefined) input.passthrough = true
   else c.header('X-Session-Id', named)
   if (conversation !== undefined) input.mustExist = true
+  if (target && previous) input.after = { replyId: target.replyId, responseId: previous }
   const sessionId = named ?? UNSTORED
   const answer = await readTurnAnswer(await sessionOf(c, sessionId).door({ userId: c.get('userId'), sessionId }, input))
   if (answer.rewound !== null) c.header('X-Rewound', String(answer.rewound))
-  const context = { model: request.model, conversation: answer.stored ? (named ?? null) : null, store: answer.stored }
+  const context = {
+    model: request.model,
+    conversation: answer.stored ? (named ?? null) : null,
+    store: answer.stored,
+    ...(previous ? { previousResponseId: previous } : {}),
+  }
   // An answer that comes whole (a plain one, a retry's) is read at once.
   const whole = answer.first.type === 'done' ? await answerOf(answer.first) : null
   if (!request.stream) {
