@@ -13,11 +13,11 @@ import { turnEvent } from '../turns/open-step'
 
 /** How a door stores a history it is given whole: a client seeding a session, or what follows a branch point. */
 
-/** The calls of the newest turn that no tool message has answered yet, by the id the door shows them with. */
-export function owedCalls(turn: readonly MessageEvent[], shown: ShownOptions): Map<string, ToolCall> {
+/** The newest turn's calls by the id the door shows them with (`owed`: only those no tool message has answered yet). */
+export function callsAsShown(turn: readonly MessageEvent[], shown: ShownOptions, owed = false): Map<string, ToolCall> {
   const pending = new Set(pendingToolCalls(turn))
-  const owed = turn.flatMap((event) => event.message.toolCalls ?? []).filter((call) => pending.has(call.id))
-  return new Map(owed.map((call) => [shown.toolId?.(call.id) ?? call.id, call]))
+  const calls = turn.flatMap((event) => event.message.toolCalls ?? []).filter((call) => !owed || pending.has(call.id))
+  return new Map(calls.map((call) => [shown.toolId?.(call.id) ?? call.id, call]))
 }
 
 /**

@@ -7,7 +7,7 @@ import type { TurnDeps } from '../turns/session'
 import { type DoorAnswer, doorAnswer } from './answer'
 import { type DoorInput, shownOf } from './input'
 import { passthroughTurn } from './passthrough'
-import { historyOf, inlineSystemEvent, owedCalls, seedEvents, strayResult } from './seed'
+import { callsAsShown, historyOf, inlineSystemEvent, seedEvents, strayResult } from './seed'
 
 /** How far back a diverged request's branch point is looked for, beyond the request's own length (messages). */
 export const BRANCH_LOOKBACK = 10_000
@@ -65,12 +65,6 @@ async function sessionTurn(input: DoorInput, deps: TurnDeps): Promise<TurnResult
     if (j === 0) return passthroughTurn(input, deps)
   }
   return newMessagesTurn(input, reconciled.messages, reconciled.seeding, deps)
-}
-
-/** The newest turn's call ids by the id the door shows them with. */
-async function storedToolIds(session: TurnDeps['session'], toolId: (id: string) => string): Promise<Map<string, string>> {
-  const calls = (await session.newestTurn()).flatMap((event) => event.message.toolCalls ?? [])
-  return new Map(calls.map((call) => [toolId(call.id), call.id]))
 }
 
 /**
@@ -162,7 +156,7 @@ async function newMessagesTurn(
   const step = { idempotency: input.idempotency }
   if (seeding) {
     // A seed after a branch point may begin with the results of the calls the view there owes.
-    const owed = fresh[0]?.role === 'tool' ? owedCalls(await session.newestTurn(), shownOf(input)) : undefined
+    const owed = fresh[0]?.role === 'tool' ? callsAsShown(await session.newestTurn(), shownOf(input), true) : undefined
     const seeded = seedEvents(fresh, fields, estimator, owed)
     return runStep({ ...seeded, ...step, closesPending: false, history: historyOf(seeded.added) }, input.request, deps)
   }
@@ -174,9 +168,9 @@ async function newMessagesTurn(
   if (results > 0) {
     // Results name their calls as the door showed them: the stored ids answer.
     const shown = shownOf(input)
-    const stored = shown.toolId ? await storedToolIds(session, shown.toolId) : null
+    const stored = shown.toolId ? callsAsShown(await session.newestTurn(), shown) : null
     const given = fresh.slice(0, results).map((message) => {
-      const id = stored?.get(message.toolCallId!) ?? message.toolCallId!
+      const id = stored?.get(message.toolCallId!)?.id ?? message.toolCallId!
       return message.isError ? { id, error: message.content } : { id, data: message.content }
     })
     const key = (at: number, part: 'id' | 'name') => `${fields[at]}.${part === 'id' ? input.toolCallIdField : 'name'}`

@@ -210,7 +210,7 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   /**
-   * A door's request (chat completions, Anthropic Messages), creating the session when it does
+   * A door's request (chat completions, Anthropic Messages, Responses), creating the session when it does
    * not exist; frames as for {@link turn}, `done` carrying a small answer (see `src/doors`).
    */
   door(address: SessionAddress, input: DoorInput): ReadableStream<Uint8Array> {

@@ -170,8 +170,6 @@ export function messageStream(model: string) {
       ]
       return events
     },
-    /** Whether any block went out (a stored answer comes whole, at the end). */
-    started: () => index >= 0,
     end: (answer: DoorAnswer): StreamEvent[] => [
       ...close(),
       event('message_delta', {

@@ -178,8 +178,6 @@ export function responseStream(replyId: string, context: ResponseContext) {
         event('response.output_item.done', { output_index: index, item: callItem(call, 'completed') }),
       ]
     },
-    /** Whether any output went out (a stored answer comes whole, at the end). */
-    started: () => outputs > 0,
     end: (answer: DoorAnswer): ResponseEvent[] => [
       ...closeText(),
       event('response.completed', { response: responseObject(answer, context) }),

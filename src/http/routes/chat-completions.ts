@@ -3,11 +3,11 @@ import type { SSEStreamingApi } from 'hono/streaming'
 import { ServiceError } from '../../contract/errors'
 import { LIMITS } from '../../contract/limits'
 import { ChatCompletionRequestSchema, SessionId } from '../../contract/schemas'
-import { answeringModel, type DoorAnswer, onDivergeOf } from '../../doors'
+import { answeringModel, onDivergeOf } from '../../doors'
 import { chatCompletion, chunkWriter, completionId } from '../../doors/chat-completions/answer'
 import { chatCompletionInput } from '../../doors/chat-completions/request'
 import { modelSettings } from '../../models/config'
-import { type DoneFrame, readTurnAnswer } from '../turn-answer'
+import { readDoorAnswer } from '../door-answer'
 import { body, errors, routes, sessionOf } from './helpers'
 
 const Headers = z.object({
@@ -60,9 +60,6 @@ const completions = createRoute({
   },
 })
 
-/** Reads a `done` frame's answer: small by design (see `doorAnswer`). */
-const answerOf = async (frame: DoneFrame) => JSON.parse(await new Response(frame.result).text()) as DoorAnswer
-
 /** The front door: `/v1/chat/completions`. */
 export const chatCompletionRoutes = routes()
 chatCompletionRoutes.use('/v1/chat/completions', async (c, next) => {
@@ -88,38 +85,22 @@ chatCompletionRoutes.openapi(completions, async (c) => {
   input.onDiverge = headers['x-on-diverge'] ?? onDivergeOf(c.env.ON_DIVERGE)
   if (headers['x-regenerate'] === 'true') input.regenerate = true
   const address = { userId: c.get('userId'), sessionId }
-  const answer = await readTurnAnswer(await sessionOf(c, sessionId).door(address, input))
+  const answer = await readDoorAnswer(await sessionOf(c, sessionId).door(address, input))
   if (answer.rewound !== null) c.header('X-Rewound', String(answer.rewound))
   const requested = request.model ?? modelSettings(c.env).chatModel
-  // An answer that comes whole (a plain one, a retry's) is read at once.
-  const whole = answer.first.type === 'done' ? await answerOf(answer.first) : null
   if (!request.stream) {
-    if (!whole) throw new Error('a plain completion answered with a delta')
-    return c.json(chatCompletion(whole, requested), 200)
+    if (!answer.whole) throw new Error('a plain completion answered with a delta')
+    return c.json(chatCompletion(answer.whole, requested), 200)
   }
-  const chunks = chunkWriter(completionId(answer.replyId ?? whole!.reply.id), requested)
+  const chunks = chunkWriter(completionId(answer.replyId!), requested)
   const write = (sse: SSEStreamingApi, data: unknown) => sse.writeSSE({ data: JSON.stringify(data) })
-  let streamed = false
   return answer.stream(c, {
     start: (sse) => write(sse, chunks.role()),
     end: (sse) => sse.writeSSE({ data: '[DONE]' }),
-    async delta(sse, text) {
-      streamed = true
-      await write(sse, chunks.content(text))
-    },
-    async toolCall(sse, call) {
-      streamed = true
-      await write(sse, chunks.toolCall(call))
-    },
+    text: (sse, text) => write(sse, chunks.content(text)),
+    toolCall: (sse, call) => write(sse, chunks.toolCall(call)),
     error: (sse, error) => write(sse, { error: { ...error.body, type: error.code } }),
-    async done(sse, frame) {
-      const done = whole ?? (await answerOf(frame))
-      // A stored answer (a retry) comes whole: its reply goes out as one piece.
-      if (!streamed) {
-        if (done.reply.message.content) await write(sse, chunks.content(done.reply.message.content))
-        if (done.status === 'requires_action')
-          for (const call of done.reply.message.toolCalls ?? []) await write(sse, chunks.toolCall(call))
-      }
+    async finish(sse, done) {
       await write(sse, { ...chunks.finish(done.finishReason), model: answeringModel(done, requested) })
       if (request.stream_options?.include_usage) await write(sse, chunks.usage(done.usage))
     },

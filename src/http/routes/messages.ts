@@ -3,12 +3,12 @@ import type { SSEStreamingApi } from 'hono/streaming'
 import { ServiceError, unwrap } from '../../contract/errors'
 import { LIMITS } from '../../contract/limits'
 import { CountTokensRequestSchema, MessagesRequestSchema, SessionId } from '../../contract/schemas'
-import { type DoorAnswer, onDivergeOf } from '../../doors'
+import { onDivergeOf } from '../../doors'
 import { anthropicMessage, messageId, messageStream, type StreamEvent } from '../../doors/messages/answer'
 import { anthropicError } from '../../doors/messages/errors'
 import { messagesInput } from '../../doors/messages/request'
 import { messagesSessionKey } from '../../doors/messages/session-key'
-import { type DoneFrame, readTurnAnswer } from '../turn-answer'
+import { readDoorAnswer } from '../door-answer'
 import { body, json, routes, sessionOf } from './helpers'
 
 /** The Anthropic API versions the door speaks. */
@@ -106,9 +106,6 @@ function sessionKeyOf(headers: z.output<typeof Headers>, userId: string | null |
   return key
 }
 
-/** Reads a `done` frame's answer: small by design (see `doorAnswer`). */
-const answerOf = async (frame: DoneFrame) => JSON.parse(await new Response(frame.result).text()) as DoorAnswer
-
 const send = async (sse: SSEStreamingApi, events: StreamEvent[]) => {
   for (const { event, data } of events) await sse.writeSSE({ event, data: JSON.stringify(data) })
 }
@@ -135,25 +132,22 @@ export const messagesRoutes = routes()
     const address = { userId: c.get('userId'), sessionId: key.sessionId }
     // A stream starts within PING_MS even when the turn waits (a pass making room, a slow model):
     // its pings say it goes on; an error after that is an `error` event.
-    const answer = await readTurnAnswer(await sessionOf(c, key.sessionId).door(address, input), {
+    const answer = await readDoorAnswer(await sessionOf(c, key.sessionId).door(address, input), {
       ...(request.stream ? { streamAfterMs: PING_MS } : {}),
     })
     if (answer.rewound !== null) c.header('X-Rewound', String(answer.rewound))
     if (!answer.stored) c.header('X-Stored', 'false')
-    // An answer that comes whole (a plain one, a retry's) is read at once.
-    const whole = answer.first.type === 'done' ? await answerOf(answer.first) : null
     if (!request.stream) {
-      if (!whole) throw new Error('a plain message answered with a delta')
-      return c.json(anthropicMessage(whole, request.model), 200)
+      if (!answer.whole) throw new Error('a plain message answered with a delta')
+      return c.json(anthropicMessage(answer.whole, request.model), 200)
     }
     const events = messageStream(request.model)
     // The message begins with its first block (or its end): its id is the reply's, known by then.
-    const begin = (sse: SSEStreamingApi, replyId = answer.replyId) =>
-      replyId === null ? Promise.resolve() : send(sse, events.begin(messageId(replyId)))
+    const begin = (sse: SSEStreamingApi) =>
+      answer.replyId === null ? Promise.resolve() : send(sse, events.begin(messageId(answer.replyId)))
     return answer.stream(c, {
-      start: (sse) =>
-        answer.first.type === 'waiting' ? send(sse, events.ping()) : begin(sse, answer.replyId ?? whole!.reply.id),
-      delta: async (sse, text) => {
+      start: (sse) => (answer.first.type === 'waiting' ? send(sse, events.ping()) : begin(sse)),
+      text: async (sse, text) => {
         await begin(sse)
         await send(sse, events.text(text))
       },
@@ -167,16 +161,8 @@ export const messagesRoutes = routes()
       },
       error: (sse, error) => sse.writeSSE({ event: 'error', data: JSON.stringify(anthropicError(error).body) }),
       keepAlive: { everyMs: PING_MS, write: (sse) => send(sse, events.ping()) },
-      async done(sse, frame) {
-        const done = whole ?? (await answerOf(frame))
-        await begin(sse, answer.replyId ?? done.reply.id)
-        // A stored answer (a retry) comes whole: its reply goes out as its blocks.
-        if (!events.started()) {
-          for (const block of done.reply.message.reasoning ?? []) await send(sse, events.reasoning(block))
-          if (done.reply.message.content) await send(sse, events.text(done.reply.message.content))
-          if (done.status === 'requires_action')
-            for (const call of done.reply.message.toolCalls ?? []) await send(sse, events.toolCall(call))
-        }
+      async finish(sse, done) {
+        await begin(sse)
         await send(sse, events.end(done))
       },
     })

@@ -3,11 +3,11 @@ import type { SSEStreamingApi } from 'hono/streaming'
 import { ServiceError } from '../../contract/errors'
 import { LIMITS } from '../../contract/limits'
 import { ResponsesRequestSchema, SessionId } from '../../contract/schemas'
-import { type DoorAnswer, onDivergeOf } from '../../doors'
+import { onDivergeOf } from '../../doors'
 import { type ResponseEvent, responseObject, responseStream, responseTarget } from '../../doors/responses/answer'
 import { openAIError } from '../../doors/responses/errors'
 import { responsesInput } from '../../doors/responses/request'
-import { type DoneFrame, readTurnAnswer } from '../turn-answer'
+import { readDoorAnswer } from '../door-answer'
 import { body, json, routes, sessionOf } from './helpers'
 
 const Headers = z.object({
@@ -50,9 +50,6 @@ const create = createRoute({
   },
 })
 
-/** Reads a `done` frame's answer: small by design (see `doorAnswer`). */
-const answerOf = async (frame: DoneFrame) => JSON.parse(await new Response(frame.result).text()) as DoorAnswer
-
 const send = async (sse: SSEStreamingApi, events: ResponseEvent[]) => {
   for (const { event, data } of events) await sse.writeSSE({ event, data: JSON.stringify(data) })
 }
@@ -89,7 +86,7 @@ export const responsesRoutes = routes().openapi(create, async (c) => {
   if (conversation !== undefined) input.mustExist = true
   if (target && previous) input.after = { replyId: target.replyId, responseId: previous }
   const sessionId = named ?? UNSTORED
-  const answer = await readTurnAnswer(await sessionOf(c, sessionId).door({ userId: c.get('userId'), sessionId }, input))
+  const answer = await readDoorAnswer(await sessionOf(c, sessionId).door({ userId: c.get('userId'), sessionId }, input))
   if (answer.rewound !== null) c.header('X-Rewound', String(answer.rewound))
   const context = {
     model: request.model,
@@ -97,30 +94,19 @@ export const responsesRoutes = routes().openapi(create, async (c) => {
     store: answer.stored,
     ...(previous ? { previousResponseId: previous } : {}),
   }
-  // An answer that comes whole (a plain one, a retry's) is read at once.
-  const whole = answer.first.type === 'done' ? await answerOf(answer.first) : null
   if (!request.stream) {
-    if (!whole) throw new Error('a plain response answered with a delta')
-    return c.json(responseObject(whole, context), 200)
+    if (!answer.whole) throw new Error('a plain response answered with a delta')
+    return c.json(responseObject(answer.whole, context), 200)
   }
-  const events = responseStream(answer.replyId ?? whole!.reply.id, context)
+  const events = responseStream(answer.replyId!, context)
   return answer.stream(c, {
     start: (sse) => send(sse, events.start()),
-    delta: (sse, text) => send(sse, events.text(text)),
+    text: (sse, text) => send(sse, events.text(text)),
     toolCall: (sse, call) => send(sse, events.toolCall(call)),
     error: (sse, error) => {
       const { code, message } = openAIError(error).body.error
       return send(sse, events.failed(code, message))
     },
-    async done(sse, frame) {
-      const done = whole ?? (await answerOf(frame))
-      // A stored answer (a retry) comes whole: its reply goes out as its items.
-      if (!events.started()) {
-        if (done.reply.message.content) await send(sse, events.text(done.reply.message.content))
-        if (done.status === 'requires_action')
-          for (const call of done.reply.message.toolCalls ?? []) await send(sse, events.toolCall(call))
-      }
-      await send(sse, events.end(done))
-    },
+    finish: (sse, done) => send(sse, events.end(done)),
   })
 })

@@ -25,7 +25,7 @@ export function planUndo(parts: { log: SessionLog; view: ViewCache }, record: Se
   const { log, view } = parts
   const notFound = () => new ServiceError('not_found', `no compaction pass "${passId}" on this session's lineage`)
   const place = log.placeOf(passId)
-  if (!place || place.type !== 'COMPACTION') throw notFound()
+  if (place?.type !== 'COMPACTION') throw notFound()
   const isOnLineage = onLineage(lineageRuns(record.version, (seq) => log.rewindAtOrBefore(seq)))
   const [target] = log.range(place.seq, place.seq) as CompactionEvent[]
   if (!isOnLineage(place.seq) || target!.boundary.undoes !== undefined) throw notFound()

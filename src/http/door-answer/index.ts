@@ -1,0 +1,83 @@
+import type { Context } from 'hono'
+import type { SSEStreamingApi } from 'hono/streaming'
+import type { ServiceError } from '../../contract/errors'
+import type { Reasoning, ToolCall } from '../../core'
+import type { DoorAnswer } from '../../doors'
+import { type DoneFrame, type FrameEvents, readTurnAnswer, type TurnAnswer } from '../turn-answer'
+
+/** How a door's route writes an answer as server-sent events, in its wire format. */
+export interface DoorEvents {
+  start?(sse: SSEStreamingApi): Promise<void>
+  end?(sse: SSEStreamingApi): Promise<void>
+  text(sse: SSEStreamingApi, text: string): Promise<void>
+  toolCall(sse: SSEStreamingApi, call: ToolCall): Promise<void>
+  /** A reasoning block (a wire format that shows none leaves it out). */
+  reasoning?(sse: SSEStreamingApi, block: Reasoning): Promise<void>
+  error(sse: SSEStreamingApi, error: ServiceError): Promise<void>
+  /** The answer's end, once all of it went out. */
+  finish(sse: SSEStreamingApi, answer: DoorAnswer): Promise<void>
+  keepAlive?: FrameEvents['keepAlive']
+}
+
+/** A door turn's answer as a route reads it. */
+export interface DoorTurnAnswer extends Omit<TurnAnswer, 'stream'> {
+  /** The answer when it came whole (a plain one, a retry's), read at once; null when it streams. */
+  whole: DoorAnswer | null
+  /** Writes the answer as server-sent events: the pieces as they come, or a whole answer's as its pieces. */
+  stream(c: Context, events: DoorEvents): Response
+}
+
+/** Reads a `done` frame's answer: small by design (see `doorAnswer`). */
+const answerOf = async (frame: DoneFrame) => JSON.parse(await new Response(frame.result).text()) as DoorAnswer
+
+/**
+ * Reads a door turn's answer (see `readTurnAnswer`): the one reader for every door's route. Its
+ * `replyId` is known as soon as the answer is: from the frame that names it, or from the whole
+ * answer (a retry's, which no frame named).
+ *
+ * @example
+ * const answer = await readDoorAnswer(await sessionOf(c, id).door(address, input))
+ * if (!request.stream) return c.json(render(answer.whole!), 200)
+ */
+export async function readDoorAnswer(
+  stream: ReadableStream<Uint8Array>,
+  options: { streamAfterMs?: number } = {},
+): Promise<DoorTurnAnswer> {
+  const answer = await readTurnAnswer(stream, options)
+  const frames = answer.stream
+  const whole = answer.first.type === 'done' ? await answerOf(answer.first) : null
+  if (whole && answer.replyId === null) answer.replyId = whole.reply.id
+  return Object.assign(answer, {
+    whole,
+    stream(c: Context, events: DoorEvents) {
+      let streamed = false
+      const piece =
+        <T>(write: ((sse: SSEStreamingApi, value: T) => Promise<void>) | undefined) =>
+        async (sse: SSEStreamingApi, value: T) => {
+          streamed = true
+          await write?.(sse, value)
+        }
+      return frames(c, {
+        start: events.start,
+        end: events.end,
+        keepAlive: events.keepAlive,
+        delta: piece(events.text),
+        toolCall: piece(events.toolCall),
+        ...(events.reasoning ? { reasoning: piece(events.reasoning) } : {}),
+        error: events.error,
+        async done(sse, frame) {
+          const done = whole ?? (await answerOf(frame))
+          if (answer.replyId === null) answer.replyId = done.reply.id
+          // A stored answer (a retry) comes whole: its reply goes out as its pieces.
+          if (!streamed) {
+            for (const block of done.reply.message.reasoning ?? []) await events.reasoning?.(sse, block)
+            if (done.reply.message.content) await events.text(sse, done.reply.message.content)
+            if (done.status === 'requires_action')
+              for (const call of done.reply.message.toolCalls ?? []) await events.toolCall(sse, call)
+          }
+          await events.finish(sse, done)
+        },
+      })
+    },
+  })
+}
