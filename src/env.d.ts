@@ -50,6 +50,8 @@ interface AppVariables {
   CORS_ORIGINS?: string
   /** What a door does with a history that left the session's (`rewind`, the default, or `reject`: 409). */
   ON_DIVERGE?: string
+  /** How long a session the Responses door named for a request lives after its last write (seconds; 0: never; default 30 days). */
+  RESPONSES_IMPLICIT_TTL_SECONDS?: string
 }
 interface Env extends AppVariables {}
 declare namespace Cloudflare {

@@ -9,3 +9,6 @@ export const newSessionId = (): string => newId('ses')
 
 /** A tool call id the server mints for a call that came without one, or with one already used (`call_…`). */
 export const newToolCallId = (): string => newId('call')
+
+/** A session id the service names for a Responses or Conversations client (`conv_…`). */
+export const newConversationId = (): string => newId('conv')

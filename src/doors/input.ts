@@ -43,8 +43,11 @@ export interface DoorInput {
    * and classifiers).
    */
   sideConversations?: boolean
-  /** The metadata the session is created with, when this request creates it (a subagent's names its parent). */
-  sessionMetadata?: Record<string, unknown>
+  /**
+   * What the session is created with, when this request creates it: metadata (a subagent's names
+   * its parent), an idle expiry (a Responses request's implicit session).
+   */
+  creates?: { metadata?: Record<string, unknown>; idleTtlSeconds?: number }
 }
 
 /** What a door shows of a log, as matching takes it (the data of {@link DoorInput.shown} as functions). */

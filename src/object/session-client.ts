@@ -9,6 +9,8 @@ type Methods =
   | 'append'
   | 'readLog'
   | 'readView'
+  | 'messagesByIds'
+  | 'storedAnswer'
   | 'compact'
   | 'rewind'
   | 'undo'

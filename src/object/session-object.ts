@@ -1,6 +1,7 @@
 import { DurableObject } from 'cloudflare:workers'
 import { type Compactor, chatModelFit, compactor } from '../compaction'
 import { type Outcome, toOutcome, unwrap } from '../contract/errors'
+import { LIMITS } from '../contract/limits'
 import type {
   CompactInput,
   ContextJson,
@@ -18,8 +19,9 @@ import type {
   UndoJson,
 } from '../contract/schemas'
 import type { SessionAddress } from '../contract/session-address'
-import { defaultEstimator, type TokenEstimator } from '../core'
-import { countPromptTokens, type DoorInput, doorTurn } from '../doors'
+import { storedResult } from '../contract/turn-result'
+import { defaultEstimator, type MessageEvent, type TokenEstimator } from '../core'
+import { countPromptTokens, type DoorAnswer, type DoorInput, doorAnswer, doorTurn } from '../doors'
 import { jsonAnswer } from '../json-stream'
 import { limitsOf } from '../rate-limits'
 import type { ViewFormat } from '../store/session/answers'
@@ -98,6 +100,23 @@ export class SessionObject extends DurableObject<Env> {
   /** A page of the log, COMPACTION events included, from `after` on (see `LIMITS.eventsPage`). */
   readLog(after: number, limit: number): Promise<Outcome<JsonBody>> {
     return toOutcome(async () => jsonAnswer(this.stored.answers.logPage(await this.stored.existing(), after, limit)))
+  }
+
+  /** The session's message events with these ids (at most {@link LIMITS.chatMessages}), as stored: what a door's item reference names. */
+  messagesByIds(ids: string[]): Promise<Outcome<MessageEvent[]>> {
+    return toOutcome(() => this.stored.messagesByIds(ids.slice(0, LIMITS.chatMessages)))
+  }
+
+  /** A stored reply as a door answers it again, with the messages its request added (null: no such reply). */
+  storedAnswer(replyId: string): Promise<Outcome<{ answer: DoorAnswer; input: MessageEvent[] } | null>> {
+    return toOutcome(async () => {
+      const step = await this.stored.stepOfReply(replyId)
+      if (!step) return null
+      const input = step.events.filter(
+        (event): event is MessageEvent => event.type === 'MESSAGE' && event.seq < step.reply.seq && !event.synthetic,
+      )
+      return { answer: doorAnswer(storedResult(step)), input }
+    })
   }
 
   /** The view: what the model is shown. */
@@ -214,9 +233,8 @@ export class SessionObject extends DurableObject<Env> {
    * not exist; frames as for {@link turn}, `done` carrying a small answer (see `src/doors`).
    */
   door(address: SessionAddress, input: DoorInput): ReadableStream<Uint8Array> {
-    const created = input.sessionMetadata ? { metadata: input.sessionMetadata } : undefined
     return this.runner.run(
-      () => this.stored.open(address, created),
+      () => this.stored.open(address, input.creates),
       // A passthrough neither reads nor writes the session: it waits for no turn.
       { ...this.runSettings(address, input.request.stream === true, true), queued: !input.passthrough },
       (deps) => doorTurn(input, deps),

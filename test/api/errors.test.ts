@@ -86,6 +86,8 @@ describe('GET /v1/openapi.json', () => {
       '/v1/messages/count_tokens',
       '/v1/models',
       '/v1/responses',
+      '/v1/responses/{id}',
+      '/v1/responses/{id}/input_items',
       '/v1/sessions',
       '/v1/sessions/{id}',
       '/v1/sessions/{id}/branches',

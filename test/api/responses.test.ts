@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest'
+import { runDurableObjectAlarm } from 'cloudflare:test'
+import { env } from 'cloudflare:workers'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { sessionStub } from '../../src/object/address'
 import { call, newSessionId, newTag, parseSSE, upstreamRequests, wholeLog } from '../helpers'
 
 const respond = (session: string | null, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
@@ -82,7 +85,14 @@ describe('POST /v1/responses', () => {
     expect(asked.status, asked.text).toBe(200)
     expect(asked.headers.get('X-Tools-Omitted')).toBe('web_search, docs')
     expect(asked.body.output).toEqual([
-      { id: 'fc_w1', type: 'function_call', status: 'completed', call_id: 'w1', name: 'get_weather', arguments: '{"n":0}' },
+      {
+        id: expect.stringMatching(/^fc_evt_[0-9a-f]{32}\.0$/),
+        type: 'function_call',
+        status: 'completed',
+        call_id: 'w1',
+        name: 'get_weather',
+        arguments: '{"n":0}',
+      },
     ])
     const [first] = await upstreamRequests(tag)
     expect((first!.body as any).tools.map((t: any) => t.function.name)).toEqual(['get_weather'])
@@ -127,7 +137,6 @@ describe('POST /v1/responses', () => {
     expect(unstored.status, unstored.text).toBe(200)
     expect(unstored.headers.get('X-Stored')).toBeNull()
     expect(unstored.body).toMatchObject({ store: false, conversation: null })
-    expectOpenAIError(await respond(null, { model: 'echo', input: 'x' }), 400, 'invalid_request')
     expectOpenAIError(await respond(null, { model: 'echo', conversation: 'nope-never-made', input: 'x' }), 404, 'not_found')
     const refused = await respond(newSessionId(), {
       model: 'echo',
@@ -186,5 +195,140 @@ describe('POST /v1/responses', () => {
     const result = await respond(null, { model: 'echo', store: false, input: 'From Codex' }, { 'session-id': id })
     expect(result.body.conversation).toEqual({ id })
     expect(shown(await wholeLog(id))).toEqual(['user:From Codex', 'assistant:Echo: From Codex'])
+  })
+
+  it('item_reference stands for the stored item it names: an assistant message, its calls; one naming nothing is a 400', async () => {
+    const id = newSessionId()
+    const tag = newTag()
+    const asked = await respond(id, { model: `agent-w1#${tag}`, tools: [weather], input: [user('Weather?')] })
+    const [call] = asked.body.output
+    const input = [
+      user('Weather?'),
+      { type: 'item_reference', id: call.id },
+      { type: 'function_call_output', call_id: 'w1', output: 'rain' },
+    ]
+    const answered = await respond(id, { model: `agent-w1#${tag}`, tools: [weather], input })
+    expect(answered.status, answered.text).toBe(200)
+    const reply = answered.body.output[0]
+    expect(reply.content[0].text).toBe('Results: rain')
+    // The AI SDK's next turn: earlier items by reference only, then the new message.
+    const next = [...input, { type: 'item_reference', id: reply.id }, user('Thanks')]
+    expect((await respond(id, { model: `echo#${tag}`, input: next })).status).toBe(200)
+    expect(shown(await wholeLog(id))).toEqual([
+      'user:Weather?',
+      'assistant:|calls w1',
+      'tool:w1=rain',
+      'assistant:Results: rain',
+      'user:Thanks',
+      'assistant:Echo: Thanks',
+    ])
+    const unknown = await respond(id, { model: 'echo', input: [...next, { type: 'item_reference', id: 'msg_evt_gone' }] })
+    expectOpenAIError(unknown, 400, 'invalid_request')
+    expect(unknown.body.error).toMatchObject({
+      param: 'input[5].id',
+      message: "input[5].id: Item with id 'msg_evt_gone' not found.",
+    })
+    // Another session's item is not this one's.
+    const elsewhere = await respond(newSessionId(), {
+      model: 'echo',
+      input: [user('Hi'), { type: 'item_reference', id: reply.id }, user('x')],
+    })
+    expectOpenAIError(elsewhere, 400, 'invalid_request')
+  })
+
+  it('keeps reasoning items a client sends with its history as the assistant’s, provider openai', async () => {
+    const id = newSessionId()
+    const reasoning = {
+      type: 'reasoning',
+      id: 'rs_abc',
+      summary: [{ type: 'summary_text', text: 'Plan.' }],
+      encrypted_content: 'gAAAA',
+    }
+    const input = [user('One'), reasoning, { type: 'message', role: 'assistant', content: 'Two' }, user('Three')]
+    expect((await respond(id, { model: 'echo', input })).status).toBe(200)
+    const [, assistant] = await wholeLog(id)
+    expect(assistant.message).toEqual({
+      role: 'assistant',
+      content: 'Two',
+      reasoning: [
+        { provider: 'openai', type: 'reasoning', summary: [{ type: 'summary_text', text: 'Plan.' }], encrypted_content: 'gAAAA' },
+      ],
+    })
+  })
+})
+
+describe('GET /v1/responses/{id}', () => {
+  it('answers a stored response as it was answered, and its input items in pages', async () => {
+    const id = newSessionId()
+    const first = await respond(id, { model: 'echo', input: [user('One'), user('Two'), user('Three')] })
+    const got = await call('GET', `/v1/responses/${first.body.id}`)
+    expect(got.status, got.text).toBe(200)
+    expect(got.body).toMatchObject({ id: first.body.id, status: 'completed', output: first.body.output, conversation: { id } })
+    const items = await call('GET', `/v1/responses/${first.body.id}/input_items`)
+    expect(items.body).toMatchObject({ object: 'list', has_more: false })
+    expect(items.body.data.map((item: any) => item.content[0].text)).toEqual(['Three', 'Two', 'One'])
+    expect(items.body.first_id).toBe(items.body.data[0].id)
+    const page = await call('GET', `/v1/responses/${first.body.id}/input_items?order=asc&limit=1&after=${items.body.data[2].id}`)
+    expect(page.body.data.map((item: any) => item.content[0].text)).toEqual(['Two'])
+    expect(page.body.has_more).toBe(true)
+    // A later response's input is what its request added.
+    const second = await respond(id, { model: 'echo', previous_response_id: first.body.id, input: [user('Four')] })
+    const later = await call('GET', `/v1/responses/${second.body.id}/input_items`)
+    expect(later.body.data.map((item: any) => [item.role, item.content[0].text])).toEqual([['user', 'Four']])
+  })
+
+  it('is a 404 in OpenAI’s shape for an id that names no stored response, or another user’s', async () => {
+    const id = newSessionId()
+    const first = await respond(id, { model: 'echo', input: 'Mine' })
+    for (const [path, user] of [
+      [`/v1/responses/${first.body.id}`, 'mallory'],
+      [`/v1/responses/${first.body.id}/input_items`, 'mallory'],
+      ['/v1/responses/resp_nothing', undefined],
+      [`/v1/responses/${first.body.id.replace(/\.evt_/, '.evt_0')}`, undefined],
+    ] as const) {
+      const result = await call('GET', path, user ? { user } : {})
+      expectOpenAIError(result, 404, 'not_found')
+    }
+    expectOpenAIError(await call('GET', `/v1/responses/${first.body.id}/input_items?limit=0`), 400, 'invalid_request')
+  })
+})
+
+describe('a Responses request that names no session', () => {
+  afterEach(() => vi.useRealTimers())
+  const day = 24 * 3600_000
+
+  it('gets a session of its own, named in conversation, that expires 30 days after its last write', async () => {
+    const owner = `implicit-${newSessionId()}`
+    const first = await call('POST', '/v1/responses', { user: owner, body: { model: 'echo', input: 'Remember me' } })
+    expect(first.status, first.text).toBe(200)
+    const id = first.body.conversation.id as string
+    expect(id).toMatch(/^conv_[0-9a-f]{32}$/)
+    expect(first.headers.get('X-Session-Id')).toBe(id)
+    const created = Date.parse((await call('GET', `/v1/sessions/${id}`, { user: owner })).body.expiresAt)
+    expect(Math.abs(created - (Date.now() + 30 * day))).toBeLessThan(60_000)
+    // Twenty days on, a request going on from the first response writes again: the expiry moves.
+    vi.useFakeTimers({ toFake: ['Date'] })
+    vi.setSystemTime(Date.now() + 20 * day)
+    const second = await call('POST', '/v1/responses', {
+      user: owner,
+      body: { model: 'echo', previous_response_id: first.body.id, input: 'Still there?' },
+    })
+    expect(second.body.conversation).toEqual({ id })
+    const moved = Date.parse((await call('GET', `/v1/sessions/${id}`, { user: owner })).body.expiresAt)
+    expect(Math.abs(moved - (Date.now() + 30 * day))).toBeLessThan(60_000)
+    // Past the first expiry: still there, and its alarm reschedules instead of deleting; listed.
+    vi.setSystemTime(Date.now() + 20 * day)
+    await runDurableObjectAlarm(sessionStub(env, owner, id))
+    expect((await call('GET', `/v1/sessions/${id}`, { user: owner })).status).toBe(200)
+    expect((await call('GET', '/v1/sessions', { user: owner })).body.sessions.map((s: any) => s.id)).toEqual([id])
+    // Past the moved one: the alarm wipes it; it is gone.
+    vi.setSystemTime(Date.now() + 11 * day)
+    expect(await runDurableObjectAlarm(sessionStub(env, owner, id))).toBe(true)
+    expect((await call('GET', '/v1/sessions', { user: owner })).body.sessions).toEqual([])
+    expectOpenAIError(
+      await call('POST', '/v1/responses', { user: owner, body: { model: 'echo', conversation: id, input: 'x' } }),
+      404,
+      'not_found',
+    )
   })
 })

@@ -42,6 +42,9 @@ const Item = z.looseObject({ type: z.string().optional() }).superRefine((item, c
     }
     case 'reasoning':
       return
+    case 'item_reference':
+      if (typeof field('id') !== 'string' || field('id') === '') issue(['id'], 'is required')
+      return
     default:
       issue(['type'], `unsupported: "${type}" items are not supported yet`)
   }
@@ -72,7 +75,27 @@ export const ResponsesRequestSchema = z
   })
   .openapi('ResponsesRequest', {
     description:
-      'The OpenAI Responses request. Honoured: model, input (message, function_call, function_call_output items; reasoning items are skipped), instructions, stream, store, tools (function tools; others left out and listed in X-Tools-Omitted), tool_choice, parallel_tool_calls, max_output_tokens, temperature, top_p. Other fields are ignored.',
+      'The OpenAI Responses request. Honoured: model, input (message, function_call, function_call_output, reasoning and item_reference items), instructions, stream, store, tools (function tools; others left out and listed in X-Tools-Omitted), tool_choice, parallel_tool_calls, max_output_tokens, temperature, top_p. Other fields are ignored.',
   })
 
 export type ResponsesRequest = z.output<typeof ResponsesRequestSchema>
+
+/** A page of items (`GET /v1/responses/{id}/input_items`, `GET /v1/conversations/{id}/items`). */
+export const ItemsQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  order: z.enum(['asc', 'desc']).default('desc'),
+  after: z.string().min(1).max(300).optional().openapi({ description: 'An item id: the page starts after it.' }),
+})
+export type ItemsQuery = z.output<typeof ItemsQuerySchema>
+
+export const ItemListSchema = z
+  .object({
+    object: z.literal('list'),
+    data: z.array(z.looseObject({ id: z.string(), type: z.string() })),
+    first_id: z.string().nullable(),
+    last_id: z.string().nullable(),
+    has_more: z.boolean(),
+  })
+  .openapi('ItemList')
+
+export const ResponseParamsSchema = z.object({ id: z.string().min(1).max(600) })

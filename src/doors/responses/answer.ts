@@ -1,6 +1,7 @@
 import type { Usage } from '../../contract/turn-result'
 import type { ToolCall } from '../../core'
 import { answeringModel, type DoorAnswer, requestedCalls } from '..'
+import { callItem, itemId, messageItem, outputText } from './items'
 
 /**
  * The Responses door's answers on the OpenAI Responses wire: a `response` object, or the events
@@ -49,9 +50,6 @@ const base64url = (text: string) =>
     .replace(/=+$/, '')
 const fromBase64url = (text: string) =>
   Uint8Array.from(atob(text.replaceAll('-', '+').replaceAll('_', '/')), (c) => c.charCodeAt(0))
-const messageItemId = (replyId: string) => `msg_${replyId}`
-const callItemId = (call: ToolCall) => `fc_${call.id}`
-
 /** Usage in the Responses API's names (`input_tokens` counts the cached ones too). */
 export const responseUsage = (usage: Usage | null) =>
   usage && {
@@ -62,29 +60,12 @@ export const responseUsage = (usage: Usage | null) =>
     total_tokens: usage.totalTokens,
   }
 
-const textPart = (text: string) => ({ type: 'output_text' as const, text, annotations: [], logprobs: [] })
-const messageItem = (replyId: string, text: string, status: 'in_progress' | 'completed') => ({
-  id: messageItemId(replyId),
-  type: 'message' as const,
-  status,
-  role: 'assistant' as const,
-  content: status === 'completed' ? [textPart(text)] : [],
-})
-const callItem = (call: ToolCall, status: 'in_progress' | 'completed') => ({
-  id: callItemId(call),
-  type: 'function_call' as const,
-  status,
-  call_id: call.id,
-  name: call.name,
-  arguments: status === 'completed' ? call.arguments : '',
-})
-
 /** The answer's output items: its text as a message, then the calls the client is to run. */
 function outputOf(answer: DoorAnswer) {
   const text = answer.reply.message.content ?? ''
   return [
     ...(text !== '' ? [messageItem(answer.reply.id, text, 'completed')] : []),
-    ...requestedCalls(answer).map((call) => callItem(call, 'completed')),
+    ...requestedCalls(answer).map((call, k) => callItem(answer.reply.id, k, call, 'completed')),
   ]
 }
 
@@ -125,20 +106,21 @@ export interface ResponseEvent {
 export function responseStream(replyId: string, context: ResponseContext) {
   let sequence = 0
   let outputs = 0
+  let calls = 0
   let text: { index: number; content: string } | null = null
   const event = (type: string, fields: Record<string, unknown>): ResponseEvent => ({
     event: type,
     data: { type, ...fields, sequence_number: sequence++ },
   })
-  const itemId = messageItemId(replyId)
+  const messageId = itemId(replyId, 'message')
   const closeText = (): ResponseEvent[] => {
     if (!text) return []
     const { index, content } = text
     text = null
-    const at = { item_id: itemId, output_index: index, content_index: 0 }
+    const at = { item_id: messageId, output_index: index, content_index: 0 }
     return [
       event('response.output_text.done', { ...at, text: content, logprobs: [] }),
-      event('response.content_part.done', { ...at, part: textPart(content) }),
+      event('response.content_part.done', { ...at, part: outputText(content) }),
       event('response.output_item.done', { output_index: index, item: messageItem(replyId, content, 'completed') }),
     ]
   }
@@ -155,27 +137,28 @@ export function responseStream(replyId: string, context: ResponseContext) {
         opening.push(
           event('response.output_item.added', { output_index: text.index, item: messageItem(replyId, '', 'in_progress') }),
           event('response.content_part.added', {
-            item_id: itemId,
+            item_id: messageId,
             output_index: text.index,
             content_index: 0,
-            part: textPart(''),
+            part: outputText(''),
           }),
         )
       }
       text.content += delta
-      const at = { item_id: itemId, output_index: text.index, content_index: 0 }
+      const at = { item_id: messageId, output_index: text.index, content_index: 0 }
       return [...opening, event('response.output_text.delta', { ...at, delta, logprobs: [] })]
     },
     toolCall(call: ToolCall): ResponseEvent[] {
       const closing = closeText()
       const index = outputs++
-      const at = { item_id: callItemId(call), output_index: index }
+      const k = calls++
+      const at = { item_id: itemId(replyId, 'call', k), output_index: index }
       return [
         ...closing,
-        event('response.output_item.added', { output_index: index, item: callItem(call, 'in_progress') }),
+        event('response.output_item.added', { output_index: index, item: callItem(replyId, k, call, 'in_progress') }),
         event('response.function_call_arguments.delta', { ...at, delta: call.arguments }),
         event('response.function_call_arguments.done', { ...at, name: call.name, arguments: call.arguments }),
-        event('response.output_item.done', { output_index: index, item: callItem(call, 'completed') }),
+        event('response.output_item.done', { output_index: index, item: callItem(replyId, k, call, 'completed') }),
       ]
     },
     end: (answer: DoorAnswer): ResponseEvent[] => [

@@ -5,6 +5,48 @@ import { responsesInput } from './request'
 const request = (body: Record<string, unknown>) => ResponsesRequestSchema.parse({ model: 'm', ...body })
 
 describe('responsesInput', () => {
+  it('keeps reasoning items on the assistant message they come with, as the provider openai’s', async () => {
+    const { input } = await responsesInput(
+      request({
+        input: [
+          { role: 'user', content: 'q' },
+          { type: 'reasoning', id: 'rs_9', summary: [{ type: 'summary_text', text: 'think' }], encrypted_content: 'gAAA' },
+          { type: 'message', role: 'assistant', content: 'a' },
+          { role: 'user', content: 'again' },
+        ],
+      }),
+    )
+    expect(input.messages[1]).toEqual({
+      role: 'assistant',
+      content: 'a',
+      reasoning: [
+        { provider: 'openai', type: 'reasoning', summary: [{ type: 'summary_text', text: 'think' }], encrypted_content: 'gAAA' },
+      ],
+    })
+    expect(input.fields).toEqual(['input[0]', 'input[2]', 'input[3]'])
+  })
+
+  it('replaces each item_reference with the item it names; one naming nothing is a 400 naming it', async () => {
+    const references = new Map([
+      ['msg_e1', { id: 'msg_e1', type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Hello' }] }],
+      ['fc_e1.0', { id: 'fc_e1.0', type: 'function_call', call_id: 'c1', name: 'f', arguments: '{}' }],
+    ])
+    const input = [
+      { role: 'user', content: 'q' },
+      { type: 'item_reference', id: 'msg_e1' },
+      { type: 'item_reference', id: 'fc_e1.0' },
+      { type: 'function_call_output', call_id: 'c1', output: 'r' },
+    ]
+    const { input: door } = await responsesInput(request({ input }), { references })
+    expect(door.messages.slice(1)).toEqual([
+      { role: 'assistant', content: 'Hello', toolCalls: [{ id: 'c1', name: 'f', arguments: '{}' }] },
+      { role: 'tool', content: 'r', toolCallId: 'c1' },
+    ])
+    await expect(
+      responsesInput(request({ input: [...input, { type: 'item_reference', id: 'msg_gone' }] }), { references }),
+    ).rejects.toThrow("input[4].id: Item with id 'msg_gone' not found.")
+  })
+
   it('joins an assistant message and the calls after it, or calls alone, into one assistant message', async () => {
     const { input } = await responsesInput(
       request({
@@ -30,6 +72,7 @@ describe('responsesInput', () => {
           { id: 'c1', name: 'f', arguments: '{}' },
           { id: 'c2', name: 'f', arguments: '{"a":1}' },
         ],
+        reasoning: [{ provider: 'openai', type: 'reasoning', summary: [] }],
       },
       { role: 'tool', content: 'one', toolCallId: 'c1' },
       { role: 'tool', content: 'two', toolCallId: 'c2' },

@@ -1,6 +1,6 @@
 import { ServiceError } from '../../contract/errors'
 import type { ResponsesRequest, ToolChoiceInput, ToolInput } from '../../contract/schemas'
-import type { ClientMessage } from '../../core'
+import type { ClientMessage, Reasoning } from '../../core'
 import { type DoorInput, idempotencyOf } from '..'
 
 /**
@@ -16,26 +16,38 @@ import { type DoorInput, idempotencyOf } from '..'
  */
 export async function responsesInput(
   body: ResponsesRequest,
-  idempotencyKey?: string,
+  given: { idempotencyKey?: string; references?: ReadonlyMap<string, Record<string, unknown>> } = {},
 ): Promise<{ input: DoorInput; omitted: string[] }> {
-  const items: Item[] = typeof body.input === 'string' ? [{ type: 'message', role: 'user', content: body.input }] : body.input
+  const items = inputItems(body, given.references ?? new Map())
   const messages: ClientMessage[] = []
   const fields: string[] = []
   const system: string[] = body.instructions ? [body.instructions] : []
   // Whether a function_call joins the message before it: an assistant's (a message, or calls).
   let joinable = false
+  // Reasoning items go with the assistant message they come with (kept, never matched).
+  let reasoning: Reasoning[] = []
+  const assistant = (message: ClientMessage, field: string) => {
+    if (reasoning.length > 0) message.reasoning = reasoning
+    reasoning = []
+    messages.push(message)
+    fields.push(field)
+  }
   items.forEach((item, at) => {
     const field = `input[${at}]`
     const type = item.type ?? 'message'
-    if (type === 'reasoning') return
+    if (type === 'reasoning') {
+      const { id: _, ...kept } = item
+      reasoning.push({ ...kept, provider: 'openai', type: 'reasoning' })
+      return
+    }
     if (type === 'function_call') {
       const call = { id: item.call_id as string, name: item.name as string, arguments: item.arguments as string }
       const previous = messages.at(-1)
-      if (joinable && previous?.role === 'assistant') previous.toolCalls = [...(previous.toolCalls ?? []), call]
-      else {
-        messages.push({ role: 'assistant', content: '', toolCalls: [call] })
-        fields.push(field)
-      }
+      if (joinable && previous?.role === 'assistant') {
+        previous.toolCalls = [...(previous.toolCalls ?? []), call]
+        if (reasoning.length > 0) previous.reasoning = [...(previous.reasoning ?? []), ...reasoning]
+        reasoning = []
+      } else assistant({ role: 'assistant', content: '', toolCalls: [call] }, field)
       joinable = true
       return
     }
@@ -50,8 +62,11 @@ export async function responsesInput(
       if (text !== '') system.push(text)
       return
     }
-    messages.push({ role: item.role === 'assistant' ? 'assistant' : 'user', content: text })
-    fields.push(field)
+    if (item.role === 'assistant') assistant({ role: 'assistant', content: text }, field)
+    else {
+      messages.push({ role: 'user', content: text })
+      fields.push(field)
+    }
     joinable = item.role === 'assistant'
   })
   const { tools, omitted } = toolsOf(body.tools)
@@ -79,12 +94,27 @@ export async function responsesInput(
           : {}),
         ...(Object.keys(options).length > 0 ? { options } : {}),
       },
-      ...(await idempotencyOf(idempotencyKey, body.input)),
+      ...(await idempotencyOf(given.idempotencyKey, body.input)),
     },
   }
 }
 
 type Item = Exclude<ResponsesRequest['input'], string>[number] & Record<string, unknown>
+
+/** The ids of the items a request refers to (`item_reference`), to be looked up before it is read. */
+export const referencedIds = (body: ResponsesRequest): string[] =>
+  typeof body.input === 'string' ? [] : body.input.flatMap((item) => (item.type === 'item_reference' ? [item.id as string] : []))
+
+/** The request's items, each reference replaced by the item it names (one that names none: 400, as OpenAI answers). */
+function inputItems(body: ResponsesRequest, references: ReadonlyMap<string, Record<string, unknown>>): Item[] {
+  if (typeof body.input === 'string') return [{ type: 'message', role: 'user', content: body.input }]
+  return body.input.map((item, at) => {
+    if (item.type !== 'item_reference') return item
+    const found = references.get(item.id as string)
+    if (!found) throw new ServiceError('invalid_request', `input[${at}].id: Item with id '${item.id}' not found.`)
+    return found as Item
+  })
+}
 
 /** A content's text: the string, or its text parts joined with a newline. */
 const textOf = (content: unknown): string =>

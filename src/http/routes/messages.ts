@@ -126,7 +126,7 @@ export const messagesRoutes = routes()
     const input = await messagesInput(request, headers['idempotency-key'], c.req.header('anthropic-beta'))
     input.onDiverge = headers['x-on-diverge'] ?? onDivergeOf(c.env.ON_DIVERGE)
     if (headers['x-regenerate'] === 'true') input.regenerate = true
-    if (key.parentSessionId) input.sessionMetadata = { parentSessionId: key.parentSessionId }
+    if (key.parentSessionId) input.creates = { metadata: { parentSessionId: key.parentSessionId } }
     input.sideConversations = true
     input.passthrough = PASSTHROUGH_CLASSES.has(headers['x-claude-code-request-class'] ?? '')
     const address = { userId: c.get('userId'), sessionId: key.sessionId }

@@ -1,12 +1,16 @@
 import { createRoute, z } from '@hono/zod-openapi'
+import type { Context } from 'hono'
 import type { SSEStreamingApi } from 'hono/streaming'
-import { ServiceError } from '../../contract/errors'
+import { ServiceError, unwrap } from '../../contract/errors'
+import { newConversationId } from '../../contract/ids'
 import { LIMITS } from '../../contract/limits'
-import { ResponsesRequestSchema, SessionId } from '../../contract/schemas'
-import { onDivergeOf } from '../../doors'
+import { ItemListSchema, ItemsQuerySchema, ResponseParamsSchema, ResponsesRequestSchema, SessionId } from '../../contract/schemas'
+import { answeringModel, onDivergeOf } from '../../doors'
 import { type ResponseEvent, responseObject, responseStream, responseTarget } from '../../doors/responses/answer'
 import { openAIError } from '../../doors/responses/errors'
-import { responsesInput } from '../../doors/responses/request'
+import { itemList, itemsOf, itemTarget } from '../../doors/responses/items'
+import { referencedIds, responsesInput } from '../../doors/responses/request'
+import { implicitTtlOf, responsesPlace } from '../../doors/responses/session'
 import { readDoorAnswer } from '../door-answer'
 import { body, json, routes, sessionOf } from './helpers'
 
@@ -50,6 +54,32 @@ const create = createRoute({
   },
 })
 
+const getResponse = createRoute({
+  method: 'get',
+  path: '/v1/responses/{id}',
+  summary: 'A stored response',
+  request: { params: ResponseParamsSchema },
+  responses: {
+    200: json(ResponseSchema, 'The response, as it was answered'),
+    ...Object.fromEntries(
+      [400, 401, 404].map((status) => [status, json(OpenAIErrorSchema, `Error (${status}), in OpenAI's shape`)]),
+    ),
+  },
+})
+
+const listInputItems = createRoute({
+  method: 'get',
+  path: '/v1/responses/{id}/input_items',
+  summary: 'The input items a stored response answered (what its request added to the session)',
+  request: { params: ResponseParamsSchema, query: ItemsQuerySchema },
+  responses: {
+    200: json(ItemListSchema, 'A page of its input items'),
+    ...Object.fromEntries(
+      [400, 401, 404].map((status) => [status, json(OpenAIErrorSchema, `Error (${status}), in OpenAI's shape`)]),
+    ),
+  },
+})
+
 const send = async (sse: SSEStreamingApi, events: ResponseEvent[]) => {
   for (const { event, data } of events) await sse.writeSSE({ event, data: JSON.stringify(data) })
 }
@@ -57,56 +87,76 @@ const send = async (sse: SSEStreamingApi, events: ResponseEvent[]) => {
 /** Where a request with no session and `store: false` runs: a session object that it never writes. */
 const UNSTORED = 'unstored-responses'
 
+/** A stored response by its id: its session's reply and the messages its request added; 404 when there is none. */
+async function storedResponse(c: Context, id: string) {
+  const target = responseTarget(id)
+  const found =
+    target && SessionId.safeParse(target.sessionId).success
+      ? unwrap(await sessionOf(c, target.sessionId).storedAnswer(target.replyId))
+      : null
+  if (!target || !found) throw new ServiceError('not_found', `Response with id '${id}' not found.`)
+  return { ...found, sessionId: target.sessionId }
+}
+
+/** The items a request refers to (`item_reference`), looked up in its session by the events they name. */
+async function referencedItems(c: Context, sessionId: string, ids: string[]) {
+  const events = [...new Set(ids.flatMap((id) => itemTarget(id)?.eventId ?? []))]
+  if (events.length === 0) return new Map<string, Record<string, unknown>>()
+  const found = unwrap(await sessionOf(c, sessionId).messagesByIds(events))
+  return new Map(found.flatMap(itemsOf).map((item) => [item.id as string, item]))
+}
+
 /** The Responses door: `POST /v1/responses`. */
-export const responsesRoutes = routes().openapi(create, async (c) => {
-  const request = c.req.valid('json')
-  const headers = c.req.valid('header')
-  const conversation = typeof request.conversation === 'string' ? request.conversation : request.conversation?.id
-  const previous = request.previous_response_id ?? undefined
-  if (conversation !== undefined && previous !== undefined)
-    throw new ServiceError('invalid_request', 'previous_response_id: give conversation or previous_response_id, not both')
-  const found = previous === undefined ? null : responseTarget(previous)
-  // A response id names a session of the caller's, or none (an id made up names nothing).
-  const target = found && SessionId.safeParse(found.sessionId).success ? found : null
-  if (previous !== undefined && !target)
-    throw new ServiceError('previous_response_not_found', `previous_response_id: response "${previous}" not found`)
-  const named = conversation ?? target?.sessionId ?? headers['x-session-id'] ?? headers['session-id'] ?? headers.session_id
-  if (named === undefined && request.store !== false) {
-    throw new ServiceError(
-      'invalid_request',
-      'X-Session-Id: name the session (the conversation field, X-Session-Id or session-id), or send store: false for an answer that is not stored',
-    )
-  }
-  const { input, omitted } = await responsesInput(request, headers['idempotency-key'])
-  if (omitted.length > 0) c.header('X-Tools-Omitted', omitted.join(', '))
-  input.onDiverge = headers['x-on-diverge'] ?? onDivergeOf(c.env.ON_DIVERGE)
-  if (headers['x-regenerate'] === 'true') input.regenerate = true
-  if (named === undefined) input.passthrough = true
-  else c.header('X-Session-Id', named)
-  if (conversation !== undefined) input.mustExist = true
-  if (target && previous) input.after = { replyId: target.replyId, responseId: previous }
-  const sessionId = named ?? UNSTORED
-  const answer = await readDoorAnswer(await sessionOf(c, sessionId).door({ userId: c.get('userId'), sessionId }, input))
-  if (answer.rewound !== null) c.header('X-Rewound', String(answer.rewound))
-  const context = {
-    model: request.model,
-    conversation: answer.stored ? (named ?? null) : null,
-    store: answer.stored,
-    ...(previous ? { previousResponseId: previous } : {}),
-  }
-  if (!request.stream) {
-    if (!answer.whole) throw new Error('a plain response answered with a delta')
-    return c.json(responseObject(answer.whole, context), 200)
-  }
-  const events = responseStream(answer.replyId!, context)
-  return answer.stream(c, {
-    start: (sse) => send(sse, events.start()),
-    text: (sse, text) => send(sse, events.text(text)),
-    toolCall: (sse, call) => send(sse, events.toolCall(call)),
-    error: (sse, error) => {
-      const { code, message } = openAIError(error).body.error
-      return send(sse, events.failed(code, message))
-    },
-    finish: (sse, done) => send(sse, events.end(done)),
+export const responsesRoutes = routes()
+  .openapi(create, async (c) => {
+    const request = c.req.valid('json')
+    const headers = c.req.valid('header')
+    const place = responsesPlace(request, headers, newConversationId)
+    const sessionId = place.sessionId ?? UNSTORED
+    const references = referencedIds(request)
+    const { input, omitted } = await responsesInput(request, {
+      idempotencyKey: headers['idempotency-key'],
+      references:
+        references.length > 0 && !place.implicit && place.sessionId ? await referencedItems(c, sessionId, references) : undefined,
+    })
+    if (omitted.length > 0) c.header('X-Tools-Omitted', omitted.join(', '))
+    input.onDiverge = headers['x-on-diverge'] ?? onDivergeOf(c.env.ON_DIVERGE)
+    if (headers['x-regenerate'] === 'true') input.regenerate = true
+    if (place.sessionId === null) input.passthrough = true
+    else c.header('X-Session-Id', place.sessionId)
+    if (place.mustExist) input.mustExist = true
+    if (place.after) input.after = place.after
+    if (place.implicit) input.creates = { idleTtlSeconds: implicitTtlOf(c.env.RESPONSES_IMPLICIT_TTL_SECONDS) }
+    const answer = await readDoorAnswer(await sessionOf(c, sessionId).door({ userId: c.get('userId'), sessionId }, input))
+    if (answer.rewound !== null) c.header('X-Rewound', String(answer.rewound))
+    const context = {
+      model: request.model,
+      conversation: answer.stored ? place.sessionId : null,
+      store: answer.stored,
+      ...(place.after ? { previousResponseId: place.after.responseId } : {}),
+    }
+    if (!request.stream) {
+      if (!answer.whole) throw new Error('a plain response answered with a delta')
+      return c.json(responseObject(answer.whole, context), 200)
+    }
+    const events = responseStream(answer.replyId!, context)
+    return answer.stream(c, {
+      start: (sse) => send(sse, events.start()),
+      text: (sse, text) => send(sse, events.text(text)),
+      toolCall: (sse, call) => send(sse, events.toolCall(call)),
+      error: (sse, error) => {
+        const { code, message } = openAIError(error).body.error
+        return send(sse, events.failed(code, message))
+      },
+      finish: (sse, done) => send(sse, events.end(done)),
+    })
   })
-})
+  .openapi(getResponse, async (c) => {
+    const { answer, sessionId } = await storedResponse(c, c.req.valid('param').id)
+    const model = answeringModel(answer, 'unknown')
+    return c.json(responseObject(answer, { model, conversation: sessionId, store: true }), 200)
+  })
+  .openapi(listInputItems, async (c) => {
+    const { input } = await storedResponse(c, c.req.valid('param').id)
+    return c.json(itemList(input.flatMap(itemsOf), c.req.valid('query')), 200)
+  })

@@ -32,7 +32,9 @@ export class Lifecycle {
    */
   async syncIndex(record: SessionRecord): Promise<boolean> {
     try {
-      await this.directory.list(record)
+      // An idle expiry moves with every append: the directory is not told of each move, so it
+      // lists the session until the alarm deletes it.
+      await this.directory.list(record.idleTtlSeconds === null ? record : { ...record, expiresAt: null })
       return true
     } catch (error) {
       log.error('session index update failed', { session: record.id, error: String(error) })

@@ -94,6 +94,8 @@ const MIGRATIONS: string[] = [
    CREATE TABLE pinned_appends (seq INTEGER PRIMARY KEY, id TEXT NOT NULL);
    CREATE INDEX events_pins ON events (seq) WHERE type = 'PINS';
    ALTER TABLE session ADD COLUMN pin_events INTEGER NOT NULL DEFAULT 0;`,
+  // v9: an idle expiry: the session expires this long after its last append (null: none).
+  `ALTER TABLE session ADD COLUMN idle_ttl_seconds INTEGER;`,
 ]
 
 /**

@@ -1,6 +1,5 @@
 import { ServiceError, sessionNotFound } from '../../contract/errors'
 import { newEventId } from '../../contract/ids'
-import type { CreateSessionInput } from '../../contract/schemas'
 import type { SessionAddress } from '../../contract/session-address'
 import type { StepRecord } from '../../contract/turn-result'
 import {
@@ -27,7 +26,7 @@ import type { LogIndexes } from './indexes'
 import type { SessionLog } from './log'
 import type { SessionPins } from './pins'
 import { planRewind } from './rewind-plan'
-import { hasExpired, newRecord, type SessionRecord, type SessionRowCache } from './session-row'
+import { hasExpired, type NewSessionInput, newRecord, type SessionRecord, type SessionRowCache } from './session-row'
 import type { SessionWriter } from './session-writer'
 import type { StepRecords } from './step-records'
 import { KEEP, type ViewCache } from './view-cache'
@@ -73,7 +72,7 @@ export class OpenSession {
     private readonly address: SessionAddress,
     found: SessionRecord | null,
     /** What the session is created with when this request's first write creates it. */
-    private readonly created: CreateSessionInput = {},
+    private readonly created: NewSessionInput = {},
   ) {
     this.incarnation = found?.createdAt ?? null
   }

@@ -10,7 +10,10 @@ export interface SessionRecord {
   id: string
   userId: string
   createdAt: string
+  /** When it expires: with an idle expiry, moved on by every append. */
   expiresAt: string | null
+  /** The session expires this long after its last append (its creation while it has none); null: no idle expiry. */
+  idleTtlSeconds: number | null
   metadata: Metadata
   policy: Policy | null
   /** The seq of the last event (0 when empty), which is also the number of events. */
@@ -49,6 +52,7 @@ type Row = {
   user_id: string
   created_at: string
   expires_at: string | null
+  idle_ttl_seconds: number | null
   metadata: string
   policy: string | null
   version: number
@@ -78,6 +82,7 @@ function readRecord(sql: Sql): SessionRecord | null {
     userId: row.user_id,
     createdAt: row.created_at,
     expiresAt: row.expires_at,
+    idleTtlSeconds: row.idle_ttl_seconds,
     metadata: JSON.parse(row.metadata) as Metadata,
     policy: row.policy === null ? null : (JSON.parse(row.policy) as Policy),
     version: row.version,
@@ -105,19 +110,23 @@ export function writeRecord(sql: Sql, r: SessionRecord): void {
   const { stats } = r
   sql.run`INSERT OR REPLACE INTO session (singleton, id, user_id, created_at, expires_at, metadata, policy, version,
       boundary_seq, view_events, view_tokens, turns, latest_system_seq, latest_system_tokens, indexed, ratio, samples, last_usage, compactions,
-      rewinds, pin_events, branches, forked_from, last_compaction_error)
+      rewinds, pin_events, branches, forked_from, last_compaction_error, idle_ttl_seconds)
     VALUES (1, ${r.id}, ${r.userId}, ${r.createdAt}, ${r.expiresAt}, ${JSON.stringify(r.metadata)},
       ${r.policy === null ? null : JSON.stringify(r.policy)}, ${r.version}, ${r.boundarySeq}, ${stats.viewEvents},
       ${stats.viewTokens}, ${stats.turns}, ${stats.latestSystem?.seq ?? null}, ${stats.latestSystem?.tokens ?? null},
       ${r.indexed ? 1 : 0}, ${r.calibration.ratio}, ${r.calibration.samples},
       ${r.lastUsage === null ? null : JSON.stringify(r.lastUsage)}, ${r.compactions}, ${r.rewinds}, ${r.pinEvents}, ${r.branches},
       ${r.forkedFrom === null ? null : JSON.stringify(r.forkedFrom)},
-      ${r.lastCompactionError === null ? null : JSON.stringify(r.lastCompactionError)})`
+      ${r.lastCompactionError === null ? null : JSON.stringify(r.lastCompactionError)}, ${r.idleTtlSeconds})`
 }
 
 /** `expiresAt` for a ttl counted from now; null never expires. */
 export const expiryFrom = (ttlSeconds: number | null): string | null =>
   ttlSeconds === null ? null : new Date(Date.now() + ttlSeconds * 1000).toISOString()
+
+/** The expiry after an append at this moment: an idle expiry moves on, a fixed one stays. */
+export const expiryAfterAppend = (record: SessionRecord): string | null =>
+  record.idleTtlSeconds === null ? record.expiresAt : expiryFrom(record.idleTtlSeconds)
 
 /** Whether the session has expired: from that moment it is absent, before any cleanup ran. */
 export const hasExpired = (record: SessionRecord): boolean =>
@@ -136,13 +145,18 @@ export const sessionJson = (r: SessionRecord): SessionJson => ({
   forkedFrom: r.forkedFrom,
 })
 
+/** What a session is created with: the contract's fields, and an idle expiry (0: none). */
+export type NewSessionInput = CreateSessionInput & { idleTtlSeconds?: number }
+
 /** The row of a session about to be created. */
-export function newRecord(address: SessionAddress, input: CreateSessionInput): SessionRecord {
+export function newRecord(address: SessionAddress, input: NewSessionInput): SessionRecord {
+  const idleTtlSeconds = input.idleTtlSeconds || null
   return {
     id: address.sessionId,
     userId: address.userId,
     createdAt: new Date().toISOString(),
-    expiresAt: expiryFrom(input.ttlSeconds ?? null),
+    expiresAt: expiryFrom(idleTtlSeconds ?? input.ttlSeconds ?? null),
+    idleTtlSeconds,
     metadata: input.metadata ?? {},
     policy: input.policy ?? null,
     version: 0,

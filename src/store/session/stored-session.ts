@@ -14,6 +14,7 @@ import type {
   UndoJson,
 } from '../../contract/schemas'
 import type { SessionAddress } from '../../contract/session-address'
+import type { StoredStep } from '../../contract/turn-result'
 import {
   allSeqs,
   type Calibration,
@@ -38,7 +39,7 @@ import { SessionLog } from './log'
 import { OpenSession, type SessionParts } from './open-session'
 import { SessionPins } from './pins'
 import { planRewind, viewAsOf } from './rewind-plan'
-import { expiryFrom, hasExpired, newRecord, type SessionRecord, SessionRowCache } from './session-row'
+import { expiryFrom, hasExpired, type NewSessionInput, newRecord, type SessionRecord, SessionRowCache } from './session-row'
 import { SessionWriter } from './session-writer'
 import { StepRecords } from './step-records'
 import { planUndo } from './undo-plan'
@@ -108,7 +109,7 @@ export class StoredSession {
   }
 
   /** The session for one request that may create it: its first write does (with `created`), when it does not exist. */
-  async open(address: SessionAddress, created?: CreateSessionInput): Promise<OpenSession> {
+  async open(address: SessionAddress, created?: NewSessionInput): Promise<OpenSession> {
     return new OpenSession(this.parts, address, await this.find(), created)
   }
 
@@ -170,6 +171,21 @@ export class StoredSession {
       if (error instanceof VersionConflictError) throw new ServiceError('version_conflict', error.message)
       throw error
     }
+  }
+
+  /** The message events with these ids, in no order (ids the log does not hold, or of boundaries, left out). */
+  async messagesByIds(ids: readonly string[]): Promise<MessageEvent[]> {
+    if (!(await this.find())) return []
+    return [...this.log.byIds(ids).values()].filter((event): event is MessageEvent => event.type === 'MESSAGE')
+  }
+
+  /** The turn step whose reply is this event (an assistant message of a step), or null. */
+  async stepOfReply(replyId: string): Promise<StoredStep | null> {
+    if (!(await this.find())) return null
+    const place = this.log.placeOf(replyId)
+    if (place?.type !== 'MESSAGE') return null
+    const step = this.parts.steps.storedReply(place.seq)
+    return step.reply.message.role === 'assistant' ? step : null
   }
 
   /** Events with their pin state now (a boundary or a PINS event is never pinned). */
