@@ -5,6 +5,7 @@
  */
 export { answeringModel, type DoorAnswer, doorAnswer, requestedCalls } from './answer'
 export { countPromptTokens } from './count'
+export { appendHistory } from './history'
 export { type DoorInput, idempotencyOf } from './input'
 export { type OnDiverge, onDivergeOf } from './on-diverge'
 export { BRANCH_LOOKBACK, doorTurn } from './turn'

@@ -11,6 +11,8 @@ type Methods =
   | 'readView'
   | 'messagesByIds'
   | 'storedAnswer'
+  | 'readLineage'
+  | 'appendHistory'
   | 'compact'
   | 'rewind'
   | 'undo'

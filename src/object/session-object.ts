@@ -20,13 +20,13 @@ import type {
 } from '../contract/schemas'
 import type { SessionAddress } from '../contract/session-address'
 import { storedResult } from '../contract/turn-result'
-import { defaultEstimator, type MessageEvent, type TokenEstimator } from '../core'
-import { countPromptTokens, type DoorAnswer, type DoorInput, doorAnswer, doorTurn } from '../doors'
+import { type ClientMessage, defaultEstimator, type MessageEvent, type SessionEvent, type TokenEstimator } from '../core'
+import { appendHistory, countPromptTokens, type DoorAnswer, type DoorInput, doorAnswer, doorTurn } from '../doors'
 import { jsonAnswer } from '../json-stream'
 import { limitsOf } from '../rate-limits'
 import type { ViewFormat } from '../store/session/answers'
 import type { SearchQuery } from '../store/session/search-answers'
-import { sessionJson } from '../store/session/session-row'
+import { type NewSessionInput, sessionJson } from '../store/session/session-row'
 import { type AppendResult, type ForkSource, StoredSession } from '../store/session/stored-session'
 import { runTurn } from '../turns/run-turn'
 import type { TurnSession } from '../turns/session'
@@ -117,6 +117,30 @@ export class SessionObject extends DurableObject<Env> {
       )
       return { answer: doorAnswer(storedResult(step)), input }
     })
+  }
+
+  /**
+   * A page of the lineage's shown messages, from the event `fromId` on (included; null when it is
+   * not on the lineage): what a Conversations client lists.
+   */
+  readLineage(query: { order: 'asc' | 'desc'; fromId?: string; limit: number }) {
+    return toOutcome(() => this.stored.lineageMessages(query))
+  }
+
+  /**
+   * Stores a door's messages as history, without a model call (see `appendHistory`); waits for a
+   * running turn. The session must exist unless `creates` says what it is created with.
+   */
+  appendHistory(
+    address: SessionAddress,
+    input: { messages: ClientMessage[]; fields: string[]; creates?: NewSessionInput },
+  ): Promise<Outcome<SessionEvent[]>> {
+    return toOutcome(() =>
+      this.runner.exclusive(async () => {
+        const session = input.creates ? await this.stored.open(address, input.creates) : await this.stored.openExisting()
+        return appendHistory(input.messages, input.fields, { session, estimator: this.estimator })
+      }),
+    )
   }
 
   /** The view: what the model is shown. */

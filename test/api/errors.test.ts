@@ -82,6 +82,10 @@ describe('GET /v1/openapi.json', () => {
     expect(body.openapi).toBe('3.1.0')
     expect(Object.keys(body.paths).sort()).toEqual([
       '/v1/chat/completions',
+      '/v1/conversations',
+      '/v1/conversations/{id}',
+      '/v1/conversations/{id}/items',
+      '/v1/conversations/{id}/items/{itemId}',
       '/v1/messages',
       '/v1/messages/count_tokens',
       '/v1/models',

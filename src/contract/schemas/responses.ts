@@ -10,7 +10,7 @@ import { Id } from './common'
 /** A content part of a message item: text ones are read; others are refused by name. */
 const Part = z.looseObject({ type: z.string(), text: z.string().optional() })
 
-const Item = z.looseObject({ type: z.string().optional() }).superRefine((item, ctx) => {
+export const InputItemSchema = z.looseObject({ type: z.string().optional() }).superRefine((item, ctx) => {
   const issue = (path: (string | number)[], text: string) => ctx.addIssue({ code: 'custom', path, message: text })
   const field = (name: string) => (item as Record<string, unknown>)[name]
   const type = item.type ?? 'message'
@@ -55,7 +55,7 @@ const FunctionTool = z.looseObject({ type: z.string(), name: z.string().optional
 export const ResponsesRequestSchema = z
   .looseObject({
     model: z.string().min(1).max(256),
-    input: z.union([z.string(), z.array(Item).max(LIMITS.chatMessages)]),
+    input: z.union([z.string(), z.array(InputItemSchema).max(LIMITS.chatMessages)]),
     instructions: z.string().nullable().optional(),
     stream: z.boolean().nullable().optional(),
     store: z.boolean().nullable().optional(),

@@ -19,56 +19,8 @@ export async function responsesInput(
   given: { idempotencyKey?: string; references?: ReadonlyMap<string, Record<string, unknown>> } = {},
 ): Promise<{ input: DoorInput; omitted: string[] }> {
   const items = inputItems(body, given.references ?? new Map())
-  const messages: ClientMessage[] = []
-  const fields: string[] = []
-  const system: string[] = body.instructions ? [body.instructions] : []
-  // Whether a function_call joins the message before it: an assistant's (a message, or calls).
-  let joinable = false
-  // Reasoning items go with the assistant message they come with (kept, never matched).
-  let reasoning: Reasoning[] = []
-  const assistant = (message: ClientMessage, field: string) => {
-    if (reasoning.length > 0) message.reasoning = reasoning
-    reasoning = []
-    messages.push(message)
-    fields.push(field)
-  }
-  items.forEach((item, at) => {
-    const field = `input[${at}]`
-    const type = item.type ?? 'message'
-    if (type === 'reasoning') {
-      const { id: _, ...kept } = item
-      reasoning.push({ ...kept, provider: 'openai', type: 'reasoning' })
-      return
-    }
-    if (type === 'function_call') {
-      const call = { id: item.call_id as string, name: item.name as string, arguments: item.arguments as string }
-      const previous = messages.at(-1)
-      if (joinable && previous?.role === 'assistant') {
-        previous.toolCalls = [...(previous.toolCalls ?? []), call]
-        if (reasoning.length > 0) previous.reasoning = [...(previous.reasoning ?? []), ...reasoning]
-        reasoning = []
-      } else assistant({ role: 'assistant', content: '', toolCalls: [call] }, field)
-      joinable = true
-      return
-    }
-    joinable = false
-    if (type === 'function_call_output') {
-      messages.push({ role: 'tool', content: textOf(item.output), toolCallId: item.call_id as string })
-      fields.push(field)
-      return
-    }
-    const text = textOf(item.content)
-    if (item.role === 'system' || item.role === 'developer') {
-      if (text !== '') system.push(text)
-      return
-    }
-    if (item.role === 'assistant') assistant({ role: 'assistant', content: text }, field)
-    else {
-      messages.push({ role: 'user', content: text })
-      fields.push(field)
-    }
-    joinable = item.role === 'assistant'
-  })
+  const { messages, fields, system } = messagesOf(items, { field: 'input', systemMessages: 'prompt' })
+  if (body.instructions) system.unshift(body.instructions)
   const { tools, omitted } = toolsOf(body.tools)
   const toolChoice = toolChoiceOf(body.tool_choice, tools, omitted)
   const options = Object.fromEntries(
@@ -99,7 +51,7 @@ export async function responsesInput(
   }
 }
 
-type Item = Exclude<ResponsesRequest['input'], string>[number] & Record<string, unknown>
+export type Item = Exclude<ResponsesRequest['input'], string>[number] & Record<string, unknown>
 
 /** The ids of the items a request refers to (`item_reference`), to be looked up before it is read. */
 export const referencedIds = (body: ResponsesRequest): string[] =>
@@ -114,6 +66,72 @@ function inputItems(body: ResponsesRequest, references: ReadonlyMap<string, Reco
     if (!found) throw new ServiceError('invalid_request', `input[${at}].id: Item with id '${item.id}' not found.`)
     return found as Item
   })
+}
+
+/**
+ * Input items as neutral messages: an assistant message item and the `function_call` items after
+ * it as one assistant message, each `function_call_output` a tool message, reasoning items kept on
+ * the assistant message they come with; system and developer messages taken out as the system
+ * prompt's parts, or kept in place as inline system messages (a Conversations client's items).
+ */
+export function messagesOf(
+  items: readonly Item[],
+  options: { field: string; systemMessages: 'prompt' | 'inline' },
+): { messages: ClientMessage[]; fields: string[]; system: string[] } {
+  const messages: ClientMessage[] = []
+  const fields: string[] = []
+  const system: string[] = []
+  // Whether a function_call joins the message before it: an assistant's (a message, or calls).
+  let joinable = false
+  // Reasoning items go with the assistant message they come with (kept, never matched).
+  let reasoning: Reasoning[] = []
+  const assistant = (message: ClientMessage, field: string) => {
+    if (reasoning.length > 0) message.reasoning = reasoning
+    reasoning = []
+    messages.push(message)
+    fields.push(field)
+  }
+  items.forEach((item, at) => {
+    const field = `${options.field}[${at}]`
+    const type = item.type ?? 'message'
+    if (type === 'reasoning') {
+      const { id: _, ...kept } = item
+      reasoning.push({ ...kept, provider: 'openai', type: 'reasoning' })
+      return
+    }
+    if (type === 'function_call') {
+      const call = { id: item.call_id as string, name: item.name as string, arguments: item.arguments as string }
+      const previous = messages.at(-1)
+      if (joinable && previous?.role === 'assistant') {
+        previous.toolCalls = [...(previous.toolCalls ?? []), call]
+        if (reasoning.length > 0) previous.reasoning = [...(previous.reasoning ?? []), ...reasoning]
+        reasoning = []
+      } else assistant({ role: 'assistant', content: '', toolCalls: [call] }, field)
+      joinable = true
+      return
+    }
+    joinable = false
+    if (type === 'function_call_output') {
+      messages.push({ role: 'tool', content: textOf(item.output), toolCallId: item.call_id as string })
+      fields.push(field)
+      return
+    }
+    const text = textOf(item.content)
+    if (item.role === 'system' || item.role === 'developer') {
+      if (options.systemMessages === 'inline') {
+        messages.push({ role: 'system', content: text })
+        fields.push(field)
+      } else if (text !== '') system.push(text)
+      return
+    }
+    if (item.role === 'assistant') assistant({ role: 'assistant', content: text }, field)
+    else {
+      messages.push({ role: 'user', content: text })
+      fields.push(field)
+    }
+    joinable = item.role === 'assistant'
+  })
+  return { messages, fields, system }
 }
 
 /** A content's text: the string, or its text parts joined with a newline. */

@@ -15,8 +15,9 @@ export const speaksAnthropic = (c: Context) =>
   c.req.path.startsWith('/v1/messages/') ||
   (c.req.path === '/v1/models' && c.req.header('anthropic-version') !== undefined)
 
-/** Whether a request is the Responses door's, whose errors are in OpenAI's shape. */
-const speaksResponses = (c: Context) => c.req.path === '/v1/responses' || c.req.path.startsWith('/v1/responses/')
+/** Whether a request is the Responses door's or its Conversations', whose errors are in OpenAI's shape. */
+const speaksResponses = (c: Context) =>
+  ['/v1/responses', '/v1/conversations'].some((door) => c.req.path === door || c.req.path.startsWith(`${door}/`))
 
 /** A response with the contract's error body (Anthropic's or OpenAI's, on their doors). */
 export function errorJson(c: Context, status: ContentfulStatusCode, code: ErrorCode, message: string) {

@@ -1,4 +1,4 @@
-import { OpenAPIHono, type z } from '@hono/zod-openapi'
+import { OpenAPIHono, z } from '@hono/zod-openapi'
 import type { Context, TypedResponse } from 'hono'
 import type { JSONParsed } from 'hono/utils/types'
 import { ErrorResponseSchema } from '../../contract/schemas'
@@ -27,6 +27,14 @@ export const errors = (...statuses: (400 | 401 | 404 | 409 | 413 | 415 | 502 | 5
       ),
     ]),
   ) as Record<number, ReturnType<typeof json<typeof ErrorResponseSchema>>>
+
+const OpenAIErrorSchema = z
+  .object({ error: z.object({ message: z.string(), type: z.string(), param: z.string().nullable(), code: z.string() }) })
+  .openapi('OpenAIError')
+
+/** The error answers of an OpenAI-shaped route (the Responses door, Conversations). */
+export const openAIErrors = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((status) => [status, json(OpenAIErrorSchema, `Error (${status}), in OpenAI's shape`)]))
 
 export const SESSION_PATH = '/v1/sessions/{id}'
 

@@ -1,6 +1,7 @@
 import { branchRoutes } from './branches'
 import { chatCompletionRoutes } from './chat-completions'
 import { compactRoutes } from './compact'
+import { conversationsRoutes } from './conversations'
 import { eventRoutes } from './events'
 import { routes } from './helpers'
 import { messagesRoutes } from './messages'
@@ -10,7 +11,7 @@ import { searchRoutes } from './search'
 import { sessionRoutes } from './sessions'
 import { turnRoutes } from './turns'
 
-/** Every `/v1` route of the contract; each handler makes one RPC call to a Durable Object. */
+/** Every `/v1` route of the contract; each handler makes one RPC call to a Durable Object (a few, two or three). */
 export const apiRoutes = routes()
   .route('/', sessionRoutes)
   .route('/', eventRoutes)
@@ -22,3 +23,4 @@ export const apiRoutes = routes()
   .route('/', messagesRoutes)
   .route('/', modelRoutes)
   .route('/', responsesRoutes)
+  .route('/', conversationsRoutes)

@@ -12,7 +12,7 @@ import { itemList, itemsOf, itemTarget } from '../../doors/responses/items'
 import { referencedIds, responsesInput } from '../../doors/responses/request'
 import { implicitTtlOf, responsesPlace } from '../../doors/responses/session'
 import { readDoorAnswer } from '../door-answer'
-import { body, json, routes, sessionOf } from './helpers'
+import { body, json, openAIErrors, routes, sessionOf } from './helpers'
 
 const Headers = z.object({
   'x-session-id': SessionId.optional().openapi({
@@ -24,10 +24,6 @@ const Headers = z.object({
   'x-regenerate': z.enum(['true', 'false']).optional(),
   'idempotency-key': z.string().min(1).max(LIMITS.idempotencyKeyChars).optional(),
 })
-
-const OpenAIErrorSchema = z
-  .object({ error: z.object({ message: z.string(), type: z.string(), param: z.string().nullable(), code: z.string() }) })
-  .openapi('OpenAIError')
 
 const ResponseSchema = z
   .looseObject({ id: z.string(), object: z.literal('response'), status: z.string(), output: z.array(z.unknown()) })
@@ -45,12 +41,7 @@ const create = createRoute({
       description: 'A response, or with `stream: true` its server-sent events',
       content: { 'application/json': { schema: ResponseSchema }, 'text/event-stream': { schema: ResponseSchema } },
     },
-    ...Object.fromEntries(
-      [400, 401, 404, 409, 413, 429, 502, 503].map((status) => [
-        status,
-        json(OpenAIErrorSchema, `Error (${status}), in OpenAI's shape`),
-      ]),
-    ),
+    ...openAIErrors(400, 401, 404, 409, 413, 429, 502, 503),
   },
 })
 
@@ -61,9 +52,7 @@ const getResponse = createRoute({
   request: { params: ResponseParamsSchema },
   responses: {
     200: json(ResponseSchema, 'The response, as it was answered'),
-    ...Object.fromEntries(
-      [400, 401, 404].map((status) => [status, json(OpenAIErrorSchema, `Error (${status}), in OpenAI's shape`)]),
-    ),
+    ...openAIErrors(400, 401, 404),
   },
 })
 
@@ -74,9 +63,7 @@ const listInputItems = createRoute({
   request: { params: ResponseParamsSchema, query: ItemsQuerySchema },
   responses: {
     200: json(ItemListSchema, 'A page of its input items'),
-    ...Object.fromEntries(
-      [400, 401, 404].map((status) => [status, json(OpenAIErrorSchema, `Error (${status}), in OpenAI's shape`)]),
-    ),
+    ...openAIErrors(400, 401, 404),
   },
 })
 

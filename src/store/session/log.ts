@@ -102,6 +102,14 @@ export class SessionLog {
       ORDER BY seq DESC LIMIT ${limit}`)
   }
 
+  /** The message events from `from` to `to` (both included) that a client was shown, oldest first, at most `limit`. */
+  shownFrom(from: number, to: number, limit: number): SessionEvent[] {
+    return this.events(this.sql.all<Row>`SELECT * FROM events
+      WHERE seq >= ${from} AND seq <= ${to} AND type = 'MESSAGE' AND synthetic = 0
+        AND (role != 'system' OR json_extract(metadata, '$.inline') = 1)
+      ORDER BY seq LIMIT ${limit}`)
+  }
+
   /** The COMPACTION events before `seq`, newest first, at most `limit` (read through their own index). */
   boundariesBefore(seq: number, limit: number): SessionEvent[] {
     return this.events(this.sql.all<Row>`SELECT * FROM events

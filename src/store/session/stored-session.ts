@@ -35,6 +35,7 @@ import { SessionBranches } from './branches'
 import { NOTHING_PINNED, withPinned } from './event-json'
 import { LogIndexes } from './indexes'
 import { Lifecycle, type SessionDirectory } from './lifecycle'
+import { lineagePage } from './lineage-page'
 import { SessionLog } from './log'
 import { OpenSession, type SessionParts } from './open-session'
 import { SessionPins } from './pins'
@@ -177,6 +178,17 @@ export class StoredSession {
   async messagesByIds(ids: readonly string[]): Promise<MessageEvent[]> {
     if (!(await this.find())) return []
     return [...this.log.byIds(ids).values()].filter((event): event is MessageEvent => event.type === 'MESSAGE')
+  }
+
+  /**
+   * A page of the lineage's shown messages (see {@link lineagePage}), starting at the event
+   * `fromId` (included); null when that event is not on the lineage, 404 when there is no session.
+   */
+  async lineageMessages(query: { order: 'asc' | 'desc'; fromId?: string; limit: number }) {
+    await this.existing()
+    const fromSeq = query.fromId === undefined ? undefined : this.log.placeOf(query.fromId)?.seq
+    const page = lineagePage(this.log, { order: query.order, limit: query.limit, ...(fromSeq ? { fromSeq } : {}) })
+    return query.fromId !== undefined && page.events[0]?.id !== query.fromId ? null : page
   }
 
   /** The turn step whose reply is this event (an assistant message of a step), or null. */
