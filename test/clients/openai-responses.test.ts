@@ -1,6 +1,6 @@
 import OpenAI from 'openai'
 import { describe, expect, inject, it } from 'vitest'
-import { logOf, newSessionId, newTag, shown, upstreamSent } from './helpers'
+import { logOf, newSessionId, newTag, shown, upstreamSent, viewOf } from './helpers'
 
 /** The official SDK pointed at the service, the session in a header. */
 const client = (sessionId: string) =>
@@ -81,5 +81,66 @@ describe('the openai package’s responses against the Responses door', () => {
     expect(third.output_text).toBe('Echo: Three?')
     expect(third.previous_response_id).toBe(second.id)
     expect(shown(await logOf(id))).toEqual(['One?', 'Two?', 'Three?'].flatMap((q) => [`user:${q}`, `assistant:Echo: ${q}`]))
+  })
+
+  it('responses.retrieve and inputItems.list read a stored response back', async () => {
+    const id = newSessionId('responses')
+    const created = await client(id).responses.create({ model: 'echo', input: [{ role: 'user', content: 'Keep this' }] })
+    const retrieved = await client(id).responses.retrieve(created.id)
+    expect(retrieved.output_text).toBe('Echo: Keep this')
+    const items = []
+    for await (const item of client(id).responses.inputItems.list(created.id)) items.push(item)
+    expect(items).toMatchObject([{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Keep this' }] }])
+    await expect(client(id).responses.retrieve('resp_nothing')).rejects.toBeInstanceOf(OpenAI.NotFoundError)
+  })
+
+  it('no session named and store unset: the service names one in conversation, and it goes on there', async () => {
+    const anonymous = new OpenAI({ baseURL: inject('apiBase'), apiKey: inject('apiKey'), maxRetries: 0 })
+    const first = await anonymous.responses.create({ model: 'echo', input: 'Who keeps this?' })
+    const conversation = first.conversation!.id
+    expect(conversation).toMatch(/^conv_/)
+    const second = await anonymous.responses.create({ model: 'echo', conversation, input: 'Still here?' })
+    expect(second.conversation?.id).toBe(conversation)
+    expect(shown(await logOf(conversation))).toEqual([
+      'user:Who keeps this?',
+      'assistant:Echo: Who keeps this?',
+      'user:Still here?',
+      'assistant:Echo: Still here?',
+    ])
+  })
+})
+
+describe('the openai package’s conversations against the Conversations API', () => {
+  const openai = () => new OpenAI({ baseURL: inject('apiBase'), apiKey: inject('apiKey'), maxRetries: 0 })
+
+  it('create, items (create, list, retrieve, delete), responses in the conversation, update, delete', async () => {
+    const conversation = await openai().conversations.create({
+      metadata: { app: 'tests' },
+      items: [{ type: 'message', role: 'user', content: 'First' }],
+    })
+    expect(conversation).toMatchObject({ object: 'conversation', metadata: { app: 'tests' } })
+    const added = await openai().conversations.items.create(conversation.id, {
+      items: [{ type: 'message', role: 'user', content: 'Second' }],
+    })
+    expect(added.data).toHaveLength(1)
+    const answered = await openai().responses.create({ model: 'echo', conversation: conversation.id, input: 'Third' })
+    expect(answered.output_text).toBe('Echo: Third')
+    const listed = []
+    for await (const item of openai().conversations.items.list(conversation.id, { order: 'asc', limit: 2 })) listed.push(item)
+    expect(listed.map((item) => item.type === 'message' && item.content.map((part: any) => part.text).join(''))).toEqual([
+      'First',
+      'Second',
+      'Third',
+      'Echo: Third',
+    ])
+    const newest = listed.at(-1)!
+    const retrieved = await openai().conversations.items.retrieve(newest.id!, { conversation_id: conversation.id })
+    expect(retrieved).toMatchObject({ id: newest.id, type: 'message', role: 'assistant' })
+    await openai().conversations.items.delete(newest.id!, { conversation_id: conversation.id })
+    expect(await viewOf(conversation.id)).toEqual(['user:First', 'user:Second', 'user:Third'])
+    const updated = await openai().conversations.update(conversation.id, { metadata: { app: 'renamed' } })
+    expect(updated.metadata).toEqual({ app: 'renamed' })
+    expect(await openai().conversations.delete(conversation.id)).toMatchObject({ deleted: true })
+    await expect(openai().conversations.retrieve(conversation.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError)
   })
 })
