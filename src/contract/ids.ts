@@ -12,3 +12,7 @@ export const newToolCallId = (): string => newId('call')
 
 /** A session id the service names for a Responses or Conversations client (`conv_…`). */
 export const newConversationId = (): string => newId('conv')
+
+/** A secret the service keeps (a session's key for what it signs): 256 random bits, hex. */
+export const newSecret = (): string =>
+  [...crypto.getRandomValues(new Uint8Array(32))].map((byte) => byte.toString(16).padStart(2, '0')).join('')

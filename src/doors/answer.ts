@@ -1,4 +1,5 @@
-import type { TurnResult } from '../contract/turn-result'
+import { type StoredStep, storedResult, type TurnResult } from '../contract/turn-result'
+import type { MessageEvent } from '../core'
 
 /**
  * What the Worker needs of a door turn's result to answer in its wire format: small, whatever its
@@ -27,3 +28,17 @@ export const answeringModel = (answer: DoorAnswer, requested: string) =>
 /** The calls an answer asks the client to run (none unless it requires action). */
 export const requestedCalls = (answer: DoorAnswer) =>
   answer.status === 'requires_action' ? (answer.reply.message.toolCalls ?? []) : []
+
+/** A stored reply as a door answers it again, with the messages its request added (what came before the reply in its step). */
+export interface StoredDoorAnswer {
+  answer: DoorAnswer
+  input: MessageEvent[]
+}
+
+export function storedDoorAnswer(step: StoredStep | null): StoredDoorAnswer | null {
+  if (!step) return null
+  const input = step.events.filter(
+    (event): event is MessageEvent => event.type === 'MESSAGE' && event.seq < step.reply.seq && !event.synthetic,
+  )
+  return { answer: doorAnswer(storedResult(step)), input }
+}

@@ -33,6 +33,15 @@ export interface DoorInput {
    * taken back to it when the lineage has moved on (a branch), and all the request sends is new.
    */
   after?: { replyId: string; responseId: string }
+  /**
+   * The request's compaction capsule (a Responses `compaction` item's `encrypted_content`, see
+   * `./capsule`): what came before it in the request stands for the view it names, and the
+   * request's messages (those after it) are matched against what the lineage holds after that.
+   * `field` names it in a 400.
+   */
+  capsule?: { token: string; field: string }
+  /** Store what is new without calling the model (a compaction request stores its input first). */
+  storeOnly?: boolean
   /** The session must exist (a Responses `conversation`): 404 otherwise, nothing created. */
   mustExist?: boolean
   /** Answered without reading or writing the session (a client's auxiliary request: see `passthroughTurn`). */

@@ -5,6 +5,7 @@ import { openContinuation, turnEvent } from '../turns/open-step'
 import { regenerate, runStep } from '../turns/run-turn'
 import type { TurnDeps } from '../turns/session'
 import { type DoorAnswer, doorAnswer } from './answer'
+import { capsulePoint } from './capsule'
 import { type DoorInput, shownOf } from './input'
 import { passthroughTurn } from './passthrough'
 import { callsAsShown, historyOf, inlineSystemEvent, seedEvents, strayResult } from './seed'
@@ -22,18 +23,29 @@ export const BRANCH_LOOKBACK = 10_000
 export async function doorTurn(input: DoorInput, deps: TurnDeps): Promise<DoorAnswer> {
   if (input.passthrough) return passthroughTurn(input, deps)
   const result = await sessionTurn(input, deps)
+  if (result === null) throw new Error('a door turn that stores only is not answered')
   return 'stored' in result ? result : doorAnswer(result)
 }
 
 /**
- * A door request with the session's memory: an `Idempotency-Key` seen before answers its first
- * result; the request's messages are reconciled with the lineage's (see the core's `reconcile`) —
- * a retry answers the stored reply (or, asked to regenerate, a new one), a history that left the
- * session's rewinds to where it branched off (see {@link divergedTurn}), a side conversation is
- * answered unstored (see {@link isSideConversation}), else only what is new is written, with the
- * reply, as one turn step (leading tool messages are a continuation's results).
+ * Stores what a door request holds that the session does not, by the rules of a turn, without
+ * calling the model (what a Responses compaction request does first).
  */
-async function sessionTurn(input: DoorInput, deps: TurnDeps): Promise<TurnResult | DoorAnswer> {
+export async function storeNewMessages(input: DoorInput, deps: TurnDeps): Promise<void> {
+  await sessionTurn({ ...input, storeOnly: true }, deps)
+}
+
+/**
+ * A door request with the session's memory: an `Idempotency-Key` seen before answers its first
+ * result; the request's messages are reconciled with the lineage's (see the core's `reconcile`;
+ * after a compaction capsule, with what follows the point it names) — a retry answers the stored
+ * reply (or, asked to regenerate, a new one), a history that left the session's rewinds to where
+ * it branched off (see {@link divergedTurn}), a side conversation is answered unstored (see
+ * {@link isSideConversation}), nothing new after a capsule goes on (see {@link goOnTurn}), else
+ * only what is new is written, with the reply, as one turn step (leading tool messages are a
+ * continuation's results). With `storeOnly`, what is new is written and nothing is answered (null).
+ */
+async function sessionTurn(input: DoorInput, deps: TurnDeps): Promise<TurnResult | DoorAnswer | null> {
   const { session } = deps
   if (input.mustExist && !(await session.promptState())) throw sessionNotFound()
   const steps = await session.stepLog()
@@ -45,16 +57,19 @@ async function sessionTurn(input: DoorInput, deps: TurnDeps): Promise<TurnResult
     if (found) return storedResult(found.step)
   }
   if (input.after !== undefined) return continuedTurn(input, input.after, deps)
-  const tail = steps?.clientTail(input.messages.length, shownOf(input)) ?? { messages: [], empty: true }
+  const after = input.capsule ? await capsulePoint(input.capsule, deps.session) : undefined
+  const tail = steps?.clientTail(input.messages.length, shownOf(input), after) ?? { messages: [], empty: true }
   const reconciled = reconcile(
     input.messages,
     tail.messages.map((shown) => shown.message),
-    { logIsEmpty: tail.empty },
+    { logIsEmpty: tail.empty && after === undefined, continues: after !== undefined || input.storeOnly === true },
   )
   if (reconciled.kind === 'refused') {
     if (reconciled.code === 'history_diverged' && (input.onDiverge ?? 'rewind') === 'rewind') return divergedTurn(input, deps)
     throw new ServiceError(reconciled.code, `${input.fields[reconciled.at]}: ${reconciled.reason}`)
   }
+  if (input.storeOnly && reconciled.kind !== 'new') return null
+  if (reconciled.kind === 'nothing_new') return goOnTurn(input, deps)
   if (reconciled.kind === 'retry') {
     if (input.regenerate) return regenerate(undefined, input.request, deps)
     return storedResult(steps!.storedReply(tail.messages.at(-1)!.seq))
@@ -68,11 +83,27 @@ async function sessionTurn(input: DoorInput, deps: TurnDeps): Promise<TurnResult
 }
 
 /**
+ * A request with nothing new after its compaction capsule: the session's newest turn says what it
+ * asks — a question or tool results no reply follows are answered now (the model goes on, as
+ * after a compaction in the middle of an agent's loop); a reply answers it again (a retry).
+ */
+async function goOnTurn(input: DoorInput, deps: TurnDeps): Promise<TurnResult> {
+  const last = (await deps.session.newestTurn()).at(-1)
+  if (!last) throw new ServiceError('invalid_request', `${input.capsule!.field}: the session holds nothing to go on from`)
+  if (last.message.role === 'assistant') return storedResult((await deps.session.stepLog())!.storedReply(last.seq))
+  return runStep({ added: [], fields: [], closesPending: false }, input.request, deps)
+}
+
+/**
  * A request that goes on from an earlier reply (a Responses `previous_response_id`): a rewind to
  * as of that reply when the lineage went on past it (nothing when it is the tip), then what the
  * request sends is new. A reply the session does not hold is `previous_response_not_found`.
  */
-async function continuedTurn(input: DoorInput, after: NonNullable<DoorInput['after']>, deps: TurnDeps): Promise<TurnResult> {
+async function continuedTurn(
+  input: DoorInput,
+  after: NonNullable<DoorInput['after']>,
+  deps: TurnDeps,
+): Promise<TurnResult | null> {
   if (!(await deps.session.promptState())) throw previousNotFound(after.responseId)
   let rewound: { abandoned: number } | null
   try {
@@ -116,7 +147,7 @@ async function isSideConversation(input: DoorInput, deps: TurnDeps): Promise<boo
  * the turn's first write; a history that shares nothing starts a fresh lineage holding what it
  * sent (or, a side conversation, is answered unstored). `onRewound` is told what the rewind abandons.
  */
-async function divergedTurn(input: DoorInput, deps: TurnDeps): Promise<TurnResult | DoorAnswer> {
+async function divergedTurn(input: DoorInput, deps: TurnDeps): Promise<TurnResult | DoorAnswer | null> {
   const tail = (await deps.session.stepLog())!.clientTail(input.messages.length + BRANCH_LOOKBACK, shownOf(input))
   const { j, i } = branchPoint(
     input.messages,
@@ -143,13 +174,13 @@ async function divergedTurn(input: DoorInput, deps: TurnDeps): Promise<TurnResul
   )
 }
 
-/** The request's new messages written with the reply, as one turn step (see {@link doorTurn}). */
+/** The request's new messages written with the reply, as one turn step (see {@link doorTurn}); with `storeOnly`, written alone. */
 async function newMessagesTurn(
   input: DoorInput,
   fresh: readonly ClientMessage[],
   seeding: boolean,
   deps: TurnDeps,
-): Promise<TurnResult> {
+): Promise<TurnResult | null> {
   const { session, estimator } = deps
   const start = input.messages.length - fresh.length
   const fields = input.fields.slice(start)
@@ -158,6 +189,10 @@ async function newMessagesTurn(
     // A seed after a branch point may begin with the results of the calls the view there owes.
     const owed = fresh[0]?.role === 'tool' ? callsAsShown(await session.newestTurn(), shownOf(input), true) : undefined
     const seeded = seedEvents(fresh, fields, estimator, owed)
+    if (input.storeOnly) {
+      await session.writeHistory(seeded.added)
+      return null
+    }
     return runStep({ ...seeded, ...step, closesPending: false, history: historyOf(seeded.added) }, input.request, deps)
   }
 
@@ -186,6 +221,10 @@ async function newMessagesTurn(
         ? inlineSystemEvent(message.content, estimator)
         : turnEvent({ role: 'user', content: message.content }, estimator),
     )
+  }
+  if (input.storeOnly) {
+    await session.writeHistory(added)
+    return null
   }
   // A continuation's tool event stands for all its results: named by the first.
   const addedFields = results > 0 ? [fields[0]!, ...fields.slice(results)] : fields

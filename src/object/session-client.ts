@@ -21,6 +21,7 @@ type Methods =
   | 'createFork'
   | 'turn'
   | 'door'
+  | 'doorCompaction'
   | 'countTokens'
   | 'context'
   | 'readCompactions'

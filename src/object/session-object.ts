@@ -19,9 +19,16 @@ import type {
   UndoJson,
 } from '../contract/schemas'
 import type { SessionAddress } from '../contract/session-address'
-import { storedResult } from '../contract/turn-result'
 import { type ClientMessage, defaultEstimator, type MessageEvent, type SessionEvent, type TokenEstimator } from '../core'
-import { appendHistory, countPromptTokens, type DoorAnswer, type DoorInput, doorAnswer, doorTurn } from '../doors'
+import {
+  appendHistory,
+  countPromptTokens,
+  type DoorInput,
+  doorCompaction,
+  doorTurn,
+  type StoredDoorAnswer,
+  storedDoorAnswer,
+} from '../doors'
 import { jsonAnswer } from '../json-stream'
 import { limitsOf } from '../rate-limits'
 import type { ViewFormat } from '../store/session/answers'
@@ -108,29 +115,16 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   /** A stored reply as a door answers it again, with the messages its request added (null: no such reply). */
-  storedAnswer(replyId: string): Promise<Outcome<{ answer: DoorAnswer; input: MessageEvent[] } | null>> {
-    return toOutcome(async () => {
-      const step = await this.stored.stepOfReply(replyId)
-      if (!step) return null
-      const input = step.events.filter(
-        (event): event is MessageEvent => event.type === 'MESSAGE' && event.seq < step.reply.seq && !event.synthetic,
-      )
-      return { answer: doorAnswer(storedResult(step)), input }
-    })
+  storedAnswer(replyId: string): Promise<Outcome<StoredDoorAnswer | null>> {
+    return toOutcome(async () => storedDoorAnswer(await this.stored.stepOfReply(replyId)))
   }
 
-  /**
-   * A page of the lineage's shown messages, from the event `fromId` on (included; null when it is
-   * not on the lineage): what a Conversations client lists.
-   */
+  /** A page of the lineage's shown messages from the event `fromId` on (null: it is not on the lineage): a Conversations list. */
   readLineage(query: { order: 'asc' | 'desc'; fromId?: string; limit: number }) {
     return toOutcome(() => this.stored.lineageMessages(query))
   }
 
-  /**
-   * Stores a door's messages as history, without a model call (see `appendHistory`); waits for a
-   * running turn. The session must exist unless `creates` says what it is created with.
-   */
+  /** Stores a door's messages as history (see `appendHistory`) after a running turn; the session must exist unless `creates`. */
   appendHistory(
     address: SessionAddress,
     input: { messages: ClientMessage[]; fields: string[]; creates?: NewSessionInput },
@@ -263,6 +257,19 @@ export class SessionObject extends DurableObject<Env> {
       { ...this.runSettings(address, input.request.stream === true, true), queued: !input.passthrough },
       (deps) => doorTurn(input, deps),
       (answer) => [JSON.stringify(answer)],
+    )
+  }
+
+  /**
+   * A Responses client's compaction (see `doorCompaction`), creating the session when it does not
+   * exist; frames as for {@link door}, `done` carrying the capsule and the view's user messages.
+   */
+  doorCompaction(address: SessionAddress, input: DoorInput): ReadableStream<Uint8Array> {
+    return this.runner.run(
+      () => this.stored.open(address, input.creates),
+      this.runSettings(address, false, true),
+      (deps) => doorCompaction(input, deps, address.userId),
+      (result) => [JSON.stringify(result)],
     )
   }
 

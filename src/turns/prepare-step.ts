@@ -2,7 +2,8 @@ import { turnPolicy } from '../compaction/policy'
 import { ServiceError } from '../contract/errors'
 import { newEventId } from '../contract/ids'
 import { contentTooLarge } from '../contract/limits'
-import { UNCALIBRATED } from '../core'
+import type { Policy } from '../contract/schemas'
+import { type Trigger, UNCALIBRATED } from '../core'
 import { NOT_CONFIGURED } from '../models/config'
 import { planFit } from './fit-prompt'
 import { closeInterruptedCalls, turnEvent } from './open-step'
@@ -40,12 +41,15 @@ export async function prepareStep(input: StepInput, request: StepRequest, deps: 
     // The turn's own model decides the budget; estimates are scaled by what the model was seen to count.
     fit: { promptBudget: contextTokens - replyRoom, ratio: calibration.ratio },
     calibration,
-    policy: turnPolicy({
-      requested: request.compaction,
-      session: state?.policy ?? null,
-      deployment: deps.deploymentPolicy,
-      summaries: true,
-    }),
+    policy: withTrigger(
+      turnPolicy({
+        requested: request.compaction,
+        session: state?.policy ?? null,
+        deployment: deps.deploymentPolicy,
+        summaries: true,
+      }),
+      request.compactionTrigger,
+    ),
     // Written only when it differs from the latest stored one.
     systemEvent:
       request.system !== undefined && request.system !== state?.latestSystem?.content
@@ -60,6 +64,10 @@ export async function prepareStep(input: StepInput, request: StepRequest, deps: 
     replyId: newEventId(),
   }
 }
+
+/** A policy with the request's own trigger, when it gives one (none: no pass at all stays none). */
+const withTrigger = (policy: Policy | null, trigger: Trigger | undefined): Policy | null =>
+  policy && trigger ? { ...policy, trigger } : policy
 
 /**
  * A seed too long for one prompt: its first `history` events are stored ahead of the step, for

@@ -61,7 +61,8 @@ export async function recordStep(
     ...(recall.after ? [recall.after] : []),
   ]
   const written = await deps.session.writeTurn(events, {
-    keyId: step.keyId ?? step.added[0]!.id,
+    // A step that adds nothing (a request that goes on) is recorded under its reply.
+    keyId: step.keyId ?? step.added[0]?.id ?? assistant.id,
     replyId: assistant.id,
     firstSeq: step.earlier[0]?.seq,
     usage: recall.usage,

@@ -51,9 +51,10 @@ export interface StepLog {
   /**
    * The end of the log as the client was shown it (see the core's `clientMessagesOf`), oldest
    * first: its trailing assistant messages and the `count` messages before them, read backwards;
-   * `empty` when the session holds no such message at all.
+   * `empty` when the session holds no such message at all. Only what follows the event at
+   * `after` (a seq), when given: what a request whose compaction capsule stands for the rest sends.
    */
-  clientTail(count: number, shown?: ShownOptions): { messages: ShownMessage[]; empty: boolean }
+  clientTail(count: number, shown?: ShownOptions, after?: number): { messages: ShownMessage[]; empty: boolean }
 }
 
 /** The session a chat turn runs on: the compaction core's storage port plus what a turn reads and writes. */
@@ -80,6 +81,10 @@ export interface TurnSession extends SessionStore {
   writeTurn(events: NewMessageEvent[], step: StepRecord & { calibration: Calibration }): Promise<SessionEvent[]>
   /** Appends a history a client seeds the session with, ahead of its first turn, creating the session if needed. */
   writeHistory(events: NewMessageEvent[]): Promise<SessionEvent[]>
+  /** The secret the session's compaction capsules are signed with (made now if `make` and there is none); null while there is none. */
+  capsuleKey(make: boolean): string | null
+  /** Where an event of the log stands (null: the log holds none with this id). */
+  seqOf(id: string): number | null
   /** Records how a background pass ended (null: without a failure), for `/context`. */
   noteBackgroundPass(failure: { code: string; message: string } | null): void
 }

@@ -1,6 +1,6 @@
 /** The data a turn step carries from phase to phase: what opens it, what it asks for, what was prepared. */
 import type { ChatOptions, Policy, TurnInput } from '../contract/schemas'
-import type { Calibration, ModelFit, NewMessageEvent, SessionEvent } from '../core'
+import type { Calibration, ModelFit, NewMessageEvent, SessionEvent, Trigger } from '../core'
 import type { AnthropicExtras, ChatModel } from '../models/port'
 
 /** What a step adds to the log with its reply, opened by `/turns` or by a door. */
@@ -26,6 +26,8 @@ export type StepRequest = Omit<TurnInput, 'id' | 'content' | 'toolResults' | 're
    * `maxTokens` is sent (Anthropic clients ask for far more room than they use: 32k, 128k).
    */
   replyRoomAtMostHalf?: boolean
+  /** When this request's pass runs, with the policy's strategy otherwise (a Responses `compact_threshold`). */
+  compactionTrigger?: Trigger
   /** What only an Anthropic upstream is given (a Messages client's other fields, its `anthropic-beta`). */
   anthropic?: AnthropicExtras
 }

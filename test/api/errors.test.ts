@@ -90,6 +90,7 @@ describe('GET /v1/openapi.json', () => {
       '/v1/messages/count_tokens',
       '/v1/models',
       '/v1/responses',
+      '/v1/responses/compact',
       '/v1/responses/{id}',
       '/v1/responses/{id}/input_items',
       '/v1/sessions',

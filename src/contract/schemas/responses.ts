@@ -45,6 +45,12 @@ export const InputItemSchema = z.looseObject({ type: z.string().optional() }).su
     case 'item_reference':
       if (typeof field('id') !== 'string' || field('id') === '') issue(['id'], 'is required')
       return
+    case 'compaction':
+      if (typeof field('encrypted_content') !== 'string' || field('encrypted_content') === '')
+        issue(['encrypted_content'], 'is required: the compaction item as the service answered it')
+      return
+    case 'compaction_trigger':
+      return
     default:
       issue(['type'], `unsupported: "${type}" items are not supported yet`)
   }
@@ -52,30 +58,51 @@ export const InputItemSchema = z.looseObject({ type: z.string().optional() }).su
 
 const FunctionTool = z.looseObject({ type: z.string(), name: z.string().optional() })
 
-export const ResponsesRequestSchema = z
-  .looseObject({
-    model: z.string().min(1).max(256),
-    input: z.union([z.string(), z.array(InputItemSchema).max(LIMITS.chatMessages)]),
-    instructions: z.string().nullable().optional(),
-    stream: z.boolean().nullable().optional(),
-    store: z.boolean().nullable().optional(),
-    conversation: z
-      .union([Id, z.looseObject({ id: Id })])
-      .nullable()
-      .optional(),
-    previous_response_id: z.string().nullable().optional(),
-    tools: z.array(FunctionTool).max(LIMITS.toolItems).optional(),
-    tool_choice: z
-      .union([z.enum(['auto', 'none', 'required']), z.looseObject({ type: z.string(), name: z.string().optional() })])
-      .optional(),
-    parallel_tool_calls: z.boolean().nullable().optional(),
-    max_output_tokens: z.int().min(1).max(1_000_000).nullable().optional(),
-    temperature: z.number().min(0).max(2).nullable().optional(),
-    top_p: z.number().gt(0).max(1).nullable().optional(),
-  })
-  .openapi('ResponsesRequest', {
+const RequestFields = {
+  model: z.string().min(1).max(256),
+  input: z.union([z.string(), z.array(InputItemSchema).max(LIMITS.chatMessages)]),
+  instructions: z.string().nullable().optional(),
+  stream: z.boolean().nullable().optional(),
+  store: z.boolean().nullable().optional(),
+  conversation: z
+    .union([Id, z.looseObject({ id: Id })])
+    .nullable()
+    .optional(),
+  previous_response_id: z.string().nullable().optional(),
+  tools: z.array(FunctionTool).max(LIMITS.toolItems).optional(),
+  tool_choice: z
+    .union([z.enum(['auto', 'none', 'required']), z.looseObject({ type: z.string(), name: z.string().optional() })])
+    .optional(),
+  parallel_tool_calls: z.boolean().nullable().optional(),
+  max_output_tokens: z.int().min(1).max(1_000_000).nullable().optional(),
+  temperature: z.number().min(0).max(2).nullable().optional(),
+  top_p: z.number().gt(0).max(1).nullable().optional(),
+  context_management: z
+    .array(z.looseObject({ type: z.string(), compact_threshold: z.int().min(1).nullable().optional() }))
+    .max(8)
+    .nullable()
+    .optional(),
+}
+
+/** A compaction_trigger item is the request's last. */
+const triggerLast = (body: { input: string | { type?: string }[] }, ctx: z.RefinementCtx) => {
+  if (typeof body.input === 'string') return
+  const trigger = body.input.findIndex((item) => item.type === 'compaction_trigger')
+  if (trigger >= 0 && trigger !== body.input.length - 1)
+    ctx.addIssue({ code: 'custom', path: ['input', trigger, 'type'], message: 'a compaction_trigger must be the last item' })
+}
+
+export const ResponsesRequestSchema = z.looseObject(RequestFields).superRefine(triggerLast).openapi('ResponsesRequest', {
+  description:
+    'The OpenAI Responses request. Honoured: model, input (message, function_call, function_call_output, reasoning, item_reference and compaction items, a compaction_trigger last), instructions, context_management (a compaction threshold), stream, store, tools (function tools; others left out and listed in X-Tools-Omitted), tool_choice, parallel_tool_calls, max_output_tokens, temperature, top_p. Other fields are ignored.',
+})
+
+export const CompactResponsesRequestSchema = z
+  .looseObject({ ...RequestFields, input: RequestFields.input.default([]) })
+  .superRefine(triggerLast)
+  .openapi('CompactResponsesRequest', {
     description:
-      'The OpenAI Responses request. Honoured: model, input (message, function_call, function_call_output, reasoning and item_reference items), instructions, stream, store, tools (function tools; others left out and listed in X-Tools-Omitted), tool_choice, parallel_tool_calls, max_output_tokens, temperature, top_p. Other fields are ignored.',
+      'A compaction of the session the request names (as for /v1/responses), after storing what its input holds that the session does not.',
   })
 
 export type ResponsesRequest = z.output<typeof ResponsesRequestSchema>

@@ -142,6 +142,15 @@ describe('branchPoint', () => {
 describe('reconcile', () => {
   const log = [u('hi'), a('hello'), u('weather?'), calls('c1'), t('c1'), a('sunny')]
 
+  it('a request that continues the log with nothing new is nothing_new, not an error; without continues it is refused', () => {
+    for (const resent of [[], log.slice(4, 5), log.slice(2, 5)]) {
+      const continued = reconcile(resent, log.slice(0, 5), { logIsEmpty: false, continues: true })
+      expect(continued, JSON.stringify(resent)).toEqual({ kind: 'nothing_new' })
+      expect(reconcile(resent, log.slice(0, 5), { logIsEmpty: false }).kind).toBe('refused')
+    }
+    expect(reconcile([u('more')], log, { logIsEmpty: false, continues: true }).kind).toBe('new')
+  })
+
   it('finds what is new whether the client resends everything, some of it, or only what is new', () => {
     for (const resent of [log, log.slice(2), log.slice(5), []]) {
       expect(reconcile([...resent, u('thanks')], log, { logIsEmpty: false })).toEqual({

@@ -160,6 +160,8 @@ export type Reconciled =
   | { kind: 'retry' }
   /** The messages to write (in order) and, when the session had none, that the client is seeding it. */
   | { kind: 'new'; messages: ClientMessage[]; seeding: boolean }
+  /** Nothing of the request is new, and it says it continues the log (see `continues`): the door decides what that asks. */
+  | { kind: 'nothing_new' }
   /** Refused: `at` is the request message it is about (an index into `request`). */
   | { kind: 'refused'; code: 'invalid_request' | 'history_diverged'; at: number; reason: string }
 
@@ -170,7 +172,9 @@ export type Reconciled =
  * hold an assistant message only when the session has none yet (a client seeding its history).
  *
  * `log` must hold the log's last `request.length` messages before its trailing assistant ones,
- * and those; `logIsEmpty` says whether the session has no message at all.
+ * and those; `logIsEmpty` says whether the session has no message at all; `continues`, that the
+ * request stands for the log up to where it starts (a Responses compaction capsule), so that
+ * nothing new is not an error but `nothing_new`.
  *
  * @example
  * reconcile([u1, a1, u2], [u1, a1], { logIsEmpty: false }) // { kind: 'new', messages: [u2], seeding: false }
@@ -178,7 +182,7 @@ export type Reconciled =
 export function reconcile(
   request: readonly ClientMessage[],
   log: readonly ClientMessage[],
-  options: { logIsEmpty: boolean },
+  options: { logIsEmpty: boolean; continues?: boolean },
 ): Reconciled {
   const requestKeys = request.map(messageKey)
   const logKeys = log.map(messageKey)
@@ -196,6 +200,7 @@ export function reconcile(
   // 3. New = what follows the longest prefix of the request that ends the log.
   const start = overlap(requestKeys, logKeys)
   const fresh = request.slice(start)
+  if (fresh.length === 0 && options.continues) return { kind: 'nothing_new' }
   if (!asksTurn(fresh)) {
     return refused(
       'invalid_request',

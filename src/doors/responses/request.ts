@@ -17,10 +17,17 @@ import { type DoorInput, idempotencyOf } from '..'
 export async function responsesInput(
   body: ResponsesRequest,
   given: { idempotencyKey?: string; references?: ReadonlyMap<string, Record<string, unknown>> } = {},
-): Promise<{ input: DoorInput; omitted: string[] }> {
-  const items = inputItems(body, given.references ?? new Map())
-  const { messages, fields, system } = messagesOf(items, { field: 'input', systemMessages: 'prompt' })
-  if (body.instructions) system.unshift(body.instructions)
+): Promise<{ input: DoorInput; omitted: string[]; compact: boolean }> {
+  const all = inputItems(body, given.references ?? new Map())
+  // A last compaction_trigger asks for a compaction; the newest compaction item stands for all before it.
+  const compact = all.at(-1)?.type === 'compaction_trigger'
+  const items = compact ? all.slice(0, -1) : all
+  const at = items.findLastIndex((item) => item.type === 'compaction')
+  const { messages, fields, system } = messagesOf(items.slice(at + 1), { field: 'input', from: at + 1, systemMessages: 'prompt' })
+  // System and developer messages before it still make the system prompt (Codex moves one there).
+  const earlier = messagesOf(items.slice(0, at + 1), { field: 'input', systemMessages: 'prompt' }).system
+  system.unshift(...(body.instructions ? [body.instructions] : []), ...earlier)
+  const threshold = body.context_management?.find((entry) => entry.type === 'compaction')?.compact_threshold
   const { tools, omitted } = toolsOf(body.tools)
   const toolChoice = toolChoiceOf(body.tool_choice, tools, omitted)
   const options = Object.fromEntries(
@@ -30,6 +37,7 @@ export async function responsesInput(
   )
   return {
     omitted,
+    compact,
     input: {
       messages,
       fields,
@@ -45,7 +53,10 @@ export async function responsesInput(
           ? { parallelToolCalls: body.parallel_tool_calls }
           : {}),
         ...(Object.keys(options).length > 0 ? { options } : {}),
+        // A compaction threshold is a tokenCount trigger for this request.
+        ...(threshold ? { compactionTrigger: { tokenCount: threshold } } : {}),
       },
+      ...(at >= 0 ? { capsule: { token: items[at]!.encrypted_content as string, field: `input[${at}].encrypted_content` } } : {}),
       ...(await idempotencyOf(given.idempotencyKey, body.input)),
     },
   }
@@ -76,7 +87,7 @@ function inputItems(body: ResponsesRequest, references: ReadonlyMap<string, Reco
  */
 export function messagesOf(
   items: readonly Item[],
-  options: { field: string; systemMessages: 'prompt' | 'inline' },
+  options: { field: string; from?: number; systemMessages: 'prompt' | 'inline' },
 ): { messages: ClientMessage[]; fields: string[]; system: string[] } {
   const messages: ClientMessage[] = []
   const fields: string[] = []
@@ -92,8 +103,9 @@ export function messagesOf(
     fields.push(field)
   }
   items.forEach((item, at) => {
-    const field = `${options.field}[${at}]`
+    const field = `${options.field}[${(options.from ?? 0) + at}]`
     const type = item.type ?? 'message'
+    if (type === 'compaction') return
     if (type === 'reasoning') {
       const { id: _, ...kept } = item
       reasoning.push({ ...kept, provider: 'openai', type: 'reasoning' })

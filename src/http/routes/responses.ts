@@ -1,18 +1,21 @@
 import { createRoute, z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
-import type { SSEStreamingApi } from 'hono/streaming'
+import { type SSEStreamingApi, streamSSE } from 'hono/streaming'
 import { ServiceError, unwrap } from '../../contract/errors'
 import { newConversationId } from '../../contract/ids'
 import { LIMITS } from '../../contract/limits'
-import { ItemListSchema, ItemsQuerySchema, ResponseParamsSchema, ResponsesRequestSchema, SessionId } from '../../contract/schemas'
-import { answeringModel, onDivergeOf } from '../../doors'
-import { type ResponseEvent, responseObject, responseStream, responseTarget } from '../../doors/responses/answer'
+import { CompactResponsesRequestSchema, type ResponsesRequest, ResponsesRequestSchema, SessionId } from '../../contract/schemas'
+import { type DoorCompaction, onDivergeOf } from '../../doors'
+import { type ResponseEvent, responseObject, responseStream } from '../../doors/responses/answer'
+import { compactedWindow, compactionEvents, compactionResponse } from '../../doors/responses/compaction'
 import { openAIError } from '../../doors/responses/errors'
-import { itemList, itemsOf, itemTarget } from '../../doors/responses/items'
+import { itemsOf, itemTarget } from '../../doors/responses/items'
 import { referencedIds, responsesInput } from '../../doors/responses/request'
 import { implicitTtlOf, responsesPlace } from '../../doors/responses/session'
 import { readDoorAnswer } from '../door-answer'
+import { readTurnAnswer } from '../turn-answer'
 import { body, json, openAIErrors, routes, sessionOf } from './helpers'
+import { ResponseSchema, storedResponsesRoutes } from './stored-responses'
 
 const Headers = z.object({
   'x-session-id': SessionId.optional().openapi({
@@ -24,10 +27,6 @@ const Headers = z.object({
   'x-regenerate': z.enum(['true', 'false']).optional(),
   'idempotency-key': z.string().min(1).max(LIMITS.idempotencyKeyChars).optional(),
 })
-
-const ResponseSchema = z
-  .looseObject({ id: z.string(), object: z.literal('response'), status: z.string(), output: z.array(z.unknown()) })
-  .openapi('Response', { description: 'An OpenAI response (streamed: its server-sent events).' })
 
 const create = createRoute({
   method: 'post',
@@ -45,45 +44,12 @@ const create = createRoute({
   },
 })
 
-const getResponse = createRoute({
-  method: 'get',
-  path: '/v1/responses/{id}',
-  summary: 'A stored response',
-  request: { params: ResponseParamsSchema },
-  responses: {
-    200: json(ResponseSchema, 'The response, as it was answered'),
-    ...openAIErrors(400, 401, 404),
-  },
-})
-
-const listInputItems = createRoute({
-  method: 'get',
-  path: '/v1/responses/{id}/input_items',
-  summary: 'The input items a stored response answered (what its request added to the session)',
-  request: { params: ResponseParamsSchema, query: ItemsQuerySchema },
-  responses: {
-    200: json(ItemListSchema, 'A page of its input items'),
-    ...openAIErrors(400, 401, 404),
-  },
-})
-
 const send = async (sse: SSEStreamingApi, events: ResponseEvent[]) => {
   for (const { event, data } of events) await sse.writeSSE({ event, data: JSON.stringify(data) })
 }
 
 /** Where a request with no session and `store: false` runs: a session object that it never writes. */
 const UNSTORED = 'unstored-responses'
-
-/** A stored response by its id: its session's reply and the messages its request added; 404 when there is none. */
-async function storedResponse(c: Context, id: string) {
-  const target = responseTarget(id)
-  const found =
-    target && SessionId.safeParse(target.sessionId).success
-      ? unwrap(await sessionOf(c, target.sessionId).storedAnswer(target.replyId))
-      : null
-  if (!target || !found) throw new ServiceError('not_found', `Response with id '${id}' not found.`)
-  return { ...found, sessionId: target.sessionId }
-}
 
 /** The items a request refers to (`item_reference`), looked up in its session by the events they name. */
 async function referencedItems(c: Context, sessionId: string, ids: string[]) {
@@ -93,28 +59,62 @@ async function referencedItems(c: Context, sessionId: string, ids: string[]) {
   return new Map(found.flatMap(itemsOf).map((item) => [item.id as string, item]))
 }
 
-/** The Responses door: `POST /v1/responses`. */
+const compact = createRoute({
+  method: 'post',
+  path: '/v1/responses/compact',
+  summary: 'Compacts the session a Responses client names, after storing what its input holds that the session does not',
+  description:
+    'A pass of the session’s strategy now, with a summary. Answers the view’s user messages as items, then one `compaction` item whose `encrypted_content` stands for the view in a later request’s input.',
+  request: { headers: Headers, ...body(CompactResponsesRequestSchema) },
+  responses: {
+    200: json(z.looseObject({ object: z.literal('response.compaction'), output: z.array(z.unknown()) }), 'The compacted window'),
+    ...openAIErrors(400, 401, 404, 409, 413, 429, 502, 503),
+  },
+})
+
+/** A Responses request as its session object takes it: where it goes, and what it asks. */
+async function doorRequest(c: Context, request: ResponsesRequest, headers: z.output<typeof Headers>) {
+  const place = responsesPlace(request, headers, newConversationId)
+  const sessionId = place.sessionId ?? UNSTORED
+  const references = referencedIds(request)
+  const { input, omitted, compact } = await responsesInput(request, {
+    idempotencyKey: headers['idempotency-key'],
+    references:
+      references.length > 0 && !place.implicit && place.sessionId ? await referencedItems(c, sessionId, references) : undefined,
+  })
+  if (omitted.length > 0) c.header('X-Tools-Omitted', omitted.join(', '))
+  input.onDiverge = headers['x-on-diverge'] ?? onDivergeOf(c.env.ON_DIVERGE)
+  if (headers['x-regenerate'] === 'true') input.regenerate = true
+  if (place.sessionId === null) input.passthrough = true
+  else c.header('X-Session-Id', place.sessionId)
+  if (place.mustExist) input.mustExist = true
+  if (place.after) input.after = place.after
+  if (place.implicit) input.creates = { idleTtlSeconds: implicitTtlOf(c.env.RESPONSES_IMPLICIT_TTL_SECONDS) }
+  const context = { model: request.model, conversation: place.sessionId, store: place.sessionId !== null }
+  return { place, sessionId, input, compact, context, address: { userId: c.get('userId'), sessionId } }
+}
+
+/** Runs a compaction of the request's session (see `doorCompaction`). */
+async function compaction(c: Context, request: Awaited<ReturnType<typeof doorRequest>>): Promise<DoorCompaction> {
+  if (request.place.sessionId === null)
+    throw new ServiceError('invalid_request', 'input: a compaction needs a session (conversation, X-Session-Id or session-id)')
+  const answer = await readTurnAnswer(await sessionOf(c, request.sessionId).doorCompaction(request.address, request.input))
+  if (answer.first.type !== 'done') throw new Error('a compaction answered with a delta')
+  return JSON.parse(await new Response(answer.first.result).text()) as DoorCompaction
+}
+
+/** The Responses door: `POST /v1/responses`, `POST /v1/responses/compact`. */
 export const responsesRoutes = routes()
   .openapi(create, async (c) => {
     const request = c.req.valid('json')
-    const headers = c.req.valid('header')
-    const place = responsesPlace(request, headers, newConversationId)
-    const sessionId = place.sessionId ?? UNSTORED
-    const references = referencedIds(request)
-    const { input, omitted } = await responsesInput(request, {
-      idempotencyKey: headers['idempotency-key'],
-      references:
-        references.length > 0 && !place.implicit && place.sessionId ? await referencedItems(c, sessionId, references) : undefined,
-    })
-    if (omitted.length > 0) c.header('X-Tools-Omitted', omitted.join(', '))
-    input.onDiverge = headers['x-on-diverge'] ?? onDivergeOf(c.env.ON_DIVERGE)
-    if (headers['x-regenerate'] === 'true') input.regenerate = true
-    if (place.sessionId === null) input.passthrough = true
-    else c.header('X-Session-Id', place.sessionId)
-    if (place.mustExist) input.mustExist = true
-    if (place.after) input.after = place.after
-    if (place.implicit) input.creates = { idleTtlSeconds: implicitTtlOf(c.env.RESPONSES_IMPLICIT_TTL_SECONDS) }
-    const answer = await readDoorAnswer(await sessionOf(c, sessionId).door({ userId: c.get('userId'), sessionId }, input))
+    const door = await doorRequest(c, request, c.req.valid('header'))
+    const { place, sessionId, input } = door
+    if (door.compact) {
+      const done = await compaction(c, door)
+      if (!request.stream) return c.json(compactionResponse(done, door.context), 200)
+      return streamSSE(c, (sse) => send(sse, compactionEvents(done, door.context)))
+    }
+    const answer = await readDoorAnswer(await sessionOf(c, sessionId).door(door.address, input))
     if (answer.rewound !== null) c.header('X-Rewound', String(answer.rewound))
     const context = {
       model: request.model,
@@ -138,12 +138,8 @@ export const responsesRoutes = routes()
       finish: (sse, done) => send(sse, events.end(done)),
     })
   })
-  .openapi(getResponse, async (c) => {
-    const { answer, sessionId } = await storedResponse(c, c.req.valid('param').id)
-    const model = answeringModel(answer, 'unknown')
-    return c.json(responseObject(answer, { model, conversation: sessionId, store: true }), 200)
+  .openapi(compact, async (c) => {
+    const door = await doorRequest(c, c.req.valid('json'), c.req.valid('header'))
+    return c.json(compactedWindow(await compaction(c, door), door.place.sessionId!), 200)
   })
-  .openapi(listInputItems, async (c) => {
-    const { input } = await storedResponse(c, c.req.valid('param').id)
-    return c.json(itemList(input.flatMap(itemsOf), c.req.valid('query')), 200)
-  })
+  .route('/', storedResponsesRoutes)

@@ -96,6 +96,8 @@ const MIGRATIONS: string[] = [
    ALTER TABLE session ADD COLUMN pin_events INTEGER NOT NULL DEFAULT 0;`,
   // v9: an idle expiry: the session expires this long after its last append (null: none).
   `ALTER TABLE session ADD COLUMN idle_ttl_seconds INTEGER;`,
+  // v10: the secret a Responses compaction capsule is signed with (hex; made on first use).
+  `ALTER TABLE session ADD COLUMN capsule_key TEXT;`,
 ]
 
 /**

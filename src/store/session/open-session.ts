@@ -1,5 +1,5 @@
 import { ServiceError, sessionNotFound } from '../../contract/errors'
-import { newEventId } from '../../contract/ids'
+import { newEventId, newSecret } from '../../contract/ids'
 import type { SessionAddress } from '../../contract/session-address'
 import type { StepRecord } from '../../contract/turn-result'
 import {
@@ -123,6 +123,21 @@ export class OpenSession {
     if (failure === null && now.lastCompactionError === null) return
     const lastCompactionError = failure && { error: failure, at: new Date().toISOString() }
     this.parts.writer.commit({ ...now, lastCompactionError }, [])
+  }
+
+  /** The secret the session's compaction capsules are signed with, made and stored now if `make` and there is none; null while there is none. */
+  capsuleKey(make: boolean): string | null {
+    const record = this.writable()
+    if (!record) return null
+    if (record.capsuleKey !== null || !make) return record.capsuleKey
+    const capsuleKey = newSecret()
+    this.parts.writer.commit({ ...record, capsuleKey }, [])
+    return capsuleKey
+  }
+
+  /** Where an event of the log stands (null: the log holds none with this id). */
+  seqOf(id: string): number | null {
+    return this.current() ? (this.parts.log.placeOf(id)?.seq ?? null) : null
   }
 
   /**

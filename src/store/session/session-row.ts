@@ -39,6 +39,8 @@ export interface SessionRecord {
   forkedFrom: ForkedFrom | null
   /** How the last background pass failed, and when; null when it did not. */
   lastCompactionError: CompactionFailure | null
+  /** The secret its compaction capsules are signed with; null until the first is made. */
+  capsuleKey: string | null
 }
 
 /** A background pass's failure as `/context` reports it. */
@@ -72,6 +74,7 @@ type Row = {
   branches: number
   forked_from: string | null
   last_compaction_error: string | null
+  capsule_key: string | null
 }
 
 function readRecord(sql: Sql): SessionRecord | null {
@@ -102,6 +105,7 @@ function readRecord(sql: Sql): SessionRecord | null {
     branches: row.branches,
     forkedFrom: row.forked_from === null ? null : (JSON.parse(row.forked_from) as ForkedFrom),
     lastCompactionError: row.last_compaction_error === null ? null : (JSON.parse(row.last_compaction_error) as CompactionFailure),
+    capsuleKey: row.capsule_key,
   }
 }
 
@@ -110,14 +114,14 @@ export function writeRecord(sql: Sql, r: SessionRecord): void {
   const { stats } = r
   sql.run`INSERT OR REPLACE INTO session (singleton, id, user_id, created_at, expires_at, metadata, policy, version,
       boundary_seq, view_events, view_tokens, turns, latest_system_seq, latest_system_tokens, indexed, ratio, samples, last_usage, compactions,
-      rewinds, pin_events, branches, forked_from, last_compaction_error, idle_ttl_seconds)
+      rewinds, pin_events, branches, forked_from, last_compaction_error, idle_ttl_seconds, capsule_key)
     VALUES (1, ${r.id}, ${r.userId}, ${r.createdAt}, ${r.expiresAt}, ${JSON.stringify(r.metadata)},
       ${r.policy === null ? null : JSON.stringify(r.policy)}, ${r.version}, ${r.boundarySeq}, ${stats.viewEvents},
       ${stats.viewTokens}, ${stats.turns}, ${stats.latestSystem?.seq ?? null}, ${stats.latestSystem?.tokens ?? null},
       ${r.indexed ? 1 : 0}, ${r.calibration.ratio}, ${r.calibration.samples},
       ${r.lastUsage === null ? null : JSON.stringify(r.lastUsage)}, ${r.compactions}, ${r.rewinds}, ${r.pinEvents}, ${r.branches},
       ${r.forkedFrom === null ? null : JSON.stringify(r.forkedFrom)},
-      ${r.lastCompactionError === null ? null : JSON.stringify(r.lastCompactionError)}, ${r.idleTtlSeconds})`
+      ${r.lastCompactionError === null ? null : JSON.stringify(r.lastCompactionError)}, ${r.idleTtlSeconds}, ${r.capsuleKey})`
 }
 
 /** `expiresAt` for a ttl counted from now; null never expires. */
@@ -171,6 +175,7 @@ export function newRecord(address: SessionAddress, input: NewSessionInput): Sess
     branches: 0,
     forkedFrom: null,
     lastCompactionError: null,
+    capsuleKey: null,
   }
 }
 

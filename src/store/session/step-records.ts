@@ -47,8 +47,9 @@ export class StepRecords {
     const last = written.at(-1)!.seq
     const reply = step.replyId === undefined ? last : written.find((event) => event.id === step.replyId)!.seq
     const record: StepColumn = { key: key.seq, first: firstSeq, last, usage }
+    // A step recorded under its reply (it added nothing) holds its record there alone.
     return new Map([
-      [key.seq, JSON.stringify({ reply } satisfies KeyColumn)],
+      ...(key.seq === reply ? [] : [[key.seq, JSON.stringify({ reply } satisfies KeyColumn)] as const]),
       [reply, JSON.stringify(record)],
     ])
   }
@@ -83,8 +84,10 @@ export class StepRecords {
   }
 
   storedStep(id: string): StoredStep | null {
-    const key = this.sql.first<{ step: string | null }>`SELECT step FROM events WHERE id = ${id}`
-    return key?.step ? this.stepAt((JSON.parse(key.step) as KeyColumn).reply) : null
+    const key = this.sql.first<{ seq: number; step: string | null }>`SELECT seq, step FROM events WHERE id = ${id}`
+    if (!key?.step) return null
+    const column = JSON.parse(key.step) as KeyColumn | StepColumn
+    return this.stepAt('reply' in column ? column.reply : key.seq)
   }
 
   storedReply(seq: number): StoredStep {
@@ -112,11 +115,11 @@ export class StepRecords {
     return row && step ? { hash: row.hash, step } : null
   }
 
-  clientTail(count: number, shown?: ShownOptions): { messages: ShownMessage[]; empty: boolean } {
+  clientTail(count: number, shown?: ShownOptions, after = 0): { messages: ShownMessage[]; empty: boolean } {
     const tail: ShownMessage[] = [] // newest first
     let replies = 0 // the trailing assistant messages, while they last
     let trailing = true
-    for (const event of this.shownOnLineage(count + 1)) {
+    for (const event of this.shownOnLineage(count + 1, after)) {
       for (const message of clientMessagesOf(event, shown).reverse()) {
         if (trailing && message.role === 'assistant' && replies < TRAILING_REPLIES) replies++
         else trailing = false
@@ -130,12 +133,13 @@ export class StepRecords {
   /**
    * The lineage's messages a client was shown, newest first, read as taken: each run of the
    * lineage backwards (abandoned events are skipped), first `batch` rows (what a request needs
-   * if each event is one message), then twice as many each time.
+   * if each event is one message), then twice as many each time; none at or before `after`.
    */
-  private *shownOnLineage(batch: number): Generator<MessageEvent> {
+  private *shownOnLineage(batch: number, after: number): Generator<MessageEvent> {
     for (const run of lineageRuns(Number.MAX_SAFE_INTEGER, (seq) => this.log.rewindAtOrBefore(seq))) {
+      if (run.to <= after) return
       for (let before = run.to === Number.MAX_SAFE_INTEGER ? run.to : run.to + 1; ; batch = Math.min(batch * 2, 4096)) {
-        const events = this.log.shownBefore(before, batch, run.from) as MessageEvent[]
+        const events = this.log.shownBefore(before, batch, Math.max(run.from, after + 1)) as MessageEvent[]
         yield* events
         if (events.length < batch) break
         before = events.at(-1)!.seq
