@@ -34,6 +34,9 @@
  * | `reader`        | Claude Code's loop: after a user message holding `READ:<path>`, calls its |
  * |                 | `Read` tool with `{"file_path": path}`; after its result, answers       |
  * |                 | `Read: <the result's text>` (else like echo)                            |
+ * | `shell[-<n>]`   | Codex's loop: after a user message holding `RUN:<command>`, calls its    |
+ * |                 | `exec_command` tool with `{"cmd": command}`; after its result, answers  |
+ * |                 | `Ran: <the result's last line>` (else like echo); reporting n prompt tokens |
  *
  * Usage comes from the wire only: prompt tokens are a token per 4 characters of what the prompt
  * carries (message contents, tool calls' names and arguments, the tools' JSON) plus 2 a message
@@ -204,7 +207,7 @@ function callFirstTool(request: ChatRequest, cut = false) {
 }
 
 /** Answers with these tool calls, plain or streamed in the real delta format (each call named, then its arguments in pieces). */
-function sendCalls(request: ChatRequest, calls: ToolCall[], cut = false) {
+function sendCalls(request: ChatRequest, calls: ToolCall[], cut = false, promptTokens?: number) {
   const { res, body } = request
   if (!body.stream) {
     const wire = calls.map(({ id, name, arguments: args }) => ({
@@ -217,7 +220,7 @@ function sendCalls(request: ChatRequest, calls: ToolCall[], cut = false) {
       object: 'chat.completion',
       model: body.model,
       choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: wire }, finish_reason: 'tool_calls' }],
-      usage: usageOf(request, ''),
+      usage: usageOf(request, '', promptTokens),
     })
   }
   res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' })
@@ -235,6 +238,10 @@ function sendCalls(request: ChatRequest, calls: ToolCall[], cut = false) {
     res.write(chunk(body.model, { tool_calls: [{ index, function: { arguments: args.slice(3) } }] }))
   }
   res.write(chunk(body.model, {}, 'tool_calls'))
+  if (body.stream_options?.include_usage) {
+    const usage = usageOf(request, '', promptTokens)
+    res.write(`data: ${JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', choices: [], usage })}\n\n`)
+  }
   res.end('data: [DONE]\n\n')
 }
 
@@ -317,6 +324,15 @@ const MODES: Record<string, (request: ChatRequest) => unknown> = {
     const lastUser = [...r.body.messages].reverse().find((m) => m.role === 'user')?.content ?? ''
     const path = /READ:(\S+)/.exec(lastUser)?.[1]
     return path ? sendCalls(r, [{ id: 'read_1', name: 'Read', arguments: JSON.stringify({ file_path: path }) }]) : echo(r)
+  },
+  shell: (r) => {
+    const promptTokens = r.arg === undefined ? undefined : Number(r.arg)
+    const [result] = trailingToolResults(r.body.messages)
+    if (result !== undefined) return answer(r, `Ran: ${result.trim().split('\n').at(-1)}`, { promptTokens })
+    const lastUser = [...r.body.messages].reverse().find((m) => m.role === 'user')?.content ?? ''
+    const command = /RUN:(.+)$/m.exec(lastUser)?.[1]
+    const call = { id: 'shell_1', name: 'exec_command', arguments: JSON.stringify({ cmd: command }) }
+    return command ? sendCalls(r, [call], false, promptTokens) : echo(r, { promptTokens })
   },
   recall: recaller('recall'),
   recallloop: recaller('recallloop'),

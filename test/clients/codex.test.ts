@@ -1,0 +1,179 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { sign } from 'hono/jwt'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { serveWorker } from '../served/global-setup'
+import { run } from './helpers'
+
+/**
+ * Codex CLI itself (`codex exec`, from the test-only package in test/cli) pointed at the served
+ * Worker through a config.toml provider with `wire_api = "responses"` and remote compaction, a
+ * temporary HOME and CODEX_HOME, a user of its own per test. Its Worker keeps the newest turn and
+ * summarizes the rest when a compaction is asked for (turns never compact on their own).
+ */
+const CODEX = resolve('test/cli/node_modules/.bin/codex')
+const why = existsSync(CODEX) ? '' : 'Codex is not installed: run `npm ci --prefix test/cli`'
+if (why) console.warn(`skipped: ${why}`)
+
+let worker: Awaited<ReturnType<typeof serveWorker>>
+const folders: string[] = []
+
+beforeAll(async () => {
+  if (why) return
+  worker = await serveWorker({
+    OPENAI_BASE_URL: `${inject('upstreamUrl')}/v1`,
+    CHAT_MODEL: 'echo',
+    SUMMARY_MODEL: 'echo',
+    CHAT_CONTEXT_TOKENS: '200000',
+    COMPACTION_POLICY: JSON.stringify({ trigger: { turnCount: 1000 }, strategy: { window: { lastTurns: 1 }, summarizer: {} } }),
+    JWT_SECRET: inject('jwtSecret'),
+  })
+}, 180_000)
+
+afterAll(async () => {
+  await worker?.stop()
+  for (const folder of folders) rmSync(folder, { recursive: true, force: true })
+})
+
+/** A Codex user of its own: a home with its config.toml, a work folder, a token; `exec` runs `codex exec` there. */
+async function codexUser() {
+  const root = mkdtempSync(join(tmpdir(), 'codex-'))
+  folders.push(root)
+  const [home, work] = [join(root, 'home'), join(root, 'work')]
+  mkdirSync(join(home, '.codex'), { recursive: true })
+  mkdirSync(work)
+  writeFileSync(
+    join(home, '.codex', 'config.toml'),
+    [
+      'model = "echo"',
+      'model_provider = "durable-sessions"',
+      'model_auto_compact_token_limit = 20000',
+      '[model_providers.durable-sessions]',
+      'name = "durable-sessions"',
+      `base_url = "${new URL('/v1', worker.url)}"`,
+      'env_key = "DURABLE_SESSIONS_TOKEN"',
+      'wire_api = "responses"',
+      'request_max_retries = 0',
+      'stream_max_retries = 0',
+      '[model_providers.durable-sessions.capabilities]',
+      'remote_compaction = "v2"',
+    ].join('\n'),
+  )
+  const user = `codex-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`
+  const token = await sign({ sub: user, exp: Math.floor(Date.now() / 1000) + 3600 }, inject('jwtSecret'), 'HS256')
+  const api = async (path: string) => {
+    const response = await fetch(new URL(`/v1${path}`, worker.url), { headers: { Authorization: `Bearer ${token}` } })
+    if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`)
+    return (await response.json()) as any
+  }
+  return {
+    async exec(args: string[]) {
+      const result = await run(CODEX, ['exec', '--skip-git-repo-check', ...args], {
+        cwd: work,
+        env: { PATH: process.env.PATH, HOME: home, CODEX_HOME: join(home, '.codex'), DURABLE_SESSIONS_TOKEN: token },
+      })
+      expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0)
+      return result.stdout.trim()
+    },
+    /** The one session Codex made for this user: its whole log. */
+    async log(): Promise<any[]> {
+      const { sessions } = await api('/sessions')
+      expect(sessions).toHaveLength(1)
+      return (await api(`/sessions/${sessions[0].id}/events?limit=1000`)).events
+    },
+    view: async () => {
+      const { sessions } = await api('/sessions')
+      return (await api(`/sessions/${sessions[0].id}/view`)).events as any[]
+    },
+  }
+}
+
+const said = (log: any[]) =>
+  log
+    .filter((event) => event.type === 'MESSAGE' && event.message.role !== 'system' && !event.synthetic)
+    .map(({ message: m }) => {
+      if (m.toolCalls) return `${m.role}:calls ${m.toolCalls.map((call: any) => call.name).join(',')}`
+      if (m.toolResponses)
+        return `${m.role}:${m.toolResponses.map((response: any) => response.data.trim().split('\n').at(-1)).join(',')}`
+      return `${m.role}:${m.content.startsWith('<environment_context>') ? '<environment_context>' : m.content}`
+    })
+
+/** What the fake upstream was sent for a tag. */
+const upstreamSent = async (tag: string): Promise<{ body: { messages: { role: string; content: string | null }[] } }[]> =>
+  (await fetch(`${inject('upstreamUrl')}/__requests?tag=${encodeURIComponent(tag)}`)).json() as never
+
+describe.skipIf(why)('Codex CLI (codex exec) against the Responses door', () => {
+  it('a plain turn, then `exec resume`: Codex’s session in its session-id, each message stored once', async () => {
+    const codex = await codexUser()
+    const tag = `cx${Date.now().toString(36)}`
+    expect(await codex.exec(['-m', `echo#${tag}`, 'Hello from Codex'])).toMatch(/Echo: Hello from Codex/)
+    expect(await codex.exec(['resume', '--last', '-m', `echo#${tag}`, 'And again'])).toMatch(/Echo: And again/)
+    const log = await codex.log()
+    expect(said(log)).toEqual([
+      'user:<environment_context>',
+      'user:Hello from Codex',
+      'assistant:Echo: Hello from Codex',
+      'user:And again',
+      'assistant:Echo: And again',
+    ])
+    // Its two developer messages are the system prompt, stored once.
+    const systems = log.filter((event) => event.message?.role === 'system')
+    expect(systems).toHaveLength(1)
+    expect(systems[0].message.content).toMatch(/Codex/)
+    const sent = await upstreamSent(tag)
+    expect(sent.at(-1)!.body.messages.filter((m) => m.role === 'assistant')).toHaveLength(1)
+  })
+
+  it('a tool call Codex runs (its exec_command): the call, its output and the answer stored in order', async () => {
+    const codex = await codexUser()
+    const tag = `cxs${Date.now().toString(36)}`
+    expect(await codex.exec(['-m', `shell#${tag}`, 'Please RUN:echo hi-from-codex'])).toMatch(/Ran: hi-from-codex/)
+    expect(said(await codex.log())).toEqual([
+      'user:<environment_context>',
+      'user:Please RUN:echo hi-from-codex',
+      'assistant:calls exec_command',
+      'tool:hi-from-codex',
+      'assistant:Ran: hi-from-codex',
+    ])
+    const [, second] = await upstreamSent(tag)
+    expect(second!.body.messages.filter((m) => m.role === 'tool')).toHaveLength(1)
+  })
+
+  it('a compaction Codex asks for before its next turn: a pass with a summary, then the turn on the compacted view', async () => {
+    const codex = await codexUser()
+    const tag = `cxc${Date.now().toString(36)}`
+    // The answer reports more tokens than Codex's limit: it compacts before the next turn.
+    await codex.exec(['-m', `usage-50000#${tag}`, 'The code word is kiwi.'])
+    expect(await codex.exec(['resume', '--last', '-m', `echo#${tag}`, 'What was the code word?'])).toMatch(
+      /Echo: What was the code word\?/,
+    )
+    const log = await codex.log()
+    expect(log.filter((event) => event.type === 'COMPACTION')).toHaveLength(1)
+    expect(said(log).filter((line) => line === 'user:The code word is kiwi.')).toHaveLength(1)
+    expect(said(log).slice(-2)).toEqual(['user:What was the code word?', 'assistant:Echo: What was the code word?'])
+    // The model was shown the summary in place of what the pass covered.
+    const view = await codex.view()
+    expect(view.some((event) => event.synthetic)).toBe(true)
+    const [last] = (await upstreamSent(tag)).slice(-1)
+    expect(last!.body.messages.at(-1)!.content).toBe('What was the code word?')
+  })
+
+  it('a compaction in the middle of its tool loop: the output stored, then the model goes on from it', async () => {
+    const codex = await codexUser()
+    const tag = `cxm${Date.now().toString(36)}`
+    // The tool call reports more tokens than the limit: Codex compacts between the output and the next call.
+    expect(await codex.exec(['-m', `shell-50000#${tag}`, 'Please RUN:echo mid-turn'])).toMatch(/Ran: mid-turn/)
+    const log = await codex.log()
+    expect(said(log)).toEqual([
+      'user:<environment_context>',
+      'user:Please RUN:echo mid-turn',
+      'assistant:calls exec_command',
+      'tool:mid-turn',
+      'assistant:Ran: mid-turn',
+    ])
+    expect(log.filter((event) => event.type === 'COMPACTION')).toHaveLength(1)
+    const sent = await upstreamSent(tag)
+    expect(sent.filter((request) => request.body.messages.at(-1)?.role === 'tool')).toHaveLength(1)
+  })
+})
