@@ -37,7 +37,7 @@ afterAll(async () => {
 })
 
 /** A Codex user of its own: a home with its config.toml, a work folder, a token; `exec` runs `codex exec` there. */
-async function codexUser() {
+async function codexUser(headers: Record<string, string> = {}) {
   const root = mkdtempSync(join(tmpdir(), 'codex-'))
   folders.push(root)
   const [home, work] = [join(root, 'home'), join(root, 'work')]
@@ -55,6 +55,7 @@ async function codexUser() {
       'env_key = "DURABLE_SESSIONS_TOKEN"',
       'wire_api = "responses"',
       'request_max_retries = 0',
+      ...(Object.keys(headers).length > 0 ? [`http_headers = ${tomlTable(headers)}`] : []),
       'stream_max_retries = 0',
       '[model_providers.durable-sessions.capabilities]',
       'remote_compaction = "v2"',
@@ -68,6 +69,10 @@ async function codexUser() {
     return (await response.json()) as any
   }
   return {
+    user,
+    token,
+    home,
+    work,
     async exec(args: string[]) {
       const result = await run(CODEX, ['exec', '--skip-git-repo-check', ...args], {
         cwd: work,
@@ -88,6 +93,12 @@ async function codexUser() {
     },
   }
 }
+
+/** An inline TOML table of strings. */
+const tomlTable = (values: Record<string, string>) =>
+  `{ ${Object.entries(values)
+    .map(([name, value]) => `${JSON.stringify(name)} = ${JSON.stringify(value)}`)
+    .join(', ')} }`
 
 const said = (log: any[]) =>
   log
@@ -175,5 +186,47 @@ describe.skipIf(why)('Codex CLI (codex exec) against the Responses door', () => 
     expect(log.filter((event) => event.type === 'COMPACTION')).toHaveLength(1)
     const sent = await upstreamSent(tag)
     expect(sent.filter((request) => request.body.messages.at(-1)?.role === 'tool')).toHaveLength(1)
+  })
+
+  it('one session through every door: Claude Code starts it, Codex goes on with the same X-Session-Id, then a chat client', async () => {
+    const CLAUDE = resolve('test/cli/node_modules/.bin/claude')
+    const session = `every-door-${Date.now().toString(36)}`
+    const tag = `cxd${Date.now().toString(36)}`
+    const codex = await codexUser({ 'X-Session-Id': session })
+    const claude = await run(CLAUDE, ['-p', 'Claude asks: what is kiwi?', '--model', `echo#${tag}`, '--output-format', 'json'], {
+      cwd: codex.work,
+      env: {
+        PATH: process.env.PATH,
+        HOME: codex.home,
+        ANTHROPIC_BASE_URL: worker.url.toString().replace(/\/$/, ''),
+        ANTHROPIC_API_KEY: codex.token,
+        ANTHROPIC_CUSTOM_HEADERS: `X-Session-Id: ${session}`,
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        DISABLE_TELEMETRY: '1',
+        CLAUDE_CODE_MAX_RETRIES: '0',
+      },
+    })
+    expect(JSON.parse(claude.stdout).result, `${claude.stdout}\n${claude.stderr}`).toMatch(/^Echo: /)
+    expect(await codex.exec(['-m', `echo#${tag}`, 'Codex asks: and mango?'])).toMatch(/Echo: Codex asks: and mango\?/)
+    const chat = await fetch(new URL('/v1/chat/completions', worker.url), {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${codex.token}`, 'Content-Type': 'application/json', 'X-Session-Id': session },
+      body: JSON.stringify({ model: `echo#${tag}`, messages: [{ role: 'user', content: 'Chat asks: and fig?' }] }),
+    })
+    expect(((await chat.json()) as any).choices[0].message.content).toBe('Echo: Chat asks: and fig?')
+    const lines = said(await codex.log()).filter((line) => line !== 'user:<environment_context>')
+    expect(lines).toHaveLength(6)
+    expect(lines[0]).toMatch(/^user:.*Claude asks: what is kiwi\?/s)
+    expect(lines[1]).toMatch(/^assistant:Echo: /)
+    expect(lines.slice(2)).toEqual([
+      'user:Codex asks: and mango?',
+      'assistant:Echo: Codex asks: and mango?',
+      'user:Chat asks: and fig?',
+      'assistant:Echo: Chat asks: and fig?',
+    ])
+    // The last model call was shown all three clients' questions, in order.
+    const [last] = (await upstreamSent(tag)).slice(-1)
+    const asked = last!.body.messages.flatMap((m) => /(\w+) asks:/.exec(m.role === 'user' ? (m.content ?? '') : '')?.[1] ?? [])
+    expect(asked).toEqual(['Claude', 'Codex', 'Chat'])
   })
 })
