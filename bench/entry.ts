@@ -9,7 +9,13 @@ import { DurableObject } from 'cloudflare:workers'
 import { Lifecycle } from 'agents/lifecycle'
 import { Sessions } from 'agents/sessions'
 import { type Context, Hono } from 'hono'
-import { type ChatMessageInput, type EventInput, SEARCH_START, type TurnInput } from '../src/contract/schemas'
+import {
+  type ChatMessageInput,
+  type EventInput,
+  ResponsesRequestSchema,
+  SEARCH_START,
+  type TurnInput,
+} from '../src/contract/schemas'
 import {
   type Boundary,
   compactionEventAt,
@@ -22,6 +28,7 @@ import {
 } from '../src/core'
 import { chatCompletionInput } from '../src/doors/chat-completions/request'
 import { messagesInput } from '../src/doors/messages/request'
+import { responsesInput } from '../src/doors/responses/request'
 import { app } from '../src/http/app'
 import { sessionStub } from '../src/object/address'
 import { type JsonBody, SessionObject } from '../src/object/session-object'
@@ -382,6 +389,17 @@ const DOORS = {
       max_tokens: 1024,
       messages: messages.map((m) => ({ role: m.role, content: typeof m.content === 'string' ? m.content : '' })),
     }),
+  // As Codex sends them: message items, the whole input every time.
+  responses: async (messages: ChatMessageInput[]) => {
+    const input = messages.map((m) => ({
+      type: 'message',
+      role: m.role,
+      content: [
+        { type: m.role === 'assistant' ? 'output_text' : 'input_text', text: typeof m.content === 'string' ? m.content : '' },
+      ],
+    }))
+    return (await responsesInput(ResponsesRequestSchema.parse({ model: 'echo', input }))).input
+  },
 }
 
 /**
@@ -508,7 +526,8 @@ bench.get('/turn-rows', async (c) => {
 })
 bench.get('/tool-continuation', async (c) => c.json(await continuations(c, numberOf(c, 'batch'))))
 bench.post('/door', async (c) => {
-  const door = query(c, 'door') === 'messages' ? 'messages' : 'chat'
+  const door = query(c, 'door') as keyof typeof DOORS
+  if (!(door in DOORS)) throw new Error(`no door "${door}"`)
   const turn = doorTurns(c, (await c.req.json<{ history: ChatMessageInput[] }>()).history, door)
   const samples = await timed(numberOf(c, 'runs'), numberOf(c, 'batch'), turn)
   // The rows of one more such turn, counted outside the timed ones.

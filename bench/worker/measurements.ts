@@ -87,9 +87,9 @@ function storage({ onOurs, onPeer, keepShort }: Targets) {
   } satisfies Record<string, Measurement>
 }
 
-/** A door turn (chat completions, or Messages) sending only the new message, or resending the last `resent` messages of history with it. */
+/** A door turn (chat completions, Messages or Responses) sending only the new message, or resending the last `resent` messages of history with it. */
 const doorTurn =
-  ({ worker, ours }: Targets, resent: number, door: 'chat' | 'messages' = 'chat') =>
+  ({ worker, ours }: Targets, resent: number, door: 'chat' | 'messages' | 'responses' = 'chat') =>
   async (key: Key) => {
     const history = resent === 0 ? [] : await clientHistory(worker, ours(key), resent)
     return worker.bench('door', { user: USER, session: ours(key), batch: 10, compaction, door }, { history })
@@ -106,6 +106,9 @@ function wholeTurns(targets: Targets) {
     messagesDoorOnlyNew: { rounds: ROUNDS, after: keepShort, sample: doorTurn(targets, 0, 'messages') },
     turnBesideMessagesDoor: turnInWorkerd(targets),
     messagesDoorResending: { rounds: HALF_ROUNDS, after: keepShort, sample: doorTurn(targets, 1000, 'messages') },
+    responsesDoorOnlyNew: { rounds: ROUNDS, after: keepShort, sample: doorTurn(targets, 0, 'responses') },
+    turnBesideResponsesDoor: turnInWorkerd(targets),
+    responsesDoorResending: { rounds: HALF_ROUNDS, after: keepShort, sample: doorTurn(targets, 1000, 'responses') },
   } satisfies Record<string, Measurement>
 }
 

@@ -151,6 +151,25 @@ export const TABLES: Table[] = [
   },
   {
     title:
+      'The Responses door: a Responses turn (only the new item, or 1,000 items of history resent, as Codex does) against a /turns turn on the same session (stub model; in workerd)',
+    measure: ['responsesDoorOnlyNew', 'turnBesideResponsesDoor', 'responsesDoorResending'],
+    columns: [
+      logEvents,
+      median('/turns median', 'turnBesideResponsesDoor'),
+      ...timing('Responses door, only new', 'responsesDoorOnlyNew'),
+      medianRatio('Responses / turns', 'responsesDoorOnlyNew', 'turnBesideResponsesDoor'),
+      rowsReadWritten('responsesDoorOnlyNew'),
+      ...timing('resending 1,000 items', 'responsesDoorResending'),
+      rowsReadWritten('responsesDoorResending'),
+    ],
+    notes: [
+      () => 'target: Responses / turns ≤ 1.2×',
+      (r) =>
+        `resending 1,000 items at ${n(LARGEST)} / at 1k (medians): ${growth(r, 'responsesDoorResending', LARGEST, SMALLEST)} — the cost follows the request, not the log`,
+    ],
+  },
+  {
+    title:
       'The Messages door: a Messages turn (only the new message, or 1,000 messages of history resent) against a /turns turn on the same session (stub model; in workerd)',
     measure: ['messagesDoorOnlyNew', 'turnBesideMessagesDoor', 'messagesDoorResending'],
     columns: [
