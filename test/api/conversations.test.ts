@@ -100,7 +100,7 @@ describe('the Conversations API', () => {
     const id = await newConversation([user('keep'), user('drop')])
     const listed = await call('GET', `/v1/conversations/${id}/items`)
     const [newest, older] = listed.body.data
-    expectOpenAIError(await call('DELETE', `/v1/conversations/${id}/items/${older.id}`), 400, 'invalid_request')
+    expectOpenAIError(await call('DELETE', `/v1/conversations/${id}/items/${older.id}`), 400, 'unsupported')
     const deleted = await call('DELETE', `/v1/conversations/${id}/items/${newest.id}`)
     expect(deleted.status, deleted.text).toBe(200)
     expect(deleted.body).toMatchObject({ id, object: 'conversation' })
@@ -117,7 +117,7 @@ describe('the Conversations API', () => {
     expectOpenAIError(await call('GET', `/v1/conversations/${id}`), 404, 'not_found')
     expectOpenAIError(await call('POST', `/v1/conversations/${id}/items`, { body: { items: [user('x')] } }), 404, 'not_found')
     const reference = await call('POST', '/v1/conversations', { body: { items: [{ type: 'item_reference', id: 'msg_x' }] } })
-    expectOpenAIError(reference, 400, 'invalid_request')
+    expectOpenAIError(reference, 400, 'unsupported')
     expect(reference.body.error.param).toBe('items[0].type')
     expectOpenAIError(await call('GET', '/v1/conversations/conv_nope/items?order=sideways'), 400, 'invalid_request')
   })

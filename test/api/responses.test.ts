@@ -142,8 +142,14 @@ describe('POST /v1/responses', () => {
       model: 'echo',
       input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'x' }] }],
     })
-    expectOpenAIError(refused, 400, 'invalid_request')
+    expectOpenAIError(refused, 400, 'unsupported')
     expect(refused.body.error.param).toBe('input[0].content[0].type')
+    // A feature the service does not offer beside a plain mistake: the mistake's code.
+    const mixed = await respond(newSessionId(), {
+      model: 'echo',
+      input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'x' }] }, { role: 'nobody', content: 'x' }],
+    })
+    expectOpenAIError(mixed, 400, 'invalid_request')
     expect(refused.body.error.type).toBe('invalid_request_error')
   })
 

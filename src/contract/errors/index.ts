@@ -8,6 +8,8 @@
 export const ERROR_STATUS = {
   invalid_request: 400,
   previous_response_not_found: 400,
+  /** A feature of a client's wire format the service does not offer, named. */
+  unsupported: 400,
   unauthorized: 401,
   not_found: 404,
   version_conflict: 409,

@@ -35,6 +35,18 @@ function describe(issue: z.core.$ZodIssue, target: string, input: unknown): stri
  * describeIssues(PolicySchema.safeParse(value).error!.issues, 'COMPACTION_POLICY', value)
  * // 'COMPACTION_POLICY.strategy.summarizer.overlapSize: Invalid input: expected int, received string'
  */
+/** An issue about a feature the service does not offer (see {@link unsupportedIssue}). */
+const isUnsupported = (issue: z.core.$ZodIssue) =>
+  issue.code === 'custom' && (issue as { params?: { code?: string } }).params?.code === 'unsupported'
+
+/** A refinement's issue for a feature of a client's wire format the service does not offer: a 400 `unsupported`. */
+export const unsupportedIssue = (path: (string | number)[], message: string) =>
+  ({ code: 'custom', path, message, params: { code: 'unsupported' } }) as const
+
+/** The contract's code for a failed validation: `unsupported` when every issue is about such a feature. */
+export const issuesCode = (issues: readonly z.core.$ZodIssue[]): 'unsupported' | 'invalid_request' =>
+  issues.length > 0 && issues.every(isUnsupported) ? 'unsupported' : 'invalid_request'
+
 export function describeIssues(issues: readonly z.core.$ZodIssue[], target: string, input: unknown): string {
   const described = issues.slice(0, 5).map((issue) => describe(issue, target, input))
   const more = issues.length > 5 ? ` (and ${issues.length - 5} more)` : ''

@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import { LIMITS } from '../limits'
 import { depthOf } from './common'
+import { unsupportedIssue } from './issues'
 
 /**
  * `POST /v1/messages`: the Anthropic Messages request as its door takes it. The honoured fields
@@ -60,9 +61,11 @@ const MessageSchema = z
     if (typeof message.content === 'string') return
     message.content.forEach((block, j) => {
       if (UNSUPPORTED.has(block.type)) {
-        issue(
-          ['content', j, 'type'],
-          `unsupported: "${block.type}" blocks cannot be stored (text, tool_use and tool_result only)`,
+        ctx.addIssue(
+          unsupportedIssue(
+            ['content', j, 'type'],
+            `"${block.type}" blocks cannot be stored (text, tool_use and tool_result only)`,
+          ),
         )
         return
       }
@@ -77,7 +80,7 @@ const MessageSchema = z
       if (block.type === 'tool_result' && Array.isArray(block.content)) {
         ;(block.content as { type: string }[]).forEach((part, k) => {
           if (part.type !== 'text')
-            issue(['content', j, 'content', k, 'type'], `unsupported: "${part.type}" blocks in a tool result`)
+            ctx.addIssue(unsupportedIssue(['content', j, 'content', k, 'type'], `"${part.type}" blocks in a tool result`))
         })
       }
     })

@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import { LIMITS } from '../limits'
 import { Id } from './common'
+import { unsupportedIssue } from './issues'
 
 /**
  * `POST /v1/responses`: the OpenAI Responses request as its door takes it. Input items are
@@ -26,7 +27,9 @@ export const InputItemSchema = z.looseObject({ type: z.string().optional() }).su
         if (part?.type === 'input_text' || part?.type === 'output_text' || part?.type === 'text') {
           if (typeof part.text !== 'string') issue(['content', k, 'text'], 'is required')
         } else
-          issue(['content', k, 'type'], `unsupported: "${part?.type}" parts cannot be stored (input_text and output_text only)`)
+          ctx.addIssue(
+            unsupportedIssue(['content', k, 'type'], `"${part?.type}" parts cannot be stored (input_text and output_text only)`),
+          )
       })
       return
     }
@@ -52,7 +55,7 @@ export const InputItemSchema = z.looseObject({ type: z.string().optional() }).su
     case 'compaction_trigger':
       return
     default:
-      issue(['type'], `unsupported: "${type}" items are not supported yet`)
+      ctx.addIssue(unsupportedIssue(['type'], `"${type}" items are not offered`))
   }
 })
 

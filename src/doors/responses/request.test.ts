@@ -114,9 +114,10 @@ describe('responsesInput', () => {
     expect(input.request.tools).toEqual([{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }])
     expect(input.request.toolChoice).toEqual({ type: 'function', function: { name: 'f' } })
     expect(omitted).toEqual(['web_search', 'shell', 'docs'])
-    await expect(responsesInput(request({ input: 'q', tools, tool_choice: { type: 'web_search' } }))).rejects.toThrow(
-      /tool_choice: unsupported/,
-    )
+    await expect(responsesInput(request({ input: 'q', tools, tool_choice: { type: 'web_search' } }))).rejects.toMatchObject({
+      code: 'unsupported',
+      message: 'tool_choice: it requires "web_search", which the service cannot offer',
+    })
     await expect(
       responsesInput(request({ input: 'q', tools: [{ type: 'web_search' }], tool_choice: 'required' })),
     ).rejects.toThrow(/only tools the service cannot offer/)

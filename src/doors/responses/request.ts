@@ -186,15 +186,15 @@ function toolChoiceOf(
   if (choice === 'required') {
     if (tools.length === 0 && omitted.length > 0)
       throw new ServiceError(
-        'invalid_request',
-        `tool_choice: unsupported: it requires a tool, and only tools the service cannot offer were sent (${omitted.join(', ')})`,
+        'unsupported',
+        `tool_choice: it requires a tool, and only tools the service cannot offer were sent (${omitted.join(', ')})`,
       )
     return 'required'
   }
   if (choice.type === 'function' && choice.name && tools.some((tool) => tool.function.name === choice.name))
     return { type: 'function', function: { name: choice.name } }
   throw new ServiceError(
-    'invalid_request',
-    `tool_choice: unsupported: it requires "${choice.name ?? choice.type}", which the service cannot offer`,
+    'unsupported',
+    `tool_choice: it requires "${choice.name ?? choice.type}", which the service cannot offer`,
   )
 }

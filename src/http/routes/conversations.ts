@@ -78,7 +78,7 @@ const conversation = (session: SessionJson) => ({
 function itemMessages(items: readonly Item[]) {
   const reference = items.findIndex((item) => item.type === 'item_reference')
   if (reference >= 0)
-    throw new ServiceError('invalid_request', `items[${reference}].type: unsupported: an item_reference cannot be stored`)
+    throw new ServiceError('unsupported', `items[${reference}].type: an item_reference cannot be stored in a conversation`)
   return messagesOf(items, { field: 'items', systemMessages: 'inline' })
 }
 
@@ -145,8 +145,8 @@ export const conversationsRoutes = routes()
     const newest = unwrap(await session.readLineage({ order: 'desc', limit: 1 }))?.events[0]
     if (!newest || itemsOf(newest).at(-1)?.id !== itemId)
       throw new ServiceError(
-        'invalid_request',
-        `itemId: unsupported: only the conversation's newest item can be deleted (a rewind to before it); "${itemId}" is not`,
+        'unsupported',
+        `itemId: only the conversation's newest item can be deleted (a rewind to before it); "${itemId}" is not`,
       )
     unwrap(await session.rewind({ to: newest.id, position: 'before' }))
     return c.json(conversation(unwrap(await session.get())), 200)
