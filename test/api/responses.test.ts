@@ -147,7 +147,10 @@ describe('POST /v1/responses', () => {
     // A feature the service does not offer beside a plain mistake: the mistake's code.
     const mixed = await respond(newSessionId(), {
       model: 'echo',
-      input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'x' }] }, { role: 'nobody', content: 'x' }],
+      input: [
+        { role: 'user', content: [{ type: 'input_image', image_url: 'x' }] },
+        { role: 'nobody', content: 'x' },
+      ],
     })
     expectOpenAIError(mixed, 400, 'invalid_request')
     expect(refused.body.error.type).toBe('invalid_request_error')
