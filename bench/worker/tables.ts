@@ -56,6 +56,34 @@ const naive =
 
 const NAIVE_LARGEST = NAIVE_SIZES.at(-1)!
 
+/**
+ * A door's turn beside a /turns turn on the same session: only the new message, or 1,000 of
+ * history resent with it (`what` they are on that door's wire).
+ */
+const doorTable = (
+  door: string,
+  turn: string,
+  what: string,
+  [onlyNew, beside, resending]: [MeasurementName, MeasurementName, MeasurementName],
+): Table => ({
+  title: `The ${door}: ${turn} (only the new message, or 1,000 ${what} of history resent) against a /turns turn on the same session (stub model; in workerd)`,
+  measure: [onlyNew, beside, resending],
+  columns: [
+    logEvents,
+    median('/turns median', beside),
+    ...timing(`${door}, only new`, onlyNew),
+    medianRatio(`${door} / turns`, onlyNew, beside),
+    rowsReadWritten(onlyNew),
+    ...timing(`resending 1,000 ${what.split(',')[0]}`, resending),
+    rowsReadWritten(resending),
+  ],
+  notes: [
+    () => `target: ${door} / turns ≤ 1.2×`,
+    (r) =>
+      `resending 1,000 at ${n(LARGEST)} / at 1k (medians): ${growth(r, resending, LARGEST, SMALLEST)} — the cost follows the request, not the log`,
+  ],
+})
+
 export const TABLES: Table[] = [
   {
     title: 'Per-turn service overhead: a whole chat turn (stub model answering at once; trigger checked, not firing)',
@@ -131,62 +159,21 @@ export const TABLES: Table[] = [
       (r) => `continuation at ${n(LARGEST)} / at 1k (medians): ${growth(r, 'continuation', LARGEST, SMALLEST)} — target ≤ 1.2×`,
     ],
   },
-  {
-    title:
-      'The front door: a chat-completions turn (only the new message, or 1,000 messages of history resent) against a /turns turn on the same session (stub model; in workerd)',
-    measure: ['frontDoorOnlyNew', 'turnBesideFrontDoor', 'frontDoorResending'],
-    columns: [
-      logEvents,
-      median('/turns median', 'turnBesideFrontDoor'),
-      ...timing('front door, only new', 'frontDoorOnlyNew'),
-      medianRatio('front door / turns', 'frontDoorOnlyNew', 'turnBesideFrontDoor'),
-      rowsReadWritten('frontDoorOnlyNew'),
-      ...timing('resending 1,000 messages', 'frontDoorResending'),
-      rowsReadWritten('frontDoorResending'),
-    ],
-    notes: [
-      (r) =>
-        `resending 1,000 messages at ${n(LARGEST)} / at 1k (medians): ${growth(r, 'frontDoorResending', LARGEST, SMALLEST)} — the cost follows the request, not the log`,
-    ],
-  },
-  {
-    title:
-      'The Responses door: a Responses turn (only the new item, or 1,000 items of history resent, as Codex does) against a /turns turn on the same session (stub model; in workerd)',
-    measure: ['responsesDoorOnlyNew', 'turnBesideResponsesDoor', 'responsesDoorResending'],
-    columns: [
-      logEvents,
-      median('/turns median', 'turnBesideResponsesDoor'),
-      ...timing('Responses door, only new', 'responsesDoorOnlyNew'),
-      medianRatio('Responses / turns', 'responsesDoorOnlyNew', 'turnBesideResponsesDoor'),
-      rowsReadWritten('responsesDoorOnlyNew'),
-      ...timing('resending 1,000 items', 'responsesDoorResending'),
-      rowsReadWritten('responsesDoorResending'),
-    ],
-    notes: [
-      () => 'target: Responses / turns ≤ 1.2×',
-      (r) =>
-        `resending 1,000 items at ${n(LARGEST)} / at 1k (medians): ${growth(r, 'responsesDoorResending', LARGEST, SMALLEST)} — the cost follows the request, not the log`,
-    ],
-  },
-  {
-    title:
-      'The Messages door: a Messages turn (only the new message, or 1,000 messages of history resent) against a /turns turn on the same session (stub model; in workerd)',
-    measure: ['messagesDoorOnlyNew', 'turnBesideMessagesDoor', 'messagesDoorResending'],
-    columns: [
-      logEvents,
-      median('/turns median', 'turnBesideMessagesDoor'),
-      ...timing('Messages door, only new', 'messagesDoorOnlyNew'),
-      medianRatio('Messages / turns', 'messagesDoorOnlyNew', 'turnBesideMessagesDoor'),
-      rowsReadWritten('messagesDoorOnlyNew'),
-      ...timing('resending 1,000 messages', 'messagesDoorResending'),
-      rowsReadWritten('messagesDoorResending'),
-    ],
-    notes: [
-      () => 'target: Messages / turns ≤ 1.2×',
-      (r) =>
-        `resending 1,000 messages at ${n(LARGEST)} / at 1k (medians): ${growth(r, 'messagesDoorResending', LARGEST, SMALLEST)} — the cost follows the request, not the log`,
-    ],
-  },
+  doorTable('front door', 'a chat-completions turn', 'messages', [
+    'frontDoorOnlyNew',
+    'turnBesideFrontDoor',
+    'frontDoorResending',
+  ]),
+  doorTable('Responses door', 'a Responses turn', 'items, as Codex does', [
+    'responsesDoorOnlyNew',
+    'turnBesideResponsesDoor',
+    'responsesDoorResending',
+  ]),
+  doorTable('Messages door', 'a Messages turn', 'messages', [
+    'messagesDoorOnlyNew',
+    'turnBesideMessagesDoor',
+    'messagesDoorResending',
+  ]),
   {
     title:
       'Prompt caching: a client resending its whole history through the Messages door for 200 turns, its session compacting every 50 turns (keeping 20); each prompt rendered as the Anthropic upstream sends it, cache markers aside, against the one before it',
