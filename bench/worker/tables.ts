@@ -74,7 +74,7 @@ const doorTable = (
     ...timing(`${door}, only new`, onlyNew),
     medianRatio(`${door} / turns`, onlyNew, beside),
     rowsReadWritten(onlyNew),
-    ...timing(`resending 1,000 ${what.split(',')[0]}`, resending),
+    ...timing(`resending 1,000 ${what}`, resending),
     rowsReadWritten(resending),
   ],
   notes: [
@@ -164,7 +164,7 @@ export const TABLES: Table[] = [
     'turnBesideFrontDoor',
     'frontDoorResending',
   ]),
-  doorTable('Responses door', 'a Responses turn', 'items, as Codex does', [
+  doorTable('Responses door', 'a Responses turn as Codex sends it', 'items', [
     'responsesDoorOnlyNew',
     'turnBesideResponsesDoor',
     'responsesDoorResending',
