@@ -9,6 +9,7 @@ type Methods =
   | 'append'
   | 'readLog'
   | 'readView'
+  | 'exportSession'
   | 'messagesByIds'
   | 'storedAnswer'
   | 'readLineage'

@@ -7,6 +7,7 @@ import type {
   ContextJson,
   CreateSessionInput,
   EventInput,
+  ExportFormat,
   ForkInput,
   PatchSessionInput,
   PinsInput,
@@ -137,6 +138,11 @@ export class SessionObject extends DurableObject<Env> {
     )
   }
 
+  /** An export of the session (see `SessionAnswers.exportOf`), streamed when large. */
+  exportSession(format: ExportFormat): Promise<Outcome<JsonBody>> {
+    return toOutcome(async () => jsonAnswer(this.stored.answers.exportOf(await this.stored.existing(), format)))
+  }
+
   /** The view: what the model is shown. */
   readView(format: ViewFormat = 'events'): Promise<Outcome<JsonBody>> {
     return toOutcome(async () => jsonAnswer(this.stored.answers.viewOf(await this.stored.existing(), format)))
@@ -246,10 +252,7 @@ export class SessionObject extends DurableObject<Env> {
     )
   }
 
-  /**
-   * A door's request (chat completions, Anthropic Messages, Responses), creating the session when it does
-   * not exist; frames as for {@link turn}, `done` carrying a small answer (see `src/doors`).
-   */
+  /** A door's request (see `src/doors`), creating the session when absent; frames as for {@link turn}, `done` a small answer. */
   door(address: SessionAddress, input: DoorInput): ReadableStream<Uint8Array> {
     return this.runner.run(
       () => this.stored.open(address, input.creates),
@@ -260,10 +263,7 @@ export class SessionObject extends DurableObject<Env> {
     )
   }
 
-  /**
-   * A Responses client's compaction (see `doorCompaction`), creating the session when it does not
-   * exist; frames as for {@link door}, `done` carrying the capsule and the view's user messages.
-   */
+  /** A Responses client's compaction (see `doorCompaction`); frames as for {@link door}, `done` carrying the capsule. */
   doorCompaction(address: SessionAddress, input: DoorInput): ReadableStream<Uint8Array> {
     return this.runner.run(
       () => this.stored.open(address, input.creates),

@@ -6,6 +6,7 @@ import { eventRoutes } from './events'
 import { routes } from './helpers'
 import { messagesRoutes } from './messages'
 import { modelRoutes } from './models'
+import { portabilityRoutes } from './portability'
 import { responsesRoutes } from './responses'
 import { searchRoutes } from './search'
 import { sessionRoutes } from './sessions'
@@ -15,6 +16,7 @@ import { turnRoutes } from './turns'
 export const apiRoutes = routes()
   .route('/', sessionRoutes)
   .route('/', eventRoutes)
+  .route('/', portabilityRoutes)
   .route('/', compactRoutes)
   .route('/', branchRoutes)
   .route('/', searchRoutes)

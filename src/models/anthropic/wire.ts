@@ -1,4 +1,10 @@
-import { anthropicToolId } from '../../contract/anthropic-tool-id'
+import {
+  ANTHROPIC,
+  type AnthropicBlock,
+  type AnthropicMessage,
+  anthropicMessages,
+  textBlock,
+} from '../../contract/anthropic-messages'
 import type { OpenAIMessage } from '../../contract/openai-messages'
 import type { Usage } from '../../contract/turn-result'
 import type { ChatRequest } from '../port'
@@ -11,7 +17,7 @@ import type { ChatRequest } from '../port'
  */
 
 /** The name reasoning from this upstream is kept under. */
-export const PROVIDER = 'anthropic'
+export const PROVIDER = ANTHROPIC
 
 /** Reasoning blocks of an answer, kept under the provider's name. */
 export const REASONING_TYPES = new Set(['thinking', 'redacted_thinking'])
@@ -19,65 +25,20 @@ export const REASONING_TYPES = new Set(['thinking', 'redacted_thinking'])
 /** The service's prompt-cache marker: on the system prompt and on the newest message (a client's are never sent). */
 const CACHE = { type: 'ephemeral' } as const
 
-type Block = Record<string, unknown> & { type: string }
-export type AnthropicMessage = { role: 'user' | 'assistant' | 'system'; content: Block[] }
-
-/** A call's arguments as a `tool_use` input: its JSON object, else what it sent kept under `invalid_arguments`. */
-function inputOf(text: string): Record<string, unknown> {
-  try {
-    const parsed: unknown = JSON.parse(text)
-    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>
-  } catch {}
-  return { invalid_arguments: text }
-}
-
-/** Anthropic refuses empty text blocks: an empty message says so instead. */
-const textBlock = (text: string | null): Block => ({ type: 'text', text: text === null || text.trim() === '' ? '(empty)' : text })
+export type { AnthropicMessage }
 
 /**
- * A prompt as Anthropic messages: its first system message is the system prompt; a later one (an
- * inline system message) stays in place; tool messages become `tool_result` blocks of one user
- * message; the newest message's last block carries the cache marker.
+ * A prompt as Anthropic messages (see `contract/anthropic-messages`): its first system message is
+ * the system prompt; a later one (an inline system message) stays in place; the newest message's
+ * last block carries the cache marker.
  */
 export function anthropicPrompt(messages: readonly OpenAIMessage[]): {
-  system: Block[] | undefined
+  system: AnthropicBlock[] | undefined
   messages: AnthropicMessage[]
 } {
-  let system: Block[] | undefined
-  const out: AnthropicMessage[] = []
-  for (const [i, message] of messages.entries()) {
-    if (message.role === 'system' && i === 0) {
-      system = [{ ...textBlock(message.content), cache_control: CACHE }]
-      continue
-    }
-    if (message.role === 'tool') {
-      const result: Block = { type: 'tool_result', tool_use_id: anthropicToolId(message.tool_call_id), content: message.content }
-      const previous = out.at(-1)
-      if (previous?.role === 'user' && previous.content.every((block) => block.type === 'tool_result'))
-        previous.content.push(result)
-      else out.push({ role: 'user', content: [result] })
-      continue
-    }
-    if (message.role === 'assistant') {
-      const calls = (message.tool_calls ?? []).map((call) => ({
-        type: 'tool_use',
-        id: anthropicToolId(call.id),
-        name: call.function.name,
-        input: inputOf(call.function.arguments),
-      }))
-      const text = message.content ?? ''
-      // Its own reasoning goes back first, as it came (no other provider's is ever sent).
-      const thinking = (message.reasoning ?? [])
-        .filter((block) => block.provider === PROVIDER)
-        .map(({ provider: _, ...block }) => block as Block)
-      out.push({
-        role: 'assistant',
-        content: [...thinking, ...(text.trim() !== '' || calls.length === 0 ? [textBlock(text)] : []), ...calls],
-      })
-      continue
-    }
-    out.push({ role: message.role, content: [textBlock(message.content)] })
-  }
+  const first = messages[0]
+  const system = first?.role === 'system' ? [{ ...textBlock(first.content), cache_control: CACHE }] : undefined
+  const out = [...anthropicMessages(system ? messages.slice(1) : messages)]
   const newest = out.at(-1)?.content
   if (newest?.length) newest[newest.length - 1] = { ...newest.at(-1)!, cache_control: CACHE }
   return { system, messages: out }

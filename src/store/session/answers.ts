@@ -2,6 +2,7 @@ import { LIMITS } from '../../contract/limits'
 import type {
   CompactionResultJson,
   CompactionsPageJson,
+  ExportFormat,
   LogPageJson,
   OpenAIViewJson,
   TurnResponseJson,
@@ -12,6 +13,7 @@ import { allSeqs, type CompactionResult, lineageRuns, onLineage, type RecallHit,
 import { jsonArray, jsonLater, jsonObject } from '../../json-stream'
 import type { SessionBranches } from './branches'
 import { eventJson, NOTHING_PINNED, type PinnedSeqs, pinnedEach, withPin, withPinned } from './event-json'
+import { anthropicExport, jsonlExport, markdownExport } from './export'
 import { type SessionFacts, sessionFacts } from './facts'
 import type { SessionLog } from './log'
 import { openAIViewMessages } from './openai-view'
@@ -190,6 +192,16 @@ export class SessionAnswers {
     const latest = record.stats.latestSystem
     const system = latest ? (this.view.event(latest.seq)?.message.content ?? '') : null
     return jsonObject<OpenAIViewJson>({ messages: jsonArray(openAIViewMessages(this.view, columns, system)) })
+  }
+
+  /** An export of the session (see `./export`): `jsonl`, the view as `openai` or `anthropic` messages, or the lineage as `markdown`. */
+  exportOf(record: SessionRecord, format: ExportFormat): Iterable<string> {
+    if (format === 'jsonl') return jsonlExport(record, this.log, this.pins.seqs())
+    if (format === 'markdown') return markdownExport(record, this.log)
+    if (format === 'openai') return this.viewOf(record, 'openai')
+    const latest = record.stats.latestSystem
+    const system = latest ? (this.view.event(latest.seq)?.message.content ?? '') : null
+    return anthropicExport(openAIViewMessages(this.view, this.view.snapshot(record), null), system)
   }
 
   /** A page of the branches rewinds abandoned, newest first, before the seq `before` (exclusive). */
