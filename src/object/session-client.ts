@@ -10,6 +10,7 @@ type Methods =
   | 'readLog'
   | 'readView'
   | 'exportSession'
+  | 'importEvents'
   | 'messagesByIds'
   | 'storedAnswer'
   | 'readLineage'

@@ -9,6 +9,8 @@ import type {
   EventInput,
   ExportFormat,
   ForkInput,
+  ImportLines,
+  ImportResultJson,
   PatchSessionInput,
   PinsInput,
   PinsJson,
@@ -136,6 +138,11 @@ export class SessionObject extends DurableObject<Env> {
         return appendHistory(input.messages, input.fields, { session, estimator: this.estimator })
       }),
     )
+  }
+
+  /** A `jsonl` import (see `importEvents`), after a running turn; creates the session when absent. */
+  importEvents(address: SessionAddress, lines: ImportLines): Promise<Outcome<ImportResultJson>> {
+    return toOutcome(() => this.runner.exclusive(() => this.stored.importEvents(address, lines)))
   }
 
   /** An export of the session (see `SessionAnswers.exportOf`), streamed when large. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { append, assistant, call, expectError, newSessionId, numberedTurns, user, wholeLog } from '../helpers'
+import { append, call, expectError, newSessionId, numberedTurns, user, wholeLog } from '../helpers'
+import { everyKind } from '../support/every-kind'
 
 const exported = (id: string, format?: string, as?: string) =>
   call('GET', `/v1/sessions/${id}/export${format ? `?format=${format}` : ''}`, as ? { user: as } : {})
@@ -8,23 +9,6 @@ const lines = (text: string) =>
     .split('\n')
     .filter((line) => line !== '')
     .map((line) => JSON.parse(line))
-
-/** A session with every kind of event: turns, a tool call and its result, a pin, a compaction, a rewind. */
-async function everyKind() {
-  const id = await numberedTurns(3, 'export') // S1 u1 a1 u2 a2 u3 a3
-  await call('POST', `/v1/sessions/${id}/pins`, { body: { pin: ['a1'] } })
-  await call('POST', `/v1/sessions/${id}/compact`, { body: { strategy: { window: { lastTurns: 1 } } } })
-  await append(id, [
-    user('weather?', 'u4'),
-    { id: 'c4', message: { role: 'assistant', content: null, toolCalls: [{ id: 'w1', name: 'get_weather', arguments: '{}' }] } },
-    { id: 't4', message: { role: 'tool', content: null, toolResponses: [{ id: 'w1', name: 'get_weather', data: 'sunny' }] } },
-    assistant('It is sunny.', 'a4'),
-    user('abandoned question', 'u5'),
-  ])
-  await call('POST', `/v1/sessions/${id}/rewind`, { body: { to: 'a4', position: 'at' } })
-  await append(id, [user('the question after the branch', 'u6')])
-  return id
-}
 
 describe('GET /v1/sessions/:id/export', () => {
   it('jsonl (the default): the session line, then every log event as GET /events answers it, a line each', async () => {
@@ -63,7 +47,7 @@ describe('GET /v1/sessions/:id/export', () => {
     expect(blocks).toContain('assistant:tool_use')
     const result = messages.find((m: any) => m.content.some((block: any) => block.type === 'tool_result'))
     expect(result).toEqual({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'w1', content: 'sunny' }] })
-    expect(messages.at(-1)).toEqual({ role: 'user', content: [{ type: 'text', text: 'the question after the branch' }] })
+    expect(messages.at(-1)).toEqual({ role: 'user', content: [{ type: 'text', text: 'the question after the branch, again' }] })
   })
 
   it('markdown: the lineage, readable, with the compaction, the pin and the branch point marked; no abandoned branch', async () => {

@@ -13,6 +13,8 @@ export const LIMITS = {
   metadataDepth: 32,
   /** Events in one append. */
   eventsPerAppend: 1000,
+  /** Events in one import (a larger export goes in parts). */
+  importEvents: 20_000,
   /** Tool calls or tool responses in one message. */
   toolItems: 128,
   /** Tool call ids and names. */

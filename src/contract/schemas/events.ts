@@ -19,24 +19,40 @@ const ToolResponseSchema = z
   })
   .openapi('ToolResponse')
 
-export const MessageSchema = z
+const MessageFields = {
+  role: z.enum(['system', 'user', 'assistant', 'tool']),
+  content: z.string().nullable(),
+  toolCalls: z.array(ToolCallSchema).min(1).max(LIMITS.toolItems).optional(),
+  toolResponses: z.array(ToolResponseSchema).min(1).max(LIMITS.toolItems).optional(),
+}
+
+/** What a message must hold, by its role. */
+function messageRules(
+  m: { role: string; content: string | null; toolCalls?: unknown; toolResponses?: unknown },
+  ctx: z.RefinementCtx,
+) {
+  const problem = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message })
+  if (m.toolCalls && m.role !== 'assistant') problem('toolCalls', 'only assistant messages carry tool calls')
+  if (m.toolResponses && m.role !== 'tool') problem('toolResponses', 'only tool messages carry tool responses')
+  if (m.role === 'tool' && !m.toolResponses) problem('toolResponses', 'a tool message needs at least one tool response')
+  if ((m.role === 'system' || m.role === 'user') && m.content === null)
+    problem('content', `a ${m.role} message needs text content`)
+  if (m.role === 'assistant' && m.content === null && !m.toolCalls)
+    problem('content', 'an assistant message needs content or tool calls')
+}
+
+export const MessageSchema = z.strictObject(MessageFields).superRefine(messageRules).openapi('Message')
+
+/** A message as the log stores it: with the reasoning a model gave (an export's, an import's). */
+export const StoredMessageSchema = z
   .strictObject({
-    role: z.enum(['system', 'user', 'assistant', 'tool']),
-    content: z.string().nullable(),
-    toolCalls: z.array(ToolCallSchema).min(1).max(LIMITS.toolItems).optional(),
-    toolResponses: z.array(ToolResponseSchema).min(1).max(LIMITS.toolItems).optional(),
+    ...MessageFields,
+    reasoning: z
+      .array(z.looseObject({ provider: z.string(), type: z.string() }))
+      .max(LIMITS.contentParts)
+      .optional(),
   })
-  .superRefine((m, ctx) => {
-    const problem = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message })
-    if (m.toolCalls && m.role !== 'assistant') problem('toolCalls', 'only assistant messages carry tool calls')
-    if (m.toolResponses && m.role !== 'tool') problem('toolResponses', 'only tool messages carry tool responses')
-    if (m.role === 'tool' && !m.toolResponses) problem('toolResponses', 'a tool message needs at least one tool response')
-    if ((m.role === 'system' || m.role === 'user') && m.content === null)
-      problem('content', `a ${m.role} message needs text content`)
-    if (m.role === 'assistant' && m.content === null && !m.toolCalls)
-      problem('content', 'an assistant message needs content or tool calls')
-  })
-  .openapi('Message')
+  .superRefine(messageRules)
 
 export const EventInputSchema = z
   .strictObject({
@@ -91,7 +107,7 @@ export const AppendRequestSchema = z
   })
   .openapi('AppendRequest')
 
-const BoundarySchema = z
+export const BoundarySchema = z
   .object({
     pinned: z.array(z.string()),
     summary: z.array(z.string()),
@@ -107,7 +123,7 @@ const BoundarySchema = z
   })
   .openapi('Boundary')
 
-const RewindSchema = z
+export const RewindSchema = z
   .object({
     to: z.string().nullable().openapi({ description: 'The event the view was taken back to; null: the empty log.' }),
     position: z.enum(['at', 'before']).openapi({ description: 'The view as of that event (`at`) or as of the one before it.' }),

@@ -8,6 +8,8 @@ import { hasLoneSurrogateEscape, loneSurrogate } from './surrogates'
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
 
 const isJson = (type: string | undefined) => /^application\/([\w.-]+\+)?json\s*(;|$)/i.test(type ?? '')
+/** Newline-delimited JSON (an import's `jsonl`). */
+export const isJsonLines = (type: string | undefined) => /^application\/(x-ndjson|jsonl|x-jsonlines)\s*(;|$)/i.test(type ?? '')
 
 /**
  * Request bodies: refused with 413 beyond `maxBytes` (declared, streamed, or once decoded); a
@@ -36,9 +38,11 @@ export function jsonBody(options: { maxBytes: number }): MiddlewareHandler {
     if (c.req.method === 'GET' || c.req.method === 'HEAD' || c.req.method === 'DELETE' || c.req.method === 'OPTIONS')
       return next()
     return limit(c, async () => {
-      if (isJson(c.req.header('Content-Type'))) {
+      const type = c.req.header('Content-Type')
+      if (isJson(type) || isJsonLines(type)) {
         const raw = new Uint8Array(await c.req.arrayBuffer())
-        const text = jsonText(await decodedBody(raw, c.req.header('Content-Encoding'), options.maxBytes))
+        const decoded = await decodedBody(raw, c.req.header('Content-Encoding'), options.maxBytes)
+        const text = isJson(type) ? jsonText(decoded) : utf8Text(decoded)
         // Hono caches body reads as promises: its validators then parse this text.
         Object.assign(c.req.bodyCache, { text: Promise.resolve(text) })
       }
@@ -47,15 +51,19 @@ export function jsonBody(options: { maxBytes: number }): MiddlewareHandler {
   }
 }
 
-/** A JSON body's text: UTF-8, with no lone surrogate escaped in it; `{}` when empty. */
-function jsonText(bytes: Uint8Array): string {
-  let text: string
+/** A body's text: UTF-8 or a 400. */
+function utf8Text(bytes: Uint8Array): string {
   try {
-    text = strictUtf8.decode(bytes)
+    return strictUtf8.decode(bytes)
   } catch (error) {
     if (error instanceof TypeError) throw new ServiceError('invalid_request', 'body: not valid UTF-8')
     throw error
   }
+}
+
+/** A JSON body's text: UTF-8, with no lone surrogate escaped in it; `{}` when empty. */
+function jsonText(bytes: Uint8Array): string {
+  const text = utf8Text(bytes)
   if (text.trim() === '') return '{}'
   if (hasLoneSurrogateEscape(text)) {
     let value: unknown

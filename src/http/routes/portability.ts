@@ -1,7 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi'
-import { unwrap } from '../../contract/errors'
-import { ExportQuerySchema, SessionParamsSchema } from '../../contract/schemas'
-import { errors, routes, SESSION_PATH, sessionOf } from './helpers'
+import { ServiceError, unwrap } from '../../contract/errors'
+import { ExportQuerySchema, ImportResultSchema, parseImportLines, SessionParamsSchema } from '../../contract/schemas'
+import { isJsonLines } from '../body'
+import { errors, json, routes, SESSION_PATH, sessionOf } from './helpers'
 
 /** Each export format's media type. */
 const MEDIA_TYPES = {
@@ -31,14 +32,35 @@ const exportSession = createRoute({
   },
 })
 
-/** Portability: a session's export. */
-export const portabilityRoutes = routes().openapi(exportSession, async (c) => {
-  const { format } = c.req.valid('query')
-  const { id } = c.req.valid('param')
-  const body = unwrap(await sessionOf(c, id).exportSession(format))
-  const extension = format === 'jsonl' ? 'jsonl' : format === 'markdown' ? 'md' : 'json'
-  return c.body(body, 200, {
-    'Content-Type': MEDIA_TYPES[format],
-    'Content-Disposition': `attachment; filename="${id}.${extension}"`,
-  }) as never
+const importSession = createRoute({
+  method: 'post',
+  path: `${SESSION_PATH}/import`,
+  summary: 'Imports a jsonl export, whole or in parts (creates the session when it does not exist)',
+  description:
+    'Events keep their ids, timestamps, metadata and boundaries; those the log holds already are skipped, so a large export goes in in parts, each starting at its first line or at an event line. All of one request or nothing; errors name the line.',
+  request: {
+    params: SessionParamsSchema,
+    body: { content: { 'application/x-ndjson': { schema: z.string() } }, required: true },
+  },
+  responses: { 200: json(ImportResultSchema, 'What was imported'), ...errors(400, 401, 409, 413, 415) },
 })
+
+/** Portability: a session's export and import. */
+export const portabilityRoutes = routes()
+  .openapi(importSession, async (c) => {
+    const { id } = c.req.valid('param')
+    if (!isJsonLines(c.req.header('Content-Type')))
+      throw new ServiceError('unsupported_media_type', 'an import is a jsonl export: Content-Type: application/x-ndjson')
+    const lines = parseImportLines(await c.req.text())
+    return c.json(unwrap(await sessionOf(c, id).importEvents({ userId: c.get('userId'), sessionId: id }, lines)), 200)
+  })
+  .openapi(exportSession, async (c) => {
+    const { format } = c.req.valid('query')
+    const { id } = c.req.valid('param')
+    const body = unwrap(await sessionOf(c, id).exportSession(format))
+    const extension = format === 'jsonl' ? 'jsonl' : format === 'markdown' ? 'md' : 'json'
+    return c.body(body, 200, {
+      'Content-Type': MEDIA_TYPES[format],
+      'Content-Disposition': `attachment; filename="${id}.${extension}"`,
+    }) as never
+  })

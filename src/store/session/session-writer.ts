@@ -54,11 +54,14 @@ export class SessionWriter {
     const created = this.row.stored() === null
     const written = this.commit(record, events, options)
     const stored = this.row.stored()!
-    if (created) {
-      await this.lifecycle.scheduleExpiry(stored)
-      await this.syncIndex(stored)
-    }
+    if (created) await this.created(stored)
     return { record: stored, events: written }
+  }
+
+  /** What follows a write that created the session: its expiry armed, its directory entry. */
+  async created(record: SessionRecord): Promise<void> {
+    await this.lifecycle.scheduleExpiry(record)
+    await this.syncIndex(record)
   }
 
   /**

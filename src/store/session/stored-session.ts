@@ -4,6 +4,8 @@ import type {
   CreateSessionInput,
   EventInput,
   ForkedFrom,
+  ImportLines,
+  ImportResultJson,
   PatchSessionInput,
   PinsInput,
   PinsJson,
@@ -33,6 +35,7 @@ import { SessionAnswers } from './answers'
 import { checkAppendInputs, newEventsOf, planAppend } from './append-input'
 import { SessionBranches } from './branches'
 import { NOTHING_PINNED, withPinned } from './event-json'
+import { importEvents } from './import-events'
 import { LogIndexes } from './indexes'
 import { Lifecycle, type SessionDirectory } from './lifecycle'
 import { lineagePage } from './lineage-page'
@@ -198,6 +201,13 @@ export class StoredSession {
     if (place?.type !== 'MESSAGE') return null
     const step = this.parts.steps.storedReply(place.seq)
     return step.reply.message.role === 'assistant' ? step : null
+  }
+
+  /** A `jsonl` import (see {@link importEvents}), creating the session when it does not exist. */
+  async importEvents(address: SessionAddress, lines: ImportLines): Promise<ImportResultJson> {
+    const { created, ...result } = importEvents(this.parts, await this.find(), address, lines, this.estimator)
+    if (created) await this.writer.created(this.row.stored()!)
+    return result
   }
 
   /** Events with their pin state now (a boundary or a PINS event is never pinned). */

@@ -1,0 +1,161 @@
+import { ServiceError } from '../../contract/errors'
+import type { ImportEvent, ImportLines, ImportResultJson } from '../../contract/schemas'
+import type { SessionAddress } from '../../contract/session-address'
+import {
+  type Message,
+  type NewEvent,
+  newCompactionEvent,
+  newMessageEvent,
+  newPinsEvent,
+  newRewindEvent,
+  type SessionEvent,
+  type TokenEstimator,
+} from '../../core'
+import type { SessionParts } from './open-session'
+import { planRewind } from './rewind-plan'
+import { newRecord, type SessionRecord } from './session-row'
+import type { WriteOptions } from './session-writer'
+
+/**
+ * A `jsonl` import (docs/export-format.md) into a session: events keep their ids, timestamps,
+ * metadata and boundaries, in file order; those the log holds already (same id, same content) are
+ * skipped, so a large export goes in in parts; every id an event names must be in the log or in
+ * the import. All of it is written, or nothing: every check comes before the first write, and the
+ * writes are one synchronous run (the object commits them together).
+ */
+export function importEvents(
+  parts: SessionParts,
+  existing: SessionRecord | null,
+  address: SessionAddress,
+  { header, events }: ImportLines,
+  estimator: TokenEstimator,
+): ImportResultJson & { created: boolean } {
+  const { log, writer, row } = parts
+  const stored = existing ? log.byIds(events.map(({ event }) => event.id)) : new Map<string, SessionEvent>()
+  const fresh: ImportLines['events'] = []
+  const seen = new Map<string, number>()
+  for (const item of events) {
+    const { line, event } = item
+    const twice = seen.get(event.id)
+    if (twice !== undefined) throw refused(line, `"${event.id}" is also the id of line ${twice}`)
+    seen.set(event.id, line)
+    const found = stored.get(event.id)
+    if (!found) {
+      fresh.push(item)
+      continue
+    }
+    if (canonical(contentOf(found)) !== canonical(contentOf(event)))
+      throw new ServiceError('id_conflict', `line ${line}: "${event.id}" is in the log with other content`)
+    if (fresh.length > 0)
+      throw refused(line, `"${event.id}" is in the log already, after events that are not: import in file order`)
+  }
+  // A session not yet stored has no tables to look in.
+  const inLog = (ids: string[]) => (existing ? new Set(log.byIds(ids).keys()) : new Set<string>())
+  checkNames(fresh, new Set(fresh.map(({ event }) => event.id)), inLog)
+  const skipped = events.length - fresh.length
+  if (fresh.length === 0 && existing) return { imported: 0, skipped, version: existing.version, created: false }
+
+  // The writes: a run of events after each boundary, as the service writes them itself.
+  let record = existing ?? newRecord(address, { metadata: header?.metadata ?? {}, policy: header?.policy ?? null })
+  if (fresh.length === 0) writer.commit(record, [])
+  for (const run of runsAtBoundaries(fresh)) {
+    const [first] = run
+    const options: WriteOptions = {}
+    if (first!.event.type === 'REWIND') {
+      const { to, position } = first!.event.rewind
+      options.branch = inLine(first!.line, () => planRewind(parts, record, { to, position }, 'rewind.to')).branch
+    }
+    if (first!.event.type === 'COMPACTION' && first!.event.boundary.undoes)
+      options.undoes = log.placeOf(first!.event.boundary.undoes)?.seq ?? 0
+    options.pinned = new Set(
+      run
+        .filter(({ event }) => event.type === 'MESSAGE' && event.pinned && event.message.role !== 'system')
+        .map(({ event }) => event.id),
+    )
+    writer.commit(
+      record,
+      run.map(({ event }) => newEventOf(event, estimator)),
+      options,
+    )
+    record = row.stored()!
+  }
+  return { imported: fresh.length, skipped, version: record.version, created: existing === null }
+}
+
+const refused = (line: number, message: string) => new ServiceError('invalid_request', `line ${line}: ${message}`)
+
+/** A check's 400 named by the line it is about. */
+function inLine<T>(line: number, work: () => T): T {
+  try {
+    return work()
+  } catch (error) {
+    if (error instanceof ServiceError && error.code === 'invalid_request') throw refused(line, error.message)
+    throw error
+  }
+}
+
+/** What an event is, for comparing an imported one with the stored one: all but where it stands and what is derived. */
+const contentOf = (event: SessionEvent | ImportEvent) => {
+  const { seq: _seq, tokens: _tokens, pinned: _pinned, ...content } = event as Record<string, unknown>
+  return content
+}
+
+/** JSON with every object's keys sorted: the same for the same content. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : v,
+  )
+}
+
+/** The ids an event names: a boundary's view, a REWIND's point, a PINS event's messages, an undo's pass. */
+function namesOf(event: ImportEvent): string[] {
+  switch (event.type) {
+    case 'MESSAGE':
+      return []
+    case 'PINS':
+      return [...event.pins.pin, ...event.pins.unpin]
+    default: {
+      const { pinned, summary, preserved, held = [], undoes } = event.boundary
+      const to = event.type === 'REWIND' && event.rewind.to !== null ? [event.rewind.to] : []
+      return [...pinned, ...summary, ...preserved, ...held, ...(undoes ? [undoes] : []), ...to]
+    }
+  }
+}
+
+/** Every id the import's events name is in the import or in the log (`inLog`), else a 400 naming the line. */
+function checkNames(fresh: ImportLines['events'], imported: ReadonlySet<string>, inLog: (ids: string[]) => Set<string>): void {
+  const wanted = new Map<string, number>()
+  for (const { line, event } of fresh)
+    for (const id of namesOf(event)) if (!imported.has(id) && !wanted.has(id)) wanted.set(id, line)
+  if (wanted.size === 0) return
+  const found = inLog([...wanted.keys()])
+  for (const [id, line] of wanted)
+    if (!found.has(id)) throw refused(line, `names "${id}", which is neither in the log nor in this import`)
+}
+
+/** The events in runs, each starting at a boundary (the first may not). */
+function runsAtBoundaries(events: ImportLines['events']): ImportLines['events'][] {
+  const runs: ImportLines['events'][] = []
+  for (const item of events) {
+    if (runs.length === 0 || item.event.type === 'COMPACTION' || item.event.type === 'REWIND') runs.push([])
+    runs.at(-1)!.push(item)
+  }
+  return runs
+}
+
+/** An imported event as it is written: as it was, its tokens estimated again. */
+function newEventOf(event: ImportEvent, estimator: TokenEstimator): NewEvent {
+  const draft = { id: event.id, timestamp: event.timestamp, metadata: event.metadata }
+  switch (event.type) {
+    case 'MESSAGE':
+      return newMessageEvent({ ...draft, synthetic: event.synthetic, message: event.message as Message }, estimator)
+    case 'COMPACTION':
+      return newCompactionEvent(draft, event.boundary)
+    case 'REWIND':
+      return newRewindEvent(draft, event.boundary, event.rewind)
+    case 'PINS':
+      return newPinsEvent(draft, event.pins)
+  }
+}

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest'
+import { call, expectError, newSessionId, wholeLog } from '../helpers'
+import { everyKind } from '../support/every-kind'
+
+const exported = async (id: string) => (await call('GET', `/v1/sessions/${id}/export`)).text
+const imported = (id: string, body: string, type = 'application/x-ndjson') =>
+  call('POST', `/v1/sessions/${id}/import`, { body, headers: { 'Content-Type': type } })
+const lines = (text: string) => text.split('\n').filter((line) => line !== '')
+const events = (text: string) =>
+  lines(text)
+    .slice(1)
+    .map((line) => JSON.parse(line))
+const same = async (a: string, b: string) => {
+  for (const path of ['view', 'branches', 'compactions', 'context'])
+    expect((await call('GET', `/v1/sessions/${b}/${path}`)).body, path).toEqual(
+      JSON.parse(JSON.stringify((await call('GET', `/v1/sessions/${a}/${path}`)).body).replaceAll(a, b)),
+    )
+}
+
+describe('POST /v1/sessions/:id/import', () => {
+  it('export → import into a new id → export gives the same events, and the same view, branches and compactions', async () => {
+    const source = await everyKind('import')
+    const file = await exported(source)
+    const target = newSessionId('imported')
+    const result = await imported(target, file)
+    expect(result.status, result.text).toBe(200)
+    expect(result.body).toEqual({ imported: events(file).length, skipped: 0, version: events(file).length })
+    expect(events(await exported(target))).toEqual(events(file))
+    await same(source, target)
+  })
+
+  it('in parts, each from an event line, then the whole file again: nothing twice', async () => {
+    const source = await everyKind('import')
+    const file = lines(await exported(source))
+    const target = newSessionId('imported')
+    const cut = Math.floor(file.length / 2)
+    const first = await imported(target, file.slice(0, cut).join('\n'))
+    expect(first.body).toMatchObject({ imported: cut - 1, skipped: 0 })
+    const second = await imported(target, file.slice(cut).join('\n'))
+    expect(second.body).toMatchObject({ imported: file.length - cut, skipped: 0 })
+    const again = await imported(target, file.join('\n'))
+    expect(again.body).toEqual({ imported: 0, skipped: file.length - 1, version: file.length - 1 })
+    expect(events(await exported(target))).toEqual(events(file.join('\n')))
+  })
+
+  it('the session line applies only when the import creates the session', async () => {
+    const source = await everyKind('import')
+    await call('PATCH', `/v1/sessions/${source}`, { body: { metadata: { app: 'notes' } } })
+    const file = lines(await exported(source))
+    const fresh = newSessionId('imported')
+    await imported(fresh, file.join('\n'))
+    expect((await call('GET', `/v1/sessions/${fresh}`)).body.metadata).toEqual({ app: 'notes' })
+    const existing = newSessionId('imported')
+    await call('POST', '/v1/sessions', { body: { id: existing, metadata: { mine: true } } })
+    await imported(existing, file.join('\n'))
+    expect((await call('GET', `/v1/sessions/${existing}`)).body.metadata).toEqual({ mine: true })
+  })
+
+  it('refuses, naming the line and writing nothing: not JSON, a bad event, a name not in the log or the import, an id with other content', async () => {
+    const source = await everyKind('import')
+    const file = lines(await exported(source))
+    const target = newSessionId('imported')
+    const bad = (at: number, line: string) => [...file.slice(0, at), line, ...file.slice(at + 1)].join('\n')
+    expectError(await imported(target, bad(2, '{not json')), 400, 'invalid_request')
+    expect((await imported(target, bad(2, '{not json'))).body.error.message).toBe('line 3: not JSON')
+    const event = JSON.parse(file[2]!)
+    const refused = await imported(target, bad(2, JSON.stringify({ ...event, message: { role: 'narrator', content: 'x' } })))
+    expectError(refused, 400, 'invalid_request')
+    expect(refused.body.error.message).toMatch(/^line 3: message\.role: /)
+    // A compaction whose summary the part leaves out.
+    const compaction = file.findIndex((line) => JSON.parse(line).type === 'COMPACTION')
+    const cutBefore = await imported(target, [file[0], ...file.slice(compaction, compaction + 1)].join('\n'))
+    expectError(cutBefore, 400, 'invalid_request')
+    expect(cutBefore.body.error.message).toMatch(/^line 2: names "[^"]+", which is neither in the log nor in this import$/)
+    expectError(await call('GET', `/v1/sessions/${target}`), 404, 'not_found')
+    // The same id with other content.
+    await imported(target, file.slice(0, 4).join('\n'))
+    const version = (await call('GET', `/v1/sessions/${target}`)).body.version
+    const changed = JSON.stringify({ ...event, message: { ...event.message, content: 'changed' } })
+    const conflict = await imported(target, [file[0], file[1], changed, ...file.slice(4)].join('\n'))
+    expectError(conflict, 409, 'id_conflict')
+    expect(conflict.body.error.message).toBe(`line 3: "${event.id}" is in the log with other content`)
+    expect((await call('GET', `/v1/sessions/${target}`)).body.version).toBe(version)
+    expect(await wholeLog(target)).toHaveLength(3)
+  })
+
+  it('takes application/x-ndjson only', async () => {
+    expectError(await imported(newSessionId('imported'), '{}', 'text/plain'), 415, 'unsupported_media_type')
+  })
+})
