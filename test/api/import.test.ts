@@ -84,6 +84,19 @@ describe('POST /v1/sessions/:id/import', () => {
     expect(await wholeLog(target)).toHaveLength(3)
   })
 
+  it('a problem found while writing (a REWIND to a summary event) leaves nothing written', async () => {
+    const source = await everyKind('import')
+    const file = lines(await exported(source))
+    const summary = file.map((line) => JSON.parse(line)).find((event) => event.synthetic === true)
+    const rewind = file.map((line) => JSON.parse(line)).find((event) => event.type === 'REWIND')
+    const bad = JSON.stringify({ ...rewind, id: 'bad-rewind', rewind: { ...rewind.rewind, to: summary.id } })
+    const target = newSessionId('imported')
+    const refused = await imported(target, [...file, bad].join('\n'))
+    expectError(refused, 400, 'invalid_request')
+    expect(refused.body.error.message).toMatch(new RegExp(`^line ${file.length + 1}: `))
+    expectError(await call('GET', `/v1/sessions/${target}`), 404, 'not_found')
+  })
+
   it('takes application/x-ndjson only', async () => {
     expectError(await imported(newSessionId('imported'), '{}', 'text/plain'), 415, 'unsupported_media_type')
   })

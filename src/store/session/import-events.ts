@@ -55,31 +55,35 @@ export function importEvents(
   const skipped = events.length - fresh.length
   if (fresh.length === 0 && existing) return { imported: 0, skipped, version: existing.version, created: false }
 
-  // The writes: a run of events after each boundary, as the service writes them itself.
-  let record = existing ?? newRecord(address, { metadata: header?.metadata ?? {}, policy: header?.policy ?? null })
-  if (fresh.length === 0) writer.commit(record, [])
-  for (const run of runsAtBoundaries(fresh)) {
-    const [first] = run
-    const options: WriteOptions = {}
-    if (first!.event.type === 'REWIND') {
-      const { to, position } = first!.event.rewind
-      options.branch = inLine(first!.line, () => planRewind(parts, record, { to, position }, 'rewind.to')).branch
+  // The writes: a run of events after each boundary, as the service writes them itself; all or none.
+  const version = writer.atomically(() => {
+    let record = existing ?? newRecord(address, { metadata: header?.metadata ?? {}, policy: header?.policy ?? null })
+    if (fresh.length === 0) writer.commit(record, [])
+    for (const run of runsAtBoundaries(fresh)) {
+      writer.commit(
+        record,
+        run.map(({ event }) => newEventOf(event, estimator)),
+        runOptions(parts, record, run),
+      )
+      record = row.stored()!
     }
-    if (first!.event.type === 'COMPACTION' && first!.event.boundary.undoes)
-      options.undoes = log.placeOf(first!.event.boundary.undoes)?.seq ?? 0
-    options.pinned = new Set(
-      run
-        .filter(({ event }) => event.type === 'MESSAGE' && event.pinned && event.message.role !== 'system')
-        .map(({ event }) => event.id),
-    )
-    writer.commit(
-      record,
-      run.map(({ event }) => newEventOf(event, estimator)),
-      options,
-    )
-    record = row.stored()!
+    return record.version
+  })
+  return { imported: fresh.length, skipped, version, created: existing === null }
+}
+
+/** How a run is written: a REWIND's branch recorded, an undo's pass, the messages appended pinned. */
+function runOptions(parts: SessionParts, record: SessionRecord, run: ImportLines['events']): WriteOptions {
+  const { line, event } = run[0]!
+  const options: WriteOptions = {}
+  if (event.type === 'REWIND') {
+    const { to, position } = event.rewind
+    options.branch = inLine(line, () => planRewind(parts, record, { to, position }, 'rewind.to')).branch
   }
-  return { imported: fresh.length, skipped, version: record.version, created: existing === null }
+  if (event.type === 'COMPACTION' && event.boundary.undoes) options.undoes = parts.log.placeOf(event.boundary.undoes)?.seq ?? 0
+  const pinned = run.filter(({ event: e }) => e.type === 'MESSAGE' && e.pinned && e.message.role !== 'system')
+  options.pinned = new Set(pinned.map(({ event: e }) => e.id))
+  return options
 }
 
 const refused = (line: number, message: string) => new ServiceError('invalid_request', `line ${line}: ${message}`)

@@ -58,6 +58,21 @@ export class SessionWriter {
     return { record: stored, events: written }
   }
 
+  /**
+   * The writes `work` makes, together: all of them, or — when it throws — none, and what was
+   * cached of them forgotten (read again from storage).
+   */
+  atomically<T>(work: () => T): T {
+    try {
+      return this.storage.transactionSync(work)
+    } catch (error) {
+      this.row.forget()
+      this.view.reset()
+      this.pins.reset()
+      throw error
+    }
+  }
+
   /** What follows a write that created the session: its expiry armed, its directory entry. */
   async created(record: SessionRecord): Promise<void> {
     await this.lifecycle.scheduleExpiry(record)
