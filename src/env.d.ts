@@ -52,6 +52,8 @@ interface AppVariables {
   ON_DIVERGE?: string
   /** How long a session the Responses door named for a request lives after its last write (seconds; 0: never; default 30 days). */
   RESPONSES_IMPLICIT_TTL_SECONDS?: string
+  /** A session expires this long after its last append unless created with its own idleTtlSeconds (seconds; 0 or unset: off). */
+  SESSION_IDLE_TTL_SECONDS?: string
 }
 interface Env extends AppVariables {}
 declare namespace Cloudflare {

@@ -155,6 +155,20 @@ describe('expiry', () => {
     expect((await append(id, [user('after')])).version).toBe(1)
   })
 
+  it('a session created without idleTtlSeconds takes the deployment’s; one created with its own keeps it', async () => {
+    const [plain, own] = [newSessionId(), newSessionId()]
+    for (const [id, input, expected] of [
+      [plain, {}, 600],
+      [own, { idleTtlSeconds: 0 }, null],
+    ] as const)
+      await runInDurableObject(stubOf(id), async (_instance, state) => {
+        const stored = new StoredSession(state.storage, sessionDirectory(env), defaultEstimator, () => 600)
+        const record = await stored.create({ userId: 'alice', sessionId: id }, input)
+        expect(record.idleTtlSeconds).toBe(expected)
+        expect(record.expiresAt === null).toBe(expected === null)
+      })
+  })
+
   it('an alarm that fires early reschedules itself instead of deleting', async () => {
     const id = newSessionId()
     await call('POST', '/v1/sessions', { body: { id, ttlSeconds: 3600 } })

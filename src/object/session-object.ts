@@ -21,6 +21,7 @@ import type {
   UndoInput,
   UndoJson,
 } from '../contract/schemas'
+import { secondsSetting } from '../contract/seconds-setting'
 import type { SessionAddress } from '../contract/session-address'
 import { type ClientMessage, defaultEstimator, type MessageEvent, type SessionEvent, type TokenEstimator } from '../core'
 import {
@@ -74,7 +75,8 @@ export class SessionObject extends DurableObject<Env> {
     // A subclass may count estimates (the benchmark does) by giving its own static estimator.
     const estimator = (new.target as typeof SessionObject).estimator
     this.estimator = estimator
-    this.stored = new StoredSession(ctx.storage, sessionDirectory(env), estimator)
+    const idleTtl = () => secondsSetting('SESSION_IDLE_TTL_SECONDS', env.SESSION_IDLE_TTL_SECONDS, 0)
+    this.stored = new StoredSession(ctx.storage, sessionDirectory(env), estimator, idleTtl)
     this.compaction = compactor({ env, estimator })
     this.passes = new BackgroundPass((work) => ctx.waitUntil(work))
     this.runner = new TurnRunner({ env, compactor: this.compaction, estimator, passes: this.passes })
@@ -114,17 +116,17 @@ export class SessionObject extends DurableObject<Env> {
 
   /** The session's message events with these ids (at most {@link LIMITS.chatMessages}), as stored: what a door's item reference names. */
   messagesByIds(ids: string[]): Promise<Outcome<MessageEvent[]>> {
-    return toOutcome(() => this.stored.messagesByIds(ids.slice(0, LIMITS.chatMessages)))
+    return toOutcome(() => this.stored.doorReads.messagesByIds(ids.slice(0, LIMITS.chatMessages)))
   }
 
   /** A stored reply as a door answers it again, with the messages its request added (null: no such reply). */
   storedAnswer(replyId: string): Promise<Outcome<StoredDoorAnswer | null>> {
-    return toOutcome(async () => storedDoorAnswer(await this.stored.stepOfReply(replyId)))
+    return toOutcome(async () => storedDoorAnswer(await this.stored.doorReads.stepOfReply(replyId)))
   }
 
   /** A page of the lineage's shown messages from the event `fromId` on (null: it is not on the lineage): a Conversations list. */
   readLineage(query: { order: 'asc' | 'desc'; fromId?: string; limit: number }) {
-    return toOutcome(() => this.stored.lineageMessages(query))
+    return toOutcome(() => this.stored.doorReads.lineageMessages(query))
   }
 
   /** Stores a door's messages as history (see `appendHistory`) after a running turn; the session must exist unless `creates`. */

@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { append, call, expectError, newSessionId, user } from '../helpers'
 
 describe('POST /v1/sessions', () => {
@@ -11,6 +11,7 @@ describe('POST /v1/sessions', () => {
       userId: 'alice',
       createdAt: expect.any(String),
       expiresAt: null,
+      idleTtlSeconds: null,
       metadata: { channel: 'web' },
       version: 0,
       policy: null,
@@ -93,6 +94,51 @@ describe('GET /v1/sessions/:id', () => {
     const result = await call('GET', `/v1/sessions/${'y'.repeat(200)}`)
     expectError(result, 400, 'invalid_request')
     expect(result.body.error.message).toMatch(/^path\.id: /)
+  })
+})
+
+describe('idleTtlSeconds', () => {
+  afterEach(() => vi.useRealTimers())
+  const hour = 3600_000
+  const expiry = async (id: string) => Date.parse((await call('GET', `/v1/sessions/${id}`)).body.expiresAt)
+  const near = (at: number, expected: number) => expect(Math.abs(at - expected)).toBeLessThan(60_000)
+
+  it('expires a session that long after its last append; with ttlSeconds too, whichever comes first', async () => {
+    const id = newSessionId()
+    const created = await call('POST', '/v1/sessions', { body: { id, idleTtlSeconds: 3600, ttlSeconds: 5400 } })
+    expect(created.body.idleTtlSeconds).toBe(3600)
+    near(await expiry(id), Date.now() + hour)
+    vi.useFakeTimers({ toFake: ['Date'] })
+    vi.setSystemTime(Date.now() + 0.25 * hour)
+    await append(id, [user('still here')])
+    near(await expiry(id), Date.now() + hour)
+    // At an hour, an append: the fixed expiry, an hour and a half after creation, comes first.
+    vi.setSystemTime(Date.now() + 0.75 * hour)
+    await append(id, [user('and here')])
+    near(await expiry(id), Date.now() + 0.5 * hour)
+  })
+
+  it('is changed by a patch from the last append (0 or null: off), and counts no imported timestamp', async () => {
+    const id = newSessionId()
+    await call('POST', '/v1/sessions', { body: { id } })
+    await append(id, [user('first')])
+    const on = await call('PATCH', `/v1/sessions/${id}`, { body: { idleTtlSeconds: 600 } })
+    expect(on.body.idleTtlSeconds).toBe(600)
+    near(Date.parse(on.body.expiresAt), Date.now() + 600_000)
+    const event = {
+      id: 'old',
+      type: 'MESSAGE',
+      timestamp: '2020-01-01T00:00:00.000Z',
+      metadata: {},
+      message: { role: 'user', content: 'from 2020' },
+    }
+    await call('POST', `/v1/sessions/${id}/import`, {
+      body: JSON.stringify(event),
+      headers: { 'Content-Type': 'application/x-ndjson' },
+    })
+    near(await expiry(id), Date.now() + 600_000)
+    const off = await call('PATCH', `/v1/sessions/${id}`, { body: { idleTtlSeconds: 0 } })
+    expect(off.body).toMatchObject({ idleTtlSeconds: null, expiresAt: null })
   })
 })
 

@@ -4,11 +4,17 @@ import { Limit, MetadataSchema, SessionId } from './common'
 import { PolicySchema } from './policy'
 
 export const TtlSeconds = z.int().min(1).max(LIMITS.ttlSeconds)
+/** The session expires this long after its last append (0 or null: never for being idle). */
+export const IdleTtlSeconds = z.int().min(0).max(LIMITS.ttlSeconds).nullable().openapi({
+  description:
+    'The session expires this long after its last append (its creation while it has none); 0 or null: off. With ttlSeconds too, whichever comes first.',
+})
 
 export const CreateSessionRequestSchema = z
   .strictObject({
     id: SessionId.optional(),
     ttlSeconds: TtlSeconds.optional(),
+    idleTtlSeconds: IdleTtlSeconds.optional(),
     metadata: MetadataSchema.optional(),
     policy: PolicySchema.nullable().optional(),
   })
@@ -18,9 +24,10 @@ export const PatchSessionRequestSchema = z
   .strictObject({
     metadata: MetadataSchema.optional(),
     ttlSeconds: TtlSeconds.nullable().optional(),
+    idleTtlSeconds: IdleTtlSeconds.optional(),
     policy: PolicySchema.nullable().optional(),
   })
-  .refine((body) => Object.keys(body).length > 0, 'give at least one of metadata, ttlSeconds, policy')
+  .refine((body) => Object.keys(body).length > 0, 'give at least one of metadata, ttlSeconds, idleTtlSeconds, policy')
   .openapi('PatchSessionRequest')
 
 export type CreateSessionInput = Omit<z.output<typeof CreateSessionRequestSchema>, 'id'>
@@ -46,6 +53,7 @@ export const SessionSchema = z
     userId: z.string(),
     createdAt: z.string(),
     expiresAt: z.string().nullable(),
+    idleTtlSeconds: z.int().nullable().openapi({ description: 'Its idle expiry (see `expiresAt`); null: none.' }),
     metadata: z.record(z.string(), z.unknown()),
     version: z.int(),
     policy: PolicySchema.nullable(),

@@ -1,6 +1,7 @@
 import { ServiceError } from '../../contract/errors'
 import type { ResponsesRequest } from '../../contract/schemas'
 import { SessionId } from '../../contract/schemas'
+import { secondsSetting } from '../../contract/seconds-setting'
 import { responseTarget } from './answer'
 
 /** Where a Responses request is answered. */
@@ -58,9 +59,5 @@ export const IMPLICIT_TTL_SECONDS = 30 * 24 * 3600
  * The deployment's RESPONSES_IMPLICIT_TTL_SECONDS (seconds; 0: never expires; unset: 30 days);
  * anything else is a 503 naming the variable.
  */
-export function implicitTtlOf(value: string | undefined): number {
-  const text = (value ?? '').trim()
-  if (text === '') return IMPLICIT_TTL_SECONDS
-  if (/^\d{1,10}$/.test(text)) return Number(text)
-  throw new ServiceError('not_configured', `RESPONSES_IMPLICIT_TTL_SECONDS: "${text}" is not a whole number of seconds`)
-}
+export const implicitTtlOf = (value: string | undefined): number =>
+  secondsSetting('RESPONSES_IMPLICIT_TTL_SECONDS', value, IMPLICIT_TTL_SECONDS)

@@ -13,7 +13,7 @@ import {
 } from '../../core'
 import type { SessionParts } from './open-session'
 import { planRewind } from './rewind-plan'
-import { newRecord, type SessionRecord } from './session-row'
+import { type NewSessionInput, newRecord, type SessionRecord } from './session-row'
 import type { WriteOptions } from './session-writer'
 
 /**
@@ -27,8 +27,9 @@ export function importEvents(
   parts: SessionParts,
   existing: SessionRecord | null,
   address: SessionAddress,
-  { header, events }: ImportLines,
+  { events }: ImportLines,
   estimator: TokenEstimator,
+  creates: NewSessionInput,
 ): ImportResultJson & { created: boolean } {
   const { log, writer, row } = parts
   const stored = existing ? log.byIds(events.map(({ event }) => event.id)) : new Map<string, SessionEvent>()
@@ -57,7 +58,7 @@ export function importEvents(
 
   // The writes: a run of events after each boundary, as the service writes them itself; all or none.
   const version = writer.atomically(() => {
-    let record = existing ?? newRecord(address, { metadata: header?.metadata ?? {}, policy: header?.policy ?? null })
+    let record = existing ?? newRecord(address, creates)
     if (fresh.length === 0) writer.commit(record, [])
     for (const run of runsAtBoundaries(fresh)) {
       writer.commit(

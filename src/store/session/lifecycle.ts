@@ -33,8 +33,8 @@ export class Lifecycle {
   async syncIndex(record: SessionRecord): Promise<boolean> {
     try {
       // An idle expiry moves with every append: the directory is not told of each move, so it
-      // lists the session until the alarm deletes it.
-      await this.directory.list(record.idleTtlSeconds === null ? record : { ...record, expiresAt: null })
+      // lists the session until the alarm deletes it (or its fixed expiry passes).
+      await this.directory.list(record.idleTtlSeconds === null ? record : { ...record, expiresAt: record.fixedExpiresAt })
       return true
     } catch (error) {
       log.error('session index update failed', { session: record.id, error: String(error) })

@@ -98,6 +98,9 @@ const MIGRATIONS: string[] = [
   `ALTER TABLE session ADD COLUMN idle_ttl_seconds INTEGER;`,
   // v10: the secret a Responses compaction capsule is signed with (hex; made on first use).
   `ALTER TABLE session ADD COLUMN capsule_key TEXT;`,
+  // v11: the expiry a ttl fixed (apart from an idle one), and when the last append was.
+  `ALTER TABLE session ADD COLUMN fixed_expires_at TEXT;
+   ALTER TABLE session ADD COLUMN last_append_at TEXT;`,
 ]
 
 /**

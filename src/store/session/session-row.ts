@@ -10,10 +10,14 @@ export interface SessionRecord {
   id: string
   userId: string
   createdAt: string
-  /** When it expires: with an idle expiry, moved on by every append. */
+  /** When it expires: the earlier of its fixed expiry and its idle one (see {@link expiryOf}). */
   expiresAt: string | null
+  /** The expiry its `ttlSeconds` fixed; null: none. */
+  fixedExpiresAt: string | null
   /** The session expires this long after its last append (its creation while it has none); null: no idle expiry. */
   idleTtlSeconds: number | null
+  /** When the last append was written (not an imported event's own time); its creation while it has none. */
+  lastAppendAt: string
   metadata: Metadata
   policy: Policy | null
   /** The seq of the last event (0 when empty), which is also the number of events. */
@@ -55,6 +59,8 @@ type Row = {
   created_at: string
   expires_at: string | null
   idle_ttl_seconds: number | null
+  fixed_expires_at: string | null
+  last_append_at: string | null
   metadata: string
   policy: string | null
   version: number
@@ -86,6 +92,9 @@ function readRecord(sql: Sql): SessionRecord | null {
     createdAt: row.created_at,
     expiresAt: row.expires_at,
     idleTtlSeconds: row.idle_ttl_seconds,
+    // Rows written before v11: an expiry was a fixed one, unless the session had an idle one.
+    fixedExpiresAt: row.fixed_expires_at ?? (row.idle_ttl_seconds === null ? row.expires_at : null),
+    lastAppendAt: row.last_append_at ?? row.created_at,
     metadata: JSON.parse(row.metadata) as Metadata,
     policy: row.policy === null ? null : (JSON.parse(row.policy) as Policy),
     version: row.version,
@@ -114,23 +123,33 @@ export function writeRecord(sql: Sql, r: SessionRecord): void {
   const { stats } = r
   sql.run`INSERT OR REPLACE INTO session (singleton, id, user_id, created_at, expires_at, metadata, policy, version,
       boundary_seq, view_events, view_tokens, turns, latest_system_seq, latest_system_tokens, indexed, ratio, samples, last_usage, compactions,
-      rewinds, pin_events, branches, forked_from, last_compaction_error, idle_ttl_seconds, capsule_key)
+      rewinds, pin_events, branches, forked_from, last_compaction_error, idle_ttl_seconds, capsule_key, fixed_expires_at, last_append_at)
     VALUES (1, ${r.id}, ${r.userId}, ${r.createdAt}, ${r.expiresAt}, ${JSON.stringify(r.metadata)},
       ${r.policy === null ? null : JSON.stringify(r.policy)}, ${r.version}, ${r.boundarySeq}, ${stats.viewEvents},
       ${stats.viewTokens}, ${stats.turns}, ${stats.latestSystem?.seq ?? null}, ${stats.latestSystem?.tokens ?? null},
       ${r.indexed ? 1 : 0}, ${r.calibration.ratio}, ${r.calibration.samples},
       ${r.lastUsage === null ? null : JSON.stringify(r.lastUsage)}, ${r.compactions}, ${r.rewinds}, ${r.pinEvents}, ${r.branches},
       ${r.forkedFrom === null ? null : JSON.stringify(r.forkedFrom)},
-      ${r.lastCompactionError === null ? null : JSON.stringify(r.lastCompactionError)}, ${r.idleTtlSeconds}, ${r.capsuleKey})`
+      ${r.lastCompactionError === null ? null : JSON.stringify(r.lastCompactionError)}, ${r.idleTtlSeconds}, ${r.capsuleKey}, ${r.fixedExpiresAt}, ${r.lastAppendAt})`
 }
 
 /** `expiresAt` for a ttl counted from now; null never expires. */
 export const expiryFrom = (ttlSeconds: number | null): string | null =>
   ttlSeconds === null ? null : new Date(Date.now() + ttlSeconds * 1000).toISOString()
 
-/** The expiry after an append at this moment: an idle expiry moves on, a fixed one stays. */
-export const expiryAfterAppend = (record: SessionRecord): string | null =>
-  record.idleTtlSeconds === null ? record.expiresAt : expiryFrom(record.idleTtlSeconds)
+/** When a session expires: the earlier of its fixed expiry and its last append plus its idle ttl (null: never). */
+export function expiryOf(r: Pick<SessionRecord, 'fixedExpiresAt' | 'idleTtlSeconds' | 'lastAppendAt'>): string | null {
+  const idle = r.idleTtlSeconds === null ? null : Date.parse(r.lastAppendAt) + r.idleTtlSeconds * 1000
+  const fixed = r.fixedExpiresAt === null ? null : Date.parse(r.fixedExpiresAt)
+  const earliest = idle === null ? fixed : fixed === null ? idle : Math.min(idle, fixed)
+  return earliest === null ? null : new Date(earliest).toISOString()
+}
+
+/** The row after an append now: its idle expiry moves on. */
+export function appendedNow(record: SessionRecord): Pick<SessionRecord, 'lastAppendAt' | 'expiresAt'> {
+  const lastAppendAt = new Date().toISOString()
+  return { lastAppendAt, expiresAt: expiryOf({ ...record, lastAppendAt }) }
+}
 
 /** Whether the session has expired: from that moment it is absent, before any cleanup ran. */
 export const hasExpired = (record: SessionRecord): boolean =>
@@ -142,6 +161,7 @@ export const sessionJson = (r: SessionRecord): SessionJson => ({
   userId: r.userId,
   createdAt: r.createdAt,
   expiresAt: r.expiresAt,
+  idleTtlSeconds: r.idleTtlSeconds,
   metadata: r.metadata,
   version: r.version,
   policy: r.policy,
@@ -149,18 +169,23 @@ export const sessionJson = (r: SessionRecord): SessionJson => ({
   forkedFrom: r.forkedFrom,
 })
 
-/** What a session is created with: the contract's fields, and an idle expiry (0: none). */
-export type NewSessionInput = CreateSessionInput & { idleTtlSeconds?: number }
+/** What a session is created with: the contract's fields (an idle ttl of 0 or null: none). */
+export type NewSessionInput = CreateSessionInput
 
 /** The row of a session about to be created. */
 export function newRecord(address: SessionAddress, input: NewSessionInput): SessionRecord {
-  const idleTtlSeconds = input.idleTtlSeconds || null
+  const createdAt = new Date().toISOString()
+  const times = {
+    fixedExpiresAt: expiryFrom(input.ttlSeconds ?? null),
+    idleTtlSeconds: input.idleTtlSeconds || null,
+    lastAppendAt: createdAt,
+  }
   return {
     id: address.sessionId,
     userId: address.userId,
-    createdAt: new Date().toISOString(),
-    expiresAt: expiryFrom(idleTtlSeconds ?? input.ttlSeconds ?? null),
-    idleTtlSeconds,
+    createdAt,
+    expiresAt: expiryOf(times),
+    ...times,
     metadata: input.metadata ?? {},
     policy: input.policy ?? null,
     version: 0,

@@ -5,7 +5,7 @@ import type { LogIndexes } from './indexes'
 import type { Lifecycle } from './lifecycle'
 import type { SessionLog } from './log'
 import type { SessionPins } from './pins'
-import { expiryAfterAppend, type SessionRecord, type SessionRowCache, writeRecord } from './session-row'
+import { appendedNow, type SessionRecord, type SessionRowCache, writeRecord } from './session-row'
 import type { StepWrite } from './step-records'
 import type { SessionUndos } from './undos'
 
@@ -101,7 +101,7 @@ export class SessionWriter {
       pinEvents: record.pinEvents + sequenced.filter((event) => event.type === 'PINS').length,
       branches: record.branches + (branch ? 1 : 0),
       stats: advance.stats,
-      ...(sequenced.length > 0 ? { expiresAt: expiryAfterAppend(record) } : {}),
+      ...(sequenced.length > 0 ? appendedNow(record) : {}),
     }
     this.row.ensureSchema()
     const columns = step?.columns(sequenced)

@@ -3,25 +3,18 @@ import { newEventId } from '../../contract/ids'
 import type {
   CreateSessionInput,
   EventInput,
-  ForkedFrom,
   ImportLines,
   ImportResultJson,
   PatchSessionInput,
   PinsInput,
   PinsJson,
-  Policy,
   RewindInput,
   RewindJson,
   UndoInput,
   UndoJson,
 } from '../../contract/schemas'
 import type { SessionAddress } from '../../contract/session-address'
-import type { StoredStep } from '../../contract/turn-result'
 import {
-  allSeqs,
-  type Calibration,
-  type MessageEvent,
-  type Metadata,
   newCompactionEvent,
   newPinsEvent,
   newRewindEvent,
@@ -34,16 +27,25 @@ import { Sql } from '../sql'
 import { SessionAnswers } from './answers'
 import { checkAppendInputs, newEventsOf, planAppend } from './append-input'
 import { SessionBranches } from './branches'
+import { DoorReads } from './door-reads'
 import { NOTHING_PINNED, withPinned } from './event-json'
+import { type ForkSource, forkEvents, forkRecord, forkSourceOf } from './fork'
 import { importEvents } from './import-events'
 import { LogIndexes } from './indexes'
 import { Lifecycle, type SessionDirectory } from './lifecycle'
-import { lineagePage } from './lineage-page'
 import { SessionLog } from './log'
 import { OpenSession, type SessionParts } from './open-session'
 import { SessionPins } from './pins'
-import { planRewind, viewAsOf } from './rewind-plan'
-import { expiryFrom, hasExpired, type NewSessionInput, newRecord, type SessionRecord, SessionRowCache } from './session-row'
+import { planRewind } from './rewind-plan'
+import {
+  expiryFrom,
+  expiryOf,
+  hasExpired,
+  type NewSessionInput,
+  newRecord,
+  type SessionRecord,
+  SessionRowCache,
+} from './session-row'
 import { SessionWriter } from './session-writer'
 import { StepRecords } from './step-records'
 import { planUndo } from './undo-plan'
@@ -66,6 +68,8 @@ export interface AppendResult {
 export class StoredSession {
   /** The large answers (log pages, views, results), written from this session's log and view. */
   readonly answers: SessionAnswers
+  /** What the doors read of the log by id (see {@link DoorReads}). */
+  readonly doorReads: DoorReads
   private readonly parts: SessionParts
   private readonly row: SessionRowCache
   private readonly writer: SessionWriter
@@ -73,10 +77,15 @@ export class StoredSession {
   private readonly log: SessionLog
   private readonly indexes: LogIndexes
 
+  /**
+   * @param idleTtlDefault - the deployment's idle expiry for a session created without one
+   *   (SESSION_IDLE_TTL_SECONDS; 0: none), read when a session is created.
+   */
   constructor(
     storage: DurableObjectStorage,
     directory: SessionDirectory,
     private readonly estimator: TokenEstimator,
+    private readonly idleTtlDefault: () => number = () => 0,
   ) {
     const sql = new Sql(storage.sql)
     this.log = new SessionLog(sql)
@@ -91,6 +100,7 @@ export class StoredSession {
     this.answers = new SessionAnswers(this.log, view, this.indexes.search, branches, undos, pins)
     const { log, indexes, row, writer, answers } = this
     this.parts = { log, view, steps: new StepRecords(sql, log), indexes, row, writer, answers, branches, pins }
+    this.doorReads = new DoorReads(this.parts, () => this.find())
   }
 
   /** The session if it exists: an expired one is wiped on the way and is absent; one not yet listed is listed. */
@@ -114,7 +124,7 @@ export class StoredSession {
 
   /** The session for one request that may create it: its first write does (with `created`), when it does not exist. */
   async open(address: SessionAddress, created?: NewSessionInput): Promise<OpenSession> {
-    return new OpenSession(this.parts, address, await this.find(), created)
+    return new OpenSession(this.parts, address, await this.find(), this.creating(created ?? {}))
   }
 
   /** The session for one request that needs it to exist, or 404. */
@@ -125,16 +135,23 @@ export class StoredSession {
 
   async create(address: SessionAddress, input: CreateSessionInput): Promise<SessionRecord> {
     if (await this.find()) throw new ServiceError('session_exists', `session "${address.sessionId}" already exists`)
-    return (await this.writer.write(newRecord(address, input), [])).record
+    return (await this.writer.write(newRecord(address, this.creating(input)), [])).record
+  }
+
+  /** What a session is created with: the input, the deployment's idle expiry when it gives none. */
+  private creating(input: NewSessionInput): NewSessionInput {
+    return input.idleTtlSeconds === undefined ? { ...input, idleTtlSeconds: this.idleTtlDefault() } : input
   }
 
   async patch(input: PatchSessionInput): Promise<SessionRecord> {
     const record = { ...(await this.existing()) }
     if (input.metadata !== undefined) record.metadata = input.metadata
     if (input.policy !== undefined) record.policy = input.policy
-    if (input.ttlSeconds !== undefined) record.expiresAt = expiryFrom(input.ttlSeconds)
+    if (input.ttlSeconds !== undefined) record.fixedExpiresAt = expiryFrom(input.ttlSeconds)
+    if (input.idleTtlSeconds !== undefined) record.idleTtlSeconds = input.idleTtlSeconds || null
+    record.expiresAt = expiryOf(record)
     this.writer.commit(record, [])
-    if (input.ttlSeconds !== undefined) {
+    if (input.ttlSeconds !== undefined || input.idleTtlSeconds !== undefined) {
       await this.lifecycle.scheduleExpiry(record)
       await this.writer.syncIndex(record) // the directory hides sessions past their expiry: keep it in step
     }
@@ -169,7 +186,10 @@ export class StoredSession {
     const pinned = new Set(events.filter((_, i) => plan.fresh[i]!.pinned === true).map((event) => event.id))
     try {
       // Nothing was awaited since `existing` was read: no other request ran in between.
-      const written = await this.writer.write(existing ?? newRecord(address, {}), events, { expectedVersion, pinned })
+      const written = await this.writer.write(existing ?? newRecord(address, this.creating({})), events, {
+        expectedVersion,
+        pinned,
+      })
       return { version: written.record.version, events: this.pinnedNow(plan.answer(written.events)), written: true }
     } catch (error) {
       if (error instanceof VersionConflictError) throw new ServiceError('version_conflict', error.message)
@@ -177,35 +197,10 @@ export class StoredSession {
     }
   }
 
-  /** The message events with these ids, in no order (ids the log does not hold, or of boundaries, left out). */
-  async messagesByIds(ids: readonly string[]): Promise<MessageEvent[]> {
-    if (!(await this.find())) return []
-    return [...this.log.byIds(ids).values()].filter((event): event is MessageEvent => event.type === 'MESSAGE')
-  }
-
-  /**
-   * A page of the lineage's shown messages (see {@link lineagePage}), starting at the event
-   * `fromId` (included); null when that event is not on the lineage, 404 when there is no session.
-   */
-  async lineageMessages(query: { order: 'asc' | 'desc'; fromId?: string; limit: number }) {
-    await this.existing()
-    const fromSeq = query.fromId === undefined ? undefined : this.log.placeOf(query.fromId)?.seq
-    const page = lineagePage(this.log, { order: query.order, limit: query.limit, ...(fromSeq ? { fromSeq } : {}) })
-    return query.fromId !== undefined && page.events[0]?.id !== query.fromId ? null : page
-  }
-
-  /** The turn step whose reply is this event (an assistant message of a step), or null. */
-  async stepOfReply(replyId: string): Promise<StoredStep | null> {
-    if (!(await this.find())) return null
-    const place = this.log.placeOf(replyId)
-    if (place?.type !== 'MESSAGE') return null
-    const step = this.parts.steps.storedReply(place.seq)
-    return step.reply.message.role === 'assistant' ? step : null
-  }
-
   /** A `jsonl` import (see {@link importEvents}), creating the session when it does not exist. */
   async importEvents(address: SessionAddress, lines: ImportLines): Promise<ImportResultJson> {
-    const { created, ...result } = importEvents(this.parts, await this.find(), address, lines, this.estimator)
+    const creates = this.creating({ metadata: lines.header?.metadata ?? {}, policy: lines.header?.policy ?? null })
+    const { created, ...result } = importEvents(this.parts, await this.find(), address, lines, this.estimator, creates)
     if (created) await this.writer.created(this.row.stored()!)
     return result
   }
@@ -279,52 +274,22 @@ export class StoredSession {
     }
   }
 
-  /**
-   * What a fork of this session copies: the view as of `at` (by default the view now), as whole
-   * events in view order, with the session's metadata, policy and calibration, and where it was
-   * taken. Its cost follows that view, never the log.
-   */
+  /** What a fork of this session copies (see {@link forkSourceOf}). */
   async forkSource(at: string | undefined, position: RewindPosition): Promise<ForkSource> {
-    const record = await this.existing()
-    const asOf = at === undefined ? null : viewAsOf(this.log, { to: at, position }, 'at')
-    const seqs = asOf ? Int32Array.from(asOf.restored, (entry) => entry.seq) : allSeqs(this.parts.view.snapshot(record))
-    const pinned = asOf ? this.parts.pins.pinnedAsOf(asOf.end) : new Set(this.parts.pins.pinned().keys())
-    const eventId = at ?? (record.version === 0 ? null : this.log.range(record.version, record.version)[0]!.id)
-    const events = [...this.parts.view.eventsOf(seqs)]
-    return {
-      events,
-      pinned: events.flatMap((event) => (pinned.has(event.id) ? [event.id] : [])),
-      metadata: record.metadata,
-      policy: record.policy,
-      calibration: record.calibration,
-      forkedFrom: { sessionId: record.id, eventId, position: at === undefined ? 'at' : position, version: record.version },
-    }
+    return forkSourceOf(this.parts, await this.existing(), at, position)
   }
 
-  /** Creates this session as a fork: the source's view written as its log, the same ids, timestamps and summaries. */
+  /** Creates this session as a fork (see {@link forkRecord}). */
   async createFork(address: SessionAddress, fork: ForkSource & { ttlSeconds?: number }): Promise<SessionRecord> {
     if (await this.find()) throw new ServiceError('session_exists', `session "${address.sessionId}" already exists`)
-    const record: SessionRecord = {
-      ...newRecord(address, {
-        metadata: fork.metadata,
-        policy: fork.policy,
-        ...(fork.ttlSeconds ? { ttlSeconds: fork.ttlSeconds } : {}),
-      }),
-      calibration: fork.calibration,
-      forkedFrom: fork.forkedFrom,
-    }
-    const events = fork.events.map(({ seq: _seq, ...event }) => event)
-    return (await this.writer.write(record, events, { pinned: new Set(fork.pinned) })).record
+    const creates = this.creating({
+      metadata: fork.metadata,
+      policy: fork.policy,
+      ...(fork.ttlSeconds ? { ttlSeconds: fork.ttlSeconds } : {}),
+    })
+    return (await this.writer.write(forkRecord(address, fork, creates), forkEvents(fork), { pinned: new Set(fork.pinned) }))
+      .record
   }
 }
 
-/** What a fork copies of its source (see {@link StoredSession.forkSource}). */
-export interface ForkSource {
-  events: MessageEvent[]
-  /** Those of `events` pinned at the point: pinned in the fork too. */
-  pinned: string[]
-  metadata: Metadata
-  policy: Policy | null
-  calibration: Calibration
-  forkedFrom: ForkedFrom
-}
+export type { ForkSource } from './fork'
