@@ -10,7 +10,7 @@ type Methods =
   | 'readLog'
   | 'readView'
   | 'exportSession'
-  | 'importEvents'
+  | 'importSession'
   | 'messagesByIds'
   | 'storedAnswer'
   | 'readLineage'

@@ -101,3 +101,117 @@ describe('POST /v1/sessions/:id/import', () => {
     expectError(await imported(newSessionId('imported'), '{}', 'text/plain'), 415, 'unsupported_media_type')
   })
 })
+
+describe('POST /v1/sessions/:id/import of a history from elsewhere (JSON)', () => {
+  const json = (id: string, body: unknown) => call('POST', `/v1/sessions/${id}/import`, { body })
+  const shown = (log: any[]) =>
+    log.map(({ message: m }) =>
+      m.toolCalls
+        ? `${m.role}:calls ${m.toolCalls.map((c: any) => c.id).join(',')}`
+        : m.toolResponses
+          ? `${m.role}:${m.toolResponses.map((r: any) => `${r.id}=${r.data}`).join(',')}`
+          : `${m.role}:${m.content}`,
+    )
+
+  it('OpenAI chat messages: the system prompt, the turns, a tool call and its result', async () => {
+    const id = newSessionId('from-openai')
+    const result = await json(id, {
+      format: 'openai',
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Weather?' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'w1', type: 'function', function: { name: 'get_weather', arguments: '{}' } }],
+        },
+        { role: 'tool', tool_call_id: 'w1', content: 'sunny' },
+        { role: 'assistant', content: 'Sunny.' },
+        { role: 'user', content: 'Thanks' },
+      ],
+    })
+    expect(result.status, result.text).toBe(200)
+    expect(result.body).toEqual({ imported: 6, skipped: 0, version: 6 })
+    expect(shown(await wholeLog(id))).toEqual([
+      'system:Be brief.',
+      'user:Weather?',
+      'assistant:calls w1',
+      'tool:w1=sunny',
+      'assistant:Sunny.',
+      'user:Thanks',
+    ])
+  })
+
+  it('Anthropic Messages: the system prompt apart, tool_use and tool_result blocks', async () => {
+    const id = newSessionId('from-anthropic')
+    const result = await json(id, {
+      format: 'anthropic',
+      system: 'Be brief.',
+      messages: [
+        { role: 'user', content: 'Weather?' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: {} }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'sunny' }] },
+        { role: 'assistant', content: [{ type: 'text', text: 'Sunny.' }] },
+      ],
+    })
+    expect(result.status, result.text).toBe(200)
+    expect(shown(await wholeLog(id))).toEqual([
+      'system:Be brief.',
+      'user:Weather?',
+      'assistant:calls toolu_1',
+      'tool:toolu_1=sunny',
+      'assistant:Sunny.',
+    ])
+  })
+
+  it('a ChatGPT conversation: the path to its current node, hidden and empty messages left out', async () => {
+    const node = (id: string, parent: string | null, role: string, text: string, extra: Record<string, unknown> = {}) => ({
+      id,
+      parent,
+      children: [],
+      message: { id, author: { role }, content: { content_type: 'text', parts: [text] }, create_time: 1_700_000_000, ...extra },
+    })
+    const conversation = {
+      title: 'Trip',
+      current_node: 'a2',
+      mapping: {
+        root: { id: 'root', parent: null, children: ['s'], message: null },
+        s: node('s', 'root', 'system', '', { metadata: { is_visually_hidden_from_conversation: true } }),
+        u1: node('u1', 's', 'user', 'Plan a trip'),
+        a1: node('a1', 'u1', 'assistant', 'Where to?'),
+        u2old: node('u2old', 'a1', 'user', 'Paris'),
+        u2: node('u2', 'a1', 'user', 'Rome, I meant'),
+        a2: node('a2', 'u2', 'assistant', 'Rome it is.'),
+      },
+    }
+    const id = newSessionId('from-chatgpt')
+    const result = await json(id, { format: 'chatgpt', conversation })
+    expect(result.status, result.text).toBe(200)
+    expect(shown(await wholeLog(id))).toEqual([
+      'user:Plan a trip',
+      'assistant:Where to?',
+      'user:Rome, I meant',
+      'assistant:Rome it is.',
+    ])
+  })
+
+  it('only into an absent or empty session (409 otherwise, a retry too); errors name the message', async () => {
+    const id = newSessionId('from-openai')
+    const body = { format: 'openai', messages: [{ role: 'user', content: 'Hi' }] }
+    expect((await json(id, body)).status).toBe(200)
+    expectError(await json(id, body), 409, 'session_exists')
+    const empty = newSessionId('from-openai')
+    await call('POST', '/v1/sessions', { body: { id: empty } })
+    expect((await json(empty, body)).status).toBe(200)
+    const bad = await json(newSessionId('from-openai'), {
+      format: 'openai',
+      messages: [
+        { role: 'user', content: 'a' },
+        { role: 'wizard', content: 'b' },
+      ],
+    })
+    expectError(bad, 400, 'invalid_request')
+    expect(bad.body.error.message).toMatch(/^messages\[1\]\.role: /)
+    expectError(await json(newSessionId('x'), { format: 'word', messages: [] }), 400, 'invalid_request')
+  })
+})

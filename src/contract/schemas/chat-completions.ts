@@ -21,7 +21,7 @@ const ToolCallSchema = z.looseObject({
   function: z.looseObject({ name: z.string().min(1).max(LIMITS.toolNameChars), arguments: z.string() }),
 })
 
-const ChatMessageSchema = z
+export const ChatMessageSchema = z
   .looseObject({
     role: z.string(),
     content: Content.nullable().optional(),

@@ -1,10 +1,12 @@
 import { z } from '@hono/zod-openapi'
 import { ServiceError } from '../errors'
 import { LIMITS } from '../limits'
+import { ChatMessageSchema } from './chat-completions'
 import { Id, MetadataSchema, Timestamp } from './common'
 import { BoundarySchema, RewindSchema, StoredMessageSchema } from './events'
 import { EXPORT_FORMAT } from './export'
 import { describeIssues } from './issues'
+import { AnthropicMessageSchema, TextBlocks } from './messages'
 import { PolicySchema } from './policy'
 
 /**
@@ -96,3 +98,46 @@ export function parseImportLines(text: string): ImportLines {
     throw new ServiceError('payload_too_large', `body: at most ${LIMITS.importEvents} events an import: send the file in parts`)
   return result
 }
+
+/** One conversation of a ChatGPT export (`conversations.json`): its message tree, and the node it ends at now. */
+const ChatGPTConversationSchema = z.looseObject({
+  title: z.string().nullable().optional(),
+  current_node: z.string(),
+  mapping: z.record(
+    z.string(),
+    z.looseObject({
+      parent: z.string().nullable().optional(),
+      message: z
+        .looseObject({
+          author: z.looseObject({ role: z.string() }),
+          content: z.looseObject({
+            content_type: z.string(),
+            parts: z.array(z.unknown()).optional(),
+            text: z.string().optional(),
+          }),
+          create_time: z.number().nullable().optional(),
+          metadata: z.looseObject({}).optional(),
+        })
+        .nullable()
+        .optional(),
+    }),
+  ),
+})
+export type ChatGPTConversation = z.output<typeof ChatGPTConversationSchema>
+
+/** A history without event ids, as JSON: into an absent or empty session only. */
+export const JsonImportSchema = z
+  .discriminatedUnion('format', [
+    z.looseObject({ format: z.literal('openai'), messages: z.array(ChatMessageSchema).min(1).max(LIMITS.chatMessages) }),
+    z.looseObject({
+      format: z.literal('anthropic'),
+      system: z.union([z.string(), TextBlocks]).optional(),
+      messages: z.array(AnthropicMessageSchema).min(1).max(LIMITS.chatMessages),
+    }),
+    z.looseObject({ format: z.literal('chatgpt'), conversation: ChatGPTConversationSchema }),
+  ])
+  .openapi('JsonImport', {
+    description:
+      'A history from elsewhere: OpenAI chat messages, Anthropic Messages, or one conversation of a ChatGPT export (its current path).',
+  })
+export type JsonImport = z.output<typeof JsonImportSchema>

@@ -46,7 +46,7 @@ const UNSUPPORTED = new Set(['image', 'document', 'search_result', 'container_up
 
 const Block = z.looseObject({ type: z.string() })
 
-const MessageSchema = z
+export const AnthropicMessageSchema = z
   .looseObject({
     role: z.string(),
     content: z.union([z.string(), z.array(Block).max(LIMITS.contentParts)]),
@@ -86,7 +86,7 @@ const MessageSchema = z
     })
   })
 
-const TextBlocks = z.array(z.looseObject({ type: z.literal('text'), text: z.string() })).max(LIMITS.contentParts)
+export const TextBlocks = z.array(z.looseObject({ type: z.literal('text'), text: z.string() })).max(LIMITS.contentParts)
 
 /** A client tool (`input_schema`); a server tool (`type` other than `custom`) is kept for an Anthropic upstream only. */
 const ToolSchema = z.looseObject({
@@ -105,7 +105,7 @@ const ToolChoiceSchema = z.looseObject({
 /** The fields both routes read; `max_tokens` is required on `/v1/messages` only. */
 const fields = {
   model: z.string().min(1).max(256),
-  messages: z.array(MessageSchema).min(1).max(LIMITS.chatMessages),
+  messages: z.array(AnthropicMessageSchema).min(1).max(LIMITS.chatMessages),
   system: z.union([z.string(), TextBlocks]).optional(),
   metadata: z.looseObject({ user_id: z.string().max(4096).nullable().optional() }).optional(),
   stream: z.boolean().optional(),

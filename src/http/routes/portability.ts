@@ -1,6 +1,15 @@
 import { createRoute, z } from '@hono/zod-openapi'
 import { ServiceError, unwrap } from '../../contract/errors'
-import { ExportQuerySchema, ImportResultSchema, parseImportLines, SessionParamsSchema } from '../../contract/schemas'
+import {
+  describeIssues,
+  ExportQuerySchema,
+  ImportResultSchema,
+  issuesCode,
+  JsonImportSchema,
+  parseImportLines,
+  SessionParamsSchema,
+} from '../../contract/schemas'
+import { importedHistory } from '../../doors/import-history'
 import { isJsonLines } from '../body'
 import { errors, json, routes, SESSION_PATH, sessionOf } from './helpers'
 
@@ -35,11 +44,12 @@ const exportSession = createRoute({
 const importSession = createRoute({
   method: 'post',
   path: `${SESSION_PATH}/import`,
-  summary: 'Imports a jsonl export, whole or in parts (creates the session when it does not exist)',
+  summary: 'Imports a jsonl export, whole or in parts, or a history from elsewhere (creates the session when it does not exist)',
   description:
-    'Events keep their ids, timestamps, metadata and boundaries; those the log holds already are skipped, so a large export goes in in parts, each starting at its first line or at an event line. All of one request or nothing; errors name the line.',
+    'A jsonl export (application/x-ndjson): events keep their ids, timestamps, metadata and boundaries; those the log holds already are skipped, so a large export goes in in parts, each starting at its first line or at an event line. All of one request or nothing; errors name the line. Or a history from elsewhere as JSON (application/json, the JsonImport schema: OpenAI messages, Anthropic Messages, a ChatGPT conversation), into an absent or empty session only.',
   request: {
     params: SessionParamsSchema,
+    // Read by the handler (a jsonl body, or a JSON one: JsonImport), not by a validator that would parse both as JSON.
     body: { content: { 'application/x-ndjson': { schema: z.string() } }, required: true },
   },
   responses: { 200: json(ImportResultSchema, 'What was imported'), ...errors(400, 401, 409, 413, 415) },
@@ -49,10 +59,23 @@ const importSession = createRoute({
 export const portabilityRoutes = routes()
   .openapi(importSession, async (c) => {
     const { id } = c.req.valid('param')
-    if (!isJsonLines(c.req.header('Content-Type')))
-      throw new ServiceError('unsupported_media_type', 'an import is a jsonl export: Content-Type: application/x-ndjson')
-    const lines = parseImportLines(await c.req.text())
-    return c.json(unwrap(await sessionOf(c, id).importEvents({ userId: c.get('userId'), sessionId: id }, lines)), 200)
+    const address = { userId: c.get('userId'), sessionId: id }
+    const type = c.req.header('Content-Type')
+    if (isJsonLines(type)) {
+      const lines = parseImportLines(await c.req.text())
+      return c.json(unwrap(await sessionOf(c, id).importSession(address, { lines })), 200)
+    }
+    if (!/^application\/json\s*(;|$)/i.test(type ?? ''))
+      throw new ServiceError(
+        'unsupported_media_type',
+        'an import is a jsonl export (application/x-ndjson) or a JSON history (application/json)',
+      )
+    const value: unknown = await c.req.json()
+    const parsed = JsonImportSchema.safeParse(value)
+    if (!parsed.success)
+      throw new ServiceError(issuesCode(parsed.error.issues), describeIssues(parsed.error.issues, 'json', value))
+    const history = await importedHistory(parsed.data)
+    return c.json(unwrap(await sessionOf(c, id).importSession(address, { history })), 200)
   })
   .openapi(exportSession, async (c) => {
     const { format } = c.req.valid('query')
