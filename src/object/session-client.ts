@@ -6,6 +6,7 @@ type Methods =
   | 'get'
   | 'patch'
   | 'destroy'
+  | 'erase'
   | 'append'
   | 'readLog'
   | 'readView'

@@ -194,6 +194,14 @@ export abstract class SessionStorageObject extends DurableObject<Env> {
     return toOutcome(() => this.runner.exclusive(() => this.stored.rewind(input)))
   }
 
+  /** Erases this incarnation of the session, if it is the one created then (its user erased all): absent at once, wiped soon. */
+  erase(createdAt: string): Promise<Outcome<null>> {
+    return toOutcome(async () => {
+      await this.stored.erase(createdAt)
+      return null
+    })
+  }
+
   /** Deletes the session once it has expired; safe to run twice. */
   override async alarm(): Promise<void> {
     await this.stored.expire()

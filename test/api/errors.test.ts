@@ -86,6 +86,7 @@ describe('GET /v1/openapi.json', () => {
       '/v1/conversations/{id}',
       '/v1/conversations/{id}/items',
       '/v1/conversations/{id}/items/{itemId}',
+      '/v1/export',
       '/v1/messages',
       '/v1/messages/count_tokens',
       '/v1/models',

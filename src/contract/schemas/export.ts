@@ -31,3 +31,13 @@ export const SessionExportHeaderSchema = z
   .openapi('SessionExportHeader')
 
 export type SessionExportHeader = z.output<typeof SessionExportHeaderSchema>
+
+export const EraseAllRequestSchema = z
+  .strictObject({ all: z.literal(true, 'must be true: this erases every session of the caller') })
+  .openapi('EraseAllRequest')
+
+export const EraseAllResponseSchema = z
+  .object({
+    erased: z.int().openapi({ description: 'Sessions erased (absent from now on; their storage wiped in the background).' }),
+  })
+  .openapi('EraseAllResponse')

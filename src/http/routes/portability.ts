@@ -1,7 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi'
+import type { Context } from 'hono'
 import { ServiceError, unwrap } from '../../contract/errors'
 import {
   describeIssues,
+  EraseAllRequestSchema,
+  EraseAllResponseSchema,
   ExportQuerySchema,
   ImportResultSchema,
   issuesCode,
@@ -10,8 +13,10 @@ import {
   SessionParamsSchema,
 } from '../../contract/schemas'
 import { importedHistory } from '../../doors/import-history'
+import { userIndexStub } from '../../object/address'
+import type { SessionIndexCursor } from '../../store/user-index/session-index'
 import { isJsonLines } from '../body'
-import { errors, json, routes, SESSION_PATH, sessionOf } from './helpers'
+import { body, errors, json, routes, SESSION_PATH, sessionOf } from './helpers'
 
 /** Each export format's media type. */
 const MEDIA_TYPES = {
@@ -55,6 +60,54 @@ const importSession = createRoute({
   responses: { 200: json(ImportResultSchema, 'What was imported'), ...errors(400, 401, 409, 413, 415) },
 })
 
+const exportAll = createRoute({
+  method: 'get',
+  path: '/v1/export',
+  summary: 'All of the caller’s sessions as one jsonl stream: each session’s line, then its events',
+  responses: {
+    200: { description: 'The export', content: { 'application/x-ndjson': { schema: z.string() } } },
+    ...errors(401),
+  },
+})
+
+const eraseAll = createRoute({
+  method: 'delete',
+  path: '/v1/sessions',
+  summary:
+    'Erases all of the caller’s sessions: none can be read or listed from this answer on; their storage is wiped in the background',
+  request: body(EraseAllRequestSchema),
+  responses: { 202: json(EraseAllResponseSchema, 'Erased'), ...errors(400, 401, 415) },
+})
+
+const SESSIONS_PAGE = 50
+
+/** Every session of the user, newest first, each exported as `jsonl` one after the other, streamed with back-pressure. */
+function exportAllOf(c: Context, userId: string): ReadableStream<Uint8Array> {
+  const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>()
+  const index = userIndexStub(c.env, userId)
+  const encoder = new TextEncoder()
+  const write = async () => {
+    const now = new Date().toISOString()
+    for (let cursor: SessionIndexCursor | null = null, first = true; first || cursor; first = false) {
+      const page = await index.page(SESSIONS_PAGE, cursor, now)
+      cursor = page.next
+      for (const entry of page.entries) {
+        const outcome = await sessionOf(c, entry.id).exportSession('jsonl')
+        if (!outcome.ok) continue // gone since it was listed
+        if (typeof outcome.value !== 'string') await outcome.value.pipeTo(writable, { preventClose: true })
+        else {
+          const writer = writable.getWriter()
+          await writer.write(encoder.encode(outcome.value))
+          writer.releaseLock()
+        }
+      }
+    }
+    await writable.close()
+  }
+  c.executionCtx.waitUntil(write().catch((error) => writable.abort(error)))
+  return readable
+}
+
 /** Portability: a session's export and import. */
 export const portabilityRoutes = routes()
   .openapi(importSession, async (c) => {
@@ -76,6 +129,27 @@ export const portabilityRoutes = routes()
       throw new ServiceError(issuesCode(parsed.error.issues), describeIssues(parsed.error.issues, 'json', value))
     const history = await importedHistory(parsed.data)
     return c.json(unwrap(await sessionOf(c, id).importSession(address, { history })), 200)
+  })
+  .openapi(
+    exportAll,
+    async (c) =>
+      c.body(exportAllOf(c, c.get('userId')), 200, {
+        'Content-Type': 'application/x-ndjson; charset=utf-8',
+        'Content-Disposition': 'attachment; filename="sessions.jsonl"',
+      }) as never,
+  )
+  .openapi(eraseAll, async (c) => {
+    const userId = c.get('userId')
+    const index = userIndexStub(c.env, userId)
+    await index.eraseAll(userId, new Date().toISOString())
+    // Swept here, so that none can be read from this answer on; the index's alarm finishes what this does not.
+    let erased = 0
+    for (let batch = await index.erased(SESSIONS_PAGE); batch.length > 0; batch = await index.erased(SESSIONS_PAGE)) {
+      await Promise.all(batch.map(async (entry) => unwrap(await sessionOf(c, entry.id).erase(entry.createdAt))))
+      await index.forget(batch)
+      erased += batch.length
+    }
+    return c.json({ erased }, 202)
   })
   .openapi(exportSession, async (c) => {
     const { format } = c.req.valid('query')

@@ -170,6 +170,15 @@ export class StoredSession {
     else await this.lifecycle.scheduleExpiry(record)
   }
 
+  /** Erases this incarnation of the session (its user erased everything): absent at once, wiped by its alarm. */
+  async erase(createdAt: string): Promise<void> {
+    const record = this.row.stored()
+    if (!record || record.createdAt !== createdAt || hasExpired(record)) return
+    const now = new Date().toISOString()
+    this.writer.commit({ ...record, fixedExpiresAt: now, idleTtlSeconds: null, expiresAt: now }, [])
+    await this.lifecycle.scheduleExpiry(this.row.stored()!)
+  }
+
   /**
    * Appends events all together or not at all, creating the session when it does not exist. Ids
    * already in the log must carry the same message and come back as stored; `expectedVersion` is

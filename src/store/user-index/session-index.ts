@@ -27,6 +27,31 @@ export class SessionIndex {
     this.sql = new Sql(storage)
     this.sql.run`CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, created_at TEXT NOT NULL, expires_at TEXT)`
     this.sql.run`CREATE INDEX IF NOT EXISTS newest_first ON sessions (created_at DESC, id DESC)`
+    // An erasure of everything: sessions created before it are gone, whatever their objects still hold.
+    this.sql
+      .run`CREATE TABLE IF NOT EXISTS erasure (singleton INTEGER PRIMARY KEY CHECK (singleton = 1), user_id TEXT NOT NULL, before TEXT NOT NULL)`
+  }
+
+  /** Erases every session created before `before` (the index no longer lists them); the newest erasure counts. */
+  eraseBefore(userId: string, before: string): void {
+    this.sql.run`INSERT INTO erasure (singleton, user_id, before) VALUES (1, ${userId}, ${before})
+      ON CONFLICT (singleton) DO UPDATE SET before = max(before, excluded.before)`
+  }
+
+  /** The erasure in force, if any: whose, and the sessions created before when are gone. */
+  erasure(): { userId: string; before: string } | null {
+    const row = this.sql.first<{ user_id: string; before: string }>`SELECT user_id, before FROM erasure`
+    return row ? { userId: row.user_id, before: row.before } : null
+  }
+
+  /** Sessions an erasure has left to wipe, oldest first: at most `limit`. */
+  erased(limit: number): SessionIndexEntry[] {
+    const before = this.erasure()?.before
+    if (!before) return []
+    return this.sql
+      .all<Row>`SELECT id, created_at, expires_at FROM sessions WHERE created_at < ${before} ORDER BY created_at LIMIT ${limit}`.map(
+      (r) => ({ id: r.id, createdAt: r.created_at, expiresAt: r.expires_at }),
+    )
   }
 
   /** Lists a session, or updates its entry (idempotent). */
@@ -47,8 +72,9 @@ export class SessionIndex {
     now: string,
   ): { entries: SessionIndexEntry[]; next: SessionIndexCursor | null } {
     const after = cursor ?? { createdAt: '\uffff', id: '\uffff' }
+    const erased = this.erasure()?.before ?? ''
     const rows = this.sql.all<Row>`SELECT id, created_at, expires_at FROM sessions
-      WHERE (expires_at IS NULL OR expires_at > ${now})
+      WHERE (expires_at IS NULL OR expires_at > ${now}) AND created_at >= ${erased}
         AND (created_at < ${after.createdAt} OR (created_at = ${after.createdAt} AND id < ${after.id}))
       ORDER BY created_at DESC, id DESC LIMIT ${limit + 1}`
     const entries = rows.slice(0, limit).map((r) => ({ id: r.id, createdAt: r.created_at, expiresAt: r.expires_at }))
