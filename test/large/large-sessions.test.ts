@@ -194,3 +194,37 @@ describe('300,000 events, then a turn', () => {
     expect(prompt.length).toBeLessThan(8192 * 4)
   })
 })
+
+describe('100,000 events exported and imported again in parts', () => {
+  const COUNT = 100_000
+  const PART = 20_000
+  const [id, copy] = [newSessionId('moved'), newSessionId('moved-copy')]
+  const exported = async (session: string) => {
+    const result = await call('GET', `/v1/sessions/${session}/export`)
+    expect(result.status, result.text.slice(0, 300)).toBe(200)
+    return result.text.split('\n').filter((line) => line !== '')
+  }
+
+  it('are exported streamed, every event a line, and imported into a new id in parts of 20,000: the same events', async () => {
+    await seed(id, COUNT)
+    await call('POST', `/v1/sessions/${id}/compact`, { body: { strategy: { window: { lastEvents: 20 } } } })
+    const lines = await exported(id)
+    expect(lines).toHaveLength(COUNT + 2) // the session line, the events, the pass's boundary
+    for (let from = 1; from < lines.length; from += PART) {
+      const part = from === 1 ? lines.slice(0, PART + 1) : lines.slice(from, from + PART)
+      const result = await call('POST', `/v1/sessions/${copy}/import`, {
+        body: part.join('\n'),
+        headers: { 'Content-Type': 'application/x-ndjson' },
+      })
+      expect(result.status, result.text.slice(0, 300)).toBe(200)
+    }
+    const again = await exported(copy)
+    expect(again.length).toBe(lines.length)
+    // Byte for byte, but for the session line (its id and times).
+    expect(again.slice(1).every((line, i) => line === lines[i + 1])).toBe(true)
+    const view = (await call('GET', `/v1/sessions/${copy}/view`)).body
+    expect(view.events.map((event: any) => event.message.content)).toEqual(
+      Array.from({ length: 20 }, (_, k) => `message ${COUNT - 20 + k}`),
+    )
+  })
+})
