@@ -6,8 +6,8 @@
 import type { Measured, StorageWork } from '../shared'
 import type { BenchWorker, Params } from './client'
 import { clientHistory } from './client-history'
-import { BACKGROUND_PASS, HALF_ROUNDS, NAIVE_SIZES, NO_COMPACTION, ROUNDS, RUN, SMALLEST, USER } from './config'
-import { appendsPerSecond, bundleSize, firstByteVia, timedHere, tokenizerCalls } from './over-http'
+import { BACKGROUND_PASS, HALF_ROUNDS, NAIVE_SIZES, NO_COMPACTION, ROUNDS, RUN, SIZES, SMALLEST, USER } from './config'
+import { appendsPerSecond, bundleSize, exportAndImport, firstByteVia, timedHere, tokenizerCalls } from './over-http'
 import { promptPrefixShare } from './prompt-cache'
 import type { Key, Measurement } from './runner'
 import { keepViewShort, type Sessions, seed } from './seeding'
@@ -184,6 +184,12 @@ function others({ worker, ours }: Targets) {
     tokenizerCalls: { rounds: 1, keys: ['a session'], sample: () => tokenizerCalls(worker, ours(SMALLEST)) },
     appendsPerSecond: { rounds: 1, keys: [1, 60], sample: (sessions) => appendsPerSecond(worker, Number(sessions)) },
     bundle: { rounds: 1, keys: ['bundle'], sample: bundleSize },
+    // Issue 29: at 100,000 events (the smallest size when the run has none that large).
+    exportImport: {
+      rounds: 1,
+      keys: [SIZES.find((size) => size >= 100_000) ?? SMALLEST],
+      sample: (size) => exportAndImport(worker, ours(Number(size)), Number(size)),
+    },
     promptPrefixShare: { rounds: 1, keys: ['200 turns'], sample: () => promptPrefixShare(worker) },
   } satisfies Record<string, Measurement>
 }

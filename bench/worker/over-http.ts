@@ -87,3 +87,56 @@ export async function bundleSize(): Promise<Measured> {
   const gzipped = files.reduce((sum, f) => sum + gzipSync(readFileSync(join(out, f))).length, 0)
   return { samples: [], counts: { files: files.length, bytes, gzipped } }
 }
+
+/** Lines of an export in parts the import takes (at most this many events each). */
+const IMPORT_PART = 20_000
+
+/**
+ * A session exported as `jsonl` and imported into a new id in parts, over HTTP: one sample, the
+ * export's time; the counts say events per second each way and how the export streamed (its
+ * chunks and the largest one: bounded, whatever the session's size).
+ */
+export async function exportAndImport(worker: BenchWorker, id: string, size: number): Promise<Measured> {
+  const headers = { Authorization: worker.authorization }
+  const started = performance.now()
+  const response = await fetch(`${worker.url}v1/sessions/${id}/export`, { headers })
+  if (!response.ok) throw new Error(`export: ${response.status} ${await response.text()}`)
+  const reader = response.body!.getReader()
+  const decoder = new TextDecoder()
+  const lines: string[] = []
+  let [bytes, chunks, largest, rest] = [0, 0, 0, '']
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    bytes += read.value.length
+    chunks += 1
+    largest = Math.max(largest, read.value.length)
+    const pieces = (rest + decoder.decode(read.value, { stream: true })).split('\n')
+    rest = pieces.pop()!
+    lines.push(...pieces)
+  }
+  const exportMs = performance.now() - started
+  const copy = `moved-${RUN}-${size}`
+  const importStarted = performance.now()
+  for (let from = 1; from < lines.length; from += IMPORT_PART) {
+    const part = from === 1 ? lines.slice(0, IMPORT_PART + 1) : lines.slice(from, from + IMPORT_PART)
+    const imported = await fetch(`${worker.url}v1/sessions/${copy}/import`, {
+      method: 'POST',
+      headers: { ...headers, 'Content-Type': 'application/x-ndjson' },
+      body: part.join('\n'),
+    })
+    if (!imported.ok) throw new Error(`import: ${imported.status} ${await imported.text()}`)
+  }
+  const importMs = performance.now() - importStarted
+  const events = lines.length - 1
+  return {
+    samples: [exportMs],
+    counts: {
+      events,
+      exportPerSecond: Math.round(events / (exportMs / 1000)),
+      importPerSecond: Math.round(events / (importMs / 1000)),
+      importMs: Math.round(importMs),
+      megabytes: Math.round(bytes / 1e5) / 10,
+      chunks,
+      largestChunk: largest,
+    },
+  }
+}

@@ -313,6 +313,22 @@ export const TABLES: Table[] = [
     ],
   },
   {
+    title: 'Export and import over HTTP: a seeded session exported as jsonl, imported into a new id in parts of 20,000 events',
+    measure: ['exportImport'],
+    columns: [
+      column('log events', (key, r) => n(r.counts('exportImport', key).events!)),
+      column('export', (key, r) => `${(r.median('exportImport', key) / 1000).toFixed(1)} s`),
+      column('exported events/s', (key, r) => n(r.counts('exportImport', key).exportPerSecond!)),
+      column('import', (key, r) => `${(r.counts('exportImport', key).importMs! / 1000).toFixed(1)} s`),
+      column('imported events/s', (key, r) => n(r.counts('exportImport', key).importPerSecond!)),
+      column('MB', (key, r) => String(r.counts('exportImport', key).megabytes)),
+      column(
+        'chunks (largest)',
+        (key, r) => `${n(r.counts('exportImport', key).chunks!)} (${n(r.counts('exportImport', key).largestChunk!)} B)`,
+      ),
+    ],
+  },
+  {
     title: 'Worker bundle (wrangler deploy --dry-run)',
     measure: ['bundle'],
     columns: [
