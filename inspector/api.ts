@@ -18,6 +18,10 @@ export class ApiError extends Error {
 export interface Api {
   get<T>(path: string): Promise<T>
   post<T>(path: string, body: unknown): Promise<T>
+  /** A file the API answers (an export), whole. */
+  download(path: string): Promise<Blob>
+  /** Text sent as it is, with its media type (an import). */
+  upload<T>(path: string, text: string, type: string): Promise<T>
   /** A streamed turn: text deltas and tool calls as they come, then the whole result. */
   turn(sessionId: string, body: Record<string, unknown>, on: TurnHandlers): Promise<TurnResponseJson>
 }
@@ -50,14 +54,14 @@ async function errorOf(response: Response): Promise<ApiError> {
  * const { sessions } = await api.get<{ sessions: SessionJson[] }>('/v1/sessions')
  */
 export function createApi(token: string, onUnauthorized: (error: ApiError) => void): Api {
-  async function send(method: string, path: string, body?: unknown): Promise<Response> {
+  async function send(method: string, path: string, body?: unknown, type = 'application/json'): Promise<Response> {
     const response = await fetch(path, {
       method,
       headers: {
         Authorization: `Bearer ${token}`,
-        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+        ...(body === undefined ? {} : { 'Content-Type': type }),
       },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
     })
     if (response.ok) return response
     const error = await errorOf(response)
@@ -67,6 +71,8 @@ export function createApi(token: string, onUnauthorized: (error: ApiError) => vo
   return {
     get: async (path) => (await send('GET', path)).json(),
     post: async (path, body) => (await send('POST', path, body)).json(),
+    download: async (path) => (await send('GET', path)).blob(),
+    upload: async (path, text, type) => (await send('POST', path, text, type)).json(),
     async turn(sessionId, body, on) {
       const response = await send('POST', `/v1/sessions/${encodeURIComponent(sessionId)}/turns`, { ...body, stream: true })
       return readTurnStream(response, on)

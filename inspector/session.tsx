@@ -8,6 +8,7 @@ import { BudgetBar } from './budget'
 import { DryRun } from './dry-run'
 import { ErrorNote, Loading } from './errors'
 import { sessionPath } from './format'
+import { ExportButtons } from './portability'
 import { Search } from './search'
 import { Timeline } from './timeline'
 import { TurnBox } from './turn-box'
@@ -122,6 +123,7 @@ export function SessionPanel(props: {
     <article class="session" aria-labelledby="session-title">
       <div class="session-head">
         <h2 id="session-title">{sessionId}</h2>
+        {!absent && loaded && <ExportButtons api={api} sessionId={sessionId} />}
         <button type="button" class="secondary" onClick={reload} title="Read the session again (another client may have written)">
           Refresh
         </button>

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks'
 import type { Api } from './api'
 import { ErrorNote, Loading } from './errors'
 import { count, time } from './format'
+import { ImportForm } from './portability'
 import type { SessionJson, SessionListJson } from './types'
 
 /** The caller's sessions, newest first, a page at a time; or any id typed in (a new one starts a session). */
@@ -44,6 +45,7 @@ export function SessionList(props: { api: Api; selected: string | null; writes: 
         />
         <button type="submit">Open</button>
       </form>
+      <ImportForm api={api} onImported={onSelect} />
       <ErrorNote error={error} />
       {sessions === null && !error && <Loading what="sessions" />}
       {sessions?.length === 0 && <p class="empty">No sessions yet: open one by id and send a turn.</p>}
