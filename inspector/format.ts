@@ -19,3 +19,6 @@ export function eventText(event: EventJson): string {
 
 /** `/v1/sessions/<id><rest>`, the id escaped. */
 export const sessionPath = (id: string, rest = '') => `/v1/sessions/${encodeURIComponent(id)}${rest}`
+
+/** A session id as the API takes it (`[A-Za-z0-9._:-]{1,128}`). */
+export const isSessionId = (id: string) => /^[A-Za-z0-9._:-]{1,128}$/.test(id)

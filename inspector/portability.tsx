@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks'
 import type { Api } from './api'
 import { ErrorNote } from './errors'
-import { count, sessionPath } from './format'
+import { count, isSessionId, sessionPath } from './format'
+import { SessionIdInput } from './session-id-input'
 
 /** Saves a blob as a file, the way a link with `download` does. */
 function save(blob: Blob, name: string) {
@@ -59,7 +60,7 @@ export function ImportForm(props: { api: Api; onImported: (id: string) => void }
   const [error, setError] = useState<unknown>(null)
   async function submit(event: Event) {
     event.preventDefault()
-    if (!file || !/^[A-Za-z0-9._:-]{1,128}$/.test(target)) return
+    if (!file || !isSessionId(target)) return
     try {
       setError(null)
       const type = file.name.endsWith('.json') ? 'application/json' : 'application/x-ndjson'
@@ -86,13 +87,7 @@ export function ImportForm(props: { api: Api; onImported: (id: string) => void }
         onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)}
       />
       <label for="import-id">into session</label>
-      <input
-        id="import-id"
-        value={target}
-        pattern="[A-Za-z0-9._:\-]{1,128}"
-        title="1–128 letters, digits and . _ : -"
-        onInput={(e) => setTarget(e.currentTarget.value)}
-      />
+      <SessionIdInput id="import-id" value={target} onInput={setTarget} />
       <button type="submit" disabled={!file || target === ''}>
         Import
       </button>

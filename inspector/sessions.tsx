@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'preact/hooks'
 import type { Api } from './api'
 import { ErrorNote, Loading } from './errors'
-import { count, time } from './format'
+import { count, isSessionId, time } from './format'
 import { ImportForm } from './portability'
+import { SessionIdInput } from './session-id-input'
 import type { SessionJson, SessionListJson } from './types'
 
 /** The caller's sessions, newest first, a page at a time; or any id typed in (a new one starts a session). */
@@ -32,17 +33,11 @@ export function SessionList(props: { api: Api; selected: string | null; writes: 
       <form
         onSubmit={(event) => {
           event.preventDefault()
-          if (/^[A-Za-z0-9._:-]{1,128}$/.test(typed)) onSelect(typed)
+          if (isSessionId(typed)) onSelect(typed)
         }}
       >
         <label for="open-id">Open or start by id</label>
-        <input
-          id="open-id"
-          value={typed}
-          pattern="[A-Za-z0-9._:\-]{1,128}"
-          title="1–128 letters, digits and . _ : -"
-          onInput={(e) => setTyped(e.currentTarget.value)}
-        />
+        <SessionIdInput id="open-id" value={typed} onInput={setTyped} />
         <button type="submit">Open</button>
       </form>
       <ImportForm api={api} onImported={onSelect} />

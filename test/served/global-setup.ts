@@ -54,6 +54,10 @@ export default async function setup(project: TestProject) {
     OPENAI_BASE_URL: `${upstream.url}/v1`,
     CHAT_MODEL: 'echo',
     SUMMARY_MODEL: 'echo',
+    // One user stands for every client suite here (a thousand requests a minute, hundreds of
+    // turns): per-user limits are the limits project's to test.
+    RATE_LIMIT_REQUESTS: '0',
+    RATE_LIMIT_TURNS: '0',
   })
   project.provide('apiBase', new URL('/v1', worker.url).href)
   project.provide('apiKey', await sign({ sub: 'alice', exp: Math.floor(Date.now() / 1000) + 3600 }, SECRET, 'HS256'))
