@@ -12,19 +12,12 @@ export interface CapsuleClaims {
   eventId: string
 }
 
+import { toBase64url as base64url, fromBase64url } from '../contract/base64url'
 import { ServiceError } from '../contract/errors'
 import type { TurnSession } from '../turns/session'
 
 const PREFIX = 'dsc1'
 const encoder = new TextEncoder()
-
-const base64url = (bytes: Uint8Array) =>
-  btoa(String.fromCharCode(...bytes))
-    .replaceAll('+', '-')
-    .replaceAll('/', '_')
-    .replace(/=+$/, '')
-const fromBase64url = (text: string) =>
-  Uint8Array.from(atob(text.replaceAll('-', '+').replaceAll('_', '/')), (c) => c.charCodeAt(0))
 
 const hmacKey = (secret: string) =>
   crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify'])
@@ -58,8 +51,9 @@ export async function openCapsule(secret: string, token: string): Promise<Capsul
 
 /**
  * Where a request's capsule puts it: the seq of the event it names (0: the empty view). One that
- * is not this session's (made up, altered, another session's or user's: each session object
- * signs with its own secret) is a 400 naming `field`.
+ * is not this session's (made up, altered, another session's or user's: each session object —
+ * one per user and session — signs with a secret of its own, so a capsule of another user's
+ * session of the same name fails its signature) is a 400 naming `field`.
  */
 export async function capsulePoint(
   capsule: { token: string; field: string },

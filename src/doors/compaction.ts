@@ -12,6 +12,8 @@ export interface DoorCompaction {
   capsule: string
   /** The event it names: the pass's boundary, else the view's last event ('' for an empty view). */
   eventId: string
+  /** The view's last event after the pass: what the answer's response id names, so a later `previous_response_id` goes on from it. */
+  tipId: string
   /** The user messages of the view after the pass (not summaries), in order. */
   userMessages: MessageEvent[]
 }
@@ -41,12 +43,13 @@ export async function doorCompaction(input: DoorInput, deps: TurnDeps, userId: s
   const { view } = await session.readView()
   const users: number[] = []
   for (let p = 0; p < view.length; p++) if (view.role(p) === 'user' && !view.synthetic(p)) users.push(view.seq(p))
-  const eventId =
-    result.boundary?.id ?? (view.length > 0 ? (await session.readIds(Int32Array.of(view.seq(view.length - 1))))[0]! : '')
+  const tipId = view.length > 0 ? (await session.readIds(Int32Array.of(view.seq(view.length - 1))))[0]! : ''
+  const eventId = result.boundary?.id ?? tipId
   const secret = session.capsuleKey(true)!
   return {
     capsule: await sealCapsule(secret, { userId, sessionId: session.info().id, eventId }),
     eventId,
+    tipId,
     userMessages: await session.readEvents(Int32Array.from(users)),
   }
 }

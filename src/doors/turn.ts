@@ -56,8 +56,9 @@ async function sessionTurn(input: DoorInput, deps: TurnDeps): Promise<TurnResult
     }
     if (found) return storedResult(found.step)
   }
-  if (input.after !== undefined) return continuedTurn(input, input.after, deps)
+  // A capsule is checked whatever the request goes on from: a made-up one is never taken.
   const after = input.capsule ? await capsulePoint(input.capsule, deps.session) : undefined
+  if (input.after !== undefined) return continuedTurn(input, input.after, deps)
   const tail = steps?.clientTail(input.messages.length, shownOf(input), after) ?? { messages: [], empty: true }
   const reconciled = reconcile(
     input.messages,

@@ -5,16 +5,16 @@ import { UserLimits } from '../store/user-index/limits'
 import { SessionIndex, type SessionIndexCursor, type SessionIndexEntry } from '../store/user-index/session-index'
 import { sessionClient } from './session-client'
 
-/**
- * One user's index object: which sessions the user has, newest first (see {@link SessionIndex}),
- * and the user's limit counters (see {@link UserLimits}) — one object per user, so limits never
- * need a global counter.
- */
 /** The sweep's batch, its first run after an erasure (the request sweeps first), and its retry after a failure. */
 const SWEEP_BATCH = 50
 const SWEEP_AFTER_MS = 60_000
 const SWEEP_RETRY_MS = 30_000
 
+/**
+ * One user's index object: which sessions the user has, newest first (see {@link SessionIndex}),
+ * and the user's limit counters (see {@link UserLimits}) — one object per user, so limits never
+ * need a global counter.
+ */
 export class UserIndex extends DurableObject<Env> {
   private readonly sessions: SessionIndex
   private readonly limits: UserLimits
@@ -25,9 +25,11 @@ export class UserIndex extends DurableObject<Env> {
     this.limits = new UserLimits(ctx.storage.sql)
   }
 
-  /** Lists a session, or updates its entry (idempotent). */
-  add(entry: SessionIndexEntry): void {
+  /** Lists a session, or updates its entry (idempotent); one an erasure covers (it was listed late) is swept at once. */
+  async add(entry: SessionIndexEntry): Promise<void> {
     this.sessions.add(entry)
+    const erasure = this.sessions.erasure()
+    if (erasure && entry.createdAt < erasure.before) await this.ctx.storage.setAlarm(Date.now())
   }
 
   /** Removes a session's entry, only if it is the same incarnation (same creation time). */
@@ -51,8 +53,8 @@ export class UserIndex extends DurableObject<Env> {
   }
 
   /** Sessions an erasure has left to sweep, oldest first. */
-  erased(limit: number): SessionIndexEntry[] {
-    return this.sessions.erased(limit)
+  erased(limit: number, after = ''): SessionIndexEntry[] {
+    return this.sessions.erased(limit, after)
   }
 
   /** Drops swept sessions from the index (their objects erased). */

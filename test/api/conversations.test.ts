@@ -105,8 +105,9 @@ describe('the Conversations API', () => {
     expect(deleted.status, deleted.text).toBe(200)
     expect(deleted.body).toMatchObject({ id, object: 'conversation' })
     expect(texts((await call('GET', `/v1/conversations/${id}/items`)).body.data)).toEqual(['user:keep'])
-    // Nothing is lost: the log still holds it, behind a REWIND.
+    // Nothing is lost: the log still holds it, behind a REWIND; but it starts no page of the lineage.
     expect((await wholeLog(id)).map((event) => event.type)).toEqual(['MESSAGE', 'MESSAGE', 'REWIND'])
+    expectOpenAIError(await call('GET', `/v1/conversations/${id}/items?after=${newest.id}`), 400, 'invalid_request')
   })
 
   it('updates metadata, deletes; an unknown conversation is a 404, a reference item a 400, in OpenAI’s shape', async () => {
@@ -120,5 +121,7 @@ describe('the Conversations API', () => {
     expectOpenAIError(reference, 400, 'unsupported')
     expect(reference.body.error.param).toBe('items[0].type')
     expectOpenAIError(await call('GET', '/v1/conversations/conv_nope/items?order=sideways'), 400, 'invalid_request')
+    const capsule = await call('POST', '/v1/conversations', { body: { items: [{ type: 'compaction', encrypted_content: 'x' }] } })
+    expectOpenAIError(capsule, 400, 'unsupported')
   })
 })

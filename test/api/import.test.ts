@@ -97,6 +97,21 @@ describe('POST /v1/sessions/:id/import', () => {
     expectError(await call('GET', `/v1/sessions/${target}`), 404, 'not_found')
   })
 
+  it('refuses a boundary naming an event that is not a message (a 400 naming the line, not a failure)', async () => {
+    const source = await everyKind('import')
+    const file = lines(await exported(source))
+    const events = file.map((line) => JSON.parse(line))
+    const pins = events.find((event) => event.type === 'PINS')
+    const compaction = events.find((event) => event.type === 'COMPACTION')
+    const bad = JSON.stringify({ ...compaction, id: 'odd-pass', boundary: { ...compaction.boundary, pinned: [pins.id] } })
+    const refused = await imported(newSessionId('imported'), [...file, bad].join('\n'))
+    expectError(refused, 400, 'invalid_request')
+    expect(refused.body.error.message).toBe(`line ${file.length + 1}: names "${pins.id}" as a MESSAGE, which it is not`)
+    const json = await imported(newSessionId('imported'), '{"format": "openai", ', 'application/json')
+    expectError(json, 400, 'invalid_request')
+    expect(json.body.error.message).toBe('body: not valid JSON')
+  })
+
   it('takes application/x-ndjson only', async () => {
     expectError(await imported(newSessionId('imported'), '{}', 'text/plain'), 415, 'unsupported_media_type')
   })

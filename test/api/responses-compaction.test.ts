@@ -133,6 +133,28 @@ describe('compaction for Responses clients', () => {
     expect((await call('GET', `/v1/sessions/${mine}`)).body.version).toBe(version)
   })
 
+  it('a capsule is checked also beside previous_response_id, and needs a session; a compaction’s response id is one to go on from', async () => {
+    const tag = newTag()
+    const id = await newSession(tag)
+    const first = await respond(id, { model: 'echo', input: [user('One')] })
+    const compacted = await respond(id, { model: 'echo', input: [user('One'), assistant('Echo: One'), TRIGGER] })
+    const [capsule] = compacted.body.output
+    const forged = { ...capsule, encrypted_content: 'dsc1.made.up' }
+    const chained = await call('POST', '/v1/responses', {
+      body: { model: 'echo', previous_response_id: first.body.id, input: [forged, user('Two')] },
+    })
+    expect(chained.status, chained.text).toBe(400)
+    expect(chained.body.error.param).toBe('input[0].encrypted_content')
+    const unstored = await call('POST', '/v1/responses', { body: { model: 'echo', store: false, input: [capsule, user('x')] } })
+    expect(unstored.status, unstored.text).toBe(400)
+    const next = await call('POST', '/v1/responses', {
+      body: { model: 'echo', previous_response_id: compacted.body.id, input: [user('Two')] },
+    })
+    expect(next.status, next.text).toBe(200)
+    expect(next.body.output[0].content[0].text).toBe('Echo: Two')
+    expect(next.headers.get('X-Rewound')).toBeNull()
+  })
+
   it('POST /v1/responses/compact answers the view’s user messages and one compaction item, even when nothing is covered', async () => {
     const tag = newTag()
     const id = await newSession(tag)

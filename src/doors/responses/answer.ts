@@ -1,3 +1,4 @@
+import { fromBase64url, toBase64url } from '../../contract/base64url'
 import type { Usage } from '../../contract/turn-result'
 import type { ToolCall } from '../../core'
 import { answeringModel, type DoorAnswer, requestedCalls } from '..'
@@ -43,13 +44,8 @@ export function responseTarget(id: string): { sessionId: string; replyId: string
   }
 }
 
-const base64url = (text: string) =>
-  btoa(String.fromCharCode(...new TextEncoder().encode(text)))
-    .replaceAll('+', '-')
-    .replaceAll('/', '_')
-    .replace(/=+$/, '')
-const fromBase64url = (text: string) =>
-  Uint8Array.from(atob(text.replaceAll('-', '+').replaceAll('_', '/')), (c) => c.charCodeAt(0))
+const base64url = (text: string) => toBase64url(new TextEncoder().encode(text))
+
 /** Usage in the Responses API's names (`input_tokens` counts the cached ones too). */
 export const responseUsage = (usage: Usage | null) =>
   usage && {

@@ -14,6 +14,10 @@ const compactionItem = (done: DoorCompaction) => ({
   encrypted_content: done.capsule,
 })
 
+/** A compaction's response id: it names the view's last event, which a later `previous_response_id` goes on from. */
+const compactionResponseId = (done: DoorCompaction, conversation: string | null) =>
+  responseId(done.tipId || 'start', conversation)
+
 /** Compaction reports no model usage of the client's request (the summary's is the service's). */
 const NO_USAGE = {
   input_tokens: 0,
@@ -26,7 +30,7 @@ const NO_USAGE = {
 /** The response to a request ending with a `compaction_trigger`: output, the one compaction item. */
 export function compactionResponse(done: DoorCompaction, context: ResponseContext) {
   return {
-    id: responseId(`cmp_${done.eventId || 'start'}`, context.conversation),
+    id: compactionResponseId(done, context.conversation),
     object: 'response' as const,
     created_at: Math.floor(Date.now() / 1000),
     status: 'completed' as const,
@@ -61,7 +65,7 @@ export function compactionEvents(done: DoorCompaction, context: ResponseContext)
 
 /** `POST /v1/responses/compact`'s answer: the view's user messages as items, then the compaction item. */
 export const compactedWindow = (done: DoorCompaction, conversation: string) => ({
-  id: responseId(`cmp_${done.eventId || 'start'}`, conversation),
+  id: compactionResponseId(done, conversation),
   object: 'response.compaction' as const,
   created_at: Math.floor(Date.now() / 1000),
   output: [...done.userMessages.flatMap(itemsOf), compactionItem(done)],

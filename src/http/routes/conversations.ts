@@ -76,9 +76,12 @@ const conversation = (session: SessionJson) => ({
 
 /** A conversation's items as messages to store (system and developer messages in place); references are refused. */
 function itemMessages(items: readonly Item[]) {
-  const reference = items.findIndex((item) => item.type === 'item_reference')
-  if (reference >= 0)
-    throw new ServiceError('unsupported', `items[${reference}].type: an item_reference cannot be stored in a conversation`)
+  const refused = items.findIndex((item) => ['item_reference', 'compaction', 'compaction_trigger'].includes(item.type ?? ''))
+  if (refused >= 0)
+    throw new ServiceError(
+      'unsupported',
+      `items[${refused}].type: a ${items[refused]!.type} item cannot be stored in a conversation`,
+    )
   return messagesOf(items, { field: 'items', systemMessages: 'inline' })
 }
 

@@ -123,7 +123,12 @@ export const portabilityRoutes = routes()
         'unsupported_media_type',
         'an import is a jsonl export (application/x-ndjson) or a JSON history (application/json)',
       )
-    const value: unknown = await c.req.json()
+    let value: unknown
+    try {
+      value = JSON.parse(await c.req.text())
+    } catch {
+      throw new ServiceError('invalid_request', 'body: not valid JSON')
+    }
     const parsed = JsonImportSchema.safeParse(value)
     if (!parsed.success)
       throw new ServiceError(issuesCode(parsed.error.issues), describeIssues(parsed.error.issues, 'json', value))
@@ -144,10 +149,18 @@ export const portabilityRoutes = routes()
     await index.eraseAll(userId, new Date().toISOString())
     // Swept here, so that none can be read from this answer on; the index's alarm finishes what this does not.
     let erased = 0
-    for (let batch = await index.erased(SESSIONS_PAGE); batch.length > 0; batch = await index.erased(SESSIONS_PAGE)) {
-      await Promise.all(batch.map(async (entry) => unwrap(await sessionOf(c, entry.id).erase(entry.createdAt))))
-      await index.forget(batch)
-      erased += batch.length
+    for (
+      let after = '', batch = await index.erased(SESSIONS_PAGE);
+      batch.length > 0;
+      batch = await index.erased(SESSIONS_PAGE, after)
+    ) {
+      const done = await Promise.allSettled(
+        batch.map(async (entry) => unwrap(await sessionOf(c, entry.id).erase(entry.createdAt))),
+      )
+      const swept = batch.filter((_, i) => done[i]!.status === 'fulfilled')
+      await index.forget(swept)
+      erased += swept.length
+      after = batch.at(-1)!.createdAt // one that failed is the alarm's to sweep again
     }
     return c.json({ erased }, 202)
   })

@@ -85,6 +85,11 @@ async function doorRequest(c: Context, request: ResponsesRequest, headers: z.out
   if (omitted.length > 0) c.header('X-Tools-Omitted', omitted.join(', '))
   input.onDiverge = headers['x-on-diverge'] ?? onDivergeOf(c.env.ON_DIVERGE)
   if (headers['x-regenerate'] === 'true') input.regenerate = true
+  if (place.sessionId === null && input.capsule)
+    throw new ServiceError(
+      'invalid_request',
+      `${input.capsule.field}: a compaction item goes back to the session it was made in: name it`,
+    )
   if (place.sessionId === null) input.passthrough = true
   else c.header('X-Session-Id', place.sessionId)
   if (place.mustExist) input.mustExist = true

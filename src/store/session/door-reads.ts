@@ -1,6 +1,6 @@
 import { sessionNotFound } from '../../contract/errors'
 import type { StoredStep } from '../../contract/turn-result'
-import type { MessageEvent } from '../../core'
+import { lineageRuns, type MessageEvent, onLineage } from '../../core'
 import { lineagePage } from './lineage-page'
 import type { SessionParts } from './open-session'
 import type { SessionRecord } from './session-row'
@@ -26,9 +26,12 @@ export class DoorReads {
    * `fromId` (included); null when that event is not on the lineage, 404 when there is no session.
    */
   async lineageMessages(query: { order: 'asc' | 'desc'; fromId?: string; limit: number }) {
-    if (!(await this.find())) throw sessionNotFound()
+    const record = await this.find()
+    if (!record) throw sessionNotFound()
     const { log } = this.parts
     const fromSeq = query.fromId === undefined ? undefined : log.placeOf(query.fromId)?.seq
+    // An event a rewind took off the lineage starts no page of it (its branch's lineage is another).
+    if (fromSeq !== undefined && !onLineage(lineageRuns(record.version, (seq) => log.rewindAtOrBefore(seq)))(fromSeq)) return null
     const page = lineagePage(log, { order: query.order, limit: query.limit, ...(fromSeq ? { fromSeq } : {}) })
     return query.fromId !== undefined && page.events[0]?.id !== query.fromId ? null : page
   }

@@ -51,8 +51,9 @@ export function importEvents(
       throw refused(line, `"${event.id}" is in the log already, after events that are not: import in file order`)
   }
   // A session not yet stored has no tables to look in.
-  const inLog = (ids: string[]) => (existing ? new Set(log.byIds(ids).keys()) : new Set<string>())
-  checkNames(fresh, new Set(fresh.map(({ event }) => event.id)), inLog)
+  const typesInLog = (ids: string[]) =>
+    new Map<string, string>(existing ? [...log.byIds(ids).values()].map((event) => [event.id, event.type]) : [])
+  checkNames(fresh, typesInLog)
   const skipped = events.length - fresh.length
   if (fresh.length === 0 && existing) return { imported: 0, skipped, version: existing.version, created: false }
 
@@ -61,10 +62,11 @@ export function importEvents(
     let record = existing ?? newRecord(address, creates)
     if (fresh.length === 0) writer.commit(record, [])
     for (const run of runsAtBoundaries(fresh)) {
-      writer.commit(
-        record,
-        run.map(({ event }) => newEventOf(event, estimator)),
-        runOptions(parts, record, run),
+      const events = run.map(({ event }) => newEventOf(event, estimator))
+      inLine(
+        run[0]!.line,
+        () => writer.commit(record, events, runOptions(parts, record, run)),
+        'what it names does not make a view here',
       )
       record = row.stored()!
     }
@@ -89,12 +91,13 @@ function runOptions(parts: SessionParts, record: SessionRecord, run: ImportLines
 
 const refused = (line: number, message: string) => new ServiceError('invalid_request', `line ${line}: ${message}`)
 
-/** A check's 400 named by the line it is about. */
-function inLine<T>(line: number, work: () => T): T {
+/** A check's 400 named by the line it is about; any other failure too, when `otherwise` says what it means. */
+function inLine<T>(line: number, work: () => T, otherwise?: string): T {
   try {
     return work()
   } catch (error) {
     if (error instanceof ServiceError && error.code === 'invalid_request') throw refused(line, error.message)
+    if (otherwise && !(error instanceof ServiceError)) throw refused(line, `${otherwise} (${(error as Error).message})`)
     throw error
   }
 }
@@ -114,30 +117,43 @@ function canonical(value: unknown): string {
   )
 }
 
-/** The ids an event names: a boundary's view, a REWIND's point, a PINS event's messages, an undo's pass. */
-function namesOf(event: ImportEvent): string[] {
+/** The ids an event names, with the kind of event each must be: a boundary's view, a REWIND's point and a PINS event's ids are messages, an undo's pass a COMPACTION. */
+function namesOf(event: ImportEvent): [string, 'MESSAGE' | 'COMPACTION'][] {
+  const messages = (ids: string[]) => ids.map((id): [string, 'MESSAGE'] => [id, 'MESSAGE'])
   switch (event.type) {
     case 'MESSAGE':
       return []
     case 'PINS':
-      return [...event.pins.pin, ...event.pins.unpin]
+      return messages([...event.pins.pin, ...event.pins.unpin])
     default: {
       const { pinned, summary, preserved, held = [], undoes } = event.boundary
       const to = event.type === 'REWIND' && event.rewind.to !== null ? [event.rewind.to] : []
-      return [...pinned, ...summary, ...preserved, ...held, ...(undoes ? [undoes] : []), ...to]
+      const pass: [string, 'COMPACTION'][] = undoes ? [[undoes, 'COMPACTION']] : []
+      return [...messages([...pinned, ...summary, ...preserved, ...held, ...to]), ...pass]
     }
   }
 }
 
-/** Every id the import's events name is in the import or in the log (`inLog`), else a 400 naming the line. */
-function checkNames(fresh: ImportLines['events'], imported: ReadonlySet<string>, inLog: (ids: string[]) => Set<string>): void {
-  const wanted = new Map<string, number>()
+/**
+ * Every id the import's events name is an event of the kind it must be, in the import or in the
+ * log (`typesInLog`: the types of those of these ids it holds), else a 400 naming the line.
+ */
+function checkNames(fresh: ImportLines['events'], typesInLog: (ids: string[]) => Map<string, string>): void {
+  const imported = new Map<string, string>(fresh.map(({ event }) => [event.id, event.type]))
+  const wanted = new Map<string, { line: number; kind: string }>()
   for (const { line, event } of fresh)
-    for (const id of namesOf(event)) if (!imported.has(id) && !wanted.has(id)) wanted.set(id, line)
+    for (const [id, kind] of namesOf(event)) {
+      const type = imported.get(id)
+      if (type !== undefined && type !== kind) throw refused(line, `names "${id}" as a ${kind}, which it is not`)
+      if (type === undefined && !wanted.has(id)) wanted.set(id, { line, kind })
+    }
   if (wanted.size === 0) return
-  const found = inLog([...wanted.keys()])
-  for (const [id, line] of wanted)
-    if (!found.has(id)) throw refused(line, `names "${id}", which is neither in the log nor in this import`)
+  const found = typesInLog([...wanted.keys()])
+  for (const [id, { line, kind }] of wanted) {
+    const type = found.get(id)
+    if (type === undefined) throw refused(line, `names "${id}", which is neither in the log nor in this import`)
+    if (type !== kind) throw refused(line, `names "${id}" as a ${kind}, which it is not`)
+  }
 }
 
 /** The events in runs, each starting at a boundary (the first may not). */

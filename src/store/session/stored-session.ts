@@ -77,10 +77,7 @@ export class StoredSession {
   private readonly log: SessionLog
   private readonly indexes: LogIndexes
 
-  /**
-   * @param idleTtlDefault - the deployment's idle expiry for a session created without one
-   *   (SESSION_IDLE_TTL_SECONDS; 0: none), read when a session is created.
-   */
+  /** @param idleTtlDefault - SESSION_IDLE_TTL_SECONDS (0: none), read when a session is created without its own. */
   constructor(
     storage: DurableObjectStorage,
     directory: SessionDirectory,
@@ -124,7 +121,9 @@ export class StoredSession {
 
   /** The session for one request that may create it: its first write does (with `created`), when it does not exist. */
   async open(address: SessionAddress, created?: NewSessionInput): Promise<OpenSession> {
-    return new OpenSession(this.parts, address, await this.find(), this.creating(created ?? {}))
+    const found = await this.find()
+    // The deployment's defaults are read only for a session this request may create.
+    return new OpenSession(this.parts, address, found, found ? (created ?? {}) : this.creating(created ?? {}))
   }
 
   /** The session for one request that needs it to exist, or 404. */
@@ -220,10 +219,7 @@ export class StoredSession {
     return events.map((event) => withPinned(event, pinned))
   }
 
-  /**
-   * `POST /rewind`: one REWIND naming the view as of the point (see {@link planRewind}), or
-   * nothing when the view would not change (`expectedVersion` then unchecked).
-   */
+  /** `POST /rewind`: one REWIND naming the view as of the point (see {@link planRewind}); nothing when it would not change. */
   async rewind(input: RewindInput): Promise<RewindJson> {
     const record = await this.existing()
     const point = { to: input.to, position: input.position ?? 'at' }
@@ -242,10 +238,7 @@ export class StoredSession {
     }
   }
 
-  /**
-   * `POST /compactions/:id/undo`: one COMPACTION naming the view without the pass (see
-   * {@link planUndo}), `undoes` naming it.
-   */
+  /** `POST /compactions/:id/undo`: one COMPACTION naming the view without the pass (see {@link planUndo}). */
   async undo(passId: string, input: UndoInput): Promise<UndoJson> {
     const record = await this.existing()
     const plan = planUndo(this.parts, record, passId)

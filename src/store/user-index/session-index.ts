@@ -44,14 +44,13 @@ export class SessionIndex {
     return row ? { userId: row.user_id, before: row.before } : null
   }
 
-  /** Sessions an erasure has left to wipe, oldest first: at most `limit`. */
-  erased(limit: number): SessionIndexEntry[] {
+  /** Sessions an erasure has left to wipe, oldest first, created after `after`: at most `limit`. */
+  erased(limit: number, after = ''): SessionIndexEntry[] {
     const before = this.erasure()?.before
     if (!before) return []
     return this.sql
-      .all<Row>`SELECT id, created_at, expires_at FROM sessions WHERE created_at < ${before} ORDER BY created_at LIMIT ${limit}`.map(
-      (r) => ({ id: r.id, createdAt: r.created_at, expiresAt: r.expires_at }),
-    )
+      .all<Row>`SELECT id, created_at, expires_at FROM sessions WHERE created_at < ${before} AND created_at > ${after}
+        ORDER BY created_at LIMIT ${limit}`.map((r) => ({ id: r.id, createdAt: r.created_at, expiresAt: r.expires_at }))
   }
 
   /** Lists a session, or updates its entry (idempotent). */
