@@ -1,6 +1,6 @@
 import { ServiceError, sessionNotFound } from '../contract/errors'
-import { storedResult, type TurnResult } from '../contract/turn-result'
-import { asksTurn, branchPoint, type ClientMessage, type NewMessageEvent, reconcile } from '../core'
+import { type StoredStep, storedResult, type TurnResult } from '../contract/turn-result'
+import { asksTurn, branchPoint, type ClientMessage, messageKey, type NewMessageEvent, reconcile } from '../core'
 import { openContinuation, turnEvent } from '../turns/open-step'
 import { regenerate, runStep } from '../turns/run-turn'
 import type { TurnDeps } from '../turns/session'
@@ -106,6 +106,8 @@ async function continuedTurn(
   deps: TurnDeps,
 ): Promise<TurnResult | null> {
   if (!(await deps.session.promptState())) throw previousNotFound(after.responseId)
+  const retried = await answeredAfter(input, after.replyId, deps)
+  if (retried && !input.regenerate && !input.storeOnly) return storedResult(retried)
   let rewound: { abandoned: number } | null
   try {
     rewound = deps.session.rewindFirst({ to: after.replyId, position: 'at' }, 'divergence', 'previous_response_id')
@@ -120,6 +122,26 @@ async function continuedTurn(
     input.messages.some((message) => message.role === 'assistant'),
     deps,
   )
+}
+
+/**
+ * The stored answer of a request that went on from this reply with these very messages: what the
+ * lineage holds right after the reply, when that is the request's messages and a reply to them (a
+ * client retrying after a lost answer, with the same `previous_response_id`). Null otherwise.
+ */
+async function answeredAfter(input: DoorInput, replyId: string, deps: TurnDeps): Promise<StoredStep | null> {
+  const replySeq = deps.session.seqOf(replyId)
+  const steps = await deps.session.stepLog()
+  if (replySeq === null || !steps || input.messages.length === 0) return null
+  // One message more than the request holds is asked for: there must be none before its messages.
+  const { messages: tail } = steps.clientTail(input.messages.length + 1, shownOf(input), replySeq)
+  const asked = tail.slice(0, input.messages.length)
+  const answer = tail.slice(input.messages.length)
+  const same =
+    asked.length === input.messages.length &&
+    asked.every((shown, i) => messageKey(shown.message) === messageKey(input.messages[i]!))
+  if (!same || answer.length === 0 || answer.some((shown) => shown.message.role !== 'assistant')) return null
+  return steps.storedReply(answer.at(-1)!.seq)
 }
 
 const previousNotFound = (responseId: string) =>

@@ -182,6 +182,25 @@ describe('POST /v1/responses', () => {
     expect(view.body.events.map((e: any) => e.message.content)).toEqual(['One', 'Echo: One', 'Other two', 'Echo: Other two'])
   })
 
+  it('the same request again with the same previous_response_id (a retry after a lost answer) answers the stored response', async () => {
+    const id = newSessionId()
+    const tag = newTag()
+    const first = await respond(id, { model: `echo#${tag}`, input: 'One' })
+    const request = { model: `echo#${tag}`, previous_response_id: first.body.id, input: 'Two' }
+    const second = await respond(null, request)
+    const again = await respond(null, request)
+    expect(again.status, again.text).toBe(200)
+    expect(again.body.id).toBe(second.body.id)
+    expect(again.body.output).toEqual(second.body.output)
+    expect(again.headers.get('X-Rewound')).toBeNull()
+    expect((await upstreamRequests(tag)).length).toBe(2)
+    expect(shown(await wholeLog(id))).toEqual(['user:One', 'assistant:Echo: One', 'user:Two', 'assistant:Echo: Two'])
+    // With other input it is a branch, as before; asked to regenerate, a new reply.
+    const regenerated = await respond(null, request, { 'X-Regenerate': 'true' })
+    expect(regenerated.body.id).not.toBe(second.body.id)
+    expect(regenerated.headers.get('X-Rewound')).toBe('2')
+  })
+
   it('an unknown previous_response_id is previous_response_not_found, naming it; with conversation a 400', async () => {
     const made = await respond(null, { model: 'echo', previous_response_id: 'resp_nothing', input: 'x' })
     expectOpenAIError(made, 400, 'previous_response_not_found')

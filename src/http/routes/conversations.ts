@@ -145,12 +145,14 @@ export const conversationsRoutes = routes()
   .openapi(deleteItem, async (c) => {
     const { id, itemId } = c.req.valid('param')
     const session = sessionOf(c, id)
-    const newest = unwrap(await session.readLineage({ order: 'desc', limit: 1 }))?.events[0]
-    if (!newest || itemsOf(newest).at(-1)?.id !== itemId)
+    const page = unwrap(await session.readLineage({ order: 'desc', limit: 1 }))
+    const newest = page?.events[0]
+    if (!page || !newest || itemsOf(newest).at(-1)?.id !== itemId)
       throw new ServiceError(
         'unsupported',
         `itemId: only the conversation's newest item can be deleted (a rewind to before it); "${itemId}" is not`,
       )
-    unwrap(await session.rewind({ to: newest.id, position: 'before' }))
+    // As of the version read: a write landing in between is a 409, not taken back with it.
+    unwrap(await session.rewind({ to: newest.id, position: 'before', expectedVersion: page.version }))
     return c.json(conversation(unwrap(await session.get())), 200)
   })

@@ -23,7 +23,8 @@ export class DoorReads {
 
   /**
    * A page of the lineage's shown messages (see {@link lineagePage}), starting at the event
-   * `fromId` (included); null when that event is not on the lineage, 404 when there is no session.
+   * `fromId` (included), with the session's version as read; null when that event is not on the
+   * lineage, 404 when there is no session.
    */
   async lineageMessages(query: { order: 'asc' | 'desc'; fromId?: string; limit: number }) {
     const record = await this.find()
@@ -33,7 +34,7 @@ export class DoorReads {
     // An event a rewind took off the lineage starts no page of it (its branch's lineage is another).
     if (fromSeq !== undefined && !onLineage(lineageRuns(record.version, (seq) => log.rewindAtOrBefore(seq)))(fromSeq)) return null
     const page = lineagePage(log, { order: query.order, limit: query.limit, ...(fromSeq ? { fromSeq } : {}) })
-    return query.fromId !== undefined && page.events[0]?.id !== query.fromId ? null : page
+    return query.fromId !== undefined && page.events[0]?.id !== query.fromId ? null : { ...page, version: record.version }
   }
 
   /** The turn step whose reply is this event (an assistant message of a step), or null. */
