@@ -112,6 +112,16 @@ describe('POST /v1/sessions/:id/import', () => {
     expect(json.body.error.message).toBe('body: not valid JSON')
   })
 
+  it('refuses a line holding a lone surrogate, naming it, as a JSON body is refused', async () => {
+    const line =
+      '{"id":"x1","type":"MESSAGE","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"bad \\ud800 text"}}'
+    const target = newSessionId('imported')
+    const refused = await imported(target, `\n\n${line}`)
+    expectError(refused, 400, 'invalid_request')
+    expect(refused.body.error.message).toMatch(/^line 3: message\.content: /)
+    expectError(await call('GET', `/v1/sessions/${target}`), 404, 'not_found')
+  })
+
   it('takes application/x-ndjson only', async () => {
     expectError(await imported(newSessionId('imported'), '{}', 'text/plain'), 415, 'unsupported_media_type')
   })

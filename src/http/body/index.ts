@@ -3,7 +3,7 @@ import { bodyLimit } from 'hono/body-limit'
 import { ServiceError } from '../../contract/errors'
 import { formatProblem } from '../../core'
 import { decodedBody } from './encodings'
-import { hasLoneSurrogateEscape, loneSurrogate } from './surrogates'
+import { hasLoneSurrogateEscape, loneSurrogate, loneSurrogateLine } from './surrogates'
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
 
@@ -42,7 +42,7 @@ export function jsonBody(options: { maxBytes: number }): MiddlewareHandler {
       if (isJson(type) || isJsonLines(type)) {
         const raw = new Uint8Array(await c.req.arrayBuffer())
         const decoded = await decodedBody(raw, c.req.header('Content-Encoding'), options.maxBytes)
-        const text = isJson(type) ? jsonText(decoded) : utf8Text(decoded)
+        const text = isJson(type) ? jsonText(decoded) : jsonLinesText(decoded)
         // Hono caches body reads as promises: its validators then parse this text.
         Object.assign(c.req.bodyCache, { text: Promise.resolve(text) })
       }
@@ -59,6 +59,14 @@ function utf8Text(bytes: Uint8Array): string {
     if (error instanceof TypeError) throw new ServiceError('invalid_request', 'body: not valid UTF-8')
     throw error
   }
+}
+
+/** Newline-delimited JSON's text: UTF-8, with no lone surrogate escaped in any line (the 400 names the line). */
+function jsonLinesText(bytes: Uint8Array): string {
+  const text = utf8Text(bytes)
+  const found = loneSurrogateLine(text)
+  if (found) throw new ServiceError('invalid_request', `line ${found.line}: ${formatProblem('', found.problem)}`)
+  return text
 }
 
 /** A JSON body's text: UTF-8, with no lone surrogate escaped in it; `{}` when empty. */

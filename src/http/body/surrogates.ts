@@ -43,3 +43,23 @@ const problemText = (text: string) => {
   const unit = LONE.exec(text)![0].charCodeAt(0).toString(16)
   return `holds a lone UTF-16 surrogate (\\u${unit}): text must be valid Unicode`
 }
+
+/**
+ * Where newline-delimited JSON holds a lone surrogate: its first line that does (counted from 1)
+ * with the problem, or null. Lines that are not JSON are left to the reader that parses them.
+ */
+export function loneSurrogateLine(text: string): { line: number; problem: Problem } | null {
+  if (!hasLoneSurrogateEscape(text)) return null
+  for (const [index, raw] of text.split('\n').entries()) {
+    if (!hasLoneSurrogateEscape(raw)) continue
+    let value: unknown
+    try {
+      value = JSON.parse(raw)
+    } catch {
+      continue
+    }
+    const problem = loneSurrogate(value)
+    if (problem) return { line: index + 1, problem }
+  }
+  return null
+}
