@@ -11,6 +11,19 @@ import { unsupportedIssue } from './issues'
 /** A content part of a message item: text ones are read; others are refused by name. */
 const Part = z.looseObject({ type: z.string(), text: z.string().optional() })
 
+/** Content parts the door reads: text ones, each with its text; others are refused by name. */
+function textParts(parts: unknown[], field: string, ctx: z.RefinementCtx) {
+  parts.forEach((value, k) => {
+    const part = value as z.output<typeof Part> | null
+    if (part?.type === 'input_text' || part?.type === 'output_text' || part?.type === 'text') {
+      if (typeof part.text !== 'string') ctx.addIssue({ code: 'custom', path: [field, k, 'text'], message: 'is required' })
+    } else
+      ctx.addIssue(
+        unsupportedIssue([field, k, 'type'], `"${part?.type}" parts cannot be stored (input_text and output_text only)`),
+      )
+  })
+}
+
 export const InputItemSchema = z.looseObject({ type: z.string().optional() }).superRefine((item, ctx) => {
   const issue = (path: (string | number)[], text: string) => ctx.addIssue({ code: 'custom', path, message: text })
   const field = (name: string) => (item as Record<string, unknown>)[name]
@@ -23,15 +36,7 @@ export const InputItemSchema = z.looseObject({ type: z.string().optional() }).su
       const content = field('content')
       if (typeof content === 'string') return
       if (!Array.isArray(content)) return issue(['content'], 'must be a string or content parts')
-      content.forEach((part: z.output<typeof Part>, k) => {
-        if (part?.type === 'input_text' || part?.type === 'output_text' || part?.type === 'text') {
-          if (typeof part.text !== 'string') issue(['content', k, 'text'], 'is required')
-        } else
-          ctx.addIssue(
-            unsupportedIssue(['content', k, 'type'], `"${part?.type}" parts cannot be stored (input_text and output_text only)`),
-          )
-      })
-      return
+      return textParts(content, 'content', ctx)
     }
     case 'function_call':
       for (const name of ['call_id', 'name', 'arguments'])
@@ -40,8 +45,9 @@ export const InputItemSchema = z.looseObject({ type: z.string().optional() }).su
     case 'function_call_output': {
       if (typeof field('call_id') !== 'string' || field('call_id') === '') issue(['call_id'], 'is required')
       const output = field('output')
-      if (typeof output !== 'string' && !Array.isArray(output)) issue(['output'], 'must be a string or content parts')
-      return
+      if (typeof output === 'string') return
+      if (!Array.isArray(output)) return issue(['output'], 'must be a string or content parts')
+      return textParts(output, 'output', ctx)
     }
     case 'reasoning':
       return
