@@ -4,6 +4,8 @@
  *
  *   http → object → doors → turns → compaction → models → store → contract → core
  *
+ * webhooks (the signed sender) sits beside models: an outbound adapter the objects use.
+ *
  * json-stream, log and rate-limits are utilities any layer above the core may use.
  */
 const layer = (name) => `^src/${name}/`
@@ -16,8 +18,9 @@ const LAYERS = [
   ['turns', ['http', 'object', 'doors']],
   ['compaction', ['http', 'object', 'doors', 'turns']],
   ['models', ['http', 'object', 'doors', 'turns', 'compaction']],
-  ['store', ['http', 'object', 'doors', 'turns', 'compaction', 'models']],
-  ['contract', ['http', 'object', 'doors', 'turns', 'compaction', 'models', 'store', 'rate-limits']],
+  ['webhooks', ['http', 'object', 'doors', 'turns', 'compaction', 'models']],
+  ['store', ['http', 'object', 'doors', 'turns', 'compaction', 'models', 'webhooks']],
+  ['contract', ['http', 'object', 'doors', 'turns', 'compaction', 'models', 'store', 'rate-limits', 'webhooks']],
 ]
 
 module.exports = {

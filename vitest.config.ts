@@ -47,6 +47,8 @@ const withUpstream = (bindings: Record<string, string> = {}) =>
         RATE_LIMIT_REQUESTS: '0',
         RATE_LIMIT_TURNS: '0',
         MAX_QUEUED_TURNS: '0',
+        // A receiver that does not answer is given up on after 1 s (15 s deployed).
+        WEBHOOK_TIMEOUT_MS: '1000',
         ...bindings,
       },
     },

@@ -24,6 +24,20 @@ export interface Api {
   upload<T>(path: string, text: string, type: string): Promise<T>
   /** A streamed turn: text deltas and tool calls as they come, then the whole result. */
   turn(sessionId: string, body: Record<string, unknown>, on: TurnHandlers): Promise<TurnResponseJson>
+  /**
+   * Follows a session live (`/stream`) after the seq `after`, reconnecting with `Last-Event-ID`
+   * when the stream ends, until `signal` aborts.
+   */
+  follow(sessionId: string, after: number, on: LiveHandlers, signal: AbortSignal): Promise<void>
+}
+
+export interface LiveHandlers {
+  /** The subscription is on (again): what is written from now on comes. */
+  open(): void
+  /** An event written to the session (its seq). */
+  event(seq: number): void
+  /** A piece of a reply in progress. */
+  delta(turnId: string, text: string): void
 }
 
 export interface TurnHandlers {
@@ -76,6 +90,34 @@ export function createApi(token: string, onUnauthorized: (error: ApiError) => vo
     async turn(sessionId, body, on) {
       const response = await send('POST', `/v1/sessions/${encodeURIComponent(sessionId)}/turns`, { ...body, stream: true })
       return readTurnStream(response, on)
+    },
+    async follow(sessionId, after, on, signal) {
+      let last = after
+      while (!signal.aborted) {
+        try {
+          const response = await fetch(`/v1/sessions/${encodeURIComponent(sessionId)}/stream`, {
+            headers: { Authorization: `Bearer ${token}`, ...(last >= 0 ? { 'Last-Event-ID': String(last) } : {}) },
+            signal,
+          })
+          if (!response.ok) throw await errorOf(response)
+          on.open()
+          const parser = createParser({
+            onEvent(message) {
+              const data = JSON.parse(message.data)
+              if (message.event === 'event') {
+                last = data.seq
+                on.event(data.seq)
+              } else if (message.event === 'delta') on.delta(data.turnId, data.text)
+            },
+          })
+          const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader()
+          for (let read = await reader.read(); !read.done; read = await reader.read()) parser.feed(read.value)
+        } catch (error) {
+          if (signal.aborted || (error instanceof ApiError && error.status < 500)) return
+        }
+        // Connect again after a pause (the service may be restarting).
+        await new Promise((resolve) => setTimeout(resolve, 1000))
+      }
     },
   }
 }

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'preact/hooks'
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import type { BoundaryEvent } from '../src/core/events'
 import { viewMembership } from '../src/core/projection'
 import { type Api, ApiError } from './api'
@@ -13,6 +13,7 @@ import { Search } from './search'
 import { Timeline } from './timeline'
 import { TurnBox } from './turn-box'
 import type { ContextJson, EventJson } from './types'
+import { UsageTotals } from './usage'
 
 /** Events the timeline loads at a time, newest first. */
 const PAGE = 200
@@ -49,6 +50,8 @@ async function load(api: Api, id: string, focus: number | null): Promise<Loaded>
 }
 
 const NOTHING = new Set<number>()
+
+const absentFrom = (error: unknown) => error instanceof ApiError && error.status === 404
 
 /**
  * One session: its log, budget, compaction preview, search and turn box. `onShowLog` brings the
@@ -92,6 +95,37 @@ export function SessionPanel(props: {
     }
   }, [api, sessionId, focus, reloads, rereads])
 
+  // The session followed live: a reply in progress shows as it comes, a written event reads the session again.
+  const [live, setLive] = useState<{ turnId: string; text: string } | null>(null)
+  const [following, setFollowing] = useState(false)
+  const followable = loaded !== null && !absentFrom(error)
+  const version = useRef(-1)
+  version.current = loaded?.context.events.log ?? -1
+  useEffect(() => {
+    if (!followable) return
+    const stop = new AbortController()
+    let reread: ReturnType<typeof setTimeout> | undefined
+    void api.follow(
+      sessionId,
+      version.current,
+      {
+        open: () => setFollowing(true),
+        event: () => {
+          setLive(null)
+          clearTimeout(reread)
+          reread = setTimeout(() => setRereads((n) => n + 1), 50)
+        },
+        delta: (turnId, text) => setLive((now) => ({ turnId, text: now?.turnId === turnId ? now.text + text : text })),
+      },
+      stop.signal,
+    )
+    return () => {
+      stop.abort()
+      clearTimeout(reread)
+      setFollowing(false)
+    }
+  }, [api, sessionId, followable])
+
   // While a background pass runs, the session is read again each second: its end shows by itself.
   const compacting = loaded?.context.compacting === true
   useEffect(() => {
@@ -118,9 +152,9 @@ export function SessionPanel(props: {
     onWritten()
   }
   // A session not written yet: the turn box starts it (it keeps its place, so its state, after).
-  const absent = error instanceof ApiError && error.status === 404
+  const absent = absentFrom(error)
   return (
-    <article class="session" aria-labelledby="session-title">
+    <article class="session" aria-labelledby="session-title" data-live={following ? 'on' : 'off'}>
       <div class="session-head">
         <h2 id="session-title">{sessionId}</h2>
         {!absent && loaded && <ExportButtons api={api} sessionId={sessionId} />}
@@ -133,6 +167,11 @@ export function SessionPanel(props: {
         <div class="pane-main">
           {absent && <p class="empty">There is no session “{sessionId}” yet: send a turn to start it.</p>}
           {!loaded && !error && <Loading what="the session" />}
+          {live && (
+            <p class="live-reply" aria-live="polite" title="A reply in progress">
+              {live.text}
+            </p>
+          )}
           {loaded && !absent && (
             <Timeline
               api={api}
@@ -160,6 +199,7 @@ export function SessionPanel(props: {
         </div>
         <div class="pane-side">
           {loaded && !absent && <BudgetBar context={loaded.context} />}
+          {loaded && !absent && <UsageTotals usage={loaded.context.usage} />}
           <TurnBox api={api} sessionId={sessionId} onChanged={reload} />
           {loaded && !absent && (
             <>

@@ -54,6 +54,8 @@ interface AppVariables {
   RESPONSES_IMPLICIT_TTL_SECONDS?: string
   /** A session expires this long after its last append unless created with its own idleTtlSeconds (seconds; 0 or unset: off). */
   SESSION_IDLE_TTL_SECONDS?: string
+  /** How long a webhook receiver has to answer one attempt (ms; default 15000). */
+  WEBHOOK_TIMEOUT_MS?: string
 }
 interface Env extends AppVariables {}
 declare namespace Cloudflare {

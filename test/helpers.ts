@@ -128,13 +128,18 @@ let tags = 0
 /** A unique tag for the fake upstream's record. */
 export const newTag = () => `t${Date.now().toString(36)}${++tags}`
 
-export type Frame = { event: string; data: any }
+export type Frame = { event: string; data: any; id?: string }
 
 /** Server-sent events of a response body, parsed by eventsource-parser (as the service reads upstreams). */
 export function parseSSE(text: string): Frame[] {
   const events: Frame[] = []
   const parser = createParser({
-    onEvent: (message) => events.push({ event: message.event ?? 'message', data: JSON.parse(message.data) }),
+    onEvent: (message) =>
+      events.push({
+        event: message.event ?? 'message',
+        data: JSON.parse(message.data),
+        ...(message.id === undefined ? {} : { id: message.id }),
+      }),
   })
   parser.feed(text)
   return events

@@ -4,6 +4,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** The fake identity provider's base URL (`<idpUrl>/<tenant>/jwks`). */
     idpUrl: string
+    /** The fake webhook receiver's base URL (`<receiverUrl>/<name>/<mode>`). */
+    receiverUrl: string
   }
 }
 

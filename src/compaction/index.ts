@@ -8,6 +8,7 @@ import {
   compact,
   type MessageSkeleton,
   type ModelFit,
+  type Notice,
   passDue,
   type SessionInfo,
   type SessionStore,
@@ -20,6 +21,13 @@ import { log } from '../log'
 import { chatModelBudget, modelSettings, NOT_CONFIGURED } from '../models/config'
 import { toServiceError, UpstreamError } from '../models/port'
 import { modelSummarizer } from '../models/summarizer'
+import { newNotice, usageEntry } from '../store/session/notices'
+
+/** The session a pass runs on: the core's store, and where the pass's notices go (its summary's usage, its failure). */
+export interface PassSession extends SessionStore {
+  /** Records notices with no change to the log (see `StoredSession.notify`). */
+  notify(notices: Notice[]): Promise<void>
+}
 
 /** One pass as the service asks for it: a strategy as stored (its summarizer as options, not a model). */
 export interface PassRequest {
@@ -44,7 +52,7 @@ export interface Compactor {
    * Runs one pass. A summarizer with no model configured is a 503; a summarizer that fails at the
    * upstream is a 502 and nothing is written (logged once, here).
    */
-  run(store: SessionStore, session: SessionInfo, request: PassRequest): Promise<CompactionResult>
+  run(store: PassSession, session: SessionInfo, request: PassRequest): Promise<CompactionResult>
   /** Whether the pass's trigger fires on the view now (nothing written, no model asked). */
   due(store: SessionStore, request: Pick<PassRequest, 'trigger' | 'model'>): Promise<boolean>
 }
@@ -70,7 +78,12 @@ export const chatModelFit = (env: Env, ratio: number): ModelFit => ({
  * const result = await compaction.run(store, { id: 'chat-1', metadata: {} }, { strategy: { window: { lastTurns: 8 } } })
  */
 export function compactor(options: CompactorOptions): Compactor {
-  const summarizerFor = (spec: StrategySpec['summarizer'], spend: PassRequest['spend']): Summarizer | null => {
+  const summarizerFor = (
+    spec: StrategySpec['summarizer'],
+    spend: PassRequest['spend'],
+    store: PassSession,
+    session: SessionInfo,
+  ): Summarizer | null => {
     if (!spec) return null
     const models = modelSettings(options.env)
     if (!models.model) throw new ServiceError('not_configured', `summaries need a model; ${NOT_CONFIGURED}`)
@@ -85,7 +98,11 @@ export function compactor(options: CompactorOptions): Compactor {
       overlapSize: spec.overlapSize,
       systemPrompt: spec.systemPrompt,
       shadowPrompt: spec.shadowPrompt,
-      onUsage: spend,
+      // What a summary spent counts, whatever the pass then writes.
+      onUsage: async (usage) => {
+        await spend?.(usage)
+        await store.notify([newNotice('usage.recorded', session.id, {}, usageEntry(modelName, usage, 'summary'))])
+      },
     })
   }
 
@@ -94,10 +111,12 @@ export function compactor(options: CompactorOptions): Compactor {
       const { view, pins } = await store.readView()
       return passDue(view, request.trigger, request.model, analyzeColumns(view, pins))
     },
-    async run(store: SessionStore, session: SessionInfo, request: PassRequest) {
-      const summarizer = summarizerFor(request.strategy.summarizer, request.spend)
+    async run(store: PassSession, session: SessionInfo, request: PassRequest) {
+      const summarizer = summarizerFor(request.strategy.summarizer, request.spend, store, session)
+      const failed = (code: string, message: string) =>
+        store.notify([newNotice('compaction.failed', session.id, { error: { code, message } })])
       try {
-        return await compact(
+        const result = await compact(
           {
             trigger: request.trigger,
             strategy: { window: request.strategy.window, summarizer },
@@ -116,14 +135,19 @@ export function compactor(options: CompactorOptions): Compactor {
             warn: (message, data) => log.warn(message, data),
           },
         )
+        if (result.reason === 'summarizer_failed') await failed('summarizer_failed', 'the summarizer answered no summary')
+        return result
       } catch (error) {
         if (error instanceof VersionConflictError) throw new ServiceError('version_conflict', error.message)
-        if (error instanceof UpstreamError)
+        if (error instanceof UpstreamError) {
           log.warn('summarizer failed; nothing was written', {
             session: session.id,
             failure: error.failure,
             detail: error.message,
           })
+          const wire = toServiceError(error)
+          await failed(wire instanceof ServiceError ? wire.code : 'upstream_error', error.message)
+        }
         throw toServiceError(error)
       }
     },

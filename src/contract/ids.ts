@@ -16,3 +16,6 @@ export const newConversationId = (): string => newId('conv')
 /** A secret the service keeps (a session's key for what it signs): 256 random bits, hex. */
 export const newSecret = (): string =>
   [...crypto.getRandomValues(new Uint8Array(32))].map((byte) => byte.toString(16).padStart(2, '0')).join('')
+
+/** A notice's id (`ntc_…`): what the user's index object counts it once by. */
+export const newNoticeId = (): string => newId('ntc')

@@ -32,6 +32,17 @@ export {
   rewindTargetProblem,
   viewBoundary,
 } from './lineage'
+export {
+  addUsage,
+  NO_USAGE,
+  type Notice,
+  subscribes,
+  type UsageEntry,
+  type UsageTotals,
+  WEBHOOK_EVENT_TYPES,
+  type WebhookEventType,
+} from './notices'
+export { nextAttemptAt, RETRY_FOR_MS, retryAfterSeconds } from './notices/retry'
 export { applyPins, NO_PINS, type ViewPins, viewPins } from './pins'
 export { formatProblem, type Problem } from './problem'
 export { extendView, project, viewAfter, viewMembership } from './projection'

@@ -25,5 +25,6 @@ export const userIndexStub = (env: Env, userId: string) => env.USERS.getByName(`
 export const sessionDirectory = (env: Env): SessionDirectory => ({
   list: (session) =>
     userIndexStub(env, session.userId).add({ id: session.id, createdAt: session.createdAt, expiresAt: session.expiresAt }),
-  unlist: (session) => userIndexStub(env, session.userId).remove(session.id, session.createdAt),
+  unlist: (session, notices) => userIndexStub(env, session.userId).remove(session.id, session.createdAt, notices),
+  tell: (userId, notices) => userIndexStub(env, userId).receive(notices),
 })

@@ -14,6 +14,7 @@ import {
 } from '../doors'
 import { type ImportedHistory, importHistory } from '../doors/import-history'
 import { limitsOf } from '../rate-limits'
+import { newNotice } from '../store/session/notices'
 import type { NewSessionInput } from '../store/session/session-row'
 import { StoredSession } from '../store/session/stored-session'
 import { runTurn } from '../turns/run-turn'
@@ -124,6 +125,11 @@ export class SessionObject extends SessionStorageObject {
 
   /** How a turn of this user is answered and limited: the deployment's limits, read here where they apply. */
   private runSettings(address: SessionAddress, stream: boolean, door: boolean): RunSettings {
-    return { stream, door, limiter: () => userTurnLimiter(this.env, address.userId, limitsOf(this.env)) }
+    return {
+      stream,
+      door,
+      limiter: () => userTurnLimiter(this.env, address.userId, limitsOf(this.env)),
+      onFailed: (error) => this.stored.notify(address.userId, [newNotice('turn.failed', address.sessionId, { error })]),
+    }
   }
 }

@@ -29,8 +29,12 @@ import { type AppendResult, type ForkSource, StoredSession } from '../store/sess
 import { sessionDirectory, sessionStub } from './address'
 import { BackgroundPass } from './background-pass'
 import { contextReport } from './context-report'
+import { LiveHub } from './live-hub'
 import { userTurnLimiter } from './turn-limiter'
 import { TurnRunner } from './turn-runner'
+
+/** JSON a live subscriber catches up with per connection: a longer backlog takes more. */
+const LIVE_BACKLOG_BYTES = 1024 * 1024
 
 /** A JSON answer generated from storage: its text when small, else bytes streamed as they are read (it may be larger than an RPC value may be: 32 MiB). */
 export type JsonBody = string | ReadableStream<Uint8Array>
@@ -48,6 +52,7 @@ export abstract class SessionStorageObject extends DurableObject<Env> {
   protected readonly runner: TurnRunner
   protected readonly passes: BackgroundPass
   protected readonly estimator: TokenEstimator
+  protected readonly live: LiveHub
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
@@ -55,10 +60,15 @@ export abstract class SessionStorageObject extends DurableObject<Env> {
     const estimator = (new.target as typeof SessionStorageObject).estimator
     this.estimator = estimator
     const idleTtl = () => secondsSetting('SESSION_IDLE_TTL_SECONDS', env.SESSION_IDLE_TTL_SECONDS, 0)
-    this.stored = new StoredSession(ctx.storage, sessionDirectory(env), estimator, idleTtl)
+    this.live = new LiveHub(ctx)
+    const live = this.live
+    this.stored = new StoredSession(ctx.storage, sessionDirectory(env), estimator, idleTtl, {
+      watched: () => live.watched,
+      written: (events) => live.events(events),
+    })
     this.compaction = compactor({ env, estimator })
     this.passes = new BackgroundPass((work) => ctx.waitUntil(work))
-    this.runner = new TurnRunner({ env, compactor: this.compaction, estimator, passes: this.passes })
+    this.runner = new TurnRunner({ env, compactor: this.compaction, estimator, passes: this.passes, live })
   }
 
   /** Creates the session; 409 when it exists. */
@@ -79,8 +89,33 @@ export abstract class SessionStorageObject extends DurableObject<Env> {
   destroy(): Promise<Outcome<null>> {
     return toOutcome(async () => {
       await this.stored.destroy()
+      this.live.closeAll('the session was deleted')
       return null
     })
+  }
+
+  /**
+   * `GET /stream` with `Upgrade: websocket` (the Worker's live subscription): the events after
+   * the seq `after` (a part at a time: see `CATCHING_UP`; `after` -1: none), then each event as it
+   * is written and each piece of a reply in progress. 404 when the session does not exist.
+   */
+  override async fetch(request: Request): Promise<Response> {
+    const url = new URL(request.url)
+    if (url.pathname !== '/stream' || request.headers.get('Upgrade') !== 'websocket') return new Response(null, { status: 404 })
+    const record = await this.stored.find()
+    if (!record) return new Response(null, { status: 404 })
+    const after = Math.min(Number(url.searchParams.get('after') ?? -1), record.version)
+    const backlog = after < 0 ? [] : [...this.stored.answers.eventsAfter(record, after, LIVE_BACKLOG_BYTES)]
+    return this.live.subscribe(backlog, (backlog.at(-1)?.seq ?? after) < record.version && after >= 0)
+  }
+
+  /** A subscriber went away: its end of the socket is closed too. */
+  override webSocketClose(socket: WebSocket, code: number, reason: string): void {
+    try {
+      socket.close([1005, 1006, 1015].includes(code) ? 1000 : code, reason)
+    } catch {
+      // Closed already.
+    }
   }
 
   /** Appends events all together or not at all, creating the session when it does not exist. */
@@ -202,8 +237,9 @@ export abstract class SessionStorageObject extends DurableObject<Env> {
     })
   }
 
-  /** Deletes the session once it has expired; safe to run twice. */
+  /** Hands the outbox over to the user's index object, and deletes the session once it has expired; safe to run twice. */
   override async alarm(): Promise<void> {
-    await this.stored.expire()
+    await this.stored.alarm()
+    if (!(await this.stored.find())) this.live.closeAll('the session ended')
   }
 }

@@ -1,6 +1,6 @@
 import type { Compactor } from '../compaction'
 import { backgroundMode, runsInBackground } from '../compaction/policy'
-import { ServiceError } from '../contract/errors'
+import { ERROR_STATUS, type ErrorBody, ServiceError } from '../contract/errors'
 import type { TokenEstimator } from '../core'
 import { log } from '../log'
 import { modelSettings } from '../models/config'
@@ -9,6 +9,7 @@ import { TurnQueue } from '../turns/queue'
 import type { PassScheduler, TurnDeps, TurnSession } from '../turns/session'
 import type { BackgroundPass } from './background-pass'
 import { frameWriter } from './frames'
+import type { LiveHub } from './live-hub'
 
 export interface TurnRunnerOptions {
   /** The deployment's variables: its models, COMPACTION_POLICY and COMPACTION_BACKGROUND. */
@@ -17,6 +18,8 @@ export interface TurnRunnerOptions {
   estimator: TokenEstimator
   /** The session's background pass. */
   passes: BackgroundPass
+  /** The session's live subscribers: they see every reply's pieces as they come. */
+  live: Pick<LiveHub, 'watched' | 'delta' | 'ended'>
 }
 
 /** How one run is answered and limited. */
@@ -29,7 +32,12 @@ export interface RunSettings {
   limiter: () => TurnLimiter | undefined
   /** Whether the run waits for the session's runs before it (default); one that uses no storage need not. */
   queued?: boolean
+  /** Told, before the answer says so, of a run that failed at the model or the service (not a refused request). */
+  onFailed?: (error: ErrorBody) => Promise<void>
 }
+
+/** Failures a run is told of (`turn.failed`): the model's or the service's, and a prompt that cannot fit. */
+const isTurnFailure = (error: ErrorBody) => ERROR_STATUS[error.code] >= 500 || error.code === 'context_overflow'
 
 /**
  * The turns of one session object: each use case (a `/turns` turn, a door's request) runs after
@@ -64,7 +72,9 @@ export class TurnRunner {
     const frames = frameWriter()
     const { stream } = settings
     const mode = backgroundMode(this.options.env.COMPACTION_BACKGROUND)
-    const { passes } = this.options
+    const { passes, live } = this.options
+    /** The turn whose stored reply this run is writing, as live subscribers know it. */
+    let liveTurn: string | null = null
     const scheduler: PassScheduler = {
       inBackground: (policy) => runsInBackground(policy, mode, settings.door),
       start: (pass) => passes.start(pass),
@@ -77,23 +87,33 @@ export class TurnRunner {
       compactor: this.options.compactor,
       estimator: this.options.estimator,
       deploymentPolicy: this.options.env.COMPACTION_POLICY,
-      onDelta: stream ? (text) => frames.send({ type: 'delta', text }) : undefined,
+      onDelta: (text) => {
+        if (stream) frames.send({ type: 'delta', text })
+        if (liveTurn !== null) live.delta(liveTurn, text)
+      },
       onToolCall: stream ? (call) => frames.send({ type: 'tool_call', call }) : undefined,
       onReasoning: stream ? (block) => frames.send({ type: 'reasoning', block }) : undefined,
       onRewound: (abandoned) => frames.send({ type: 'rewound', abandoned }),
-      onReply: (id, stored) => frames.send({ type: 'reply', id, stored }),
+      onReply: (id, stored, turnId) => {
+        liveTurn = stored ? (turnId ?? id) : null
+        frames.send({ type: 'reply', id, stored })
+      },
+      watched: () => live.watched,
       // A door's answer keeps its status until it is known: only a streamed `/turns` turn says it waits.
       onCompacting: stream && !settings.door ? () => frames.send({ type: 'compacting' }) : undefined,
       written,
       limiter,
       passes: scheduler,
     })
-    const failed = (error: unknown) => {
-      if (error instanceof ServiceError) frames.send({ type: 'error', error: error.wire })
-      else {
-        log.error('turn failed', { error: String(error), stack: (error as Error)?.stack })
-        frames.send({ type: 'error', error: { code: 'internal', message: 'the turn failed unexpectedly' } })
-      }
+    const failed = async (error: unknown) => {
+      if (!(error instanceof ServiceError)) log.error('turn failed', { error: String(error), stack: (error as Error)?.stack })
+      const wire =
+        error instanceof ServiceError ? error.wire : { code: 'internal' as const, message: 'the turn failed unexpectedly' }
+      if (isTurnFailure(wire))
+        await settings
+          .onFailed?.({ code: wire.code, message: wire.message })
+          .catch((reason: unknown) => log.error('recording a failed turn failed', { error: String(reason) }))
+      frames.send({ type: 'error', error: wire })
       frames.close()
     }
     const result = (async () => {
@@ -104,7 +124,19 @@ export class TurnRunner {
       if (settings.queued === false) return use(deps(await open(), limiter, () => {}))
       return this.queue.run(async (written) => use(deps(await open(), limiter, written)))
     })()
-    result.then((value) => frames.finish(answer(value)), failed)
+    const ended = () => {
+      if (liveTurn !== null) live.ended(liveTurn)
+    }
+    result.then(
+      (value) => {
+        ended()
+        frames.finish(answer(value))
+      },
+      (error) => {
+        ended()
+        return failed(error)
+      },
+    )
     return frames.readable
   }
 }

@@ -2,7 +2,7 @@
  * The ports a chat turn works through: the session it runs on (implemented by the session
  * object's storage, `StoredSession`; the turn never sees SQL) and what one turn runs with.
  */
-import type { Compactor } from '../compaction'
+import type { Compactor, PassSession } from '../compaction'
 import type { Policy } from '../contract/schemas'
 import type { StepRecord, StoredStep } from '../contract/turn-result'
 import type {
@@ -15,7 +15,6 @@ import type {
   RewindReason,
   SessionEvent,
   SessionInfo,
-  SessionStore,
   ShownMessage,
   ShownOptions,
   TokenEstimator,
@@ -58,7 +57,7 @@ export interface StepLog {
 }
 
 /** The session a chat turn runs on: the compaction core's storage port plus what a turn reads and writes. */
-export interface TurnSession extends SessionStore {
+export interface TurnSession extends PassSession {
   /** Who the session is, for a summarizer: call it only once the session exists. */
   info(): SessionInfo
   /** The session's state for a prompt; null while the session does not exist. */
@@ -118,7 +117,9 @@ export interface TurnDeps {
   /** Told what a door's rewind abandons, before the model is called (a response header says it). */
   onRewound?: (abandoned: number) => void
   /** Told the reply's id when the model is first called, and whether the reply will be stored. */
-  onReply?: (id: string, stored: boolean) => void
+  onReply?: (id: string, stored: boolean, turnId?: string) => void
+  /** Whether someone follows the session live: a reply is then streamed from the upstream even when the request is not. */
+  watched?: () => boolean
   /** Told that the turn waits for the session's background pass to make room (streamed `/turns` turns only). */
   onCompacting?: () => void
   /** Called once the turn's events are written: the next turn on the session may start. */

@@ -41,12 +41,13 @@ export class StepCaller {
     const ids = this.ids
     let position = 0
     this.reached()
-    deps.onReply?.(step.replyId, true)
+    // The turn a live subscriber sees the reply's pieces under: its user event (a continuation's first added event).
+    deps.onReply?.(step.replyId, true, step.keyId ?? step.added[0]?.id ?? step.replyId)
     const reply = await step.model.chat({
       model: step.modelName,
       messages: toOpenAIMessages([...view, ...step.added, ...extra], system),
       maxTokens: step.replyTokens,
-      onDelta: request.stream ? deps.onDelta : undefined,
+      onDelta: request.stream || deps.watched?.() ? deps.onDelta : undefined,
       onReasoning: request.stream ? deps.onReasoning : undefined,
       onToolCall: request.stream
         ? (made) => {

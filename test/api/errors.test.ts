@@ -108,8 +108,14 @@ describe('GET /v1/openapi.json', () => {
       '/v1/sessions/{id}/pins',
       '/v1/sessions/{id}/rewind',
       '/v1/sessions/{id}/search',
+      '/v1/sessions/{id}/stream',
       '/v1/sessions/{id}/turns',
       '/v1/sessions/{id}/view',
+      '/v1/usage',
+      '/v1/webhooks',
+      '/v1/webhooks/{id}',
+      '/v1/webhooks/{id}/deliveries',
+      '/v1/webhooks/{id}/test',
     ])
     expect(Object.keys(body.paths['/v1/sessions/{id}']).sort()).toEqual(['delete', 'get', 'patch'])
     expect(body.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' })

@@ -10,11 +10,14 @@ const events = (text: string) =>
   lines(text)
     .slice(1)
     .map((line) => JSON.parse(line))
+/** What a session answers at `path`, but the usage of `/context`: what its own model calls spent, which an import does not copy. */
+const read = async (id: string, path: string) => {
+  const { usage: _spent, ...body } = (await call('GET', `/v1/sessions/${id}/${path}`)).body
+  return body
+}
 const same = async (a: string, b: string) => {
   for (const path of ['view', 'branches', 'compactions', 'context'])
-    expect((await call('GET', `/v1/sessions/${b}/${path}`)).body, path).toEqual(
-      JSON.parse(JSON.stringify((await call('GET', `/v1/sessions/${a}/${path}`)).body).replaceAll(a, b)),
-    )
+    expect(await read(b, path), path).toEqual(JSON.parse(JSON.stringify(await read(a, path)).replaceAll(a, b)))
 }
 
 describe('POST /v1/sessions/:id/import', () => {

@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { api, expectSelfContained, haveChromium, launch, newPage, newUser, origin, screenshot, signIn } from './helpers'
@@ -7,6 +9,8 @@ interface Context {
   budget: { promptTokens: number }
   events: { covered: number }
 }
+
+const run = promisify(execFile)
 
 const turn = (i: number) => [
   { message: { role: 'user', content: `Question ${i}: what about the Zürich rollout, step ${i}?` } },
@@ -409,6 +413,43 @@ describe.skipIf(!haveChromium)('the inspector in Chromium', () => {
       'one two three four five six',
       'Echo: one two three four five six',
     ])
+    expectSelfContained(tab)
+  })
+
+  it('follows a session live: a turn sent with curl shows its reply as it comes, then in the log, with the session’s usage', async () => {
+    const { token } = await newUser()
+    await api(token, 'POST', '/v1/sessions/live/events', {
+      events: [{ message: { role: 'user', content: 'hello' } }, { message: { role: 'assistant', content: 'hi' } }],
+    })
+    const tab = await newPage(browser)
+    const { page } = tab
+    await signIn(page, token)
+    await openById(page, 'live')
+    await expect.poll(() => page.locator('.event.assistant .text').allTextContents()).toEqual(['hi'])
+    await expect.poll(() => page.locator('.session').getAttribute('data-live')).toBe('on')
+    // Another client (curl) sends a turn it does not stream; its reply's words come over 1.5 s.
+    const sent = run('curl', [
+      '-sS',
+      '-X',
+      'POST',
+      `${origin()}/v1/sessions/live/turns`,
+      '-H',
+      `Authorization: Bearer ${token}`,
+      '-H',
+      'Content-Type: application/json',
+      '-d',
+      JSON.stringify({ content: 'one two three four five six', model: 'slow-1500' }),
+    ])
+    await page.waitForFunction(() => (document.querySelector('.live-reply')?.textContent ?? '').length > 0)
+    expect('Echo: one two three four five six'.startsWith((await page.locator('.live-reply').textContent())!)).toBe(true)
+    const answer = JSON.parse((await sent).stdout)
+    expect(answer.reply.message.content).toBe('Echo: one two three four five six')
+    await expect
+      .poll(() => page.locator('.event.assistant .text').allTextContents())
+      .toEqual(['hi', 'Echo: one two three four five six'])
+    await expect.poll(() => page.locator('.live-reply').count()).toBe(0)
+    await expect.poll(() => page.locator('.usage dd').first().textContent()).toBe('1')
+    await screenshot(page, '07b-followed-live')
     expectSelfContained(tab)
   })
 

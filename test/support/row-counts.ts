@@ -15,7 +15,7 @@ export interface RowCounts {
  * await work()
  * rows.take() // { rowsRead: 3, rowsWritten: 7 }
  */
-export function countRows(storage: DurableObjectStorage): { take(): RowCounts } {
+export function countRows(storage: DurableObjectStorage): { take(): RowCounts; uncounted: typeof storage.sql.exec } {
   const sql = storage.sql
   const exec = sql.exec.bind(sql)
   const cursors: SqlStorageCursor<Record<string, SqlStorageValue>>[] = []
@@ -25,6 +25,8 @@ export function countRows(storage: DurableObjectStorage): { take(): RowCounts } 
     return cursor
   }) as typeof sql.exec
   return {
+    /** A statement the test runs to look, not counted. */
+    uncounted: exec,
     take(): RowCounts {
       // A cursor counts the rows stepped so far: a write's at once, a query's as far as it was read.
       const taken = cursors.splice(0)

@@ -22,6 +22,7 @@
  * | `noisy`         | like echo, with SSE comments, heartbeats and a usage chunk             |
  * | `leak`          | a 401 whose message echoes the Authorization header it received        |
  * | `usage-<n>`     | like echo, reporting exactly n prompt tokens                           |
+ * | `cached-<n>`    | like echo, reporting 100 prompt tokens, n of them read from a cache     |
  * | `tools-<ids>`   | calls the request's first tool once per comma-separated id (`_`: no id), |
  * |                 | plain or streamed in the real delta format (arguments in pieces)        |
  * | `toolscut-<ids>`| streams the calls of tools-<ids>, then drops the connection in the     |
@@ -66,6 +67,7 @@ interface Usage {
   prompt_tokens: number
   completion_tokens: number
   total_tokens: number
+  prompt_tokens_details?: { cached_tokens: number }
 }
 
 interface Recorded {
@@ -120,9 +122,14 @@ function promptTokensOf(body: ChatBody): number {
 }
 
 /** The usage of an answer, recorded with its request. */
-function usageOf(request: ChatRequest, answer: string, promptTokens = promptTokensOf(request.body)): Usage {
+function usageOf(request: ChatRequest, answer: string, promptTokens = promptTokensOf(request.body), cached?: number): Usage {
   const completion = Math.ceil(answer.length / 4)
-  request.record.usage = { prompt_tokens: promptTokens, completion_tokens: completion, total_tokens: promptTokens + completion }
+  request.record.usage = {
+    prompt_tokens: promptTokens,
+    completion_tokens: completion,
+    total_tokens: promptTokens + completion,
+    ...(cached === undefined ? {} : { prompt_tokens_details: { cached_tokens: cached } }),
+  }
   return request.record.usage
 }
 
@@ -147,6 +154,8 @@ interface AnswerOptions {
   noisy?: boolean
   /** The prompt tokens to report, instead of this fake's count. */
   promptTokens?: number
+  /** Of the prompt tokens, those to report read from a cache. */
+  cachedTokens?: number
   /** Streaming: waits for this after the content, before the end of the stream. */
   beforeEnd?: () => Promise<void>
 }
@@ -168,7 +177,7 @@ async function answer(request: ChatRequest, content: string | null, options: Ans
       object: 'chat.completion',
       model: body.model,
       choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
-      usage: usageOf(request, text, options.promptTokens),
+      usage: usageOf(request, text, options.promptTokens, options.cachedTokens),
     })
   }
   res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' })
@@ -187,7 +196,7 @@ async function answer(request: ChatRequest, content: string | null, options: Ans
   if (res.destroyed) return // the client went away meanwhile
   res.write(chunk(body.model, {}, 'stop'))
   if (body.stream_options?.include_usage) {
-    const usage = usageOf(request, text, options.promptTokens)
+    const usage = usageOf(request, text, options.promptTokens, options.cachedTokens)
     res.write(`data: ${JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', choices: [], usage })}\n\n`)
   }
   res.end('data: [DONE]\n\n')
@@ -312,6 +321,7 @@ const MODES: Record<string, (request: ChatRequest) => unknown> = {
     sendError(res, 401, `Incorrect API key provided: ${authorization}; key ${authorization?.slice(7)}`)
   },
   usage: (r) => echo(r, { promptTokens: Number(r.arg) }),
+  cached: (r) => echo(r, { promptTokens: 100, cachedTokens: Number(r.arg) }),
   tools: (r) => callFirstTool(r),
   toolscut: (r) => callFirstTool(r, true),
   agent: (r) => {

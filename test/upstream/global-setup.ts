@@ -2,6 +2,7 @@ import type { TestProject } from 'vitest/node'
 import { startFakeAnthropic } from './fake-anthropic'
 import { startFakeIdp } from './fake-idp'
 import { startFakeOpenAI } from './fake-openai'
+import { startFakeReceiver } from './fake-receiver'
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -10,6 +11,8 @@ declare module 'vitest' {
     anthropicUrl: string
     /** The fake identity provider's base URL (`<idpUrl>/<tenant>/jwks`). */
     idpUrl: string
+    /** The fake webhook receiver's base URL (`<receiverUrl>/<name>/<mode>`). */
+    receiverUrl: string
   }
 }
 
@@ -18,6 +21,8 @@ export default async function setup(project: TestProject) {
   const upstream = await startFakeOpenAI()
   const idp = await startFakeIdp()
   const anthropic = await startFakeAnthropic()
+  const receiver = await startFakeReceiver()
+  project.provide('receiverUrl', receiver.url)
   project.provide('upstreamUrl', upstream.url)
   project.provide('anthropicUrl', anthropic.url)
   project.provide('idpUrl', idp.url)
@@ -26,5 +31,6 @@ export default async function setup(project: TestProject) {
     await close(upstream.server)
     await close(idp.server)
     await close(anthropic.server)
+    await close(receiver.server)
   }
 }

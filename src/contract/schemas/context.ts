@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import { PolicySchema } from './policy'
 import { UsageSchema } from './turns'
+import { UsageTotalsSchema } from './usage'
 
 /** `GET /v1/sessions/:id/context`: read-only, O(view). */
 export const ContextSchema = z
@@ -40,6 +41,7 @@ export const ContextSchema = z
     policy: PolicySchema.openapi({
       description: 'The effective policy: the session’s, else COMPACTION_POLICY, else the built-in default.',
     }),
+    usage: UsageTotalsSchema.openapi({ description: 'What the session’s model calls spent, as the upstreams reported it.' }),
   })
   .openapi('SessionContext')
 

@@ -10,7 +10,10 @@ import { portabilityRoutes } from './portability'
 import { responsesRoutes } from './responses'
 import { searchRoutes } from './search'
 import { sessionRoutes } from './sessions'
+import { streamRoutes } from './stream'
 import { turnRoutes } from './turns'
+import { usageRoutes } from './usage'
+import { webhookRoutes } from './webhooks'
 
 /** Every `/v1` route of the contract; each handler makes one RPC call to a Durable Object (a few, two or three). */
 export const apiRoutes = routes()
@@ -26,3 +29,6 @@ export const apiRoutes = routes()
   .route('/', modelRoutes)
   .route('/', responsesRoutes)
   .route('/', conversationsRoutes)
+  .route('/', webhookRoutes)
+  .route('/', usageRoutes)
+  .route('/', streamRoutes)

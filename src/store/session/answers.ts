@@ -178,6 +178,17 @@ export class SessionAnswers {
   }
 
   /** A page of the log, COMPACTION events included, from `after` on. */
+  /** The events after the seq `after` as the API shows them, oldest first, until they hold `bytes` of JSON: what a live subscriber catches up with. */
+  *eventsAfter(record: SessionRecord, after: number, bytes: number): Generator<{ seq: number; json: string }> {
+    const pinned = this.pins.seqs()
+    let sent = 0
+    for (const event of this.log.jsonRange(after + 1, record.version)) {
+      if (sent >= bytes) return
+      yield { seq: event.seq, json: withPin(event.json, pinned.has(event.seq)) }
+      sent += event.json.length
+    }
+  }
+
   logPage(record: SessionRecord, after: number, limit: number): Iterable<string> {
     return logPageJson(this.log, record.version, after, limit, this.pins.seqs())
   }

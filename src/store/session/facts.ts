@@ -6,6 +6,7 @@ import {
   newestTurnSeqs,
   type Positions,
   pendingToolCalls,
+  type UsageTotals,
   type ViewColumns,
   type ViewPins,
 } from '../../core'
@@ -39,6 +40,8 @@ export interface SessionFacts {
   lastCompactionError: CompactionFailure | null
   /** The session's own policy (the effective one is decided where the deployment's is known). */
   policy: Policy | null
+  /** What the session's model calls spent, as the upstreams reported it. */
+  usage: UsageTotals
 }
 
 const sum = (view: ViewColumns, positions: Positions) => positions.reduce((total, p) => total + view.tokens(p), 0)
@@ -86,5 +89,6 @@ export function sessionFacts(
         : null,
     lastCompactionError: record.lastCompactionError,
     policy: record.policy,
+    usage: record.usage,
   }
 }

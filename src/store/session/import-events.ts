@@ -78,7 +78,7 @@ export function importEvents(
 /** How a run is written: a REWIND's branch recorded, an undo's pass, the messages appended pinned. */
 function runOptions(parts: SessionParts, record: SessionRecord, run: ImportLines['events']): WriteOptions {
   const { line, event } = run[0]!
-  const options: WriteOptions = {}
+  const options: WriteOptions = { copied: true }
   if (event.type === 'REWIND') {
     const { to, position } = event.rewind
     options.branch = inLine(line, () => planRewind(parts, record, { to, position }, 'rewind.to')).branch

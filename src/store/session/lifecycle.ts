@@ -1,29 +1,63 @@
+import type { Notice } from '../../core'
 import { log } from '../../log'
+import type { Outbox } from './outbox'
 import type { SessionRecord } from './session-row'
 
 /** Where a user's sessions are listed (their index object): the one place outside itself a session writes to. */
 export interface SessionDirectory {
   /** Lists the session, or updates its entry (its expiry). */
   list(session: Pick<SessionRecord, 'userId' | 'id' | 'createdAt' | 'expiresAt'>): Promise<void>
-  /** Removes the entry of this incarnation of the session (same creation time). */
-  unlist(session: Pick<SessionRecord, 'userId' | 'id' | 'createdAt'>): Promise<void>
+  /** Removes the entry of this incarnation of the session (same creation time), handing over its last notices. */
+  unlist(session: Pick<SessionRecord, 'userId' | 'id' | 'createdAt'>, notices: Notice[]): Promise<void>
+  /** Hands notices over to the user's index object (it takes each once). */
+  tell(userId: string, notices: Notice[]): Promise<void>
 }
 
+/** Notices handed over at once. */
+const HANDOVER_BATCH = 100
+
 /**
- * A session's life outside its log: the alarm that deletes it at its expiry, its entry in the
- * user's session directory (the one place that entry is written), and the wipe that deletes
- * everything it stored.
+ * A session's life outside its log: the alarm — that deletes it at its expiry and hands its
+ * outbox over — its entry in the user's session directory (the one place that entry is
+ * written), and the wipe that deletes everything it stored.
  */
 export class Lifecycle {
   constructor(
     private readonly storage: DurableObjectStorage,
     private readonly directory: SessionDirectory,
+    readonly outbox: Outbox,
   ) {}
 
-  /** Sets the alarm for the session's expiry, or clears it when the session never expires. */
-  async scheduleExpiry(record: SessionRecord): Promise<void> {
-    if (record.expiresAt !== null) await this.storage.setAlarm(Date.parse(record.expiresAt))
+  /** Sets the alarm for now: a write recorded notices (called right after it, so the two commit together). */
+  wake(): void {
+    this.storage.setAlarm(Date.now()).catch((error: unknown) => log.error('setting the alarm failed', { error: String(error) }))
+  }
+
+  /**
+   * Sets the alarm for the session's expiry, or for `soonest` (a hand-over to retry), or for now
+   * while notices wait — whichever is first; clears it when there is nothing to do.
+   */
+  async schedule(record: SessionRecord, soonest: number | null = null): Promise<void> {
+    const waiting = soonest ?? (this.outbox.pending() ? Date.now() : null)
+    const times = [record.expiresAt === null ? null : Date.parse(record.expiresAt), waiting].filter((at) => at !== null)
+    if (times.length > 0) await this.storage.setAlarm(Math.min(...times))
     else await this.storage.deleteAlarm()
+  }
+
+  /** Hands the outbox over to the user's index object, batch by batch, each dropped once taken; throws when it could not. */
+  async handOver(record: SessionRecord): Promise<void> {
+    for (;;) {
+      const { notices, upto } = this.outbox.batch(HANDOVER_BATCH)
+      if (notices.length > 0) await this.directory.tell(record.userId, notices)
+      if (notices.length > 0) this.outbox.drop(upto)
+      // A write during the hand-over sets the alarm again: what it recorded goes then.
+      if (notices.length < HANDOVER_BATCH) return
+    }
+  }
+
+  /** Hands notices over without the outbox (there is no session to hold them: a turn that failed before creating it). */
+  tell(userId: string, notices: Notice[]): Promise<void> {
+    return this.directory.tell(userId, notices)
   }
 
   /**
@@ -42,10 +76,14 @@ export class Lifecycle {
     }
   }
 
-  /** Deletes everything the session stored, its alarm and its directory entry. */
-  async wipe(record: SessionRecord): Promise<void> {
+  /**
+   * Deletes everything the session stored and its alarm, once its directory entry is removed and
+   * its last notices (the outbox, and `ending`) handed over: when that fails, nothing is deleted.
+   */
+  async wipe(record: SessionRecord, ending: Notice): Promise<void> {
+    const { notices } = this.outbox.batch(Number.MAX_SAFE_INTEGER)
+    await this.directory.unlist(record, [...notices, ending])
     await this.storage.deleteAlarm()
     await this.storage.deleteAll()
-    await this.directory.unlist(record)
   }
 }

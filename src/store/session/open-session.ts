@@ -8,6 +8,7 @@ import {
   type NewEvent,
   type NewMessageEvent,
   type NewRewindEvent,
+  type Notice,
   newestTurnSeqs,
   newRewindEvent,
   PackedColumns,
@@ -24,6 +25,7 @@ import type { SessionAnswers } from './answers'
 import type { Branch, SessionBranches } from './branches'
 import type { LogIndexes } from './indexes'
 import type { SessionLog } from './log'
+import { turnNotice } from './notices'
 import type { SessionPins } from './pins'
 import { planRewind } from './rewind-plan'
 import { hasExpired, type NewSessionInput, newRecord, type SessionRecord, type SessionRowCache } from './session-row'
@@ -123,6 +125,11 @@ export class OpenSession {
     if (failure === null && now.lastCompactionError === null) return
     const lastCompactionError = failure && { error: failure, at: new Date().toISOString() }
     this.parts.writer.commit({ ...now, lastCompactionError }, [])
+  }
+
+  /** Records notices with no change to the log (see `StoredSession.notify`). */
+  notify(notices: Notice[]): Promise<void> {
+    return this.parts.writer.notify(this.address.userId, notices)
   }
 
   /** The secret the session's compaction capsules are signed with, made and stored now if `make` and there is none; null while there is none. */
@@ -258,7 +265,7 @@ export class OpenSession {
     const calibrated = { ...record, calibration: step.calibration, lastUsage: step.usage }
     const stepWrite = this.parts.steps.writeOf(step)
     const written = await this.carryingRewind(events, (all, branch) =>
-      this.parts.writer.write(calibrated, all, { step: stepWrite, branch }),
+      this.parts.writer.write(calibrated, all, { step: stepWrite, branch, notices: [turnNotice(record.id, all, step)] }),
     )
     return written.events
   }

@@ -1,7 +1,15 @@
 import type { CreateSessionInput, ForkedFrom, Policy, SessionJson } from '../../contract/schemas'
 import type { SessionAddress } from '../../contract/session-address'
 import type { Usage } from '../../contract/turn-result'
-import { type Calibration, EMPTY_STATS, type Metadata, UNCALIBRATED, type ViewStats } from '../../core'
+import {
+  type Calibration,
+  EMPTY_STATS,
+  type Metadata,
+  NO_USAGE,
+  UNCALIBRATED,
+  type UsageTotals,
+  type ViewStats,
+} from '../../core'
 import type { Sql } from '../sql'
 import { migrate } from './migrations'
 
@@ -45,6 +53,10 @@ export interface SessionRecord {
   lastCompactionError: CompactionFailure | null
   /** The secret its compaction capsules are signed with; null until the first is made. */
   capsuleKey: string | null
+  /** What its model calls spent, as the upstreams reported it (`/context`'s `usage`). */
+  usage: UsageTotals
+  /** Whether its user erased it (it ends as deleted, not expired). */
+  erased: boolean
 }
 
 /** A background pass's failure as `/context` reports it. */
@@ -81,6 +93,8 @@ type Row = {
   forked_from: string | null
   last_compaction_error: string | null
   capsule_key: string | null
+  usage: string | null
+  erased: number
 }
 
 function readRecord(sql: Sql): SessionRecord | null {
@@ -115,6 +129,8 @@ function readRecord(sql: Sql): SessionRecord | null {
     forkedFrom: row.forked_from === null ? null : (JSON.parse(row.forked_from) as ForkedFrom),
     lastCompactionError: row.last_compaction_error === null ? null : (JSON.parse(row.last_compaction_error) as CompactionFailure),
     capsuleKey: row.capsule_key,
+    usage: row.usage === null ? NO_USAGE : (JSON.parse(row.usage) as UsageTotals),
+    erased: row.erased === 1,
   }
 }
 
@@ -123,14 +139,16 @@ export function writeRecord(sql: Sql, r: SessionRecord): void {
   const { stats } = r
   sql.run`INSERT OR REPLACE INTO session (singleton, id, user_id, created_at, expires_at, metadata, policy, version,
       boundary_seq, view_events, view_tokens, turns, latest_system_seq, latest_system_tokens, indexed, ratio, samples, last_usage, compactions,
-      rewinds, pin_events, branches, forked_from, last_compaction_error, idle_ttl_seconds, capsule_key, fixed_expires_at, last_append_at)
+      rewinds, pin_events, branches, forked_from, last_compaction_error, idle_ttl_seconds, capsule_key, fixed_expires_at, last_append_at,
+      usage, erased)
     VALUES (1, ${r.id}, ${r.userId}, ${r.createdAt}, ${r.expiresAt}, ${JSON.stringify(r.metadata)},
       ${r.policy === null ? null : JSON.stringify(r.policy)}, ${r.version}, ${r.boundarySeq}, ${stats.viewEvents},
       ${stats.viewTokens}, ${stats.turns}, ${stats.latestSystem?.seq ?? null}, ${stats.latestSystem?.tokens ?? null},
       ${r.indexed ? 1 : 0}, ${r.calibration.ratio}, ${r.calibration.samples},
       ${r.lastUsage === null ? null : JSON.stringify(r.lastUsage)}, ${r.compactions}, ${r.rewinds}, ${r.pinEvents}, ${r.branches},
       ${r.forkedFrom === null ? null : JSON.stringify(r.forkedFrom)},
-      ${r.lastCompactionError === null ? null : JSON.stringify(r.lastCompactionError)}, ${r.idleTtlSeconds}, ${r.capsuleKey}, ${r.fixedExpiresAt}, ${r.lastAppendAt})`
+      ${r.lastCompactionError === null ? null : JSON.stringify(r.lastCompactionError)}, ${r.idleTtlSeconds}, ${r.capsuleKey}, ${r.fixedExpiresAt}, ${r.lastAppendAt},
+      ${r.usage.totalTokens === 0 && r.usage.turns === 0 ? null : JSON.stringify(r.usage)}, ${r.erased ? 1 : 0})`
 }
 
 /** `expiresAt` for a ttl counted from now; null never expires. */
@@ -201,6 +219,8 @@ export function newRecord(address: SessionAddress, input: NewSessionInput): Sess
     forkedFrom: null,
     lastCompactionError: null,
     capsuleKey: null,
+    usage: NO_USAGE,
+    erased: false,
   }
 }
 

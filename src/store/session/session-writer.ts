@@ -1,17 +1,26 @@
-import { atSeq, isBoundary, type NewEvent, type SessionEvent, VersionConflictError } from '../../core'
+import { addUsage, atSeq, isBoundary, type NewEvent, type Notice, type SessionEvent, VersionConflictError } from '../../core'
 import type { Sql } from '../sql'
 import type { Branch, SessionBranches } from './branches'
+import { eventJson } from './event-json'
 import type { LogIndexes } from './indexes'
 import type { Lifecycle } from './lifecycle'
 import type { SessionLog } from './log'
+import { boundaryNotices } from './notices'
 import type { SessionPins } from './pins'
-import { appendedNow, type SessionRecord, type SessionRowCache, writeRecord } from './session-row'
+import { appendedNow, hasExpired, type SessionRecord, type SessionRowCache, writeRecord } from './session-row'
 import type { StepWrite } from './step-records'
 import type { SessionUndos } from './undos'
 
 const NONE: ReadonlySet<string> = new Set()
 
 import type { ViewCache } from './view-cache'
+
+/** Who is told of each write once it commits, with the events as the API shows them (live subscribers). */
+export interface WriteListener {
+  /** Whether anyone listens now (nothing is formatted otherwise). */
+  watched(): boolean
+  written(events: { seq: number; json: string }[]): void
+}
 
 /** What a write appends to the session of `record`, with its turn step's record when it is one. */
 export interface WriteOptions {
@@ -24,6 +33,10 @@ export interface WriteOptions {
   undoes?: number
   /** The ids of the messages it appends pinned. */
   pinned?: ReadonlySet<string>
+  /** What the write tells, besides its boundaries' notices (see `./notices`): recorded in its outbox, its usage counted. */
+  notices?: readonly Notice[]
+  /** Events copied from elsewhere (a fork, an import): their boundaries tell nothing. */
+  copied?: boolean
 }
 
 /**
@@ -43,6 +56,7 @@ export class SessionWriter {
     private readonly branches: SessionBranches,
     private readonly undos: SessionUndos,
     private readonly pins: SessionPins,
+    private readonly listener: WriteListener | null = null,
   ) {}
 
   /**
@@ -75,7 +89,7 @@ export class SessionWriter {
 
   /** What follows a write that created the session: its expiry armed, its directory entry. */
   async created(record: SessionRecord): Promise<void> {
-    await this.lifecycle.scheduleExpiry(record)
+    await this.lifecycle.schedule(record)
     await this.syncIndex(record)
   }
 
@@ -85,13 +99,14 @@ export class SessionWriter {
    * {@link VersionConflictError} when `expectedVersion` is given and is not the record's.
    */
   commit(record: SessionRecord, events: NewEvent[], options: WriteOptions = {}): SessionEvent[] {
-    const { expectedVersion, step, branch, undoes, pinned = NONE } = options
+    const { expectedVersion, step, branch, undoes, pinned = NONE, copied = false } = options
     if (expectedVersion !== undefined && expectedVersion !== record.version) {
       throw new VersionConflictError(expectedVersion, record.version)
     }
     const sequenced = events.map((event, i) => atSeq(event, record.version + 1 + i))
     const advance = this.view.advance(record, sequenced)
     const boundary = sequenced.findLast(isBoundary)
+    const notices = [...(copied ? [] : boundaryNotices(record.id, sequenced)), ...(options.notices ?? [])]
     const next: SessionRecord = {
       ...record,
       version: record.version + sequenced.length,
@@ -101,6 +116,7 @@ export class SessionWriter {
       pinEvents: record.pinEvents + sequenced.filter((event) => event.type === 'PINS').length,
       branches: record.branches + (branch ? 1 : 0),
       stats: advance.stats,
+      usage: notices.reduce((totals, notice) => (notice.usage ? addUsage(totals, notice.usage) : totals), record.usage),
       ...(sequenced.length > 0 ? appendedNow(record) : {}),
     }
     this.row.ensureSchema()
@@ -114,10 +130,27 @@ export class SessionWriter {
       this.indexes.index(sequenced)
       writeRecord(this.sql, next)
       step?.writeRest()
+      this.lifecycle.outbox.record(notices)
     })
+    // Set with no await between: it commits with the write.
+    if (notices.length > 0) this.lifecycle.wake()
     this.row.set(next)
     advance.install()
+    if (sequenced.length > 0 && this.listener?.watched()) {
+      const pinned = this.pins.seqs()
+      this.listener.written(sequenced.map((event) => ({ seq: event.seq, json: eventJson(event, pinned) })))
+    }
     return sequenced
+  }
+
+  /**
+   * Records notices with no change to the log, in the session's outbox; when there is no session
+   * to hold them (a first turn that failed), hands them over to the user's index object at once.
+   */
+  async notify(userId: string, notices: readonly Notice[]): Promise<void> {
+    const record = this.row.stored()
+    if (record && !hasExpired(record)) this.commit(record, [], { notices })
+    else await this.lifecycle.tell(userId, [...notices])
   }
 
   /** Lists the session in the user's directory, and records that it is listed. */
@@ -127,9 +160,9 @@ export class SessionWriter {
     if (current && current.createdAt === record.createdAt) this.commit({ ...current, indexed: true }, [])
   }
 
-  /** Deletes everything the session stored, and forgets what was cached of it. */
-  async wipe(record: SessionRecord): Promise<void> {
-    await this.lifecycle.wipe(record)
+  /** Deletes everything the session stored once `ending` and the outbox are handed over, and forgets what was cached of it. */
+  async wipe(record: SessionRecord, ending: Notice): Promise<void> {
+    await this.lifecycle.wipe(record, ending)
     this.row.forget()
     this.view.reset()
     this.pins.reset()

@@ -15,6 +15,7 @@ import type {
 } from '../../contract/schemas'
 import type { SessionAddress } from '../../contract/session-address'
 import {
+  type Notice,
   newCompactionEvent,
   newPinsEvent,
   newRewindEvent,
@@ -23,6 +24,7 @@ import {
   type TokenEstimator,
   VersionConflictError,
 } from '../../core'
+import { log } from '../../log'
 import { Sql } from '../sql'
 import { SessionAnswers } from './answers'
 import { checkAppendInputs, newEventsOf, planAppend } from './append-input'
@@ -34,7 +36,9 @@ import { importEvents } from './import-events'
 import { LogIndexes } from './indexes'
 import { Lifecycle, type SessionDirectory } from './lifecycle'
 import { SessionLog } from './log'
+import { newNotice } from './notices'
 import { OpenSession, type SessionParts } from './open-session'
+import { Outbox } from './outbox'
 import { SessionPins } from './pins'
 import { planRewind } from './rewind-plan'
 import {
@@ -46,11 +50,17 @@ import {
   type SessionRecord,
   SessionRowCache,
 } from './session-row'
-import { SessionWriter } from './session-writer'
+import { SessionWriter, type WriteListener } from './session-writer'
 import { StepRecords } from './step-records'
 import { planUndo } from './undo-plan'
 import { SessionUndos } from './undos'
 import { ViewCache } from './view-cache'
+
+/** A hand-over of the outbox that failed is tried again this much later. */
+const HANDOVER_RETRY_MS = 30_000
+
+/** What a session's end tells: erased by its user, or expired. */
+const endingOf = (record: SessionRecord): Notice => newNotice(record.erased ? 'session.deleted' : 'session.expired', record.id)
 
 export interface AppendResult {
   version: number
@@ -83,17 +93,30 @@ export class StoredSession {
     directory: SessionDirectory,
     private readonly estimator: TokenEstimator,
     private readonly idleTtlDefault: () => number = () => 0,
+    listener: WriteListener | null = null,
   ) {
     const sql = new Sql(storage.sql)
     this.log = new SessionLog(sql)
     const view = new ViewCache(this.log)
     this.indexes = new LogIndexes(sql, (work) => storage.transactionSync(work))
     this.row = new SessionRowCache(storage, sql)
-    this.lifecycle = new Lifecycle(storage, directory)
+    this.lifecycle = new Lifecycle(storage, directory, new Outbox(sql))
     const branches = new SessionBranches(sql, this.log)
     const undos = new SessionUndos(sql)
     const pins = new SessionPins(sql, this.log)
-    this.writer = new SessionWriter(storage, sql, this.log, view, this.indexes, this.row, this.lifecycle, branches, undos, pins)
+    this.writer = new SessionWriter(
+      storage,
+      sql,
+      this.log,
+      view,
+      this.indexes,
+      this.row,
+      this.lifecycle,
+      branches,
+      undos,
+      pins,
+      listener,
+    )
     this.answers = new SessionAnswers(this.log, view, this.indexes.search, branches, undos, pins)
     const { log, indexes, row, writer, answers } = this
     this.parts = { log, view, steps: new StepRecords(sql, log), indexes, row, writer, answers, branches, pins }
@@ -105,7 +128,7 @@ export class StoredSession {
     const record = this.row.stored()
     if (!record) return null
     if (hasExpired(record)) {
-      await this.writer.wipe(record)
+      await this.writer.wipe(record, endingOf(record))
       return null
     }
     if (!record.indexed) await this.writer.syncIndex(record)
@@ -151,22 +174,41 @@ export class StoredSession {
     record.expiresAt = expiryOf(record)
     this.writer.commit(record, [])
     if (input.ttlSeconds !== undefined || input.idleTtlSeconds !== undefined) {
-      await this.lifecycle.scheduleExpiry(record)
+      await this.lifecycle.schedule(record)
       await this.writer.syncIndex(record) // the directory hides sessions past their expiry: keep it in step
     }
     return record
   }
 
   async destroy(): Promise<void> {
-    await this.writer.wipe(await this.existing())
+    const record = await this.existing()
+    await this.writer.wipe(record, newNotice('session.deleted', record.id))
   }
 
-  /** Deletes the session once it has expired; idempotent, and reschedules itself if early. */
-  async expire(): Promise<void> {
+  /**
+   * The alarm: the outbox handed over to the user's index object (again in 30 s when that
+   * failed), then the session deleted if it has expired, else the alarm set for what is next.
+   * Idempotent: an early or repeated alarm does no harm.
+   */
+  async alarm(): Promise<void> {
     const record = this.row.stored()
-    if (!record || record.expiresAt === null) return
-    if (hasExpired(record)) await this.writer.wipe(record)
-    else await this.lifecycle.scheduleExpiry(record)
+    if (!record) return
+    let retryAt: number | null = null
+    try {
+      await this.lifecycle.handOver(record)
+    } catch (error) {
+      log.error('handing the outbox over failed; retrying', { session: record.id, error: String(error) })
+      retryAt = Date.now() + HANDOVER_RETRY_MS
+    }
+    const now = this.row.stored()
+    if (!now) return
+    if (hasExpired(now)) await this.writer.wipe(now, endingOf(now))
+    else await this.lifecycle.schedule(now, retryAt)
+  }
+
+  /** Records notices with no change to the log (a failure's), or hands them over at once when the session does not exist. */
+  notify(userId: string, notices: Notice[]): Promise<void> {
+    return this.writer.notify(userId, notices)
   }
 
   /** Erases this incarnation of the session (its user erased everything): absent at once, wiped by its alarm. */
@@ -174,8 +216,8 @@ export class StoredSession {
     const record = this.row.stored()
     if (!record || record.createdAt !== createdAt || hasExpired(record)) return
     const now = new Date().toISOString()
-    this.writer.commit({ ...record, fixedExpiresAt: now, idleTtlSeconds: null, expiresAt: now }, [])
-    await this.lifecycle.scheduleExpiry(this.row.stored()!)
+    this.writer.commit({ ...record, fixedExpiresAt: now, idleTtlSeconds: null, expiresAt: now, erased: true }, [])
+    await this.lifecycle.schedule(this.row.stored()!)
   }
 
   /**
@@ -289,8 +331,9 @@ export class StoredSession {
       policy: fork.policy,
       ...(fork.ttlSeconds ? { ttlSeconds: fork.ttlSeconds } : {}),
     })
-    return (await this.writer.write(forkRecord(address, fork, creates), forkEvents(fork), { pinned: new Set(fork.pinned) }))
-      .record
+    const forked = newNotice('session.forked', fork.forkedFrom.sessionId, { forkId: address.sessionId })
+    const options = { pinned: new Set(fork.pinned), copied: true, notices: [forked] }
+    return (await this.writer.write(forkRecord(address, fork, creates), forkEvents(fork), options)).record
   }
 }
 

@@ -1,0 +1,247 @@
+import { Webhook } from 'standardwebhooks'
+import { describe, expect, inject, it } from 'vitest'
+import { append, assistant, call, newSessionId, turn, until, user } from '../helpers'
+
+const receiver = inject('receiverUrl')
+let users = 0
+/** A user of their own per test: webhooks are per user. */
+const newUser = () => `hooks-${Date.now().toString(36)}-${++users}`
+
+interface Attempt {
+  headers: Record<string, string>
+  body: string
+  answered: number | null
+  at: number
+}
+const attempts = async (name: string): Promise<Attempt[]> => (await fetch(`${receiver}/${name}/__attempts`)).json()
+const bodies = async (name: string) => (await attempts(name)).map((attempt) => JSON.parse(attempt.body))
+
+async function register(as: string, mode: string, events: string[] = ['*'], label = mode) {
+  const name = `${as}-${label}`
+  const created = await call('POST', '/v1/webhooks', { user: as, body: { url: `${receiver}/${name}/${mode}`, events } })
+  expect(created.status).toBe(201)
+  return { ...created.body, name }
+}
+
+const deliveries = async (as: string, id: string, status?: string) =>
+  (await call('GET', `/v1/webhooks/${id}/deliveries${status ? `?status=${status}` : ''}`, { user: as })).body.deliveries
+
+describe('webhook endpoints', () => {
+  it('are created with a whsec_ secret shown once, listed, read, changed and deleted, per user', async () => {
+    const as = newUser()
+    const created = await register(as, 'ok', ['turn.completed'])
+    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/)
+    expect(created).toMatchObject({ events: ['turn.completed'], disabled: false, description: null })
+    const listed = await call('GET', '/v1/webhooks', { user: as })
+    expect(listed.body.webhooks).toHaveLength(1)
+    expect(listed.body.webhooks[0]).not.toHaveProperty('secret')
+    expect((await call('GET', `/v1/webhooks/${created.id}`, { user: as })).body).not.toHaveProperty('secret')
+    // Another user sees none of them.
+    expect((await call('GET', '/v1/webhooks', { user: newUser() })).body.webhooks).toEqual([])
+    expect((await call('GET', `/v1/webhooks/${created.id}`, { user: newUser() })).status).toBe(404)
+    const patched = await call('PATCH', `/v1/webhooks/${created.id}`, {
+      user: as,
+      body: { events: ['session.compacted'], description: 'compactions' },
+    })
+    expect(patched.body).toMatchObject({ events: ['session.compacted'], description: 'compactions' })
+    expect((await call('DELETE', `/v1/webhooks/${created.id}`, { user: as })).status).toBe(204)
+    expect((await call('GET', `/v1/webhooks/${created.id}`, { user: as })).status).toBe(404)
+  })
+
+  it('refuse a URL that is not https (or http to this machine), an unknown type, and unknown fields, naming the field', async () => {
+    const as = newUser()
+    const bad = [
+      [{ url: 'http://example.com/hook', events: ['*'] }, 'url'],
+      [{ url: 'ftp://127.0.0.1/hook', events: ['*'] }, 'url'],
+      [{ url: 'https://user:pass@example.com/hook', events: ['*'] }, 'url'],
+      [{ url: 'https://example.com/hook', events: ['turn.done'] }, 'events'],
+      [{ url: 'https://example.com/hook', events: [] }, 'events'],
+      [{ url: 'https://example.com/hook', events: ['*'], secret: 'mine' }, 'secret'],
+    ] as const
+    for (const [body, field] of bad) {
+      const answer = await call('POST', '/v1/webhooks', { user: as, body })
+      expect(answer.status, JSON.stringify(body)).toBe(400)
+      expect(answer.body.error.message).toContain(field)
+    }
+    expect((await call('GET', '/v1/webhooks', { user: as })).body.webhooks).toEqual([])
+    expect((await call('GET', '/v1/webhooks/nope', { user: as })).status).toBe(400)
+  })
+})
+
+describe('webhook deliveries', () => {
+  it('sends a turn.completed signed per Standard Webhooks, thin, to an endpoint subscribed to it', async () => {
+    const as = newUser()
+    const hook = await register(as, 'ok', ['turn.completed'])
+    const id = newSessionId('wh')
+    const answered = await turn(id, { content: 'a secret question' }, as)
+    expect(answered.status).toBe(200)
+    await until(async () => (await attempts(hook.name)).length > 0, 'the delivery')
+    const [attempt] = await attempts(hook.name)
+    // The real library a receiver uses verifies it with the secret.
+    const verified = new Webhook(hook.secret).verify(attempt!.body, attempt!.headers) as any
+    expect(verified.type).toBe('turn.completed')
+    expect(verified.data).toMatchObject({ sessionId: id, replyId: answered.body.reply.id })
+    expect(verified.data.usage.promptTokens).toBe(answered.body.usage.promptTokens)
+    expect(attempt!.body).not.toContain('secret question')
+    expect(() => new Webhook(`whsec_${btoa('another key, not the one')}`).verify(attempt!.body, attempt!.headers)).toThrow()
+    expect(attempt!.headers['webhook-id']).toMatch(/^msg_/)
+    const [delivery] = await deliveries(as, hook.id)
+    expect(delivery).toMatchObject({ type: 'turn.completed', status: 'delivered', attempts: 1, lastStatus: 200 })
+  })
+
+  it('sends only the types an endpoint subscribes to, and every type to "*"', async () => {
+    const as = newUser()
+    const compactions = await register(as, 'ok', ['session.compacted'])
+    const all = await register(as, 'ok', ['*'], 'all')
+    const id = newSessionId('wh')
+    await append(id, [user('q1'), assistant('a1'), user('q2'), assistant('a2')], as)
+    expect(
+      (await call('POST', `/v1/sessions/${id}/compact`, { user: as, body: { strategy: { window: { lastTurns: 1 } } } })).status,
+    ).toBe(200)
+    expect((await turn(id, { content: 'q3' }, as)).status).toBe(200)
+    await until(async () => (await bodies(all.name)).length >= 2, 'both deliveries to "*"')
+    expect((await bodies(all.name)).map((body) => body.type).sort()).toEqual(['session.compacted', 'turn.completed'])
+    await until(async () => (await bodies(compactions.name)).length >= 1, 'the compaction delivery')
+    expect((await bodies(compactions.name)).map((body) => body.type)).toEqual(['session.compacted'])
+  })
+})
+
+describe('webhook retries', () => {
+  it('retries a failed attempt within 10 s, with the same webhook-id and a new timestamp', async () => {
+    const as = newUser()
+    const hook = await register(as, 'fail-once')
+    await turn(newSessionId('wh'), { content: 'q' }, as)
+    await until(async () => (await attempts(hook.name)).length >= 2, 'the retry')
+    const [first, second] = await attempts(hook.name)
+    expect(first!.answered).toBe(500)
+    expect(second!.answered).toBe(200)
+    expect(second!.headers['webhook-id']).toBe(first!.headers['webhook-id'])
+    expect(second!.at - first!.at).toBeLessThanOrEqual(10_000)
+    expect(Number(second!.headers['webhook-timestamp'])).toBeGreaterThan(Number(first!.headers['webhook-timestamp']))
+    // Each attempt is signed for its own timestamp.
+    expect(() => new Webhook(hook.secret).verify(second!.body, second!.headers)).not.toThrow()
+    await until(async () => (await deliveries(as, hook.id, 'delivered')).length === 1, 'the delivery recorded')
+    expect((await deliveries(as, hook.id))[0]).toMatchObject({ status: 'delivered', attempts: 2, lastStatus: 200 })
+  })
+
+  it('takes a Retry-After of at most 60 s as the next delay', async () => {
+    const as = newUser()
+    const hook = await register(as, 'retry-after')
+    await turn(newSessionId('wh'), { content: 'q' }, as)
+    await until(async () => (await attempts(hook.name)).length >= 2, 'the retry')
+    const [first, second] = await attempts(hook.name)
+    expect(first!.answered).toBe(503)
+    // Retry-After: 1, where the schedule's first retry waits 5 s.
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(1000)
+    expect(second!.at - first!.at).toBeLessThan(4000)
+  })
+
+  it('retries a receiver that does not answer in time, recording why', async () => {
+    const as = newUser()
+    const hook = await register(as, 'slow-once')
+    await turn(newSessionId('wh'), { content: 'q' }, as)
+    await until(async () => (await deliveries(as, hook.id, 'pending'))[0]?.attempts === 1, 'the first attempt to time out')
+    expect((await deliveries(as, hook.id))[0]).toMatchObject({
+      lastStatus: null,
+      lastError: expect.stringContaining('no answer'),
+    })
+    await until(async () => (await deliveries(as, hook.id, 'delivered')).length === 1, 'the retry to succeed')
+  })
+
+  it('disables an endpoint that answers 410, records what it raises meanwhile as failed, and sends only what comes after it is enabled again', async () => {
+    const as = newUser()
+    const hook = await register(as, 'gone', ['turn.completed'])
+    const id = newSessionId('wh')
+    await turn(id, { content: 'first' }, as)
+    await until(
+      async () => (await call('GET', `/v1/webhooks/${hook.id}`, { user: as })).body.disabled === true,
+      'the endpoint disabled',
+    )
+    expect((await deliveries(as, hook.id, 'failed'))[0]).toMatchObject({ lastStatus: 410 })
+    await turn(id, { content: 'second' }, as)
+    await until(async () => (await deliveries(as, hook.id, 'failed')).length === 2, 'the second recorded as failed')
+    expect((await deliveries(as, hook.id, 'failed'))[0]).toMatchObject({ attempts: 0, lastError: 'the endpoint is disabled' })
+    const enabled = await call('PATCH', `/v1/webhooks/${hook.id}`, { user: as, body: { disabled: false } })
+    expect(enabled.body.disabled).toBe(false)
+    // The test event goes out (and is answered 410 again): the one failed meanwhile never is.
+    expect((await call('POST', `/v1/webhooks/${hook.id}/test`, { user: as })).status).toBe(202)
+    await until(async () => (await attempts(hook.name)).length === 2, 'the test event')
+    expect((await bodies(hook.name)).map((body) => body.type)).toEqual(['turn.completed', 'webhook.test'])
+  })
+})
+
+describe('webhook event types', () => {
+  it('sends webhook.test whatever the endpoint subscribes to', async () => {
+    const as = newUser()
+    const hook = await register(as, 'ok', ['session.expired'])
+    const sent = await call('POST', `/v1/webhooks/${hook.id}/test`, { user: as })
+    expect(sent.status).toBe(202)
+    await until(async () => (await bodies(hook.name)).length === 1, 'the test event')
+    expect((await bodies(hook.name))[0]).toMatchObject({ type: 'webhook.test', data: { webhookId: hook.id } })
+    expect((await call('POST', '/v1/webhooks/wh_00000000000000000000000000000000/test', { user: as })).status).toBe(404)
+  })
+
+  it('tells a turn that waits on client tools, a failed turn, a rewind, a fork, a deletion and an expiry', async () => {
+    const as = newUser()
+    const hook = await register(as, 'ok')
+    const id = newSessionId('wh')
+    const tools = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } }]
+    const waiting = await turn(id, { content: 'use a tool', model: 'tools-c1', tools }, as)
+    expect(waiting.body.status).toBe('requires_action')
+    expect((await turn(id, { content: 'fails', model: 'fail-500' }, as)).status).toBe(502)
+    const events = (await call('GET', `/v1/sessions/${id}/events`, { user: as })).body.events
+    expect(
+      (await call('POST', `/v1/sessions/${id}/rewind`, { user: as, body: { to: events[0].id, position: 'before' } })).status,
+    ).toBe(200)
+    const fork = newSessionId('fork')
+    expect((await call('POST', `/v1/sessions/${id}/fork`, { user: as, body: { id: fork } })).status).toBe(201)
+    expect((await call('DELETE', `/v1/sessions/${fork}`, { user: as })).status).toBe(204)
+    const brief = newSessionId('brief')
+    expect((await call('POST', '/v1/sessions', { user: as, body: { id: brief, ttlSeconds: 1 } })).status).toBe(201)
+    const types = [
+      'turn.requires_action',
+      'turn.failed',
+      'session.rewound',
+      'session.forked',
+      'session.deleted',
+      'session.expired',
+    ]
+    await until(async () => (await bodies(hook.name)).length >= types.length, 'every event')
+    const seen = await bodies(hook.name)
+    expect(seen.map((body) => body.type).sort()).toEqual([...types].sort())
+    const of = (type: string) => seen.find((body) => body.type === type)!.data
+    expect(of('turn.requires_action')).toMatchObject({ sessionId: id, toolCallIds: waiting.body.toolCalls.map((c: any) => c.id) })
+    expect(of('turn.failed')).toMatchObject({ sessionId: id, error: { code: 'upstream_error' } })
+    expect(of('session.rewound')).toMatchObject({ sessionId: id, reason: 'api' })
+    expect(of('session.forked')).toEqual({ sessionId: id, forkId: fork })
+    expect(of('session.deleted')).toEqual({ sessionId: fork })
+    expect(of('session.expired')).toEqual({ sessionId: brief })
+    for (const body of seen) expect(Date.parse(body.timestamp)).not.toBeNaN()
+  })
+
+  it('tells a summarizer failure as compaction.failed, and a pass as session.compacted', async () => {
+    const as = newUser()
+    const hook = await register(as, 'ok', ['compaction.failed', 'session.compacted'])
+    const id = newSessionId('wh')
+    await append(id, [user('q1'), assistant('a1'), user('q2'), assistant('a2')], as)
+    const strategy = (model: string) => ({ window: { lastTurns: 1 }, summarizer: { model } })
+    const failed = await call('POST', `/v1/sessions/${id}/compact`, { user: as, body: { strategy: strategy('fail-500') } })
+    expect(failed.status).toBe(502)
+    const passed = await call('POST', `/v1/sessions/${id}/compact`, { user: as, body: { strategy: strategy('echo') } })
+    expect(passed.status).toBe(200)
+    await until(async () => (await bodies(hook.name)).length === 2, 'both events')
+    const [failure, pass] = await bodies(hook.name).then((all) => all.sort((a, b) => a.type.localeCompare(b.type)))
+    expect(failure).toMatchObject({ type: 'compaction.failed', data: { sessionId: id, error: { code: 'upstream_error' } } })
+    expect(pass).toMatchObject({ type: 'session.compacted', data: { sessionId: id, eventId: passed.body.boundary.id } })
+  })
+
+  it('sends session.deleted for each session an erasure of everything wipes', async () => {
+    const as = newUser()
+    const hook = await register(as, 'ok', ['session.deleted'])
+    const ids = [newSessionId('e'), newSessionId('e')]
+    for (const id of ids) expect((await call('POST', '/v1/sessions', { user: as, body: { id } })).status).toBe(201)
+    expect((await call('DELETE', '/v1/sessions', { user: as, body: { all: true } })).status).toBe(202)
+    await until(async () => (await bodies(hook.name)).length === 2, 'both deletions')
+    expect((await bodies(hook.name)).map((body) => body.data.sessionId).sort()).toEqual([...ids].sort())
+  })
+})
