@@ -7,6 +7,7 @@ import type { Measured, StorageWork } from '../shared'
 import type { BenchWorker, Params } from './client'
 import { clientHistory } from './client-history'
 import { BACKGROUND_PASS, HALF_ROUNDS, NAIVE_SIZES, NO_COMPACTION, ROUNDS, RUN, SIZES, SMALLEST, USER } from './config'
+import { eventsMeasurements } from './events'
 import { appendsPerSecond, bundleSize, exportAndImport, firstByteVia, timedHere, tokenizerCalls } from './over-http'
 import { promptPrefixShare } from './prompt-cache'
 import type { Key, Measurement } from './runner'
@@ -205,6 +206,7 @@ export function measurementsOf(worker: BenchWorker, sessions: Sessions) {
     ...background(targets),
     ...reads(targets),
     ...others(targets),
+    ...eventsMeasurements(worker),
   }
 }
 

@@ -329,6 +329,34 @@ export const TABLES: Table[] = [
     ],
   },
   {
+    title:
+      'Events out: a turn of a user with a webhook endpoint against one without (both write the turn’s notice; in workerd, 10 a sample, one short session each)',
+    measure: ['webhookTurn'],
+    columns: [column('turn', (key) => String(key)), ...timing('turn', 'webhookTurn')],
+    footer: (r) => [
+      ['with / without', ratio(r.median('webhookTurn', 'with a webhook'), r.median('webhookTurn', 'without a webhook')), ''],
+    ],
+    notes: [() => 'target: ≤ 1.1× (the fan-out and the delivery run after the answer, in the user’s object)'],
+  },
+  {
+    title: 'A webhook’s delivery over HTTP: a turn’s answer, then the receiver’s POST (its time counted from the answer)',
+    measure: ['webhookDelivery'],
+    columns: [column('', (key) => String(key)), median('median', 'webhookDelivery'), p95('webhookDelivery')],
+  },
+  {
+    title:
+      'The live stream over HTTP: an append’s answer, and the frame a subscriber of the session got for it (both from the append’s start)',
+    measure: ['liveFrame'],
+    columns: [column('', (key) => String(key)), median('median', 'liveFrame'), p95('liveFrame')],
+    footer: (r) => [
+      [
+        'added by the stream (frame − answer)',
+        ms(r.median('liveFrame', 'its frame received') - r.median('liveFrame', 'the append answered')),
+        '',
+      ],
+    ],
+  },
+  {
     title: 'Worker bundle (wrangler deploy --dry-run)',
     measure: ['bundle'],
     columns: [

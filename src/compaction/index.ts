@@ -21,12 +21,14 @@ import { log } from '../log'
 import { chatModelBudget, modelSettings, NOT_CONFIGURED } from '../models/config'
 import { toServiceError, UpstreamError } from '../models/port'
 import { modelSummarizer } from '../models/summarizer'
-import { newNotice, usageEntry } from '../store/session/notices'
+import { newNotice } from '../store/session/notices'
 
 /** The session a pass runs on: the core's store, and where the pass's notices go (its summary's usage, its failure). */
 export interface PassSession extends SessionStore {
   /** Records notices with no change to the log (see `StoredSession.notify`). */
   notify(notices: Notice[]): Promise<void>
+  /** Counts what a model call the log does not record spent (a summary's, an unstored reply's): its usage notice. */
+  spent(model: string, usage: Usage | null, kind: 'turn' | 'summary'): Promise<void>
 }
 
 /** One pass as the service asks for it: a strategy as stored (its summarizer as options, not a model). */
@@ -101,7 +103,7 @@ export function compactor(options: CompactorOptions): Compactor {
       // What a summary spent counts, whatever the pass then writes.
       onUsage: async (usage) => {
         await spend?.(usage)
-        await store.notify([newNotice('usage.recorded', session.id, {}, usageEntry(modelName, usage, 'summary'))])
+        await store.spent(modelName, usage, 'summary')
       },
     })
   }
@@ -113,8 +115,11 @@ export function compactor(options: CompactorOptions): Compactor {
     },
     async run(store: PassSession, session: SessionInfo, request: PassRequest) {
       const summarizer = summarizerFor(request.strategy.summarizer, request.spend, store, session)
+      // Told, never in the way: the pass's own error is what its caller hears.
       const failed = (code: string, message: string) =>
-        store.notify([newNotice('compaction.failed', session.id, { error: { code, message } })])
+        store
+          .notify([newNotice('compaction.failed', session.id, { error: { code, message } })])
+          .catch((error: unknown) => log.error('recording a failed pass failed', { session: session.id, error: String(error) }))
       try {
         const result = await compact(
           {

@@ -21,7 +21,7 @@ import { seedEvents } from './seed'
  * @example
  * const answer = await passthroughTurn(input, deps) // answer.stored === false
  */
-export function passthroughTurn(input: DoorInput, deps: Omit<TurnDeps, 'session'>): Promise<DoorAnswer> {
+export function passthroughTurn(input: DoorInput, deps: TurnDeps): Promise<DoorAnswer> {
   const { models, estimator, limiter } = deps
   const { request } = input
   if (!models.model) throw new ServiceError('not_configured', NOT_CONFIGURED)
@@ -55,6 +55,8 @@ export function passthroughTurn(input: DoorInput, deps: Omit<TurnDeps, 'session'
       throw toServiceError(error)
     }
     await limiter?.spend(reply.usage)
+    // Not stored, but answered by the model: it counts in the user's usage.
+    await deps.session.spent(reply.model ?? request.model ?? models.chatModel, reply.usage, 'turn')
     const calls = ids.all(reply.toolCalls).filter((call) => call.name !== RECALL_TOOL)
     const event = turnEvent(
       {

@@ -65,6 +65,7 @@ export abstract class SessionStorageObject extends DurableObject<Env> {
     this.stored = new StoredSession(ctx.storage, sessionDirectory(env), estimator, idleTtl, {
       watched: () => live.watched,
       written: (events) => live.events(events),
+      ended: () => live.closeAll('the session ended'),
     })
     this.compaction = compactor({ env, estimator })
     this.passes = new BackgroundPass((work) => ctx.waitUntil(work))
@@ -89,7 +90,6 @@ export abstract class SessionStorageObject extends DurableObject<Env> {
   destroy(): Promise<Outcome<null>> {
     return toOutcome(async () => {
       await this.stored.destroy()
-      this.live.closeAll('the session was deleted')
       return null
     })
   }
@@ -240,6 +240,5 @@ export abstract class SessionStorageObject extends DurableObject<Env> {
   /** Hands the outbox over to the user's index object, and deletes the session once it has expired; safe to run twice. */
   override async alarm(): Promise<void> {
     await this.stored.alarm()
-    if (!(await this.stored.find())) this.live.closeAll('the session ended')
   }
 }

@@ -101,7 +101,11 @@ export class TurnRunner {
       watched: () => live.watched,
       // A door's answer keeps its status until it is known: only a streamed `/turns` turn says it waits.
       onCompacting: stream && !settings.door ? () => frames.send({ type: 'compacting' }) : undefined,
-      written,
+      written: () => {
+        written()
+        // The reply is stored: a subscriber attaching now gets it as an event, not as text in progress.
+        if (liveTurn !== null) live.ended(liveTurn)
+      },
       limiter,
       passes: scheduler,
     })

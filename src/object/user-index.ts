@@ -53,12 +53,14 @@ export class UserIndex extends DurableObject<Env> {
    * and the alarm woken to send them.
    */
   async receive(notices: Notice[]): Promise<void> {
-    const pending = this.ctx.storage.transactionSync(() => {
+    this.ctx.storage.transactionSync(() => {
       const fresh = this.inbox.take(notices, Date.now())
       for (const notice of fresh) if (notice.usage) this.usageDays.add(notice.timestamp, notice.usage)
-      return this.hooks.fanOut(fresh, newDeliveryId)
+      this.hooks.fanOut(fresh, newDeliveryId)
     })
-    if (pending > 0) await this.wake(Date.now())
+    // Whatever is pending, also what a hand-over cut short by a crash left unscheduled.
+    const next = this.hooks.nextDue()
+    if (next !== null) await this.wake(next)
   }
 
   /** A new webhook endpoint, with its secret (shown only now); at most {@link MAX_WEBHOOKS}. */
@@ -101,9 +103,10 @@ export class UserIndex extends DurableObject<Env> {
     return toOutcome(async () => {
       if (!this.hooks.get(id)) notFound(id)
       const notice = { id: `test_${crypto.randomUUID()}`, type: 'webhook.test', timestamp: now(), data: { webhookId: id } }
-      const pending = this.hooks.fanOut([notice as unknown as Notice], newDeliveryId, id)
+      let delivery = ''
+      const pending = this.hooks.fanOut([notice as unknown as Notice], () => (delivery = newDeliveryId()), id)
       if (pending > 0) await this.wake(Date.now())
-      return { id: notice.id }
+      return { id: delivery }
     })
   }
 
@@ -159,7 +162,14 @@ export class UserIndex extends DurableObject<Env> {
 
   /** The sweep and the deliveries due, then the alarm set for whichever is next. */
   override async alarm(): Promise<void> {
-    const next = [await this.sweep(), await sendDue(this.hooks, this.env)].filter((at) => at !== null)
+    const sweep = await this.sweep()
+    const deliveries = sendDue(
+      this.hooks,
+      this.env,
+      (work) => this.ctx.waitUntil(work),
+      (at) => this.wake(at),
+    )
+    const next = [sweep, deliveries].filter((at) => at !== null)
     if (next.length > 0) await this.ctx.storage.setAlarm(Math.min(...next))
   }
 

@@ -123,6 +123,14 @@ describe('GET /v1/sessions/:id/stream', () => {
     await stream.cancel()
   })
 
+  it('ends when the session expires', async () => {
+    const id = newSessionId('live')
+    expect((await call('POST', '/v1/sessions', { body: { id, ttlSeconds: 1 } })).status).toBe(201)
+    const stream = sseReader(await follow(id))
+    expect(await stream.rest()).toEqual([])
+    expect((await call('GET', `/v1/sessions/${id}`)).status).toBe(404)
+  })
+
   it('ends when the session is deleted; 404 for a session that does not exist or is another user’s; 400 for a bad Last-Event-ID', async () => {
     const id = newSessionId('live')
     await append(id, [user('q')])

@@ -57,6 +57,21 @@ describe('usage', () => {
     })
   })
 
+  it('counts a door request the model answered without storing it (a client’s auxiliary request)', async () => {
+    const as = newUser()
+    const id = newSessionId('u')
+    await append(id, [user('q'), assistant('a')], as)
+    const aside = await call('POST', '/v1/messages', {
+      user: as,
+      body: { model: 'usage-13', max_tokens: 100, messages: [{ role: 'user', content: 'A title, please' }] },
+      headers: { 'X-Session-Id': id, 'anthropic-version': '2023-06-01', 'x-claude-code-request-class': 'auxiliary' },
+    })
+    expect(aside.status, aside.text).toBe(200)
+    expect(aside.headers.get('X-Stored')).toBe('false')
+    await until(async () => (await report(as)).length === 1, 'the request counted')
+    expect((await report(as))[0]).toMatchObject({ model: 'usage-13', turns: 1, promptTokens: 13 })
+  })
+
   it('answers only the days asked for, per user, and refuses a bad date naming it', async () => {
     const as = newUser()
     await append(newSessionId('u'), [user('q'), assistant('a')], as)
@@ -65,7 +80,7 @@ describe('usage', () => {
     expect(await report(as, `?from=${today()}&to=${today()}`)).toHaveLength(1)
     expect(await report(as, '?from=2020-01-01&to=2020-01-31')).toEqual([])
     expect(await report(newUser())).toEqual([])
-    for (const query of ['?from=2026-13-01', '?to=yesterday', '?from=2026-12-02&to=2026-12-01']) {
+    for (const query of ['?from=2026-13-01', '?from=2026-02-30', '?to=yesterday', '?from=2026-12-02&to=2026-12-01']) {
       const answer = await call('GET', `/v1/usage${query}`, { user: as })
       expect(answer.status, query).toBe(400)
       expect(answer.body.error.message).toMatch(/from|to/)

@@ -17,6 +17,12 @@ export const UsageTotalsSchema = z
   })
   .openapi('UsageTotals')
 
+/** `2026-02-30` is no day (Date.parse would roll it over to March). */
+const isCalendarDay = (day: string) => {
+  const at = Date.parse(`${day}T00:00:00Z`)
+  return !Number.isNaN(at) && new Date(at).toISOString().slice(0, 10) === day
+}
+
 const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a UTC day as YYYY-MM-DD')
 
 export const UsageQuerySchema = z
@@ -28,8 +34,8 @@ export const UsageQuerySchema = z
     message: 'from must not be after to',
     path: ['from'],
   })
-  .refine((query) => [query.from, query.to].every((day) => day === undefined || !Number.isNaN(Date.parse(`${day}T00:00:00Z`))), {
-    message: 'not a calendar day',
+  .refine((query) => [query.from, query.to].every((day) => day === undefined || isCalendarDay(day)), {
+    message: 'from and to must be calendar days',
     path: ['from'],
   })
 

@@ -29,6 +29,8 @@ describe('nextAttemptAt', () => {
     expect(nextAttemptAt({ attempts: 3, createdAt: 0, now: 1000, retryAfterS: 2 })).toBe(3000)
     expect(nextAttemptAt({ attempts: 3, createdAt: 0, now: 1000, retryAfterS: 60 })).toBe(61_000)
     expect(nextAttemptAt({ attempts: 3, createdAt: 0, now: 1000, retryAfterS: 3600 })).toBe(121_000)
+    // Never at once: a second at least.
+    expect(nextAttemptAt({ attempts: 3, createdAt: 0, now: 1000, retryAfterS: 0 })).toBe(2000)
   })
 })
 

@@ -24,7 +24,8 @@ export function nextAttemptAt(attempt: {
   const { attempts, createdAt, now, retryAfterS } = attempt
   if (now - createdAt >= RETRY_FOR_MS) return null
   const scheduled = DELAYS_S[Math.min(attempts, DELAYS_S.length) - 1] ?? DELAYS_S[0]!
-  const asked = retryAfterS != null && retryAfterS >= 0 && retryAfterS <= MAX_RETRY_AFTER_S ? retryAfterS : null
+  // At least a second: a receiver asking for 0 is not hammered.
+  const asked = retryAfterS != null && retryAfterS <= MAX_RETRY_AFTER_S ? Math.max(1, retryAfterS) : null
   return now + (asked ?? scheduled) * 1000
 }
 

@@ -41,6 +41,8 @@ export async function pipeLive(sse: SSEStreamingApi, first: WebSocket, start: nu
         after = seq
       })
       socket = code === CATCHING_UP && !sse.aborted ? await subscribe(after) : null
+      // The client left while it connected: nobody reads this one.
+      if (sse.aborted) socket?.close(1000, 'the client went away')
     }
   } finally {
     clearInterval(timer)

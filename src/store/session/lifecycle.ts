@@ -39,7 +39,9 @@ export class Lifecycle {
    */
   async schedule(record: SessionRecord, soonest: number | null = null): Promise<void> {
     const waiting = soonest ?? (this.outbox.pending() ? Date.now() : null)
-    const times = [record.expiresAt === null ? null : Date.parse(record.expiresAt), waiting].filter((at) => at !== null)
+    // A retry waits its time, also for an expiry already past.
+    const expiry = record.expiresAt === null ? null : Math.max(Date.parse(record.expiresAt), soonest ?? 0)
+    const times = [expiry, waiting].filter((at) => at !== null)
     if (times.length > 0) await this.storage.setAlarm(Math.min(...times))
     else await this.storage.deleteAlarm()
   }
@@ -78,12 +80,23 @@ export class Lifecycle {
 
   /**
    * Deletes everything the session stored and its alarm, once its directory entry is removed and
-   * its last notices (the outbox, and `ending`) handed over: when that fails, nothing is deleted.
+   * its last notices (the outbox, and `ending`) handed over — also those written meanwhile: from
+   * the last look at the outbox to the deletion nothing is awaited. When the hand-over fails,
+   * nothing is deleted; when `stillThis` says the session is gone or another (a wipe that ran
+   * meanwhile, a session created since), nothing is either. Answers whether it deleted.
    */
-  async wipe(record: SessionRecord, ending: Notice): Promise<void> {
-    const { notices } = this.outbox.batch(Number.MAX_SAFE_INTEGER)
+  async wipe(record: SessionRecord, ending: Notice, stillThis: () => boolean): Promise<boolean> {
+    let { notices, upto } = this.outbox.batch(Number.MAX_SAFE_INTEGER)
     await this.directory.unlist(record, [...notices, ending])
-    await this.storage.deleteAlarm()
+    for (;;) {
+      if (!stillThis()) return false
+      const since = this.outbox.after(upto)
+      if (since.notices.length === 0) break
+      await this.directory.tell(record.userId, since.notices)
+      ;({ notices, upto } = since)
+    }
+    void this.storage.deleteAlarm()
     await this.storage.deleteAll()
+    return true
   }
 }

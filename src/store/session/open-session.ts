@@ -1,7 +1,7 @@
 import { ServiceError, sessionNotFound } from '../../contract/errors'
 import { newEventId, newSecret } from '../../contract/ids'
 import type { SessionAddress } from '../../contract/session-address'
-import type { StepRecord } from '../../contract/turn-result'
+import type { StepRecord, Usage } from '../../contract/turn-result'
 import {
   type Calibration,
   type MessageEvent,
@@ -25,7 +25,7 @@ import type { SessionAnswers } from './answers'
 import type { Branch, SessionBranches } from './branches'
 import type { LogIndexes } from './indexes'
 import type { SessionLog } from './log'
-import { turnNotice } from './notices'
+import { newNotice, turnNotice, usageEntry } from './notices'
 import type { SessionPins } from './pins'
 import { planRewind } from './rewind-plan'
 import { hasExpired, type NewSessionInput, newRecord, type SessionRecord, type SessionRowCache } from './session-row'
@@ -130,6 +130,10 @@ export class OpenSession {
   /** Records notices with no change to the log (see `StoredSession.notify`). */
   notify(notices: Notice[]): Promise<void> {
     return this.parts.writer.notify(this.address.userId, notices)
+  }
+
+  spent(model: string, usage: Usage | null, kind: 'turn' | 'summary'): Promise<void> {
+    return this.notify([newNotice('usage.recorded', this.address.sessionId, {}, usageEntry(model, usage, kind))])
   }
 
   /** The secret the session's compaction capsules are signed with, made and stored now if `make` and there is none; null while there is none. */

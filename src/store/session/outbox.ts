@@ -20,6 +20,12 @@ export class Outbox {
     return { notices: rows.map((row) => JSON.parse(row.notice) as Notice), upto: rows.at(-1)?.seq ?? 0 }
   }
 
+  /** Every notice written after the seq `after`, and the seq of the last (`after` when none). */
+  after(after: number): { notices: Notice[]; upto: number } {
+    const rows = this.sql.all<{ seq: number; notice: string }>`SELECT seq, notice FROM outbox WHERE seq > ${after} ORDER BY seq`
+    return { notices: rows.map((row) => JSON.parse(row.notice) as Notice), upto: rows.at(-1)?.seq ?? after }
+  }
+
   /** Drops the notices taken, up to the seq `upto`. */
   drop(upto: number): void {
     this.sql.run`DELETE FROM outbox WHERE seq <= ${upto}`

@@ -20,6 +20,8 @@ export interface WriteListener {
   /** Whether anyone listens now (nothing is formatted otherwise). */
   watched(): boolean
   written(events: { seq: number; json: string }[]): void
+  /** The session was deleted. */
+  ended(): void
 }
 
 /** What a write appends to the session of `record`, with its turn step's record when it is one. */
@@ -77,15 +79,24 @@ export class SessionWriter {
    * cached of them forgotten (read again from storage).
    */
   atomically<T>(work: () => T): T {
+    this.held = this.held ?? []
     try {
-      return this.storage.transactionSync(work)
+      const result = this.storage.transactionSync(work)
+      const held = this.held
+      this.held = null
+      for (const events of held) this.listener?.written(events)
+      return result
     } catch (error) {
+      this.held = null
       this.row.forget()
       this.view.reset()
       this.pins.reset()
       throw error
     }
   }
+
+  /** What the writes of an {@link atomically} told the listener, held until they commit (null: none runs). */
+  private held: { seq: number; json: string }[][] | null = null
 
   /** What follows a write that created the session: its expiry armed, its directory entry. */
   async created(record: SessionRecord): Promise<void> {
@@ -138,7 +149,9 @@ export class SessionWriter {
     advance.install()
     if (sequenced.length > 0 && this.listener?.watched()) {
       const pinned = this.pins.seqs()
-      this.listener.written(sequenced.map((event) => ({ seq: event.seq, json: eventJson(event, pinned) })))
+      const events = sequenced.map((event) => ({ seq: event.seq, json: eventJson(event, pinned) }))
+      if (this.held) this.held.push(events)
+      else this.listener.written(events)
     }
     return sequenced
   }
@@ -160,11 +173,17 @@ export class SessionWriter {
     if (current && current.createdAt === record.createdAt) this.commit({ ...current, indexed: true }, [])
   }
 
-  /** Deletes everything the session stored once `ending` and the outbox are handed over, and forgets what was cached of it. */
+  /**
+   * Deletes everything the session stored once `ending` and the outbox are handed over, forgets
+   * what was cached of it, and ends its live subscriptions — unless, meanwhile, another wipe did
+   * it or a new session took its place.
+   */
   async wipe(record: SessionRecord, ending: Notice): Promise<void> {
-    await this.lifecycle.wipe(record, ending)
+    const stillThis = () => this.row.stored()?.createdAt === record.createdAt
+    if (!(await this.lifecycle.wipe(record, ending, stillThis))) return
     this.row.forget()
     this.view.reset()
     this.pins.reset()
+    this.listener?.ended()
   }
 }

@@ -60,7 +60,11 @@ import { ViewCache } from './view-cache'
 const HANDOVER_RETRY_MS = 30_000
 
 /** What a session's end tells: erased by its user, or expired. */
-const endingOf = (record: SessionRecord): Notice => newNotice(record.erased ? 'session.deleted' : 'session.expired', record.id)
+const endingOf = (record: SessionRecord): Notice => ({
+  ...newNotice(record.erased ? 'session.deleted' : 'session.expired', record.id),
+  // One id per incarnation: two wipes racing, or one retried after a crash, tell it once.
+  id: `ntc_end_${record.id}_${record.createdAt}`,
+})
 
 export interface AppendResult {
   version: number
@@ -128,7 +132,11 @@ export class StoredSession {
     const record = this.row.stored()
     if (!record) return null
     if (hasExpired(record)) {
-      await this.writer.wipe(record, endingOf(record))
+      // Absent whatever the wipe does; one that fails is left to the alarm.
+      await this.writer.wipe(record, endingOf(record)).catch(async (error: unknown) => {
+        log.error('wiping an expired session failed; the alarm retries', { session: record.id, error: String(error) })
+        await this.lifecycle.schedule(record, Date.now() + HANDOVER_RETRY_MS)
+      })
       return null
     }
     if (!record.indexed) await this.writer.syncIndex(record)
@@ -202,8 +210,14 @@ export class StoredSession {
     }
     const now = this.row.stored()
     if (!now) return
-    if (hasExpired(now)) await this.writer.wipe(now, endingOf(now))
-    else await this.lifecycle.schedule(now, retryAt)
+    if (!hasExpired(now)) return this.lifecycle.schedule(now, retryAt)
+    try {
+      await this.writer.wipe(now, endingOf(now))
+    } catch (error) {
+      // An alarm that throws is retried a few times, then dropped: this one sets itself again.
+      log.error('wiping an expired session failed; retrying', { session: now.id, error: String(error) })
+      await this.lifecycle.schedule(now, Date.now() + HANDOVER_RETRY_MS)
+    }
   }
 
   /** Records notices with no change to the log (a failure's), or hands them over at once when the session does not exist. */

@@ -152,9 +152,12 @@ export class Webhooks {
     return pending
   }
 
-  /** Pending deliveries due by `now`, the earliest first: at most `limit`. */
-  due(now: number, limit: number): DueDelivery[] {
-    return this.sql.all<{
+  /**
+   * Pending deliveries due by `now` to enabled endpoints, the earliest first, at most `limit` —
+   * each leased until `leaseUntil` (not due again meanwhile; its attempt's outcome replaces it).
+   */
+  take(now: number, limit: number, leaseUntil: number): DueDelivery[] {
+    const due = this.sql.all<{
       id: string
       webhook_id: string
       url: string
@@ -165,7 +168,9 @@ export class Webhooks {
     }>`
         SELECT d.id, d.webhook_id, w.url, w.secret, d.body, d.attempts, d.created_at
         FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
-        WHERE d.status = 'pending' AND d.next_at <= ${now} ORDER BY d.next_at LIMIT ${limit}`.map((row) => ({
+        WHERE d.status = 'pending' AND d.next_at <= ${now} AND w.disabled = 0 ORDER BY d.next_at LIMIT ${limit}`
+    if (due.length > 0) this.sql.run`UPDATE deliveries SET next_at = ${leaseUntil} WHERE id IN (${due.map((row) => row.id)})`
+    return due.map((row) => ({
       id: row.id,
       webhookId: row.webhook_id,
       url: row.url,
@@ -202,6 +207,12 @@ export class Webhooks {
         last_error = 'the receiver answered 410 Gone: the endpoint is disabled', next_at = NULL WHERE id = ${delivery.id}`
       this.sql.run`UPDATE deliveries SET status = 'failed', last_error = 'the endpoint is disabled', next_at = NULL
         WHERE webhook_id = ${delivery.webhookId} AND status = 'pending'`
+      return
+    }
+    if (this.get(delivery.webhookId)?.disabled !== false) {
+      // Disabled (or deleted) while this attempt ran: never sent again.
+      this.sql.run`UPDATE deliveries SET status = 'failed', attempts = ${attempts}, last_status = ${result.status},
+        last_error = 'the endpoint is disabled', next_at = NULL WHERE id = ${delivery.id}`
       return
     }
     const next = nextAttemptAt({ attempts, createdAt: Date.parse(delivery.createdAt), now, retryAfterS: result.retryAfterS })
