@@ -8,7 +8,7 @@ import { sign } from 'hono/jwt'
 import type { Measured } from '../shared'
 import type { BenchWorker } from './client'
 import { NO_COMPACTION, RUN, SECRET } from './config'
-import type { Measurement } from './runner'
+import type { Key, Measurement } from './runner'
 
 /** The two users compared: one with a webhook endpoint (every event type), one without. */
 const HOOKED = `bench-hooked-${RUN}`
@@ -19,6 +19,8 @@ interface Events {
   authorization(user: string): string
   /** When the receiver got each reply's turn.completed, by reply id (performance.now()). */
   received: Map<string, number>
+  /** The turns a user's usage counts: the notices handed over to the user's object. */
+  turnsCounted(user: string): Promise<number>
 }
 
 let started: Promise<Events> | null = null
@@ -51,7 +53,9 @@ function eventsOf(worker: BenchWorker): Promise<Events> {
     }
     const { port } = server.address() as { port: number }
     await as(HOOKED, 'POST', '/v1/webhooks', { url: `http://127.0.0.1:${port}/hook`, events: ['*'] })
-    return { as, authorization, received }
+    const turnsCounted = async (user: string) =>
+      ((await as(user, 'GET', '/v1/usage')).usage as { turns: number }[]).reduce((total, row) => total + row.turns, 0)
+    return { as, authorization, received, turnsCounted }
   })()
   return started
 }
@@ -63,16 +67,40 @@ const until = async (condition: () => boolean) => {
 /** A webhook-enabled turn against one without (in workerd, 10 a sample), the delivery after the answer, a live frame after a write. */
 export function eventsMeasurements(worker: BenchWorker) {
   const session = (user: string) => `events-${user}`
-  const turnAs = (user: string) =>
-    worker.bench('turn', { user, session: session(user), batch: 10, compaction: JSON.stringify(NO_COMPACTION) })
+  const userOf = (key: Key) => (key === 'with a webhook' ? HOOKED : PLAIN)
+  const turnAs = (user: string, batch: number) =>
+    worker.bench('turn', { user, session: session(user), batch, compaction: JSON.stringify(NO_COMPACTION) })
   let delivered = 0
   let framed = 0
   return {
+    // One turn a sample; then, untimed, its notice handed over and, with an endpoint, its delivery received.
     webhookTurn: {
+      rounds: 40,
+      keys: ['without a webhook', 'with a webhook'],
+      setup: () => eventsOf(worker),
+      async sample(key): Promise<Measured> {
+        const user = userOf(key)
+        const events = await eventsOf(worker)
+        // Every turn of the hooked user is delivered: the receiver has one per turn counted.
+        const settled = async () => {
+          const counted = await events.turnsCounted(HOOKED)
+          await until(() => events.received.size >= counted)
+          return events.turnsCounted(user)
+        }
+        const before = await settled()
+        const measured = await turnAs(user, 1)
+        while ((await events.turnsCounted(user)) <= before) await new Promise((resolve) => setTimeout(resolve, 2))
+        await settled()
+        return measured
+      },
+    },
+    // Ten turns back to back: each turn's hand-over and delivery run while the next turns do (on
+    // the one workerd thread every object shares here).
+    webhookTurnBackToBack: {
       rounds: 20,
       keys: ['without a webhook', 'with a webhook'],
       setup: () => eventsOf(worker),
-      sample: (key) => turnAs(key === 'with a webhook' ? HOOKED : PLAIN),
+      sample: (key) => turnAs(userOf(key), 10),
     },
     // Over HTTP: the turn's answer, then the receiver's POST (its time after the answer, in the second key).
     webhookDelivery: {

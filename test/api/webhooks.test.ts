@@ -1,5 +1,9 @@
+import { runInDurableObject } from 'cloudflare:test'
+import { env } from 'cloudflare:workers'
 import { Webhook } from 'standardwebhooks'
 import { describe, expect, inject, it } from 'vitest'
+import { sessionStub } from '../../src/object/address'
+import type { sessionClient } from '../../src/object/session-client'
 import { append, assistant, call, newSessionId, turn, until, user } from '../helpers'
 
 const receiver = inject('receiverUrl')
@@ -233,6 +237,29 @@ describe('webhook event types', () => {
     const [failure, pass] = await bodies(hook.name).then((all) => all.sort((a, b) => a.type.localeCompare(b.type)))
     expect(failure).toMatchObject({ type: 'compaction.failed', data: { sessionId: id, error: { code: 'upstream_error' } } })
     expect(pass).toMatchObject({ type: 'session.compacted', data: { sessionId: id, eventId: passed.body.boundary.id } })
+  })
+
+  it('delivers every notice of a burst that outgrows the session row (the rest wait in the outbox table)', async () => {
+    const as = newUser()
+    const hook = await register(as, 'ok', ['session.rewound'])
+    const id = newSessionId('burst')
+    const { events } = await append(id, [user('q1'), assistant('a1'), user('q2'), assistant('a2')], as)
+    // Forty rewinds inside the object, faster than its hand-over comes (200 ms after the first).
+    const [written, spilled] = await runInDurableObject(sessionStub(env, as, id), async (instance, state) => {
+      const session = instance as unknown as ReturnType<typeof sessionClient>
+      const ids: string[] = []
+      let inTable = false
+      for (let i = 0; i < 40; i++) {
+        const rewound = await session.rewind({ to: events[i % 2 === 0 ? 1 : 3]!.id, position: 'at' })
+        if (!rewound.ok || !rewound.value.rewind) throw new Error(`rewind ${i}: ${JSON.stringify(rewound)}`)
+        ids.push(rewound.value.rewind.id)
+        inTable ||= state.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM outbox').one().n > 0
+      }
+      return [ids, inTable] as const
+    })
+    expect(spilled).toBe(true)
+    await until(async () => (await bodies(hook.name)).length >= 40, 'every rewind delivered')
+    expect((await bodies(hook.name)).map((body) => body.data.eventId).sort()).toEqual([...written].sort())
   })
 
   it('sends session.deleted for each session an erasure of everything wipes', async () => {

@@ -16,6 +16,9 @@ export interface SessionDirectory {
 /** Notices handed over at once. */
 const HANDOVER_BATCH = 100
 
+/** How long after a write its notices are handed over (webhooks and usage follow within this). */
+const HANDOVER_DELAY_MS = 200
+
 /**
  * A session's life outside its log: the alarm — that deletes it at its expiry and hands its
  * outbox over — its entry in the user's session directory (the one place that entry is
@@ -28,9 +31,24 @@ export class Lifecycle {
     readonly outbox: Outbox,
   ) {}
 
-  /** Sets the alarm for now: a write recorded notices (called right after it, so the two commit together). */
+  /** When the alarm is set for, as this object set it (null: not set, or not known since it last fired). */
+  private armedAt: number | null = null
+
+  /**
+   * Sets the alarm to hand the outbox over soon: a write recorded notices (called right after it,
+   * so the two commit together). The short wait lets the write's answer go out first and gathers
+   * a busy session's notices into one hand-over; an alarm set sooner is left as it is.
+   */
   wake(): void {
-    this.storage.setAlarm(Date.now()).catch((error: unknown) => log.error('setting the alarm failed', { error: String(error) }))
+    const at = Date.now() + HANDOVER_DELAY_MS
+    if (this.armedAt !== null && this.armedAt <= at) return
+    this.armedAt = at
+    this.storage.setAlarm(at).catch((error: unknown) => log.error('setting the alarm failed', { error: String(error) }))
+  }
+
+  /** The alarm fired: it is set no more until it sets itself again. */
+  fired(): void {
+    this.armedAt = null
   }
 
   /**
@@ -42,16 +60,18 @@ export class Lifecycle {
     // A retry waits its time, also for an expiry already past.
     const expiry = record.expiresAt === null ? null : Math.max(Date.parse(record.expiresAt), soonest ?? 0)
     const times = [expiry, waiting].filter((at) => at !== null)
-    if (times.length > 0) await this.storage.setAlarm(Math.min(...times))
+    this.armedAt = times.length > 0 ? Math.min(...times) : null
+    if (this.armedAt !== null) await this.storage.setAlarm(this.armedAt)
     else await this.storage.deleteAlarm()
   }
 
   /** Hands the outbox over to the user's index object, batch by batch, each dropped once taken; throws when it could not. */
   async handOver(record: SessionRecord): Promise<void> {
     for (;;) {
-      const { notices, upto } = this.outbox.batch(HANDOVER_BATCH)
-      if (notices.length > 0) await this.directory.tell(record.userId, notices)
-      if (notices.length > 0) this.outbox.drop(upto)
+      const { notices, mark } = this.outbox.batch(HANDOVER_BATCH)
+      if (notices.length === 0) return
+      await this.directory.tell(record.userId, notices)
+      this.outbox.drop(mark)
       // A write during the hand-over sets the alarm again: what it recorded goes then.
       if (notices.length < HANDOVER_BATCH) return
     }
@@ -86,16 +106,16 @@ export class Lifecycle {
    * meanwhile, a session created since), nothing is either. Answers whether it deleted.
    */
   async wipe(record: SessionRecord, ending: Notice, stillThis: () => boolean): Promise<boolean> {
-    let { notices, upto } = this.outbox.batch(Number.MAX_SAFE_INTEGER)
+    let { notices, mark } = this.outbox.batch(Number.MAX_SAFE_INTEGER)
     await this.directory.unlist(record, [...notices, ending])
     for (;;) {
       if (!stillThis()) return false
-      const since = this.outbox.after(upto)
-      if (since.notices.length === 0) break
-      await this.directory.tell(record.userId, since.notices)
-      ;({ notices, upto } = since)
+      ;({ notices, mark } = this.outbox.batch(Number.MAX_SAFE_INTEGER, mark))
+      if (notices.length === 0) break
+      await this.directory.tell(record.userId, notices)
     }
     void this.storage.deleteAlarm()
+    this.armedAt = null
     await this.storage.deleteAll()
     return true
   }

@@ -6,6 +6,7 @@ import {
   EMPTY_STATS,
   type Metadata,
   NO_USAGE,
+  type Notice,
   UNCALIBRATED,
   type UsageTotals,
   type ViewStats,
@@ -57,6 +58,8 @@ export interface SessionRecord {
   usage: UsageTotals
   /** Whether its user erased it (it ends as deleted, not expired). */
   erased: boolean
+  /** Notices waiting in the row to be handed over (see `Outbox`). */
+  notices: Notice[]
 }
 
 /** A background pass's failure as `/context` reports it. */
@@ -95,6 +98,7 @@ type Row = {
   capsule_key: string | null
   usage: string | null
   erased: number
+  notices: string | null
 }
 
 function readRecord(sql: Sql): SessionRecord | null {
@@ -131,6 +135,7 @@ function readRecord(sql: Sql): SessionRecord | null {
     capsuleKey: row.capsule_key,
     usage: row.usage === null ? NO_USAGE : (JSON.parse(row.usage) as UsageTotals),
     erased: row.erased === 1,
+    notices: row.notices === null ? [] : (JSON.parse(row.notices) as Notice[]),
   }
 }
 
@@ -140,7 +145,7 @@ export function writeRecord(sql: Sql, r: SessionRecord): void {
   sql.run`INSERT OR REPLACE INTO session (singleton, id, user_id, created_at, expires_at, metadata, policy, version,
       boundary_seq, view_events, view_tokens, turns, latest_system_seq, latest_system_tokens, indexed, ratio, samples, last_usage, compactions,
       rewinds, pin_events, branches, forked_from, last_compaction_error, idle_ttl_seconds, capsule_key, fixed_expires_at, last_append_at,
-      usage, erased)
+      usage, erased, notices)
     VALUES (1, ${r.id}, ${r.userId}, ${r.createdAt}, ${r.expiresAt}, ${JSON.stringify(r.metadata)},
       ${r.policy === null ? null : JSON.stringify(r.policy)}, ${r.version}, ${r.boundarySeq}, ${stats.viewEvents},
       ${stats.viewTokens}, ${stats.turns}, ${stats.latestSystem?.seq ?? null}, ${stats.latestSystem?.tokens ?? null},
@@ -148,7 +153,8 @@ export function writeRecord(sql: Sql, r: SessionRecord): void {
       ${r.lastUsage === null ? null : JSON.stringify(r.lastUsage)}, ${r.compactions}, ${r.rewinds}, ${r.pinEvents}, ${r.branches},
       ${r.forkedFrom === null ? null : JSON.stringify(r.forkedFrom)},
       ${r.lastCompactionError === null ? null : JSON.stringify(r.lastCompactionError)}, ${r.idleTtlSeconds}, ${r.capsuleKey}, ${r.fixedExpiresAt}, ${r.lastAppendAt},
-      ${r.usage.totalTokens === 0 && r.usage.turns === 0 ? null : JSON.stringify(r.usage)}, ${r.erased ? 1 : 0})`
+      ${r.usage.totalTokens === 0 && r.usage.turns === 0 ? null : JSON.stringify(r.usage)}, ${r.erased ? 1 : 0},
+      ${r.notices.length === 0 ? null : JSON.stringify(r.notices)})`
 }
 
 /** `expiresAt` for a ttl counted from now; null never expires. */
@@ -221,6 +227,7 @@ export function newRecord(address: SessionAddress, input: NewSessionInput): Sess
     capsuleKey: null,
     usage: NO_USAGE,
     erased: false,
+    notices: [],
   }
 }
 

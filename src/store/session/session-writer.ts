@@ -128,11 +128,13 @@ export class SessionWriter {
       branches: record.branches + (branch ? 1 : 0),
       stats: advance.stats,
       usage: notices.reduce((totals, notice) => (notice.usage ? addUsage(totals, notice.usage) : totals), record.usage),
+      notices: record.notices,
       ...(sequenced.length > 0 ? appendedNow(record) : {}),
     }
     this.row.ensureSchema()
     const columns = step?.columns(sequenced)
     this.storage.transactionSync(() => {
+      next.notices = this.lifecycle.outbox.place(record, notices)
       for (const event of sequenced) this.log.insert(event, columns?.get(event.seq) ?? null)
       if (branch) this.branches.record(sequenced.find((event) => event.type === 'REWIND')!.seq, branch)
       if (undoes !== undefined) this.undos.record(sequenced.findLast((event) => event.type === 'COMPACTION')!.seq, undoes)
@@ -141,7 +143,6 @@ export class SessionWriter {
       this.indexes.index(sequenced)
       writeRecord(this.sql, next)
       step?.writeRest()
-      this.lifecycle.outbox.record(notices)
     })
     // Set with no await between: it commits with the write.
     if (notices.length > 0) this.lifecycle.wake()

@@ -104,7 +104,7 @@ export class StoredSession {
     const view = new ViewCache(this.log)
     this.indexes = new LogIndexes(sql, (work) => storage.transactionSync(work))
     this.row = new SessionRowCache(storage, sql)
-    this.lifecycle = new Lifecycle(storage, directory, new Outbox(sql))
+    this.lifecycle = new Lifecycle(storage, directory, new Outbox(sql, this.row))
     const branches = new SessionBranches(sql, this.log)
     const undos = new SessionUndos(sql)
     const pins = new SessionPins(sql, this.log)
@@ -199,6 +199,7 @@ export class StoredSession {
    * Idempotent: an early or repeated alarm does no harm.
    */
   async alarm(): Promise<void> {
+    this.lifecycle.fired()
     const record = this.row.stored()
     if (!record) return
     let retryAt: number | null = null

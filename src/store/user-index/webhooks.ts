@@ -87,6 +87,8 @@ export class Webhooks {
       UNIQUE (notice_id, webhook_id))`
     this.sql.run`CREATE INDEX IF NOT EXISTS deliveries_due ON deliveries (next_at) WHERE status = 'pending'`
     this.sql.run`CREATE INDEX IF NOT EXISTS deliveries_of ON deliveries (webhook_id, created_at)`
+    // What a prune looks at: the finished, oldest first (never a scan of the week's deliveries).
+    this.sql.run`CREATE INDEX IF NOT EXISTS deliveries_done ON deliveries (created_at) WHERE status != 'pending'`
   }
 
   create(webhook: Omit<WebhookJson, 'disabled'> & { secret: string }): WebhookJson {
