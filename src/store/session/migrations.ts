@@ -102,12 +102,12 @@ const MIGRATIONS: string[] = [
   `ALTER TABLE session ADD COLUMN fixed_expires_at TEXT;
    ALTER TABLE session ADD COLUMN last_append_at TEXT;`,
   // v12: the outbox: notices written with the change that caused them, until the user's index
-  // object has taken them — a few in the session row (JSON), more in their table; what the
-  // session's model calls spent (JSON totals); whether it was erased.
+  // object has taken them; what the session's model calls spent (JSON totals); whether it was erased.
   `CREATE TABLE outbox (seq INTEGER PRIMARY KEY, notice TEXT NOT NULL);
-   ALTER TABLE session ADD COLUMN notices TEXT;
    ALTER TABLE session ADD COLUMN usage TEXT;
    ALTER TABLE session ADD COLUMN erased INTEGER NOT NULL DEFAULT 0;`,
+  // v13: the few notices waiting between two hand-overs, in the session row (JSON; more go to the table).
+  `ALTER TABLE session ADD COLUMN notices TEXT;`,
 ]
 
 /**
