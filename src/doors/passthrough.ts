@@ -2,6 +2,7 @@ import { ServiceError } from '../contract/errors'
 import { newEventId } from '../contract/ids'
 import { toOpenAIMessages } from '../contract/openai-messages'
 import { type MessageEvent, RECALL_TOOL } from '../core'
+import { log } from '../log'
 import { NOT_CONFIGURED } from '../models/config'
 import { toServiceError, UpstreamError } from '../models/port'
 import { CallIds } from '../turns/call-ids'
@@ -56,7 +57,10 @@ export function passthroughTurn(input: DoorInput, deps: TurnDeps): Promise<DoorA
     }
     await limiter?.spend(reply.usage)
     // Not stored, but answered by the model: it counts in the user's usage.
-    await deps.session.spent(reply.model ?? request.model ?? models.chatModel, reply.usage, 'turn')
+    // Counted, never in the way of the answer the model was paid for.
+    await deps.session
+      .spent(reply.model ?? request.model ?? models.chatModel, reply.usage, 'turn')
+      .catch((error: unknown) => log.error('counting an unstored answer failed', { error: String(error) }))
     const calls = ids.all(reply.toolCalls).filter((call) => call.name !== RECALL_TOOL)
     const event = turnEvent(
       {

@@ -29,6 +29,8 @@ export const ERROR_STATUS = {
   upstream_overloaded: 503,
   not_configured: 503,
   auth_unavailable: 503,
+  /** What a request needs is not ready yet (a session's last incarnation still being wiped): retry shortly. */
+  unavailable: 503,
 } as const
 
 export type ErrorCode = keyof typeof ERROR_STATUS

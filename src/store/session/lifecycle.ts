@@ -40,10 +40,15 @@ export class Lifecycle {
    * a busy session's notices into one hand-over; an alarm set sooner is left as it is.
    */
   wake(): void {
-    const at = Date.now() + HANDOVER_DELAY_MS
-    if (this.armedAt !== null && this.armedAt <= at) return
+    const now = Date.now()
+    const at = now + HANDOVER_DELAY_MS
+    // An alarm known to be set, not yet due, and soon enough stays (one that should have fired by now may never have been set).
+    if (this.armedAt !== null && now <= this.armedAt && this.armedAt <= at) return
     this.armedAt = at
-    this.storage.setAlarm(at).catch((error: unknown) => log.error('setting the alarm failed', { error: String(error) }))
+    this.storage.setAlarm(at).catch((error: unknown) => {
+      this.armedAt = null
+      log.error('setting the alarm failed', { error: String(error) })
+    })
   }
 
   /** The alarm fired: it is set no more until it sets itself again. */
@@ -71,7 +76,7 @@ export class Lifecycle {
       const { notices, mark } = this.outbox.batch(HANDOVER_BATCH)
       if (notices.length === 0) return
       await this.directory.tell(record.userId, notices)
-      this.outbox.drop(mark)
+      this.outbox.drop(record, mark)
       // A write during the hand-over sets the alarm again: what it recorded goes then.
       if (notices.length < HANDOVER_BATCH) return
     }

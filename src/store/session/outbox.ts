@@ -47,11 +47,13 @@ export class Outbox {
     }
   }
 
-  /** Drops what a batch took: its table rows, and its notices from the row (written again only then). */
-  drop(mark: OutboxMark): void {
-    if (mark.upto > 0) this.sql.run`DELETE FROM outbox WHERE seq <= ${mark.upto}`
+  /** Drops what a batch of `owner`'s outbox took: its table rows, and its notices from the row (written again only then). */
+  drop(owner: SessionRecord, mark: OutboxMark): void {
     const record = this.row.stored()
-    if (!record || !record.notices.some((notice) => mark.inRow.has(notice.id))) return
+    // Deleted meanwhile (and maybe made anew: its seqs start again at 1): nothing of this is left.
+    if (record?.createdAt !== owner.createdAt) return
+    if (mark.upto > 0) this.sql.run`DELETE FROM outbox WHERE seq <= ${mark.upto}`
+    if (!record.notices.some((notice) => mark.inRow.has(notice.id))) return
     const next = { ...record, notices: record.notices.filter((notice) => !mark.inRow.has(notice.id)) }
     writeRecord(this.sql, next)
     this.row.set(next)

@@ -1,3 +1,4 @@
+import { ServiceError } from '../../contract/errors'
 import { addUsage, atSeq, isBoundary, type NewEvent, type Notice, type SessionEvent, VersionConflictError } from '../../core'
 import type { Sql } from '../sql'
 import type { Branch, SessionBranches } from './branches'
@@ -111,6 +112,14 @@ export class SessionWriter {
    */
   commit(record: SessionRecord, events: NewEvent[], options: WriteOptions = {}): SessionEvent[] {
     const { expectedVersion, step, branch, undoes, pinned = NONE, copied = false } = options
+    const stored = this.row.stored()
+    if (stored !== null && stored.createdAt !== record.createdAt) {
+      // An expired incarnation whose wipe could not finish (its user's index out of reach): a
+      // new one must not be written over it, nor lose what it still has to hand over.
+      throw new ServiceError('unavailable', 'the session’s previous incarnation is still being deleted; retry shortly', {
+        'Retry-After': '30',
+      })
+    }
     if (expectedVersion !== undefined && expectedVersion !== record.version) {
       throw new VersionConflictError(expectedVersion, record.version)
     }

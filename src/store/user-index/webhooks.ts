@@ -185,7 +185,10 @@ export class Webhooks {
 
   /** When the next pending delivery is due (null: none is pending). */
   nextDue(): number | null {
-    return this.sql.first<{ at: number | null }>`SELECT min(next_at) AS at FROM deliveries WHERE status = 'pending'`?.at ?? null
+    return (
+      this.sql.first<{ at: number | null }>`SELECT min(d.next_at) AS at FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
+        WHERE d.status = 'pending' AND w.disabled = 0`?.at ?? null
+    )
   }
 
   /**
