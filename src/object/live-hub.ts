@@ -23,8 +23,13 @@ export class LiveHub {
 
   constructor(private readonly ctx: DurableObjectState) {}
 
-  /** Whether anyone follows the session now. */
+  /** Whether anyone follows the session now, or a reply's text in progress waits for its turn to be written. */
   get watched(): boolean {
+    return this.replies.size > 0 || this.ctx.getWebSockets().length > 0
+  }
+
+  /** Whether anyone follows the session now (the upstream is then streamed for them). */
+  get followed(): boolean {
     return this.ctx.getWebSockets().length > 0
   }
 
@@ -42,11 +47,12 @@ export class LiveHub {
     return new Response(null, { status: 101, webSocket: client })
   }
 
-  /** Sends written events to every subscriber. */
-  events(written: readonly { seq: number; json: string }[]): void {
+  /** Sends written events to every subscriber; a turn written (its user or first tool event) has no text in progress any more. */
+  events(written: readonly { seq: number; id: string; json: string }[]): void {
+    for (const event of written) this.replies.delete(event.id)
     const sockets = this.ctx.getWebSockets()
     if (sockets.length === 0 || written.length === 0) return
-    const frames = written.map((event) => frame({ type: 'event', ...event }))
+    const frames = written.map((event) => frame({ type: 'event', seq: event.seq, json: event.json }))
     for (const socket of sockets) for (const text of frames) send(socket, text)
   }
 

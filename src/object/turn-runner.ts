@@ -19,7 +19,7 @@ export interface TurnRunnerOptions {
   /** The session's background pass. */
   passes: BackgroundPass
   /** The session's live subscribers: they see every reply's pieces as they come. */
-  live: Pick<LiveHub, 'watched' | 'delta' | 'ended'>
+  live: Pick<LiveHub, 'followed' | 'delta' | 'ended'>
 }
 
 /** How one run is answered and limited. */
@@ -98,7 +98,7 @@ export class TurnRunner {
         liveTurn = stored ? (turnId ?? id) : null
         frames.send({ type: 'reply', id, stored })
       },
-      watched: () => live.watched,
+      watched: () => live.followed,
       // A door's answer keeps its status until it is known: only a streamed `/turns` turn says it waits.
       onCompacting: stream && !settings.door ? () => frames.send({ type: 'compacting' }) : undefined,
       written: () => {

@@ -106,6 +106,11 @@ describe('GET /v1/sessions/:id/stream', () => {
     expect(sofar!.data.turnId).toBe(events(frames)[0]!.data.id)
     await own.rest()
     await stream.cancel()
+    // Once the reply is written it is an event, never text in progress again.
+    const late = sseReader(await follow(id, '?after=0'))
+    const caughtUp = await late.until((all) => events(all).length === 4)
+    expect(caughtUp.filter((frame) => frame.event === 'delta')).toEqual([])
+    await late.cancel()
   })
 
   it('catches up with a long backlog in parts, every event once and in order', async () => {

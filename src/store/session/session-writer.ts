@@ -20,7 +20,7 @@ import type { ViewCache } from './view-cache'
 export interface WriteListener {
   /** Whether anyone listens now (nothing is formatted otherwise). */
   watched(): boolean
-  written(events: { seq: number; json: string }[]): void
+  written(events: { seq: number; id: string; json: string }[]): void
   /** The session was deleted. */
   ended(): void
 }
@@ -97,7 +97,7 @@ export class SessionWriter {
   }
 
   /** What the writes of an {@link atomically} told the listener, held until they commit (null: none runs). */
-  private held: { seq: number; json: string }[][] | null = null
+  private held: { seq: number; id: string; json: string }[][] | null = null
 
   /** What follows a write that created the session: its expiry armed, its directory entry. */
   async created(record: SessionRecord): Promise<void> {
@@ -159,7 +159,7 @@ export class SessionWriter {
     advance.install()
     if (sequenced.length > 0 && this.listener?.watched()) {
       const pinned = this.pins.seqs()
-      const events = sequenced.map((event) => ({ seq: event.seq, json: eventJson(event, pinned) }))
+      const events = sequenced.map((event) => ({ seq: event.seq, id: event.id, json: eventJson(event, pinned) }))
       if (this.held) this.held.push(events)
       else this.listener.written(events)
     }
