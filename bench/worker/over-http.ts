@@ -78,14 +78,39 @@ export async function tokenizerCalls(worker: BenchWorker, counter: string): Prom
 export async function bundleSize(): Promise<Measured> {
   const out = '.bench/bundle'
   rmSync(out, { recursive: true, force: true })
-  execFileSync('wrangler', ['deploy', '--dry-run', '--outdir', out], {
+  execFileSync('wrangler', ['deploy', '--dry-run', '--outdir', out, '--metafile', join(out, 'meta.json')], {
     stdio: 'ignore',
     env: { ...process.env, WRANGLER_SEND_METRICS: 'false' },
   })
   const files = readdirSync(out).filter((f) => f.endsWith('.js'))
   const bytes = files.reduce((sum, f) => sum + statSync(join(out, f)).size, 0)
   const gzipped = files.reduce((sum, f) => sum + gzipSync(readFileSync(join(out, f))).length, 0)
-  return { samples: [], counts: { files: files.length, bytes, gzipped } }
+  return { samples: [], counts: { files: files.length, bytes, gzipped, ...bundleContents(join(out, 'meta.json')) } }
+}
+
+/**
+ * What the bundle holds, from esbuild's metafile: the bytes each package (`in:zod`) and each
+ * layer of `src` (`in:src/store`) put into the output.
+ */
+function bundleContents(metafile: string): Record<string, number> {
+  const meta = JSON.parse(readFileSync(metafile, 'utf8')) as {
+    outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }>
+  }
+  const contents: Record<string, number> = {}
+  for (const [name, output] of Object.entries(meta.outputs)) {
+    if (!name.endsWith('.js')) continue
+    for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+      const inPackage = input.split('node_modules/').at(-1)!
+      const part = input.includes('node_modules/')
+        ? inPackage
+            .split('/')
+            .slice(0, inPackage.startsWith('@') ? 2 : 1)
+            .join('/')
+        : (/src\/[^/]+/.exec(input)?.[0] ?? input.split('/').slice(0, 2).join('/'))
+      contents[`in:${part}`] = (contents[`in:${part}`] ?? 0) + bytesInOutput
+    }
+  }
+  return contents
 }
 
 /** Lines of an export in parts the import takes (at most this many events each). */

@@ -377,5 +377,14 @@ export const TABLES: Table[] = [
       column('size', (key, r) => `${(r.counts('bundle', key).bytes! / 1024).toFixed(0)} KiB`),
       column('gzip', (key, r) => `${(r.counts('bundle', key).gzipped! / 1024).toFixed(0)} KiB`),
     ],
+    notes: [
+      (r) =>
+        `what is in it (esbuild's metafile, bytes in the output): ${Object.entries(r.counts('bundle', 'bundle'))
+          .filter(([name]) => name.startsWith('in:'))
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, 12)
+          .map(([name, bytes]) => `${name.slice(3)} ${(bytes / 1024).toFixed(0)} KiB`)
+          .join(', ')}`,
+    ],
   },
 ]
