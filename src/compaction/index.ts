@@ -84,7 +84,7 @@ export function compactor(options: CompactorOptions): Compactor {
     spec: StrategySpec['summarizer'],
     spend: PassRequest['spend'],
     store: PassSession,
-    session: SessionInfo,
+    _session: SessionInfo,
   ): Summarizer | null => {
     if (!spec) return null
     const models = modelSettings(options.env)

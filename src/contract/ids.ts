@@ -19,3 +19,9 @@ export const newSecret = (): string =>
 
 /** A notice's id (`ntc_…`): what the user's index object counts it once by. */
 export const newNoticeId = (): string => newId('ntc')
+
+/** A webhook endpoint's id (`wh_…`). */
+export const newWebhookId = (): string => newId('wh')
+
+/** A webhook delivery's id (`msg_…`): its `webhook-id`, the same on every attempt. */
+export const newDeliveryId = (): string => newId('msg')

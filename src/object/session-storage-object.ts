@@ -89,7 +89,7 @@ export abstract class SessionStorageObject extends DurableObject<Env> {
   /** Deletes the session and its whole log. */
   destroy(): Promise<Outcome<null>> {
     return toOutcome(async () => {
-      await this.stored.destroy()
+      await this.stored.end.destroy(await this.stored.existing())
       return null
     })
   }
@@ -232,13 +232,13 @@ export abstract class SessionStorageObject extends DurableObject<Env> {
   /** Erases this incarnation of the session, if it is the one created then (its user erased all): absent at once, wiped soon. */
   erase(createdAt: string): Promise<Outcome<null>> {
     return toOutcome(async () => {
-      await this.stored.erase(createdAt)
+      await this.stored.end.erase(createdAt)
       return null
     })
   }
 
   /** Hands the outbox over to the user's index object, and deletes the session once it has expired; safe to run twice. */
   override async alarm(): Promise<void> {
-    await this.stored.alarm()
+    await this.stored.end.alarm()
   }
 }

@@ -1,5 +1,6 @@
 import { DurableObject } from 'cloudflare:workers'
 import { type Outcome, ServiceError, toOutcome, unwrap } from '../contract/errors'
+import { newDeliveryId, newWebhookId } from '../contract/ids'
 import type { Notice } from '../core'
 import type { Refusal, TurnLimits } from '../rate-limits'
 import { NoticeInbox } from '../store/user-index/inbox'
@@ -19,7 +20,6 @@ const SWEEP_RETRY_MS = 30_000
 /** Webhook endpoints one user may have. */
 const MAX_WEBHOOKS = 20
 
-const newDeliveryId = () => `msg_${crypto.randomUUID().replaceAll('-', '')}`
 const now = () => new Date().toISOString()
 const notFound = (id: string): never => {
   throw new ServiceError('not_found', `webhook "${id}" not found`)
@@ -73,7 +73,7 @@ export class UserIndex extends DurableObject<Env> {
       if (this.hooks.count() >= MAX_WEBHOOKS)
         throw new ServiceError('invalid_request', `a user may have at most ${MAX_WEBHOOKS} webhooks: delete one first`)
       const secret = newWebhookSecret()
-      const id = `wh_${crypto.randomUUID().replaceAll('-', '')}`
+      const id = newWebhookId()
       const created = this.hooks.create({ ...input, description: input.description ?? null, id, secret, createdAt: now() })
       return { ...created, secret }
     })

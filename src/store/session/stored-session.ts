@@ -24,7 +24,6 @@ import {
   type TokenEstimator,
   VersionConflictError,
 } from '../../core'
-import { log } from '../../log'
 import { Sql } from '../sql'
 import { SessionAnswers } from './answers'
 import { checkAppendInputs, newEventsOf, planAppend } from './append-input'
@@ -41,6 +40,7 @@ import { OpenSession, type SessionParts } from './open-session'
 import { Outbox } from './outbox'
 import { SessionPins } from './pins'
 import { planRewind } from './rewind-plan'
+import { SessionEnd } from './session-end'
 import {
   expiryFrom,
   expiryOf,
@@ -55,16 +55,6 @@ import { StepRecords } from './step-records'
 import { planUndo } from './undo-plan'
 import { SessionUndos } from './undos'
 import { ViewCache } from './view-cache'
-
-/** A hand-over of the outbox that failed is tried again this much later. */
-const HANDOVER_RETRY_MS = 30_000
-
-/** What a session's end tells: erased by its user, or expired. */
-const endingOf = (record: SessionRecord): Notice => ({
-  ...newNotice(record.erased ? 'session.deleted' : 'session.expired', record.id),
-  // One id per incarnation: two wipes racing, or one retried after a crash, tell it once.
-  id: `ntc_end_${record.id}_${record.createdAt}`,
-})
 
 export interface AppendResult {
   version: number
@@ -89,7 +79,8 @@ export class StoredSession {
   private readonly writer: SessionWriter
   private readonly lifecycle: Lifecycle
   private readonly log: SessionLog
-  private readonly indexes: LogIndexes
+  /** How the session ends: deleted, erased, expired (see {@link SessionEnd}); its alarm. */
+  readonly end: SessionEnd
 
   /** @param idleTtlDefault - SESSION_IDLE_TTL_SECONDS (0: none), read when a session is created without its own. */
   constructor(
@@ -100,31 +91,24 @@ export class StoredSession {
     listener: WriteListener | null = null,
   ) {
     const sql = new Sql(storage.sql)
-    this.log = new SessionLog(sql)
-    const view = new ViewCache(this.log)
-    this.indexes = new LogIndexes(sql, (work) => storage.transactionSync(work))
-    this.row = new SessionRowCache(storage, sql)
-    this.lifecycle = new Lifecycle(storage, directory, new Outbox(sql, this.row))
-    const branches = new SessionBranches(sql, this.log)
+    const log = new SessionLog(sql)
+    const view = new ViewCache(log)
+    const indexes = new LogIndexes(sql, (work) => storage.transactionSync(work))
+    const row = new SessionRowCache(storage, sql)
+    const lifecycle = new Lifecycle(storage, directory, new Outbox(sql, row))
+    const branches = new SessionBranches(sql, log)
     const undos = new SessionUndos(sql)
-    const pins = new SessionPins(sql, this.log)
-    this.writer = new SessionWriter(
-      storage,
-      sql,
-      this.log,
-      view,
-      this.indexes,
-      this.row,
-      this.lifecycle,
-      branches,
-      undos,
-      pins,
-      listener,
-    )
-    this.answers = new SessionAnswers(this.log, view, this.indexes.search, branches, undos, pins)
-    const { log, indexes, row, writer, answers } = this
+    const pins = new SessionPins(sql, log)
+    const writer = new SessionWriter(storage, sql, log, view, indexes, row, lifecycle, branches, undos, pins, listener)
+    const answers = new SessionAnswers(log, view, indexes.search, branches, undos, pins)
+    this.log = log
+    this.row = row
+    this.lifecycle = lifecycle
+    this.writer = writer
+    this.answers = answers
     this.parts = { log, view, steps: new StepRecords(sql, log), indexes, row, writer, answers, branches, pins }
     this.doorReads = new DoorReads(this.parts, () => this.find())
+    this.end = new SessionEnd(this.row, this.writer, this.lifecycle)
   }
 
   /** The session if it exists: an expired one is wiped on the way and is absent; one not yet listed is listed. */
@@ -132,11 +116,7 @@ export class StoredSession {
     const record = this.row.stored()
     if (!record) return null
     if (hasExpired(record)) {
-      // Absent whatever the wipe does; one that fails is left to the alarm.
-      await this.writer.wipe(record, endingOf(record)).catch(async (error: unknown) => {
-        log.error('wiping an expired session failed; the alarm retries', { session: record.id, error: String(error) })
-        await this.lifecycle.schedule(record, Date.now() + HANDOVER_RETRY_MS)
-      })
+      await this.end.expired(record)
       return null
     }
     if (!record.indexed) await this.writer.syncIndex(record)
@@ -188,51 +168,9 @@ export class StoredSession {
     return record
   }
 
-  async destroy(): Promise<void> {
-    const record = await this.existing()
-    await this.writer.wipe(record, newNotice('session.deleted', record.id))
-  }
-
-  /**
-   * The alarm: the outbox handed over to the user's index object (again in 30 s when that
-   * failed), then the session deleted if it has expired, else the alarm set for what is next.
-   * Idempotent: an early or repeated alarm does no harm.
-   */
-  async alarm(): Promise<void> {
-    this.lifecycle.fired()
-    const record = this.row.stored()
-    if (!record) return
-    let retryAt: number | null = null
-    try {
-      await this.lifecycle.handOver(record)
-    } catch (error) {
-      log.error('handing the outbox over failed; retrying', { session: record.id, error: String(error) })
-      retryAt = Date.now() + HANDOVER_RETRY_MS
-    }
-    const now = this.row.stored()
-    if (!now) return
-    if (!hasExpired(now)) return this.lifecycle.schedule(now, retryAt)
-    try {
-      await this.writer.wipe(now, endingOf(now))
-    } catch (error) {
-      // An alarm that throws is retried a few times, then dropped: this one sets itself again.
-      log.error('wiping an expired session failed; retrying', { session: now.id, error: String(error) })
-      await this.lifecycle.schedule(now, Date.now() + HANDOVER_RETRY_MS)
-    }
-  }
-
   /** Records notices with no change to the log (a failure's), or hands them over at once when the session does not exist. */
   notify(userId: string, notices: Notice[]): Promise<void> {
     return this.writer.notify(userId, notices)
-  }
-
-  /** Erases this incarnation of the session (its user erased everything): absent at once, wiped by its alarm. */
-  async erase(createdAt: string): Promise<void> {
-    const record = this.row.stored()
-    if (!record || record.createdAt !== createdAt || hasExpired(record)) return
-    const now = new Date().toISOString()
-    this.writer.commit({ ...record, fixedExpiresAt: now, idleTtlSeconds: null, expiresAt: now, erased: true }, [])
-    await this.lifecycle.schedule(this.row.stored()!)
   }
 
   /**
