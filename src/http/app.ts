@@ -8,7 +8,7 @@ import { cors, corsOrigins } from './cors'
 import type { AppEnv } from './env'
 import { errorJson, onError } from './errors'
 import { inspectorRoutes } from './inspector'
-import { requestLimit } from './rate-limit'
+import { requestLimiter } from './rate-limit'
 import { apiRoutes } from './routes'
 import { validationHook } from './validation'
 
@@ -59,7 +59,7 @@ const methodsAt = (path: string) => {
 }
 
 const auth = bearerJwt<AppEnv>((c) => authConfigOf(c.env))
-const limit = requestLimit()
+const limit = requestLimiter()
 /** The one `/v1` route that needs no token (and is counted toward no limit). */
 const isPublic = (path: string) => path === '/v1/openapi.json'
 app.use(

@@ -13,8 +13,12 @@ const sessionObjectName = (userId: string, sessionId: string): string => `${user
 export const sessionStub = (env: Env, userId: string, sessionId: string) =>
   env.SESSIONS.getByName(sessionObjectName(userId, sessionId))
 
-/** A user's index object: their sessions and their limit counters. */
+/** A user's index object: their sessions, their turn and token counters, their webhooks. */
 export const userIndexStub = (env: Env, userId: string) => env.USERS.getByName(`user:${userId}`)
+
+/** One of a user's request shards (see `./request-limit`): its number before the user id, so no two pairs share a name. */
+export const requestShardStub = (env: Env, userId: string, shard: number) =>
+  env.REQUEST_SHARDS.getByName(`requests:${shard}/${userId}`)
 
 /**
  * The user's index as a session's directory: where its storage lists and unlists it.

@@ -1,6 +1,7 @@
-import { rateLimited, type TurnLimits } from '../rate-limits'
+import { limitsOf, rateLimited, type TurnLimits } from '../rate-limits'
 import type { TurnLimiter } from '../turns/limiter'
 import { userIndexStub } from './address'
+import { requestLimit } from './request-limit'
 
 /** How long a turn refused by a full session queue is told to wait. */
 const QUEUE_RETRY_MS = 1000
@@ -17,11 +18,19 @@ export function userTurnLimiter(env: Env, userId: string, limits: TurnLimits): T
   const { turnsPerMinute, tokensPerDay, maxQueuedTurns } = limits
   if (turnsPerMinute === 0 && tokensPerDay === 0 && maxQueuedTurns === 0) return undefined
   const index = () => userIndexStub(env, userId)
+  // A request a later limit refused counts toward none: taken back from the request shards.
+  const refundRequest = async () => {
+    const { requestsPerMinute } = limitsOf(env)
+    if (requestsPerMinute > 0) await requestLimit(env, userId, requestsPerMinute).refund()
+  }
   return {
     async admit() {
       if (turnsPerMinute === 0 && tokensPerDay === 0) return { refund: async () => undefined }
       const refusal = await index().admitTurn({ turnsPerMinute, tokensPerDay })
-      if (refusal) throw rateLimited(refusal, Date.now())
+      if (refusal) {
+        await refundRequest()
+        throw rateLimited(refusal, Date.now())
+      }
       return { refund: async () => (turnsPerMinute > 0 ? index().refundTurn() : undefined) }
     },
     async spend(usage) {
@@ -29,7 +38,7 @@ export function userTurnLimiter(env: Env, userId: string, limits: TurnLimits): T
     },
     maxQueued: maxQueuedTurns,
     async queueFull() {
-      await index().refundRequest()
+      await refundRequest()
       const now = Date.now()
       return rateLimited({ scope: 'session', limit: maxQueuedTurns, resetAt: now + QUEUE_RETRY_MS }, now)
     },

@@ -27,8 +27,8 @@ const notFound = (id: string): never => {
 
 /**
  * One user's index object: which sessions the user has, newest first (see {@link SessionIndex}),
- * the user's limit counters (see {@link UserLimits}) — one object per user, so limits never
- * need a global counter — and what the user's sessions tell: their usage per day and model, and
+ * the user's turn and token counters (see {@link UserLimits}) — one object per user, so those
+ * exact limits never need a global counter — and what the user's sessions tell: their usage per day and model, and
  * the deliveries to the user's webhooks, sent and retried by this object's alarm.
  */
 export class UserIndex extends DurableObject<Env> {
@@ -194,12 +194,7 @@ export class UserIndex extends DurableObject<Env> {
     return Date.now() + (failed ? SWEEP_RETRY_MS : 0)
   }
 
-  /** Counts a request against `limit` per minute, or answers the refusal (see {@link UserLimits}). */
-  admitRequest(limit: number): Refusal | null {
-    return this.limits.admitRequest(limit, Date.now())
-  }
-
-  /** Counts a model turn, or answers the refusal (its request then taken back). */
+  /** Counts a model turn, or answers the refusal. */
   admitTurn(limits: Pick<TurnLimits, 'turnsPerMinute' | 'tokensPerDay'>): Refusal | null {
     return this.limits.admitTurn(limits, Date.now())
   }
@@ -207,11 +202,6 @@ export class UserIndex extends DurableObject<Env> {
   /** Takes back an admitted turn that never reached the model. */
   refundTurn(): void {
     this.limits.refundTurn(Date.now())
-  }
-
-  /** Takes back a counted request that a limit refused later (a session's queue). */
-  refundRequest(): void {
-    this.limits.refundRequest(Date.now())
   }
 
   /** Adds the tokens a model call reported to the user's day. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { ServiceError } from '../contract/errors'
-import { limitsOf } from '.'
+import { limitsOf, MAX_REQUEST_SHARDS, requestShares } from '.'
 
 describe('limitsOf', () => {
   it('reads each limit, with its default when unset', () => {
@@ -26,5 +26,28 @@ describe('limitsOf', () => {
         `RATE_LIMIT_TURNS must be a whole number ≥ 0 (0 turns the limit off), not "${value}"`,
       )
     }
+  })
+})
+
+describe('requestShares', () => {
+  it('keeps a small limit on one object, whole', () => {
+    expect(requestShares(1)).toEqual([1])
+    expect(requestShares(8)).toEqual([8])
+    expect(requestShares(199)).toEqual([199])
+  })
+
+  it('splits a larger one into shares of at least 100 that add up to the limit exactly', () => {
+    expect(requestShares(650)).toEqual([109, 109, 108, 108, 108, 108])
+    for (const limit of [200, 600, 1_599, 1_600, 12_345, 1_000_000_000]) {
+      const shares = requestShares(limit)
+      expect(shares.reduce((sum, share) => sum + share, 0)).toBe(limit)
+      expect(Math.min(...shares)).toBeGreaterThanOrEqual(100)
+      expect(Math.max(...shares) - Math.min(...shares)).toBeLessThanOrEqual(1)
+    }
+  })
+
+  it('never uses more than 16 objects', () => {
+    expect(requestShares(1_600)).toHaveLength(MAX_REQUEST_SHARDS)
+    expect(requestShares(1_000_000_000)).toHaveLength(MAX_REQUEST_SHARDS)
   })
 })

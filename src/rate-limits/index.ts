@@ -61,6 +61,26 @@ export function limitsOf(env: Partial<Env>): Limits {
   return limits
 }
 
+/** A request-limit shard counts at least this many requests a minute, so random spreading evens out. */
+const MIN_SHARE = 100
+/** At most this many objects count one user's requests: the ceiling of one user's request rate is theirs added up. */
+export const MAX_REQUEST_SHARDS = 16
+
+/**
+ * How a request limit is split over the objects that count it: one share per shard, `limit / 100`
+ * shards (1 to 16), the shares whole and adding up to the limit. A small limit stays on one object,
+ * exact; a large one spreads a user's requests so that no single object bounds their rate.
+ *
+ * @example
+ * requestShares(8) // [8]
+ * requestShares(650) // [109, 109, 108, 108, 108, 108]
+ */
+export function requestShares(limit: number): number[] {
+  const count = Math.min(MAX_REQUEST_SHARDS, Math.max(1, Math.floor(limit / MIN_SHARE)))
+  const base = Math.floor(limit / count)
+  return Array.from({ length: count }, (_, k) => base + (k < limit % count ? 1 : 0))
+}
+
 export const MINUTE_MS = 60_000
 export const DAY_MS = 86_400_000
 

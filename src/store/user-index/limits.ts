@@ -1,13 +1,15 @@
 import { DAY_MS, MINUTE_MS, type Refusal, type TurnLimits, windowOf } from '../../rate-limits'
 import { Sql } from '../sql'
 
-type Counter = 'requests' | 'turns' | 'tokens'
-const WINDOW: Record<Counter, number> = { requests: MINUTE_MS, turns: MINUTE_MS, tokens: DAY_MS }
+type Counter = 'turns' | 'tokens'
+const WINDOW: Record<Counter, number> = { turns: MINUTE_MS, tokens: DAY_MS }
 
 /**
- * One user's limit counters, in their index object's SQLite (so they survive restarts, and the
- * object serializes every check with its count): one row per counter, its fixed window and what
- * was used in it. A check and its count happen in one call, with no await between.
+ * One user's exact limit counters — model turns and the day's tokens, whose rate is low — in
+ * their index object's SQLite (so they survive restarts, and the object serializes every check
+ * with its count): one row per counter, its fixed window and what was used in it. A check and its
+ * count happen in one call, with no await between. (Requests are counted apart, in shards: see
+ * `object/request-limit`.)
  */
 export class UserLimits {
   private readonly sql: Sql
@@ -31,24 +33,13 @@ export class UserLimits {
       ON CONFLICT (counter) DO UPDATE SET window = excluded.window, used = excluded.used`
   }
 
-  /** Counts a request, or refuses it (uncounted) when `limit` are used this minute; 0 = no limit. */
-  admitRequest(limit: number, now: number): Refusal | null {
-    if (limit === 0) return null
-    const usage = this.usage('requests', now)
-    if (usage.used >= limit) return { scope: 'requests', limit, resetAt: usage.window + MINUTE_MS }
-    this.add('requests', now, 1, usage)
-    return null
-  }
-
   /**
    * Counts a model turn, or refuses it: the day's tokens used up, or `turnsPerMinute` turns this
-   * minute. A refused turn's request is taken back off the request count (a refusal counts toward
-   * no limit).
+   * minute.
    */
   admitTurn(limits: Pick<TurnLimits, 'turnsPerMinute' | 'tokensPerDay'>, now: number): Refusal | null {
     const refusal = this.turnRefusal(limits, now)
-    if (refusal) this.refundRequest(now)
-    else if (limits.turnsPerMinute > 0) this.add('turns', now, 1)
+    if (!refusal && limits.turnsPerMinute > 0) this.add('turns', now, 1)
     return refusal
   }
 
@@ -67,11 +58,6 @@ export class UserLimits {
   /** Takes back a turn that was admitted but never reached the model (a 413, say). */
   refundTurn(now: number): void {
     this.add('turns', now, -1)
-  }
-
-  /** Takes back a request refused after it was counted (by a turn limit or a session's queue). */
-  refundRequest(now: number): void {
-    this.add('requests', now, -1)
   }
 
   /** Adds the tokens a model call reported to the day's. */
