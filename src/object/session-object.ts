@@ -19,6 +19,7 @@ import type { NewSessionInput } from '../store/session/session-row'
 import { StoredSession } from '../store/session/stored-session'
 import { runTurn } from '../turns/run-turn'
 import type { TurnSession } from '../turns/session'
+import { type FrameBody, wholeWhenSmall } from './frames'
 import { type JsonBody, SessionStorageObject } from './session-storage-object'
 import { userTurnLimiter } from './turn-limiter'
 import type { RunSettings } from './turn-runner'
@@ -78,37 +79,41 @@ export class SessionObject extends SessionStorageObject {
   }
 
   /**
-   * Runs a chat turn, creating the session when it does not exist. Answers at once with a stream
-   * of frames (see `./frames`); the turn runs to the end even if the caller stops reading.
+   * Runs a chat turn, creating the session when it does not exist. Answers its frames (see
+   * `./frames`): a streamed turn's at once, as a stream; a plain turn's whole when it ends, when
+   * small. The turn runs to the end even if the caller stops reading.
    */
-  turn(address: SessionAddress, input: TurnInput): ReadableStream<Uint8Array> {
-    return this.runner.run(
+  async turn(address: SessionAddress, input: TurnInput): Promise<FrameBody> {
+    const frames = this.runner.run(
       () => this.openForTurn(address),
       this.runSettings(address, input.stream === true, false),
       (deps) => runTurn(input, deps),
       (result) => this.stored.answers.turn(result),
     )
+    return input.stream ? frames : wholeWhenSmall(frames)
   }
 
   /** A door's request (see `src/doors`), creating the session when absent; frames as for {@link turn}, `done` a small answer. */
-  door(address: SessionAddress, input: DoorInput): ReadableStream<Uint8Array> {
-    return this.runner.run(
+  async door(address: SessionAddress, input: DoorInput): Promise<FrameBody> {
+    const frames = this.runner.run(
       () => this.stored.open(address, input.creates),
       // A passthrough neither reads nor writes the session: it waits for no turn.
       { ...this.runSettings(address, input.request.stream === true, true), queued: !input.passthrough },
       (deps) => doorTurn(input, deps),
       (answer) => [JSON.stringify(answer)],
     )
+    return input.request.stream ? frames : wholeWhenSmall(frames)
   }
 
   /** A Responses client's compaction (see `doorCompaction`); frames as for {@link door}, `done` carrying the capsule. */
-  doorCompaction(address: SessionAddress, input: DoorInput): ReadableStream<Uint8Array> {
-    return this.runner.run(
+  doorCompaction(address: SessionAddress, input: DoorInput): Promise<FrameBody> {
+    const frames = this.runner.run(
       () => this.stored.open(address, input.creates),
       this.runSettings(address, false, true),
       (deps) => doorCompaction(input, deps, address.userId),
       (result) => [JSON.stringify(result)],
     )
+    return wholeWhenSmall(frames)
   }
 
   /** The tokens of the prompt a door request would send (see `countPromptTokens`): reads, never creates. */

@@ -3,6 +3,7 @@ import type { SSEStreamingApi } from 'hono/streaming'
 import type { ServiceError } from '../../contract/errors'
 import type { Reasoning, ToolCall } from '../../core'
 import type { DoorAnswer } from '../../doors'
+import type { FrameBody } from '../../object/frames'
 import { type DoneFrame, type FrameEvents, readTurnAnswer, type TurnAnswer } from '../turn-answer'
 
 /** How a door's route writes an answer as server-sent events, in its wire format. */
@@ -39,11 +40,8 @@ const answerOf = async (frame: DoneFrame) => JSON.parse(await new Response(frame
  * const answer = await readDoorAnswer(await sessionOf(c, id).door(address, input))
  * if (!request.stream) return c.json(render(answer.whole!), 200)
  */
-export async function readDoorAnswer(
-  stream: ReadableStream<Uint8Array>,
-  options: { streamAfterMs?: number } = {},
-): Promise<DoorTurnAnswer> {
-  const answer = await readTurnAnswer(stream, options)
+export async function readDoorAnswer(body: FrameBody, options: { streamAfterMs?: number } = {}): Promise<DoorTurnAnswer> {
+  const answer = await readTurnAnswer(body, options)
   const frames = answer.stream
   const whole = answer.first.type === 'done' ? await answerOf(answer.first) : null
   if (whole && answer.replyId === null) answer.replyId = whole.reply.id

@@ -3,7 +3,7 @@ import { type SSEStreamingApi, streamSSE } from 'hono/streaming'
 import { ServiceError } from '../../contract/errors'
 import type { Reasoning, ToolCall } from '../../core'
 import { log } from '../../log'
-import { type ReadFrame, turnFrames } from '../../object/frames'
+import { type FrameBody, type ReadFrame, turnFrames } from '../../object/frames'
 
 /** The frame that ends a turn's answer: its result, the rest of the stream. */
 export type DoneFrame = Extract<ReadFrame, { type: 'done' }>
@@ -65,11 +65,8 @@ async function* interruptible(frames: AsyncGenerator<ReadFrame>): AsyncGenerator
  * const answer = await readTurnAnswer(await sessionOf(c, id).turn(address, input))
  * if (answer.first.type === 'done') return streamedJson(c, answer.first.result)
  */
-export async function readTurnAnswer(
-  stream: ReadableStream<Uint8Array>,
-  options: { streamAfterMs?: number } = {},
-): Promise<TurnAnswer> {
-  const frames = interruptible(turnFrames(stream))
+export async function readTurnAnswer(body: FrameBody, options: { streamAfterMs?: number } = {}): Promise<TurnAnswer> {
+  const frames = interruptible(turnFrames(body))
   const deadline = options.streamAfterMs === undefined ? null : Date.now() + options.streamAfterMs
   let pending = frames.next()
   /** The next frame, or `waiting` once the deadline passed without one. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { frameWriter, type ReadFrame, type TurnFrame, turnFrames } from '.'
+import { frameWriter, type ReadFrame, type TurnFrame, turnFrames, wholeWhenSmall } from '.'
 
 /** The bytes of a stream, re-cut into chunks of `size` bytes. */
 async function rechunk(stream: ReadableStream<Uint8Array>, size: number): Promise<ReadableStream<Uint8Array>> {
@@ -70,5 +70,48 @@ describe('turn frames', () => {
     await frames.readable.cancel()
     expect(() => frames.send({ type: 'delta', text: 'nobody listens' })).not.toThrow()
     frames.close()
+  })
+
+  it('cross whole, as one string, when small: read back, the same frames and the same result', async () => {
+    const frames = frameWriter()
+    frames.send({ type: 'reply', id: 'r1', stored: true })
+    frames.send({ type: 'delta', text: 'Grüße 𝒜' })
+    void frames.finish(['{"reply":"Grüße 𝒜"}'])
+    const body = await wholeWhenSmall(frames.readable)
+    expect(typeof body).toBe('string')
+    const received: unknown[] = []
+    for await (const frame of turnFrames(body))
+      received.push(frame.type === 'done' ? { done: await new Response(frame.result).text() } : frame)
+    expect(received).toEqual([
+      { type: 'reply', id: 'r1', stored: true },
+      { type: 'delta', text: 'Grüße 𝒜' },
+      { done: '{"reply":"Grüße 𝒜"}' },
+    ])
+  })
+
+  it('go on as a stream past 256 KiB, byte for byte', async () => {
+    const frames = frameWriter()
+    const result = ['{"events":[', '"x",'.repeat(100_000), '"y"]}']
+    void frames.finish(result)
+    const body = await wholeWhenSmall(frames.readable)
+    expect(body).toBeInstanceOf(ReadableStream)
+    let whole = ''
+    for await (const frame of turnFrames(body)) if (frame.type === 'done') whole = await new Response(frame.result).text()
+    expect(whole).toBe(result.join(''))
+  })
+
+  it('read whole still fail, never end early, when the result cannot be read to its end', async () => {
+    const frames = frameWriter()
+    void frames.finish(
+      (function* () {
+        yield '{"reply":'
+        throw new Error('storage went away')
+      })(),
+    )
+    const body = await wholeWhenSmall(frames.readable)
+    const readAll = async () => {
+      for await (const frame of turnFrames(body)) if (frame.type === 'done') await new Response(frame.result).text()
+    }
+    await expect(readAll()).rejects.toThrow()
   })
 })
