@@ -30,7 +30,9 @@ import { chatCompletionInput } from '../src/doors/chat-completions/request'
 import { messagesInput } from '../src/doors/messages/request'
 import { responsesInput } from '../src/doors/responses/request'
 import { app } from '../src/http/app'
+import { authConfigOf, bearerJwt } from '../src/http/auth'
 import { sessionStub } from '../src/object/address'
+import { RequestShard } from '../src/object/request-shard'
 import { type JsonBody, SessionObject } from '../src/object/session-object'
 import { countRows, type RowCounts } from '../test/support/row-counts'
 import { type Measured, message, type StorageWork } from './shared'
@@ -160,6 +162,33 @@ export class BenchSessionObject extends SessionObject {
       await succeeded(this.append(address, second))
       await this.viewInside()
     })
+  }
+
+  /** `batch` whole chat turns run inside the object, their frames read here: a turn without the call to the object. */
+  turnsInside(address: Address, batch: number, from: number, compaction: TurnInput['compaction']): Promise<Measured> {
+    return perRun(this.rows, batch, async (i) => {
+      const text = await new Response(await this.turn(address, { content: message(from + i), compaction })).text()
+      if (!text.includes('"type":"done"')) throw new Error(text.slice(0, 300))
+    })
+  }
+
+  /**
+   * `batch` bare calls from this object to the stub upstream, with the very body a turn sent it:
+   * the model call's share of a turn's floor, nothing of ours around it.
+   */
+  bareUpstreamCalls(batch: number, body: string): Promise<Measured> {
+    const url = `${this.env.OPENAI_BASE_URL}/chat/completions`
+    const init = { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: 'Bearer bench' }, body }
+    return perRun(this.rows, batch, async () => {
+      const response = await fetch(url, init)
+      if (!response.ok) throw new Error(await response.text())
+      await response.text()
+    })
+  }
+
+  /** Nothing: the round trip of a call from the Worker to the object. */
+  ping(): number {
+    return 0
   }
 
   /**
@@ -296,6 +325,22 @@ async function timed(runs: number, batch: number, call: (i: number) => Promise<u
 }
 
 /** An object that counts its rows. */
+/** A request-limit shard whose cost for one request can be timed inside it. */
+export class BenchRequestShard extends RequestShard {
+  private readonly rows: { take(): RowCounts }
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    const rows = countRows(ctx.storage)
+    super(ctx, env)
+    this.rows = rows
+  }
+
+  /** `batch` admissions inside the object (a share that never runs out): what counting one request costs it. */
+  admissions(batch: number): Promise<Measured> {
+    return perRun(this.rows, batch, async () => this.admit(Number.MAX_SAFE_INTEGER))
+  }
+}
+
 type RowCounting = { takeRows(): Promise<RowCounts> | RowCounts }
 
 /** Runs `work`, answering what it answers and the rows the object read and wrote meanwhile. */
@@ -475,6 +520,72 @@ async function limitedGet(c: BenchContext, on: boolean): Promise<void> {
   await response.arrayBuffer()
 }
 
+/** Sessions the one tenant reads, and a share no measurement uses up. */
+const TENANT_SESSIONS = 16
+const UNLIMITED = Number.MAX_SAFE_INTEGER
+
+type TenantPath = 'off' | 'one' | 'shards' | 'rpc'
+
+/**
+ * One user's requests, `inFlight` at a time, as requests per second: GETs of 16 sessions through
+ * the whole app with the request limit off, counted in one object for every request (the design
+ * before the shards: one RPC to the same object each), or in the user's 16 shards (a limit of
+ * 1e9 a minute, never reached); or only the counting RPC to one object (what one object sustains).
+ */
+async function oneTenant(c: BenchContext, path: TenantPath, total: number, inFlight: number): Promise<number> {
+  const headers = { Authorization: c.req.header('Authorization') ?? '' }
+  const env = { ...c.env, RATE_LIMIT_REQUESTS: path === 'shards' ? '1000000000' : '0' }
+  const oneObject = c.env.REQUEST_SHARDS.getByName(`one-object-${query(c, 'run')}`)
+  for (let k = 0; k < TENANT_SESSIONS; k++) {
+    const body = JSON.stringify({ events: [{ message: { role: 'user', content: `tenant session ${k}` } }] })
+    const init = { method: 'POST', headers: { ...headers, 'Content-Type': 'application/json' }, body }
+    await app.fetch(new Request(`http://bench/v1/sessions/tenant-${k}/events`, init), env, c.executionCtx)
+  }
+  const request = async (i: number) => {
+    if (path === 'one' || path === 'rpc') await oneObject.admit(UNLIMITED)
+    if (path === 'rpc') return
+    const url = `http://bench/v1/sessions/tenant-${i % TENANT_SESSIONS}`
+    const response = await app.fetch(new Request(url, { headers }), env, c.executionCtx)
+    if (!response.ok) throw new Error(await response.text())
+    await response.arrayBuffer()
+  }
+  let next = 0
+  const started = performance.now()
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      for (let i = next++; i < total; i = next++) await request(i)
+    }),
+  )
+  return total / ((performance.now() - started) / 1000)
+}
+
+/** A whole `/turns` turn through the app, as a request reaches it: auth, routing, validation, the RPC, the answer's JSON. */
+async function turnViaApp(c: BenchContext, i: number): Promise<void> {
+  const headers = { Authorization: c.req.header('Authorization') ?? '', 'Content-Type': 'application/json' }
+  const body = JSON.stringify({ content: message(i), compaction: compactionOf(c) })
+  const url = `http://bench/v1/sessions/${query(c, 'session')}/turns`
+  const response = await app.fetch(new Request(url, { method: 'POST', headers, body }), c.env, c.executionCtx)
+  if (!response.ok) throw new Error(await response.text())
+  await response.arrayBuffer()
+}
+
+/** The auth middleware alone, on a route that answers at once (the same route without it is taken off by the caller). */
+type AuthOnlyEnv = { Bindings: BenchEnv; Variables: { userId: string } }
+const authOnly = new Hono<AuthOnlyEnv>()
+  .use(
+    '/with',
+    bearerJwt<AuthOnlyEnv>((c) => authConfigOf(c.env)),
+  )
+  .get('/with', (c) => c.text(c.get('userId')))
+  .get('/without', (c) => c.text(''))
+
+async function authCheck(c: BenchContext, withAuth: boolean): Promise<void> {
+  const headers = { Authorization: c.req.header('Authorization') ?? '' }
+  const response = await authOnly.fetch(new Request(`http://bench/${withAuth ? 'with' : 'without'}`, { headers }), c.env)
+  if (!response.ok) throw new Error(await response.text())
+  await response.arrayBuffer()
+}
+
 /** A compaction pass keeping the last `keep` events, which must cut. */
 async function compactionPass(c: BenchContext, keep: number): Promise<void> {
   const text = await answerText(sessionOf(c).compact({ strategy: { window: { lastEvents: keep } } }))
@@ -544,6 +655,29 @@ bench.get('/search', (c) => sampledWithRows(c, sessionOf(c), () => answerText(se
 bench.get('/context', (c) => sampledWithRows(c, sessionOf(c), () => succeeded(sessionOf(c).context())))
 bench.get('/limited-get', (c) => sampled(c, () => limitedGet(c, query(c, 'on') === '1')))
 bench.get('/compact', (c) => sampled(c, () => compactionPass(c, numberOf(c, 'keep'))))
+bench.get('/turn-app', (c) => sampled(c, (i) => turnViaApp(c, numberOf(c, 'from') + i)))
+bench.get('/turn-inside', async (c) =>
+  c.json(await sessionOf(c).turnsInside(addressOf(c), numberOf(c, 'batch'), numberOf(c, 'from'), compactionOf(c))),
+)
+bench.post('/upstream-bare', async (c) =>
+  c.json(
+    await sessionOf(c).bareUpstreamCalls(numberOf(c, 'batch'), JSON.stringify((await c.req.json<{ body: unknown }>()).body)),
+  ),
+)
+bench.get('/ping', (c) => sampled(c, () => sessionOf(c).ping()))
+bench.get('/auth', (c) => sampled(c, () => authCheck(c, query(c, 'with') === '1')))
+bench.get('/one-tenant', async (c) =>
+  c.json<Measured>({
+    samples: [await oneTenant(c, query(c, 'path') as TenantPath, numberOf(c, 'total'), numberOf(c, 'inFlight'))],
+  }),
+)
+bench.get('/request-shard', async (c) =>
+  c.json(
+    await (
+      c.env.REQUEST_SHARDS.getByName(`timed-${query(c, 'run')}`) as unknown as DurableObjectStub<BenchRequestShard>
+    ).admissions(numberOf(c, 'batch')),
+  ),
+)
 bench.get('/storage-turns', async (c) =>
   c.json(await sessionOf(c).storageTurns(addressOf(c), numberOf(c, 'batch'), numberOf(c, 'from'), storageWorkOf(c))),
 )
@@ -566,4 +700,18 @@ const worker = new Hono<{ Bindings: BenchEnv }>()
 worker.route('/bench', bench)
 worker.all('*', (c) => app.fetch(c.req.raw, c.env, c.executionCtx))
 
-export default worker
+/**
+ * The bench Worker: before anything else, `/bare-proxy` is a bare Worker that only passes a model
+ * request on to the upstream and its answer back (the first-byte floor for any Worker).
+ */
+export default {
+  fetch(request: Request, env: BenchEnv, ctx: ExecutionContext): Response | Promise<Response> {
+    if (new URL(request.url).pathname === '/bare-proxy')
+      return fetch(`${env.OPENAI_BASE_URL}/chat/completions`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: request.body,
+      })
+    return worker.fetch(request, env, ctx)
+  },
+} satisfies ExportedHandler<BenchEnv>

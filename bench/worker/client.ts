@@ -23,7 +23,7 @@ export interface BenchWorker {
   close(): Promise<void>
 }
 
-const bindings = (upstreamUrl: string) => {
+export const benchBindings = (upstreamUrl: string) => {
   const plain = (value: string) => ({ type: 'plain_text' as const, value })
   return {
     JWT_SECRET: plain(SECRET),
@@ -45,7 +45,7 @@ export async function startBenchWorker(): Promise<BenchWorker> {
   const upstream = await startFakeOpenAI()
   const worker = await unstable_startWorker({
     config: 'bench/wrangler.bench.toml',
-    bindings: bindings(upstream.url),
+    bindings: benchBindings(upstream.url),
     dev: { server: { port: 0 }, persist: '.bench/state', inspector: false, logLevel: 'error' },
   })
   await worker.ready

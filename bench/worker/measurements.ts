@@ -8,7 +8,16 @@ import type { BenchWorker, Params } from './client'
 import { clientHistory } from './client-history'
 import { BACKGROUND_PASS, HALF_ROUNDS, NAIVE_SIZES, NO_COMPACTION, ROUNDS, RUN, SIZES, SMALLEST, USER } from './config'
 import { eventsMeasurements } from './events'
-import { appendsPerSecond, bundleSize, exportAndImport, firstByteVia, timedHere, tokenizerCalls } from './over-http'
+import {
+  appendsPerSecond,
+  bundleSize,
+  coldIsolate,
+  exportAndImport,
+  type FirstBytePath,
+  firstByteVia,
+  timedHere,
+  tokenizerCalls,
+} from './over-http'
 import { promptPrefixShare } from './prompt-cache'
 import type { Key, Measurement } from './runner'
 import { keepViewShort, type Sessions, seed } from './seeding'
@@ -114,6 +123,50 @@ function wholeTurns(targets: Targets) {
 }
 
 /**
+ * Issue 31: a turn against its floor (its storage work plus a bare call to the same upstream from
+ * the same object, with the body a turn sent), and the parts of its time: through the app, over
+ * the RPC, inside the object, the RPC's round trip, the auth middleware with and without.
+ */
+function turnFloor(targets: Targets) {
+  const { worker, ours, onOurs, keepShort } = targets
+  const captured = new Map<Key, unknown>()
+  /** What a turn on the session sent the upstream: one turn, tagged so that the fake keeps its request apart, untimed. */
+  const upstreamBodyOf = async (key: Key) => {
+    if (!captured.has(key)) {
+      const tag = `floor-${key}-${RUN}`
+      const turn = { content: 'what a turn sends the model', model: `echo#${tag}`, compaction: NO_COMPACTION }
+      await worker.api('POST', `/v1/sessions/${ours(key)}/turns`, turn)
+      const [request] = (await (await fetch(`${worker.upstreamUrl}/__requests?tag=${tag}`)).json()) as { body: object }[]
+      captured.set(key, { ...request!.body, model: 'echo' })
+    }
+    return captured.get(key)
+  }
+  // 40 a sample: the clock's 3 ms step is 0.075 ms of one.
+  const turns = (route: string): Measurement => ({
+    rounds: ROUNDS,
+    after: keepShort,
+    sample: onOurs(route, () => ({ batch: 40, compaction, from: nextTurns() })),
+  })
+  return {
+    turnViaApp: turns('turn-app'),
+    turnOverRpc: turns('turn'),
+    turnInside: turns('turn-inside'),
+    storageFloorPart: {
+      rounds: ROUNDS,
+      after: keepShort,
+      sample: onOurs('storage-turns', () => ({ batch: 40, from: nextTurns(), work: 'turn' })),
+    },
+    bareUpstream: {
+      rounds: ROUNDS,
+      sample: async (key) =>
+        worker.bench('upstream-bare', { user: USER, session: ours(key), batch: 40 }, { body: await upstreamBodyOf(key) }),
+    },
+    ping: { rounds: ROUNDS, sample: onOurs('ping', { batch: 100 }) },
+    auth: { rounds: ROUNDS, keys: [0, 1], sample: (withAuth) => worker.bench('auth', { with: withAuth, batch: 100 }) },
+  } satisfies Record<string, Measurement>
+}
+
+/**
  * Issue 26: a turn whose policy's pass fires — in the background, its summary taking 2 s —
  * against one whose policy does not, on the same session, through the door and `/turns`.
  */
@@ -170,21 +223,34 @@ function others({ worker, ours }: Targets) {
     return worker.bench('compact', { user: USER, session: id, keep: Math.floor(Number(size) / 2) })
   }
   return {
-    // The request limit on (one RPC to the user object) or off, on a GET through the whole app.
+    // The request limit on (one RPC to a request shard) or off, on a GET through the whole app.
     limitedGet: {
       rounds: ROUNDS,
       keys: [0, 1],
       sample: (on) => worker.bench('limited-get', { session: ours(SMALLEST), on, batch: 10 }),
     },
+    // Issue 31: one user's request rate, the request limit off, in one object, in shards.
+    oneTenant: {
+      rounds: HALF_ROUNDS,
+      keys: ['off', 'one', 'shards', 'rpc'],
+      sample: (path) => worker.bench('one-tenant', { path, total: 640, inFlight: 32, run: RUN }),
+    },
+    requestShard: { rounds: ROUNDS, keys: ['a request'], sample: () => worker.bench('request-shard', { batch: 100, run: RUN }) },
     firstByte: {
       rounds: ROUNDS * 2,
-      keys: ['service', 'direct'],
-      sample: (path, round) => firstByteVia(worker, path as 'service' | 'direct', round),
+      keys: ['service', 'chat', 'messages', 'responses', 'proxy', 'direct'] satisfies FirstBytePath[],
+      sample: (path, round) => firstByteVia(worker, path as FirstBytePath, round),
     },
     compactionPass: { rounds: 5, keys: [100, 1_000, 10_000], sample: compactionPass },
     tokenizerCalls: { rounds: 1, keys: ['a session'], sample: () => tokenizerCalls(worker, ours(SMALLEST)) },
     appendsPerSecond: { rounds: 1, keys: [1, 60], sample: (sessions) => appendsPerSecond(worker, Number(sessions)) },
     bundle: { rounds: 1, keys: ['bundle'], sample: bundleSize },
+    // Issue 31: a new isolate (the real Worker started afresh): ready, its first turn, its second.
+    coldIsolate: {
+      rounds: 3,
+      keys: ['ready', 'first', 'second'],
+      sample: (part, round) => coldIsolate(worker, part as 'ready' | 'first' | 'second', round),
+    },
     // Issue 29: at 100,000 events (the smallest size when the run has none that large).
     exportImport: {
       rounds: 1,
@@ -202,6 +268,7 @@ export function measurementsOf(worker: BenchWorker, sessions: Sessions) {
     ...turnsAndViews(targets),
     ...storage(targets),
     ...wholeTurns(targets),
+    ...turnFloor(targets),
     ...branches(targets),
     ...background(targets),
     ...reads(targets),

@@ -3,8 +3,9 @@ import { execFileSync } from 'node:child_process'
 import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
+import { unstable_startWorker } from 'wrangler'
 import { type Measured, message } from '../shared'
-import type { BenchWorker } from './client'
+import { type BenchWorker, benchBindings } from './client'
 import { RUN, USER } from './config'
 import { seed, turnEvents } from './seeding'
 
@@ -25,23 +26,36 @@ async function firstByte(url: string, init: RequestInit): Promise<number> {
   return elapsed
 }
 
-/** The first streamed byte of a turn through the service (a session growing from empty), or of the same request straight to the fake upstream. */
-export async function firstByteVia(worker: BenchWorker, path: 'service' | 'direct', round: number): Promise<Measured> {
+/** The paths a first byte is timed on: the service's four streamed doors, a bare proxying Worker, and the upstream itself. */
+export type FirstBytePath = 'service' | 'chat' | 'messages' | 'responses' | 'proxy' | 'direct'
+
+/**
+ * The first streamed byte of a turn through one of the service's doors (a session per door,
+ * growing from empty; the doors get only the new message), of the same model request through a
+ * bare Worker that only proxies it to the same upstream (the floor for any Worker), or straight
+ * to the fake upstream.
+ */
+export async function firstByteVia(worker: BenchWorker, path: FirstBytePath, round: number): Promise<Measured> {
   const content = `first byte ${round} of a streamed reply`
   const json = { 'Content-Type': 'application/json' }
-  const ms =
-    path === 'service'
-      ? await firstByte(`${worker.url}v1/sessions/ttfb-${RUN}/turns`, {
-          method: 'POST',
-          headers: { Authorization: worker.authorization, ...json },
-          body: JSON.stringify({ content, stream: true, compaction: false }),
-        })
-      : await firstByte(`${worker.upstreamUrl}/v1/chat/completions`, {
-          method: 'POST',
-          headers: json,
-          body: JSON.stringify({ model: 'echo', stream: true, messages: [{ role: 'user', content }] }),
-        })
-  return { samples: [ms] }
+  const service = { Authorization: worker.authorization, ...json, 'X-Session-Id': `ttfb-${path}-${RUN}` }
+  const upstreamRequest = JSON.stringify({ model: 'echo', stream: true, messages: [{ role: 'user', content }] })
+  const post = (url: string, headers: Record<string, string>, body: string) => firstByte(url, { method: 'POST', headers, body })
+  const requests: Record<FirstBytePath, () => Promise<number>> = {
+    service: () =>
+      post(`${worker.url}v1/sessions/ttfb-${RUN}/turns`, service, JSON.stringify({ content, stream: true, compaction: false })),
+    chat: () => post(`${worker.url}v1/chat/completions`, service, upstreamRequest),
+    messages: () =>
+      post(
+        `${worker.url}v1/messages`,
+        service,
+        JSON.stringify({ model: 'echo', max_tokens: 1024, stream: true, messages: [{ role: 'user', content }] }),
+      ),
+    responses: () => post(`${worker.url}v1/responses`, service, JSON.stringify({ model: 'echo', stream: true, input: content })),
+    proxy: () => post(`${worker.url}bare-proxy`, json, upstreamRequest),
+    direct: () => post(`${worker.upstreamUrl}/v1/chat/completions`, json, upstreamRequest),
+  }
+  return { samples: [await requests[path]()] }
 }
 
 /** Appends of a turn's two events over HTTP, `inFlight` at a time, spread over `sessions` sessions: one sample, appends/s. */
@@ -164,4 +178,39 @@ export async function exportAndImport(worker: BenchWorker, id: string, size: num
       largestChunk: largest,
     },
   }
+}
+
+/**
+ * A new isolate: the real Worker (`wrangler.toml`) started afresh in its own empty state, then
+ * its first request (a turn: the session object, the tokenizer's tables and the upstream client
+ * all loaded for it) and the same again, warm: `part` says which one is the sample (ready: from
+ * the start until the dev server says it is ready).
+ */
+export async function coldIsolate(worker: BenchWorker, part: 'ready' | 'first' | 'second', round: number): Promise<Measured> {
+  const state = `.bench/state-cold-${RUN}-${part}-${round}`
+  rmSync(state, { recursive: true, force: true })
+  const started = performance.now()
+  const fresh = await unstable_startWorker({
+    config: 'wrangler.toml',
+    bindings: benchBindings(worker.upstreamUrl),
+    dev: { server: { port: 0 }, persist: state, inspector: false, logLevel: 'error' },
+  })
+  await fresh.ready
+  const ready = performance.now() - started
+  const turn = async (i: number) => {
+    const began = performance.now()
+    const response = await fresh.fetch(`http://cold/v1/sessions/cold-${i}/turns`, {
+      method: 'POST',
+      headers: { Authorization: worker.authorization, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ content: `the first turn ${i} of a new isolate` }),
+    })
+    if (!response.ok) throw new Error(`cold turn: ${response.status} ${await response.text()}`)
+    await response.text()
+    return performance.now() - began
+  }
+  const first = await turn(1)
+  const second = await turn(2)
+  await fresh.dispose()
+  rmSync(state, { recursive: true, force: true })
+  return { samples: [{ ready, first, second }[part]] }
 }

@@ -3,7 +3,7 @@ import { ms } from '../stats'
 import { column, growth, logEvents, median, medianRatio, n, p95, ratio, timing, viewEvents } from './columns'
 import { LARGEST, NAIVE_SIZES, ROUNDS, SIZES, SMALLEST } from './config'
 import type { MeasurementName } from './measurements'
-import type { Column, MeasuredTable, Results } from './runner'
+import type { Column, Key, MeasuredTable, Results } from './runner'
 
 type Table = MeasuredTable<MeasurementName>
 
@@ -83,6 +83,59 @@ const doorTable = (
       `resending 1,000 at ${n(LARGEST)} / at 1k (medians): ${growth(r, resending, LARGEST, SMALLEST)} — the cost follows the request, not the log`,
   ],
 })
+
+/** A turn's floor at a size: its storage work plus the bare upstream call, medians. */
+const floorAt = (r: Results, key: Key) => r.median('storageFloorPart', key) + r.median('bareUpstream', key)
+
+const DOOR_NAMES = {
+  continuation: 'tool continuation',
+  frontDoorOnlyNew: 'chat completions',
+  messagesDoorOnlyNew: 'Messages',
+  responsesDoorOnlyNew: 'Responses',
+}
+
+/** The auth middleware's time: the same route with it and without. */
+const authPart = (r: Results) => r.median('auth', 1) - r.median('auth', 0)
+
+/** A turn's time in parts, each the difference of two medians of the same run. */
+const TURN_PARTS: [string, (r: Results, key: Key) => number][] = [
+  ['auth', authPart],
+  ['routing, validation, answer JSON', (r, key) => r.median('turnViaApp', key) - r.median('turnOverRpc', key) - authPart(r)],
+  ['call round trip', (r, key) => r.median('ping', key)],
+  ['frames, rest of the call', (r, key) => r.median('turnOverRpc', key) - r.median('turnInside', key) - r.median('ping', key)],
+  ['model call (bare)', (r, key) => r.median('bareUpstream', key)],
+  ['storage work', (r, key) => r.median('storageFloorPart', key)],
+  [
+    'prompt, estimates, fit, bookkeeping',
+    (r, key) => r.median('turnInside', key) - r.median('bareUpstream', key) - r.median('storageFloorPart', key),
+  ],
+  ['whole turn through the app', (r, key) => r.median('turnViaApp', key)],
+]
+
+/** The rows of the cold-start table. */
+const COLD_PARTS = {
+  ready: 'the dev server started until ready (workerd up, the bundle loaded)',
+  first: 'the new isolate’s first request: a turn on a new session',
+  second: 'its second request: the same, warm',
+}
+
+/** The paths of the first-byte table. */
+const FIRST_BYTE_PATHS = {
+  service: 'a streamed `/turns` turn (dev server, Worker, session object, upstream)',
+  chat: 'a streamed chat completion (the front door)',
+  messages: 'a streamed Messages request',
+  responses: 'a streamed Responses request',
+  proxy: 'a bare Worker proxying the model request to the same upstream (the floor for any Worker)',
+  direct: 'the model request straight to the fake upstream',
+}
+
+/** The paths of the one-tenant table. */
+const TENANT_PATHS = {
+  off: 'GET, request limit off',
+  one: 'GET, every request counted in one object (the design before: one RPC to the same object each)',
+  shards: 'GET, counted in the user’s 16 request shards (the design now: one RPC to a shard picked at random)',
+  rpc: 'the counting RPC alone, to one object (what one object sustains here)',
+}
 
 export const TABLES: Table[] = [
   {
@@ -261,24 +314,91 @@ export const TABLES: Table[] = [
     title: 'A GET /v1/sessions/:id through the app in workerd, RATE_LIMIT_REQUESTS off and on (10 a sample)',
     measure: ['limitedGet'],
     columns: [
-      column('request limit', (on) => (on ? 'on (one RPC to the user object: 1 row read, 1 written)' : 'off')),
+      column('request limit', (on) => (on ? 'on (one RPC to one of the user’s request shards: 1 row written)' : 'off')),
       median('median', 'limitedGet'),
       p95('limitedGet'),
     ],
   },
   {
-    title: `Time to the first streamed byte over HTTP (${ROUNDS * 2} each, one session growing from empty)`,
+    title:
+      'A turn against its floor: the storage work (2 appends and the view read, inside the object) plus a bare call from the object to the same stub upstream with the body a turn sent (40 turns a sample, in workerd)',
+    measure: [['storageFloorPart', 'bareUpstream', 'turnOverRpc', 'turnViaApp', 'turnInside']],
+    columns: [
+      logEvents,
+      median('storage work', 'storageFloorPart'),
+      median('bare upstream call', 'bareUpstream'),
+      column('floor', (key, r) => ms(floorAt(r, key))),
+      median('turn inside the object', 'turnInside'),
+      median('turn over RPC', 'turnOverRpc'),
+      column('RPC turn / floor', (key, r) => ratio(r.median('turnOverRpc', key), floorAt(r, key))),
+      median('turn through the app', 'turnViaApp'),
+      column('app turn / floor', (key, r) => ratio(r.median('turnViaApp', key), floorAt(r, key))),
+    ],
+  },
+  {
+    title:
+      'Where a turn’s time goes (each part the difference of two medians of the same run: through the app, over RPC, inside the object, a call that does nothing, the auth middleware with and without)',
+    measure: [['ping', 'turnViaApp', 'turnOverRpc', 'turnInside', 'bareUpstream', 'storageFloorPart'], 'auth'],
+    columns: [logEvents, ...TURN_PARTS.map(([header, part]) => column(header, (key, r) => ms(part(r, key))))],
+  },
+  {
+    title: 'Every turn against the same floor (the doors only the new message, 10 a sample; the continuation 5)',
+    measure: [
+      ['continuation', 'frontDoorOnlyNew', 'messagesDoorOnlyNew', 'responsesDoorOnlyNew'],
+      ['storageFloorPart', 'bareUpstream'],
+    ],
+    columns: [
+      logEvents,
+      column('floor', (key, r) => ms(floorAt(r, key))),
+      ...(['continuation', 'frontDoorOnlyNew', 'messagesDoorOnlyNew', 'responsesDoorOnlyNew'] as const).map((name) =>
+        column(
+          `${DOOR_NAMES[name]} (÷ floor)`,
+          (key, r) => `${ms(r.median(name, key))} (${ratio(r.median(name, key), floorAt(r, key))})`,
+        ),
+      ),
+    ],
+  },
+  {
+    title:
+      'One tenant at scale: one user’s requests per second, 32 in flight (640 a sample; GETs of 16 sessions through the app in workerd)',
+    measure: ['oneTenant'],
+    columns: [
+      column('path', (path) => TENANT_PATHS[path as keyof typeof TENANT_PATHS]),
+      column('requests/s median', (path, r) => r.median('oneTenant', path).toFixed(0)),
+      column('vs the limit off', (path, r) =>
+        path === 'rpc' ? '' : `${(r.median('oneTenant', path) / r.median('oneTenant', 'off')).toFixed(2)}×`,
+      ),
+    ],
+  },
+  {
+    title: 'What counting one request costs its object (100 admissions a sample, inside the object)',
+    measure: ['requestShard'],
+    columns: [
+      column('work', () => 'a request counted'),
+      median('median', 'requestShard'),
+      p95('requestShard'),
+      rowsReadWritten('requestShard'),
+    ],
+  },
+  {
+    title: `Time to the first streamed byte over HTTP, each door against a bare Worker proxying the same model request (${ROUNDS * 2} each, interleaved; a session per door growing from empty)`,
     measure: ['firstByte'],
     columns: [
-      column('path', (path) =>
-        path === 'service'
-          ? 'a streamed turn through the service (dev server, Worker, session object, upstream)'
-          : 'the same request straight to the fake upstream',
-      ),
+      column('path', (path) => FIRST_BYTE_PATHS[path as keyof typeof FIRST_BYTE_PATHS]),
       median('median', 'firstByte'),
       p95('firstByte'),
+      column('added to the upstream’s own', (path, r) =>
+        path === 'direct' ? '' : ms(r.median('firstByte', path) - r.median('firstByte', 'direct')),
+      ),
+      column('÷ the bare proxy’s added', (path, r) =>
+        path === 'direct' || path === 'proxy'
+          ? ''
+          : ratio(
+              r.median('firstByte', path) - r.median('firstByte', 'direct'),
+              r.median('firstByte', 'proxy') - r.median('firstByte', 'direct'),
+            ),
+      ),
     ],
-    footer: (r) => [['added by the service', ms(r.median('firstByte', 'service') - r.median('firstByte', 'direct')), '']],
   },
   {
     title: 'agents/sessions with a compaction overlay over the older half (same method as above)',
@@ -368,6 +488,22 @@ export const TABLES: Table[] = [
         '',
       ],
     ],
+  },
+  {
+    title:
+      'Cold starts: a new isolate (the real Worker started afresh in local workerd, 3 each), and a session object’s first read after a restart',
+    measure: ['coldIsolate', 'viewCold'],
+    columns: [
+      column('what', (part) => COLD_PARTS[part as keyof typeof COLD_PARTS]),
+      median('median', 'coldIsolate'),
+      column('max', (part, r) => ms(Math.max(...r.samples('coldIsolate', part)))),
+    ],
+    footer: (r) =>
+      SIZES.map((size) => [
+        `a cold session object's first view read, ${n(size)} events (the view-read table's column)`,
+        ms(r.median('viewCold', size)),
+        ms(r.p95('viewCold', size)),
+      ]),
   },
   {
     title: 'Worker bundle (wrangler deploy --dry-run)',
