@@ -11,6 +11,7 @@ import { eventsMeasurements } from './events'
 import {
   appendsPerSecond,
   bundleSize,
+  type ColdPart,
   coldIsolate,
   exportAndImport,
   type FirstBytePath,
@@ -245,11 +246,11 @@ function others({ worker, ours }: Targets) {
     tokenizerCalls: { rounds: 1, keys: ['a session'], sample: () => tokenizerCalls(worker, ours(SMALLEST)) },
     appendsPerSecond: { rounds: 1, keys: [1, 60], sample: (sessions) => appendsPerSecond(worker, Number(sessions)) },
     bundle: { rounds: 1, keys: ['bundle'], sample: bundleSize },
-    // Issue 31: a new isolate (the real Worker started afresh): ready, its first turn, its second.
+    // Issue 31: a new isolate (the real Worker, or the smallest one, started afresh): ready, its first request, its second.
     coldIsolate: {
       rounds: 3,
-      keys: ['ready', 'first', 'second'],
-      sample: (part, round) => coldIsolate(worker, part as 'ready' | 'first' | 'second', round),
+      keys: ['ours:ready', 'ours:first', 'ours:second', 'bare:ready', 'bare:first', 'bare:second'] satisfies ColdPart[],
+      sample: (part, round) => coldIsolate(worker, part as ColdPart, round),
     },
     // Issue 29: at 100,000 events (the smallest size when the run has none that large).
     exportImport: {

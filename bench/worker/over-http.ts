@@ -180,24 +180,29 @@ export async function exportAndImport(worker: BenchWorker, id: string, size: num
   }
 }
 
+/** What a cold-start sample is: ours or the smallest Worker, and which of its moments. */
+export type ColdPart = `${'ours' | 'bare'}:${'ready' | 'first' | 'second'}`
+
 /**
  * A new isolate: the real Worker (`wrangler.toml`) started afresh in its own empty state, then
  * its first request (a turn: the session object, the tokenizer's tables and the upstream client
- * all loaded for it) and the same again, warm: `part` says which one is the sample (ready: from
- * the start until the dev server says it is ready).
+ * all loaded for it) and the same again, warm; or the smallest Worker (`bench/bare-worker.ts`,
+ * answering "ok") the same way, the floor under this dev server. The part says which moment is
+ * the sample (ready: from the start until the dev server says it is ready).
  */
-export async function coldIsolate(worker: BenchWorker, part: 'ready' | 'first' | 'second', round: number): Promise<Measured> {
-  const state = `.bench/state-cold-${RUN}-${part}-${round}`
+export async function coldIsolate(worker: BenchWorker, part: ColdPart, round: number): Promise<Measured> {
+  const [side, moment] = part.split(':') as ['ours' | 'bare', 'ready' | 'first' | 'second']
+  const state = `.bench/state-cold-${RUN}-${side}-${moment}-${round}`
   rmSync(state, { recursive: true, force: true })
   const started = performance.now()
   const fresh = await unstable_startWorker({
-    config: 'wrangler.toml',
-    bindings: benchBindings(worker.upstreamUrl),
+    config: side === 'ours' ? 'wrangler.toml' : 'bench/wrangler.bare.toml',
+    bindings: side === 'ours' ? benchBindings(worker.upstreamUrl) : {},
     dev: { server: { port: 0 }, persist: state, inspector: false, logLevel: 'error' },
   })
   await fresh.ready
   const ready = performance.now() - started
-  const turn = async (i: number) => {
+  const request = async (i: number) => {
     const began = performance.now()
     const response = await fresh.fetch(`http://cold/v1/sessions/cold-${i}/turns`, {
       method: 'POST',
@@ -208,9 +213,9 @@ export async function coldIsolate(worker: BenchWorker, part: 'ready' | 'first' |
     await response.text()
     return performance.now() - began
   }
-  const first = await turn(1)
-  const second = await turn(2)
+  const first = await request(1)
+  const second = await request(2)
   await fresh.dispose()
   rmSync(state, { recursive: true, force: true })
-  return { samples: [{ ready, first, second }[part]] }
+  return { samples: [{ ready, first, second }[moment]] }
 }

@@ -114,9 +114,12 @@ const TURN_PARTS: [string, (r: Results, key: Key) => number][] = [
 
 /** The rows of the cold-start table. */
 const COLD_PARTS = {
-  ready: 'the dev server started until ready (workerd up, the bundle loaded)',
-  first: 'the new isolate’s first request: a turn on a new session',
-  second: 'its second request: the same, warm',
+  'ours:ready': 'ours: the dev server started until ready (workerd up, the bundle loaded)',
+  'ours:first': 'ours: the new isolate’s first request, a turn on a new session',
+  'ours:second': 'ours: its second request, the same, warm',
+  'bare:ready': 'the smallest Worker (answers "ok"): started until ready',
+  'bare:first': 'the smallest Worker: its first request',
+  'bare:second': 'the smallest Worker: its second request',
 }
 
 /** The paths of the first-byte table. */
