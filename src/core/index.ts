@@ -59,6 +59,7 @@ export {
   type ShownOptions,
 } from './reconcile'
 export { type QueryTerm, queryTerms, type RecallHit, searchTextOf } from './search'
+export { MARK_CLOSE, MARK_OPEN, type MarkedMatch, rankWindow } from './search/rank'
 export { type SessionStore, VersionConflictError, type ViewSnapshot } from './session-store'
 export { ArrayStore } from './session-store/array-store'
 export type { SessionInfo, Summarizer, SummaryMessage, SummaryOutcome, SummaryRequest } from './summarizer'

@@ -23,7 +23,7 @@ export interface RecallHit {
 }
 
 /** A word of a query or a text: a run of letters, digits (and the marks on them). */
-const WORD = /[\p{L}\p{N}\p{M}]+/gu
+export const WORD = /[\p{L}\p{N}\p{M}]+/gu
 
 /** One part of a parsed query: a word (maybe a prefix), or a phrase of words in order. */
 export type QueryTerm = { kind: 'word'; word: string; prefix: boolean } | { kind: 'phrase'; words: string[] }
@@ -54,7 +54,7 @@ export function queryTerms(q: string): QueryTerm[] {
 }
 
 /** A word as search compares it: accents and case folded (FTS5's `remove_diacritics 2`, roughly). */
-const folded = (word: string) => word.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase()
+export const folded = (word: string) => word.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase()
 
 /** A piece of a text, marked when it is a word the query matches. */
 export interface TextSpan {
