@@ -25,7 +25,8 @@ import { seqRuns } from './seq-runs'
  * parts. Reads are by `seq` range or by id, never a scan of the whole table on the hot path.
  */
 
-type Row = {
+/** An events row as stored (`SELECT *`). */
+export type EventRow = {
   seq: number
   id: string
   type: SessionEvent['type']
@@ -38,7 +39,7 @@ type Row = {
   parts: number
 }
 
-type EntryRow = Pick<Row, 'seq' | 'id' | 'role' | 'synthetic' | 'tokens'> & { inline: number | null }
+type EntryRow = Pick<EventRow, 'seq' | 'id' | 'role' | 'synthetic' | 'tokens'> & { inline: number | null }
 
 /**
  * A range is walked by one statement whose rows are taken one at a time (`Sql.each`): only the
@@ -91,12 +92,12 @@ export class SessionLog {
 
   /** Events with `from < seq`, in order, at most `limit` of them (-1: no limit). */
   after(from: number, limit = -1): SessionEvent[] {
-    return this.events(this.sql.all<Row>`SELECT * FROM events WHERE seq > ${from} ORDER BY seq LIMIT ${limit}`)
+    return this.events(this.sql.all<EventRow>`SELECT * FROM events WHERE seq > ${from} ORDER BY seq LIMIT ${limit}`)
   }
 
   /** The message events from `from` to before `seq` that a client was shown (not system, not synthetic), newest first, at most `limit`. */
   shownBefore(seq: number, limit: number, from = 1): SessionEvent[] {
-    return this.events(this.sql.all<Row>`SELECT * FROM events
+    return this.events(this.sql.all<EventRow>`SELECT * FROM events
       WHERE seq < ${seq} AND seq >= ${from} AND type = 'MESSAGE' AND synthetic = 0
         AND (role != 'system' OR json_extract(metadata, '$.inline') = 1)
       ORDER BY seq DESC LIMIT ${limit}`)
@@ -104,7 +105,7 @@ export class SessionLog {
 
   /** The message events from `from` to `to` (both included) that a client was shown, oldest first, at most `limit`. */
   shownFrom(from: number, to: number, limit: number): SessionEvent[] {
-    return this.events(this.sql.all<Row>`SELECT * FROM events
+    return this.events(this.sql.all<EventRow>`SELECT * FROM events
       WHERE seq >= ${from} AND seq <= ${to} AND type = 'MESSAGE' AND synthetic = 0
         AND (role != 'system' OR json_extract(metadata, '$.inline') = 1)
       ORDER BY seq LIMIT ${limit}`)
@@ -112,15 +113,16 @@ export class SessionLog {
 
   /** The COMPACTION events before `seq`, newest first, at most `limit` (read through their own index). */
   boundariesBefore(seq: number, limit: number): SessionEvent[] {
-    return this.events(this.sql.all<Row>`SELECT * FROM events
+    return this.events(this.sql.all<EventRow>`SELECT * FROM events
       WHERE type = 'COMPACTION' AND seq < ${seq} ORDER BY seq DESC LIMIT ${limit}`)
   }
 
   /** The newest boundary (COMPACTION or REWIND) at or before `seq`, if any: two rows, read through the boundaries' own indexes. */
   boundaryAtOrBefore(seq: number): BoundaryEvent | null {
     const [compaction] = this.sql
-      .all<Row>`SELECT * FROM events WHERE type = 'COMPACTION' AND seq <= ${seq} ORDER BY seq DESC LIMIT 1`
-    const [rewind] = this.sql.all<Row>`SELECT * FROM events WHERE type = 'REWIND' AND seq <= ${seq} ORDER BY seq DESC LIMIT 1`
+      .all<EventRow>`SELECT * FROM events WHERE type = 'COMPACTION' AND seq <= ${seq} ORDER BY seq DESC LIMIT 1`
+    const [rewind] = this.sql
+      .all<EventRow>`SELECT * FROM events WHERE type = 'REWIND' AND seq <= ${seq} ORDER BY seq DESC LIMIT 1`
     const newest = (compaction?.seq ?? 0) > (rewind?.seq ?? 0) ? compaction : rewind
     return newest ? (this.event(newest) as BoundaryEvent) : null
   }
@@ -128,13 +130,13 @@ export class SessionLog {
   /** The PINS events with `from <= seq <= to`, in order (read through their own index). */
   pinsBetween(from: number, to: number): PinsEvent[] {
     return this.events(
-      this.sql.all<Row>`SELECT * FROM events WHERE type = 'PINS' AND seq BETWEEN ${from} AND ${to} ORDER BY seq`,
+      this.sql.all<EventRow>`SELECT * FROM events WHERE type = 'PINS' AND seq BETWEEN ${from} AND ${to} ORDER BY seq`,
     ) as PinsEvent[]
   }
 
   /** The newest REWIND at or before `seq`, and where its point's prefix ends: what a walk of the lineage steps by. */
   rewindAtOrBefore(seq: number): RewindStep | null {
-    const [row] = this.sql.all<Row>`SELECT * FROM events WHERE type = 'REWIND' AND seq <= ${seq} ORDER BY seq DESC LIMIT 1`
+    const [row] = this.sql.all<EventRow>`SELECT * FROM events WHERE type = 'REWIND' AND seq <= ${seq} ORDER BY seq DESC LIMIT 1`
     if (!row) return null
     const { rewind } = JSON.parse(this.body(row)) as { rewind: Rewind }
     return { seq: row.seq, end: prefixEnd(rewind, (id) => this.placeOf(id)!.seq) }
@@ -142,7 +144,9 @@ export class SessionLog {
 
   /** An event's place and kind by id (null: no such event). */
   placeOf(id: string): { seq: number; type: SessionEvent['type']; synthetic: boolean } | null {
-    const [row] = this.sql.all<Pick<Row, 'seq' | 'type' | 'synthetic'>>`SELECT seq, type, synthetic FROM events WHERE id = ${id}`
+    const [row] = this.sql.all<
+      Pick<EventRow, 'seq' | 'type' | 'synthetic'>
+    >`SELECT seq, type, synthetic FROM events WHERE id = ${id}`
     return row ? { seq: row.seq, type: row.type, synthetic: row.synthetic === 1 } : null
   }
 
@@ -167,7 +171,7 @@ export class SessionLog {
 
   /** Events with `from <= seq <= to`, in order. */
   range(from: number, to: number): SessionEvent[] {
-    return this.events(this.sql.all<Row>`SELECT * FROM events WHERE seq BETWEEN ${from} AND ${to}
+    return this.events(this.sql.all<EventRow>`SELECT * FROM events WHERE seq BETWEEN ${from} AND ${to}
       ORDER BY seq LIMIT ${rowsIn(from, to)}`)
   }
 
@@ -193,7 +197,7 @@ export class SessionLog {
     const found = new Map<string, SessionEvent>()
     for (const chunk of inChunks(ids, IDS_PER_STATEMENT)) {
       for (const event of this.events(
-        this.sql.all<Row>`SELECT * FROM events WHERE id IN (SELECT value FROM json_each(${JSON.stringify(chunk)}))`,
+        this.sql.all<EventRow>`SELECT * FROM events WHERE id IN (SELECT value FROM json_each(${JSON.stringify(chunk)}))`,
       ))
         found.set(event.id, event)
     }
@@ -235,9 +239,9 @@ export class SessionLog {
     return entries
   }
 
-  private *walk(from: number, to: number): Generator<Row> {
+  private *walk(from: number, to: number): Generator<EventRow> {
     let at = from
-    for (const row of this.sql.each<Row>`SELECT * FROM events WHERE seq BETWEEN ${from} AND ${to}
+    for (const row of this.sql.each<EventRow>`SELECT * FROM events WHERE seq BETWEEN ${from} AND ${to}
         ORDER BY seq LIMIT ${rowsIn(from, to)}`) {
       if (row.seq !== at) break
       yield row
@@ -246,14 +250,14 @@ export class SessionLog {
     if (at <= to) throw new Error(`event ${at} is missing: the session was deleted while it was read`)
   }
 
-  private body(row: Row): string {
+  private body(row: EventRow): string {
     if (row.parts <= 1) return row.body
     const rest = this.sql.all<{ chunk: string }>`SELECT chunk FROM event_parts WHERE seq = ${row.seq} ORDER BY part`
     return row.body + rest.map((r) => r.chunk).join('')
   }
 
   /** An event's JSON from its row: the text `JSON.stringify` gives the event (see the core's `messageEventAt`). */
-  private json(row: Row): string {
+  json(row: EventRow): string {
     const head = `{"type":"${row.type}","id":${JSON.stringify(row.id)},"seq":${row.seq},"timestamp":${JSON.stringify(row.timestamp)},"metadata":${row.metadata}`
     switch (row.type) {
       case 'MESSAGE':
@@ -267,11 +271,11 @@ export class SessionLog {
     }
   }
 
-  private events(rows: readonly Row[]): SessionEvent[] {
+  private events(rows: readonly EventRow[]): SessionEvent[] {
     return rows.map((row) => this.event(row))
   }
 
-  private event(row: Row): SessionEvent {
+  private event(row: EventRow): SessionEvent {
     const body: unknown = JSON.parse(this.body(row))
     const metadata = JSON.parse(row.metadata) as Metadata
     const { id, seq, timestamp, tokens } = row

@@ -1,15 +1,30 @@
 import { ServiceError } from '../../contract/errors'
 import { encodeSearchCursor, SEARCH_START, type SearchPageJson, type SearchPosition } from '../../contract/schemas'
-import { allSeqs, lineageRuns, type MessageEvent, type RecallHit, searchTextOf, type ViewColumns } from '../../core'
+import { allSeqs, lineageRuns, type MessageEvent, queryTerms, type RecallHit, searchTextOf, type ViewColumns } from '../../core'
 import { jsonArray, jsonObject } from '../../json-stream'
 import { type PinnedSeqs, withPin } from './event-json'
 import { ftsExpression } from './fts-expression'
-import type { SessionLog } from './log'
-import type { SessionSearch } from './search'
+import type { EventRow, SessionLog } from './log'
+import type { SearchExpression, SessionSearch } from './search'
 import type { SessionRecord } from './session-row'
 import type { ViewCache } from './view-cache'
 
 const json = (value: unknown) => JSON.stringify(value)
+
+/** A plain-text query as a search (null: it has no word). */
+function searchOf(q: string): SearchExpression | null {
+  const expression = ftsExpression(q)
+  return expression === null ? null : { expression, terms: queryTerms(q) }
+}
+
+/** A hit of a page: its event's row, where it is, its snippet. */
+interface Hit {
+  seq: number
+  row: EventRow
+  covered: boolean
+  abandoned: boolean
+  snippet: string
+}
 
 /** What a search asks for: a plain-text query (see `./fts-expression`) and its filters and page. */
 export interface SearchQuery {
@@ -73,17 +88,12 @@ function lineageMembership(log: SessionLog): (seq: number) => boolean {
 }
 
 /** A page of hits, each event written from its row. */
-function* searchJson(
-  log: SessionLog,
-  hits: { seq: number; covered: boolean; abandoned: boolean; snippet: string }[],
-  next: SearchPosition | null,
-  pinned: PinnedSeqs,
-) {
+function* searchJson(log: SessionLog, hits: Hit[], next: SearchPosition | null, pinned: PinnedSeqs) {
   yield* jsonObject<SearchPageJson>({
     hits: jsonArray(
       hits.map((hit) =>
         jsonObject<SearchPageJson['hits'][number]>({
-          event: withPin([...log.jsonRange(hit.seq, hit.seq)][0]!.json, pinned.has(hit.seq)),
+          event: withPin(log.json(hit.row), pinned.has(hit.seq)),
           covered: json(hit.covered),
           abandoned: json(hit.abandoned),
           snippet: json(hit.snippet),
@@ -112,9 +122,10 @@ export class SearchAnswers {
    */
   search(query: SearchQuery): (record: SessionRecord) => Iterable<string> {
     // The query is checked before the session is looked up: a bad request is a 400 whatever the session.
-    const expression = ftsExpression(query.q)
+    const expression = searchOf(query.q)
     if (expression === null) throw new ServiceError('invalid_request', 'query.q: has no word to search for (letters or digits)')
     return (record) => {
+      this.searchIndex.keepMerged()
       const { hits, next } = this.hits(record, expression, query)
       return searchJson(this.log, hits, next, this.pinned())
     }
@@ -122,7 +133,7 @@ export class SearchAnswers {
 
   /** What `recall_history` answers: the covered events matching a plain-text query, best first, with their text. */
   recallHits(record: SessionRecord, q: string, limit: number): RecallHit[] {
-    const expression = ftsExpression(q)
+    const expression = searchOf(q)
     if (expression === null) return []
     // Covered events of the lineage only: an abandoned branch is never recalled.
     const { hits } = this.hits(record, expression, { limit, scope: 'covered', branches: 'lineage', from: SEARCH_START })
@@ -133,7 +144,7 @@ export class SearchAnswers {
   }
 
   /** The hits of a search (its FTS5 expression, its filters), and where the page after starts. */
-  private hits(record: SessionRecord, expression: string, query: Omit<SearchQuery, 'q'>) {
+  private hits(record: SessionRecord, expression: SearchExpression, query: Omit<SearchQuery, 'q'>) {
     const { isInView, bounds } = membership(this.view.snapshot(record), record.version)
     const onLineage = record.rewinds === 0 ? () => true : lineageMembership(this.log)
     const everyBranch = query.branches === 'all'
@@ -156,10 +167,15 @@ export class SearchAnswers {
       }
       page.push({ seq, covered, abandoned })
     }
-    const snippets = this.searchIndex.snippets(
-      expression,
+    const found = this.searchIndex.page(
+      expression.expression,
       page.map((hit) => hit.seq),
     )
-    return { hits: page.map((hit) => ({ ...hit, snippet: snippets.get(hit.seq) ?? '' })), next }
+    const hits: Hit[] = page.map((hit) => {
+      const match = found.get(hit.seq)
+      if (!match) throw new Error(`event ${hit.seq} is missing: the session was deleted while it was read`)
+      return { ...hit, ...match }
+    })
+    return { hits, next }
   }
 }

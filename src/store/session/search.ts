@@ -1,9 +1,10 @@
 import { LIMITS } from '../../contract/limits'
 import type { SearchPosition } from '../../contract/schemas'
-import { type SessionEvent, searchTextOf } from '../../core'
+import { MARK_CLOSE, MARK_OPEN, type QueryTerm, rankWindow, type SessionEvent, searchTextOf } from '../../core'
 import { log } from '../../log'
 import type { Sql } from '../sql'
 import { indexedText } from './fts-expression'
+import type { EventRow } from './log'
 
 /**
  * Appends whose segments one merge waits for. FTS5 merges a level only once it holds 4 segments
@@ -11,13 +12,33 @@ import { indexedText } from './fts-expression'
  * statement is a row written (billed) whatever its work.
  */
 const MERGE_EVERY = 8
-/** Pages of segment merging per append merged (FTS5's `merge` command): bounded work for each. */
+/**
+ * Pages of segment merging (FTS5's `merge` command) owed for an append, and for each event it
+ * indexed: merging follows what was indexed, so the index keeps a few segments a level however
+ * large the appends (each segment is a lookup for every word of every search).
+ */
 const MERGE_PAGES_PER_APPEND = 4
+const EVENTS_PER_MERGE_PAGE = 10
+/** Pages a merge statement goes on with when the one before used all it was given (an index left unmerged). */
+const MERGE_PAGES_AFTER = 32
 /** A merge runs this long after the append that scheduled it: in idle time when turns are apart. */
 const MERGE_DELAY_MS = 100
 
 /** Characters of context a snippet keeps around a match, in tokens (FTS5's measure). */
 const SNIPPET_TOKENS = 16
+
+/**
+ * The longest text a window is ranked from (see the core's `rankWindow`): marking a match's text
+ * costs its length, so a window holding a longer one is ranked by FTS5's `rank` instead (its
+ * cost follows the number of matches in the log, not their length).
+ */
+const RANKED_CHARS = 2000
+
+/** A search: its FTS5 expression (see `./fts-expression`) and the terms it was made from. */
+export interface SearchExpression {
+  expression: string
+  terms: QueryTerm[]
+}
 
 /**
  * Full-text search of a session's message events with SQLite FTS5 (the `search` table, rowid =
@@ -30,53 +51,84 @@ export class SessionSearch {
     private readonly transaction: <T>(work: () => T) => T,
   ) {}
 
-  /** Appends indexed since the last merge was scheduled. */
+  /** Appends indexed since the last merge was scheduled, and the pages of merging they owe. */
   private unmerged = 0
+  private owed = 0
+  /** Whether merges are scheduled; whether this instance has scheduled any yet. */
+  private merging = false
+  private mergedOnce = false
 
   /** Indexes events being written (call it inside the write's transaction); their segments are merged later. */
   index(events: readonly SessionEvent[]): void {
-    let indexed = false
+    let indexed = 0
     for (const event of events) {
       if (event.type !== 'MESSAGE') continue
       const text = indexedText(searchTextOf(event.message))
       if (text === '') continue
       this.sql.run`INSERT INTO search (rowid, text) VALUES (${-event.seq}, ${text})`
-      indexed = true
+      indexed++
     }
-    if (indexed && ++this.unmerged >= MERGE_EVERY) this.mergeSoon()
+    if (indexed === 0) return
+    this.owed += MERGE_PAGES_PER_APPEND + Math.ceil(indexed / EVENTS_PER_MERGE_PAGE)
+    if (++this.unmerged >= MERGE_EVERY) this.mergeSoon()
+  }
+
+  /** Merges what an earlier instance left unmerged (once an instance: a search's first call). */
+  keepMerged(): void {
+    if (!this.mergedOnce) this.mergeSoon()
   }
 
   /**
-   * Merges the segments of the last appends a little after them (each append adds one; FTS5's own
-   * merging inside the append is off, migration v7): bounded work, off the request's path. Those
-   * an instance leaves unmerged when it ends are merged with a later instance's.
+   * Merges the index's segments a little after the appends that made them (each append adds one;
+   * FTS5's own merging inside the append is off, migration v1), a statement at a time, off the
+   * request's path, until FTS5 has nothing more to merge. Those an instance leaves unmerged when
+   * it ends are merged by a later one.
    */
   private mergeSoon(): void {
-    const pages = this.unmerged * MERGE_PAGES_PER_APPEND
+    this.mergedOnce = true
+    // Merging already: what is owed waits for the next schedule.
+    if (this.merging) return
+    const pages = Math.max(this.owed, MERGE_PAGES_PER_APPEND)
     this.unmerged = 0
-    setTimeout(() => {
+    this.owed = 0
+    this.merging = true
+    const step = (pages: number) => {
+      let more = false
       try {
-        this.transaction(() => this.sql.run`INSERT INTO search (search, rank) VALUES ('merge', ${pages})`)
+        more = this.transaction(() => {
+          const before = this.changes()
+          this.sql.run`INSERT INTO search (search, rank) VALUES ('merge', ${pages})`
+          // FTS5's own test of a merge's work: the rows it changed. One that used all its pages may have more to do.
+          return this.changes() - before >= pages
+        })
       } catch (error) {
         log.warn('merging the search index failed; a later append tries again', { error: String(error) })
       }
-    }, MERGE_DELAY_MS)
+      // The next statement at once, as its own task: requests arriving meanwhile go between.
+      if (more) setTimeout(() => step(MERGE_PAGES_AFTER), 0)
+      else this.merging = false
+    }
+    setTimeout(() => step(pages), MERGE_DELAY_MS)
+  }
+
+  private changes(): number {
+    return this.sql.first<{ n: number }>`SELECT total_changes() AS n`!.n
   }
 
   /**
-   * The events matching an FTS5 expression (see `./fts-expression`), in ranked order from
-   * `from` on, each with its position (a cursor's content); only those of `role` when given and
-   * with a seq in [`atLeast`, `below`). Ranked a window at a time (`LIMITS.searchRankWindow`
-   * newest matches, best first and ties newest first, then the window below), read as asked for.
+   * The events matching a search, in ranked order from `from` on, each with its position (a
+   * cursor's content); only those of `role` when given and with a seq in [`atLeast`, `below`).
+   * Ranked a window at a time (`LIMITS.searchRankWindow` newest matches, best first and ties
+   * newest first, then the window below), read as asked for.
    */
   *ranked(
-    expression: string,
+    search: SearchExpression,
     options: { role?: string; from: SearchPosition; atLeast?: number; below?: number },
   ): Generator<{ seq: number; at: SearchPosition }> {
     let { below, offset } = options.from
     if (options.below !== undefined) below = Math.min(below ?? options.below, options.below)
     for (;;) {
-      const seqs = this.window(expression, options.role, below ?? Number.MAX_SAFE_INTEGER, options.atLeast ?? 0)
+      const seqs = this.window(search, options.role, below ?? Number.MAX_SAFE_INTEGER, options.atLeast ?? 0)
       for (let i = offset; i < seqs.length; i++) yield { seq: seqs[i]!, at: { below, offset: i } }
       if (seqs.length < LIMITS.searchRankWindow) return
       below = Math.min(...seqs)
@@ -84,33 +136,56 @@ export class SessionSearch {
     }
   }
 
-  /** The newest window of matches with a seq in [atLeast, below), ranked. */
-  private window(expression: string, role: string | undefined, below: number, atLeast: number): number[] {
+  /**
+   * The newest window of matches with a seq in [atLeast, below), ranked: from their marked texts
+   * (the core's `rankWindow`), or by FTS5's `rank` when one is longer than `RANKED_CHARS`.
+   */
+  private window({ expression, terms }: SearchExpression, role: string | undefined, below: number, atLeast: number): number[] {
     const size = LIMITS.searchRankWindow
-    // Newest first is rowid order (rowid = -seq): FTS5 walks its doclists forward; only the window is ranked.
+    // Newest first is rowid order (rowid = -seq): FTS5 walks its doclists forward.
     const [from, to] = [-below, -atLeast]
     const rows =
       role === undefined
-        ? this.sql.all<{ seq: number }>`SELECT seq FROM (SELECT -rowid AS seq, rank FROM search
-            WHERE search MATCH ${expression} AND rowid > ${from} AND rowid <= ${to}
-            ORDER BY rowid LIMIT ${size}) ORDER BY rank, seq DESC`
-        : this.sql.all<{ seq: number }>`SELECT seq FROM (SELECT -search.rowid AS seq, search.rank AS rank
+        ? this.sql.all<{ seq: number; marked: string | null }>`SELECT -rowid AS seq,
+            CASE WHEN length(text) <= ${RANKED_CHARS} THEN highlight(search, 0, ${MARK_OPEN}, ${MARK_CLOSE}) END AS marked
+            FROM search WHERE search MATCH ${expression} AND rowid > ${from} AND rowid <= ${to}
+            ORDER BY rowid LIMIT ${size}`
+        : this.sql.all<{ seq: number; marked: string | null }>`SELECT -search.rowid AS seq,
+            CASE WHEN length(search.text) <= ${RANKED_CHARS}
+              THEN highlight(search, 0, ${MARK_OPEN}, ${MARK_CLOSE}) END AS marked
             FROM search JOIN events ON events.seq = -search.rowid
             WHERE search MATCH ${expression} AND search.rowid > ${from} AND search.rowid <= ${to}
               AND events.role = ${role}
-            ORDER BY search.rowid LIMIT ${size}) ORDER BY rank, seq DESC`
-    return rows.map((row) => row.seq)
+            ORDER BY search.rowid LIMIT ${size}`
+    if (rows.length <= 1) return rows.map((row) => row.seq)
+    if (rows.every((row) => row.marked !== null)) return rankWindow(rows as { seq: number; marked: string }[], terms)
+    // The same rows again (the window's seqs bound them), ranked by FTS5.
+    const [newest, oldest] = [-rows[0]!.seq, -rows.at(-1)!.seq]
+    return (
+      role === undefined
+        ? this.sql.all<{ seq: number }>`SELECT -rowid AS seq FROM search
+            WHERE search MATCH ${expression} AND rowid >= ${newest} AND rowid <= ${oldest}
+            ORDER BY rank, rowid`
+        : this.sql.all<{ seq: number }>`SELECT -search.rowid AS seq FROM search JOIN events ON events.seq = -search.rowid
+            WHERE search MATCH ${expression} AND search.rowid >= ${newest} AND search.rowid <= ${oldest}
+              AND events.role = ${role}
+            ORDER BY search.rank, search.rowid`
+    ).map((row) => row.seq)
   }
 
-  /** A snippet around the match of each of `seqs` (made for a page only: it re-reads the text). */
-  snippets(expression: string, seqs: readonly number[]): Map<number, string> {
-    const snippets = new Map<number, string>()
-    if (seqs.length === 0) return snippets
-    for (const row of this.sql.all<{ seq: number; snippet: string }>`SELECT -rowid AS seq,
-        snippet(search, 0, '', '', '…', ${SNIPPET_TOKENS}) AS snippet FROM search
-        WHERE search MATCH ${expression} AND rowid IN (SELECT -value FROM json_each(${JSON.stringify(seqs)}))`) {
-      snippets.set(row.seq, row.snippet)
+  /**
+   * The hits of a page: a snippet around the match of each of `seqs` and its event's row, in one
+   * statement (made for a page only: it re-reads the text).
+   */
+  page(expression: string, seqs: readonly number[]): Map<number, { snippet: string; row: EventRow }> {
+    const page = new Map<number, { snippet: string; row: EventRow }>()
+    if (seqs.length === 0) return page
+    for (const { snippet, ...row } of this.sql.all<EventRow & { snippet: string }>`SELECT
+        snippet(search, 0, '', '', '…', ${SNIPPET_TOKENS}) AS snippet, events.*
+        FROM search JOIN events ON events.seq = -search.rowid
+        WHERE search MATCH ${expression} AND search.rowid IN (SELECT -value FROM json_each(${JSON.stringify(seqs)}))`) {
+      page.set(row.seq, { snippet, row })
     }
-    return snippets
+    return page
   }
 }
