@@ -177,13 +177,35 @@ export class BenchSessionObject extends SessionObject {
    * the model call's share of a turn's floor, nothing of ours around it.
    */
   bareUpstreamCalls(batch: number, body: string): Promise<Measured> {
-    const url = `${this.env.OPENAI_BASE_URL}/chat/completions`
-    const init = { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: 'Bearer bench' }, body }
-    return perRun(this.rows, batch, async () => {
-      const response = await fetch(url, init)
-      if (!response.ok) throw new Error(await response.text())
-      await response.text()
+    this.floorBody = body
+    return perRun(this.rows, batch, () => this.bareUpstreamCall())
+  }
+
+  /** The body of the bare calls (kept here, so that a floor turn's RPC does not carry it). */
+  private floorBody = ''
+
+  private async bareUpstreamCall(): Promise<void> {
+    const response = await fetch(`${this.env.OPENAI_BASE_URL}/chat/completions`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: 'Bearer bench' },
+      body: this.floorBody,
     })
+    if (!response.ok) throw new Error(await response.text())
+    await response.text()
+  }
+
+  /**
+   * A turn's floor as one call to the object, as a turn is: the view read, a bare call to the
+   * upstream with the body a turn sent (see {@link bareUpstreamCalls}, which keeps it), then the
+   * user message and the reply appended together, as a turn writes them; the call answers once
+   * its write is committed, as a turn's does.
+   */
+  async floorTurn(address: Address, at: number): Promise<void> {
+    if (this.floorBody === '') throw new Error('no body for the bare call yet: measure bareUpstream first')
+    const [user, reply] = turnAppends(at, 'turn')
+    await this.viewInside()
+    await this.bareUpstreamCall()
+    await succeeded(this.append(address, [...user, ...reply]))
   }
 
   /** Nothing: the round trip of a call from the Worker to the object. */
@@ -665,6 +687,7 @@ bench.post('/upstream-bare', async (c) =>
   ),
 )
 bench.get('/ping', (c) => sampled(c, () => sessionOf(c).ping()))
+bench.get('/floor-turn', (c) => sampled(c, (i) => sessionOf(c).floorTurn(addressOf(c), numberOf(c, 'from') + 2 * i)))
 bench.get('/auth', (c) => sampled(c, () => authCheck(c, query(c, 'with') === '1')))
 bench.get('/one-tenant', async (c) =>
   c.json<Measured>({

@@ -162,6 +162,8 @@ function turnFloor(targets: Targets) {
       sample: async (key) =>
         worker.bench('upstream-bare', { user: USER, session: ours(key), batch: 40 }, { body: await upstreamBodyOf(key) }),
     },
+    // After bareUpstream, which leaves the body in the object: one RPC a turn, as a turn is.
+    floorOverRpc: turns('floor-turn'),
     ping: { rounds: ROUNDS, sample: onOurs('ping', { batch: 100 }) },
     auth: { rounds: ROUNDS, keys: [0, 1], sample: (withAuth) => worker.bench('auth', { with: withAuth, batch: 100 }) },
   } satisfies Record<string, Measurement>
