@@ -311,9 +311,9 @@ export class AgentsPeer extends DurableObject<Env> {
     return perRun(this.rows, batch, (i) => (work === 'tool' ? this.toolStep(from + 2 * i) : this.turn(from + 2 * i)))
   }
 
-  /** A search (20 hits); answers how many it found. */
-  async search(query: string): Promise<number> {
-    return (await this.session.search(query, { limit: 20 })).length
+  /** A search (20 hits), answered as its hits' JSON, as a service built on it would send them back (ours answers its page's JSON). */
+  async search(query: string): Promise<string> {
+    return JSON.stringify(await this.session.search(query, { limit: 20 }))
   }
 
   /** Rows read and written by the calls since the last one. */

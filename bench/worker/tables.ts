@@ -256,7 +256,7 @@ export const TABLES: Table[] = [
   ),
   {
     ...searches(
-      'The same searches on agents/sessions, timed the same way around the RPC (its FTS5 index, built on its first search in one statement; it ranks every match; 20 hits)',
+      'The same searches on agents/sessions, timed the same way around the RPC (its FTS5 index, built on its first search in one statement; it ranks every match; 20 hits, answered as their JSON as ours are)',
       'peerFirstSearch',
       'peerSearchRare',
       'peerSearchCommon',
