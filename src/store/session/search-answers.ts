@@ -5,7 +5,7 @@ import { jsonArray, jsonObject } from '../../json-stream'
 import { type PinnedSeqs, withPin } from './event-json'
 import { ftsExpression } from './fts-expression'
 import type { EventRow, SessionLog } from './log'
-import type { SearchExpression, SessionSearch } from './search'
+import type { PageHit, SearchExpression, SessionSearch } from './search'
 import type { SessionRecord } from './session-row'
 import type { ViewCache } from './view-cache'
 
@@ -148,15 +148,16 @@ export class SearchAnswers {
     const { isInView, bounds } = membership(this.view.snapshot(record), record.version)
     const onLineage = record.rewinds === 0 ? () => true : lineageMembership(this.log)
     const everyBranch = query.branches === 'all'
-    const page: { seq: number; covered: boolean; abandoned: boolean }[] = []
+    const page: { seq: number; covered: boolean; abandoned: boolean; found?: PageHit }[] = []
     let next: SearchPosition | null = null
     const matches = this.searchIndex.ranked(expression, {
       from: query.from,
       // Abandoned events lie anywhere: a scope's bounds hold for the lineage only.
       ...(everyBranch ? {} : bounds[query.scope]),
       ...(query.role ? { role: query.role } : {}),
+      page: query.limit,
     })
-    for (const { seq, at } of matches) {
+    for (const { seq, at, found } of matches) {
       const abandoned = !onLineage(seq)
       if (abandoned && !everyBranch) continue
       const covered = abandoned || !isInView(seq)
@@ -165,14 +166,15 @@ export class SearchAnswers {
         next = at
         break
       }
-      page.push({ seq, covered, abandoned })
+      page.push({ seq, covered, abandoned, found })
     }
-    const found = this.searchIndex.page(
+    // Hits the window's first statement did not bring (a larger window's): read in one more.
+    const missing = this.searchIndex.page(
       expression.expression,
-      page.map((hit) => hit.seq),
+      page.filter((hit) => !hit.found).map((hit) => hit.seq),
     )
-    const hits: Hit[] = page.map((hit) => {
-      const match = found.get(hit.seq)
+    const hits: Hit[] = page.map(({ found, ...hit }) => {
+      const match = found ?? missing.get(hit.seq)
       if (!match) throw new Error(`event ${hit.seq} is missing: the session was deleted while it was read`)
       return { ...hit, ...match }
     })

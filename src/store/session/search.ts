@@ -34,6 +34,12 @@ const SNIPPET_TOKENS = 16
  */
 const RANKED_CHARS = 2000
 
+/** What a page shows of a hit: a snippet around its match, and its event's row. */
+export interface PageHit {
+  snippet: string
+  row: EventRow
+}
+
 /** A search: its FTS5 expression (see `./fts-expression`) and the terms it was made from. */
 export interface SearchExpression {
   expression: string
@@ -123,13 +129,13 @@ export class SessionSearch {
    */
   *ranked(
     search: SearchExpression,
-    options: { role?: string; from: SearchPosition; atLeast?: number; below?: number },
-  ): Generator<{ seq: number; at: SearchPosition }> {
+    options: { role?: string; from: SearchPosition; atLeast?: number; below?: number; page: number },
+  ): Generator<{ seq: number; at: SearchPosition; found?: PageHit }> {
     let { below, offset } = options.from
     if (options.below !== undefined) below = Math.min(below ?? options.below, options.below)
     for (;;) {
-      const seqs = this.window(search, options.role, below ?? Number.MAX_SAFE_INTEGER, options.atLeast ?? 0)
-      for (let i = offset; i < seqs.length; i++) yield { seq: seqs[i]!, at: { below, offset: i } }
+      const { seqs, found } = this.window(search, options, below ?? Number.MAX_SAFE_INTEGER, options.atLeast ?? 0)
+      for (let i = offset; i < seqs.length; i++) yield { seq: seqs[i]!, at: { below, offset: i }, found: found.get(seqs[i]!) }
       if (seqs.length < LIMITS.searchRankWindow) return
       below = Math.min(...seqs)
       offset = 0
@@ -137,15 +143,52 @@ export class SessionSearch {
   }
 
   /**
-   * The newest window of matches with a seq in [atLeast, below), ranked: from their marked texts
-   * (the core's `rankWindow`), or by FTS5's `rank` when one is longer than `RANKED_CHARS`.
+   * The newest `count` matches with a seq in [atLeast, below), each with its marked text, its
+   * snippet and its event's row: a window that ends within them (a rare phrase's) needs no other
+   * statement; a larger one goes on after them.
    */
-  private window({ expression, terms }: SearchExpression, role: string | undefined, below: number, atLeast: number): number[] {
+  private probe({ expression }: SearchExpression, role: string | undefined, from: number, to: number, count: number) {
+    return this.sql.all<EventRow & { marked: string | null; snippet: string }>`SELECT events.*,
+        CASE WHEN length(search.text) <= ${RANKED_CHARS} THEN highlight(search, 0, ${MARK_OPEN}, ${MARK_CLOSE}) END AS marked,
+        snippet(search, 0, '', '', '…', ${SNIPPET_TOKENS}) AS snippet
+      FROM search JOIN events ON events.seq = -search.rowid
+      WHERE search MATCH ${expression} AND search.rowid > ${from} AND search.rowid <= ${to}
+        AND (${role ?? null} IS NULL OR events.role = ${role ?? null})
+      ORDER BY search.rowid LIMIT ${count}`
+  }
+
+  /**
+   * The newest window of matches with a seq in [atLeast, below), ranked: from their marked texts
+   * (the core's `rankWindow`), or by FTS5's `rank` when one is longer than `RANKED_CHARS`. The
+   * newest `page` + 1 come with what a page shows of them (see {@link probe}): a window no larger
+   * is read in that one statement.
+   */
+  private window(
+    search: SearchExpression,
+    { role, page }: { role?: string; page: number },
+    below: number,
+    atLeast: number,
+  ): { seqs: number[]; found: Map<number, PageHit> } {
     const size = LIMITS.searchRankWindow
     // Newest first is rowid order (rowid = -seq): FTS5 walks its doclists forward.
     const [from, to] = [-below, -atLeast]
-    const rows =
-      role === undefined
+    // The newest of the window first, ready for a page: enough for a whole page and one more.
+    const probed = this.probe(search, role, from, to, Math.min(size, page + 1))
+    const found = new Map<number, PageHit>()
+    for (const { marked: _, snippet, ...row } of probed) found.set(row.seq, { snippet, row })
+    const rest =
+      probed.length < Math.min(size, page + 1)
+        ? []
+        : this.rest(search.expression, role, -probed.at(-1)!.seq, to, size - probed.length)
+    const rows = [...probed.map(({ seq, marked }) => ({ seq, marked })), ...rest]
+    return { seqs: this.order(search, role, rows), found }
+  }
+
+  /** The window's matches after the probed ones (rowid above `from`), with their marked texts. */
+  private rest(expression: string, role: string | undefined, from: number, to: number, size: number) {
+    return size <= 0
+      ? []
+      : role === undefined
         ? this.sql.all<{ seq: number; marked: string | null }>`SELECT -rowid AS seq,
             CASE WHEN length(text) <= ${RANKED_CHARS} THEN highlight(search, 0, ${MARK_OPEN}, ${MARK_CLOSE}) END AS marked
             FROM search WHERE search MATCH ${expression} AND rowid > ${from} AND rowid <= ${to}
@@ -157,6 +200,14 @@ export class SessionSearch {
             WHERE search MATCH ${expression} AND search.rowid > ${from} AND search.rowid <= ${to}
               AND events.role = ${role}
             ORDER BY search.rowid LIMIT ${size}`
+  }
+
+  /** A window's rows ranked: from their marked texts, or by FTS5's `rank` when one is too long to mark. */
+  private order(
+    { expression, terms }: SearchExpression,
+    role: string | undefined,
+    rows: { seq: number; marked: string | null }[],
+  ) {
     if (rows.length <= 1) return rows.map((row) => row.seq)
     if (rows.every((row) => row.marked !== null)) return rankWindow(rows as { seq: number; marked: string }[], terms)
     // The same rows again (the window's seqs bound them), ranked by FTS5.
@@ -177,8 +228,8 @@ export class SessionSearch {
    * The hits of a page: a snippet around the match of each of `seqs` and its event's row, in one
    * statement (made for a page only: it re-reads the text).
    */
-  page(expression: string, seqs: readonly number[]): Map<number, { snippet: string; row: EventRow }> {
-    const page = new Map<number, { snippet: string; row: EventRow }>()
+  page(expression: string, seqs: readonly number[]): Map<number, PageHit> {
+    const page = new Map<number, PageHit>()
     if (seqs.length === 0) return page
     for (const { snippet, ...row } of this.sql.all<EventRow & { snippet: string }>`SELECT
         snippet(search, 0, '', '', '…', ${SNIPPET_TOKENS}) AS snippet, events.*
