@@ -1,3 +1,4 @@
+import { log } from '../log'
 import { limitsOf, rateLimited, type TurnLimits } from '../rate-limits'
 import type { TurnLimiter } from '../turns/limiter'
 import { userIndexStub } from './address'
@@ -18,10 +19,14 @@ export function userTurnLimiter(env: Env, userId: string, limits: TurnLimits): T
   const { turnsPerMinute, tokensPerDay, maxQueuedTurns } = limits
   if (turnsPerMinute === 0 && tokensPerDay === 0 && maxQueuedTurns === 0) return undefined
   const index = () => userIndexStub(env, userId)
-  // A request a later limit refused counts toward none: taken back from the request shards.
+  // A request a later limit refused counts toward none: taken back from the request shards. A take-back
+  // that fails costs the user one request of their minute, never the refusal's own 429.
   const refundRequest = async () => {
     const { requestsPerMinute } = limitsOf(env)
-    if (requestsPerMinute > 0) await requestLimit(env, userId, requestsPerMinute).refund()
+    if (requestsPerMinute === 0) return
+    await requestLimit(env, userId, requestsPerMinute)
+      .refund()
+      .catch((error: unknown) => log.warn('a refused request could not be taken back', { error: String(error) }))
   }
   return {
     async admit() {

@@ -82,6 +82,33 @@ describe('GET /v1/sessions/:id/search', () => {
     expect(hitIds(await search(id, { q: 'deploy', limit: '1000' }))).toHaveLength(7)
   })
 
+  it('pages every match once whether the matches fill a page, a page and one, or a page and two (with a role filter too)', async () => {
+    for (const count of [3, 4, 5]) {
+      const id = newSessionId()
+      await append(id, [
+        ...Array.from({ length: count }, (_, i) => user(`ticket ${i} needs triage`, `t${i}`)),
+        ...Array.from({ length: 2 }, (_, i) => assistant(`triage answered ${i}`, `r${i}`)),
+      ])
+      for (const filter of [{}, { role: 'user' }] as Record<string, string>[]) {
+        const seen: string[] = []
+        let cursor: string | null = null
+        let pages = 0
+        do {
+          const params: Record<string, string> = { q: 'triage', limit: '3', ...filter, ...(cursor ? { cursor } : {}) }
+          const page = await search(id, params)
+          expect(page.status).toBe(200)
+          for (const hit of page.body.hits) expect(hit.snippet).toContain('triage')
+          seen.push(...hitIds(page))
+          cursor = page.body.nextCursor
+          pages++
+        } while (cursor)
+        const expected = [...Array.from({ length: count }, (_, i) => `t${i}`), ...('role' in filter ? [] : ['r0', 'r1'])]
+        expect(seen.sort(), `${count} matches ${JSON.stringify(filter)}`).toEqual(expected.sort())
+        expect(pages).toBe(Math.ceil(expected.length / 3))
+      }
+    }
+  })
+
   it('ranks a word in thousands of events a window at a time: best first among the newest 1000, every match paged once', async () => {
     const id = newSessionId()
     // 2,500 matches: a strong one in the oldest window (seq 1), a strong one in the newest, the rest weak.

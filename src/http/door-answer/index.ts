@@ -37,10 +37,13 @@ const answerOf = async (frame: DoneFrame) => JSON.parse(await new Response(frame
  * answer (a retry's, which no frame named).
  *
  * @example
- * const answer = await readDoorAnswer(await sessionOf(c, id).door(address, input))
+ * const answer = await readDoorAnswer(sessionOf(c, id).door(address, input))
  * if (!request.stream) return c.json(render(answer.whole!), 200)
  */
-export async function readDoorAnswer(body: FrameBody, options: { streamAfterMs?: number } = {}): Promise<DoorTurnAnswer> {
+export async function readDoorAnswer(
+  body: FrameBody | Promise<FrameBody>,
+  options: { streamAfterMs?: number } = {},
+): Promise<DoorTurnAnswer> {
   const answer = await readTurnAnswer(body, options)
   const frames = answer.stream
   const whole = answer.first.type === 'done' ? await answerOf(answer.first) : null

@@ -85,7 +85,7 @@ chatCompletionRoutes.openapi(completions, async (c) => {
   input.onDiverge = headers['x-on-diverge'] ?? onDivergeOf(c.env.ON_DIVERGE)
   if (headers['x-regenerate'] === 'true') input.regenerate = true
   const address = { userId: c.get('userId'), sessionId }
-  const answer = await readDoorAnswer(await sessionOf(c, sessionId).door(address, input))
+  const answer = await readDoorAnswer(sessionOf(c, sessionId).door(address, input))
   if (answer.rewound !== null) c.header('X-Rewound', String(answer.rewound))
   const requested = request.model ?? modelSettings(c.env).chatModel
   if (!request.stream) {

@@ -132,7 +132,7 @@ export const messagesRoutes = routes()
     const address = { userId: c.get('userId'), sessionId: key.sessionId }
     // A stream starts within PING_MS even when the turn waits (a pass making room, a slow model):
     // its pings say it goes on; an error after that is an `error` event.
-    const answer = await readDoorAnswer(await sessionOf(c, key.sessionId).door(address, input), {
+    const answer = await readDoorAnswer(sessionOf(c, key.sessionId).door(address, input), {
       ...(request.stream ? { streamAfterMs: PING_MS } : {}),
     })
     if (answer.rewound !== null) c.header('X-Rewound', String(answer.rewound))

@@ -103,7 +103,7 @@ async function doorRequest(c: Context, request: ResponsesRequest, headers: z.out
 async function compaction(c: Context, request: Awaited<ReturnType<typeof doorRequest>>): Promise<DoorCompaction> {
   if (request.place.sessionId === null)
     throw new ServiceError('invalid_request', 'input: a compaction needs a session (conversation, X-Session-Id or session-id)')
-  const answer = await readTurnAnswer(await sessionOf(c, request.sessionId).doorCompaction(request.address, request.input))
+  const answer = await readTurnAnswer(sessionOf(c, request.sessionId).doorCompaction(request.address, request.input))
   if (answer.first.type !== 'done') throw new Error('a compaction answered with a delta')
   return JSON.parse(await new Response(answer.first.result).text()) as DoorCompaction
 }
@@ -119,7 +119,7 @@ export const responsesRoutes = routes()
       if (!request.stream) return c.json(compactionResponse(done, door.context), 200)
       return streamSSE(c, (sse) => send(sse, compactionEvents(done, door.context)))
     }
-    const answer = await readDoorAnswer(await sessionOf(c, sessionId).door(door.address, input))
+    const answer = await readDoorAnswer(sessionOf(c, sessionId).door(door.address, input))
     if (answer.rewound !== null) c.header('X-Rewound', String(answer.rewound))
     const context = {
       model: request.model,

@@ -23,7 +23,7 @@ const runTurn = createRoute({
 export const turnRoutes = routes().openapi(runTurn, async (c) => {
   const input = c.req.valid('json')
   const { id } = c.req.valid('param')
-  const answer = await readTurnAnswer(await sessionOf(c, id).turn({ userId: c.get('userId'), sessionId: id }, input))
+  const answer = await readTurnAnswer(sessionOf(c, id).turn({ userId: c.get('userId'), sessionId: id }, input))
   if (!input.stream) {
     if (answer.first.type !== 'done') throw new Error('a plain turn answered with a delta')
     return streamedJson<typeof TurnResponseSchema>(c, answer.first.result)

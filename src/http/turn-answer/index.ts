@@ -43,9 +43,10 @@ export interface TurnAnswer {
 }
 
 /** The frames, with a session object that went away mid-turn (restart, abort) reported in the contract's words. */
-async function* interruptible(frames: AsyncGenerator<ReadFrame>): AsyncGenerator<ReadFrame> {
+async function* interruptible(body: FrameBody | Promise<FrameBody>): AsyncGenerator<ReadFrame> {
   try {
-    yield* frames
+    // A plain turn's call answers when the turn ends: an object that went away rejects the call itself.
+    yield* turnFrames(await body)
   } catch (error) {
     log.error('turn interrupted', { error: String(error) })
     yield {
@@ -62,11 +63,14 @@ async function* interruptible(frames: AsyncGenerator<ReadFrame>): AsyncGenerator
  *
  * @throws {ServiceError} the turn's error, when it failed before its first frame.
  * @example
- * const answer = await readTurnAnswer(await sessionOf(c, id).turn(address, input))
+ * const answer = await readTurnAnswer(sessionOf(c, id).turn(address, input))
  * if (answer.first.type === 'done') return streamedJson(c, answer.first.result)
  */
-export async function readTurnAnswer(body: FrameBody, options: { streamAfterMs?: number } = {}): Promise<TurnAnswer> {
-  const frames = interruptible(turnFrames(body))
+export async function readTurnAnswer(
+  body: FrameBody | Promise<FrameBody>,
+  options: { streamAfterMs?: number } = {},
+): Promise<TurnAnswer> {
+  const frames = interruptible(body)
   const deadline = options.streamAfterMs === undefined ? null : Date.now() + options.streamAfterMs
   let pending = frames.next()
   /** The next frame, or `waiting` once the deadline passed without one. */

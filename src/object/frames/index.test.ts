@@ -100,18 +100,25 @@ describe('turn frames', () => {
     expect(whole).toBe(result.join(''))
   })
 
-  it('read whole still fail, never end early, when the result cannot be read to its end', async () => {
-    const frames = frameWriter()
-    void frames.finish(
-      (function* () {
-        yield '{"reply":'
-        throw new Error('storage went away')
-      })(),
-    )
-    const body = await wholeWhenSmall(frames.readable)
+  it('read whole still fail, never end early, when the stream fails: the frames read before it come first', async () => {
+    const encoder = new TextEncoder()
+    let pulls = 0
+    const failing = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (pulls++ === 0)
+          controller.enqueue(encoder.encode('{"type":"reply","id":"r1","stored":true}\n{"type":"done"}\n{"reply":'))
+        else controller.error(new Error('storage went away'))
+      },
+    })
+    const body = await wholeWhenSmall(failing)
+    const seen: string[] = []
     const readAll = async () => {
-      for await (const frame of turnFrames(body)) if (frame.type === 'done') await new Response(frame.result).text()
+      for await (const frame of turnFrames(body)) {
+        seen.push(frame.type)
+        if (frame.type === 'done') await new Response(frame.result).text()
+      }
     }
     await expect(readAll()).rejects.toThrow()
+    expect(seen).toEqual(['reply', 'done'])
   })
 })

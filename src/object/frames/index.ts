@@ -136,10 +136,13 @@ export async function wholeWhenSmall(stream: ReadableStream<Uint8Array>): Promis
     try {
       next = await reader.read()
     } catch (error) {
+      // The bytes read so far, then the failure (erroring at once would drop what is queued).
+      let given = size === 0
       return new ReadableStream<Uint8Array>({
-        start(controller) {
-          if (size > 0) controller.enqueue(concat(chunks))
-          controller.error(error)
+        pull(controller) {
+          if (given) return controller.error(error)
+          given = true
+          controller.enqueue(concat(chunks))
         },
       })
     }

@@ -2,7 +2,7 @@ import { LIMITS } from '../../contract/limits'
 import type { SearchPosition } from '../../contract/schemas'
 import { MARK_CLOSE, MARK_OPEN, type QueryTerm, rankWindow, type SessionEvent, searchTextOf } from '../../core'
 import { log } from '../../log'
-import type { Sql } from '../sql'
+import { fragment, type Sql } from '../sql'
 import { indexedText } from './fts-expression'
 import type { EventRow } from './log'
 
@@ -19,6 +19,8 @@ const MERGE_EVERY = 8
  */
 const MERGE_PAGES_PER_APPEND = 4
 const EVENTS_PER_MERGE_PAGE = 10
+/** The most pages one merge statement is given (~1 MB): what is owed beyond goes on in the chain. */
+const MERGE_PAGES_MOST = 256
 /** Pages a merge statement goes on with when the one before used all it was given (an index left unmerged). */
 const MERGE_PAGES_AFTER = 32
 /** A merge runs this long after the append that scheduled it: in idle time when turns are apart. */
@@ -39,6 +41,13 @@ export interface PageHit {
   snippet: string
   row: EventRow
 }
+
+/**
+ * Whether a text's matches are marked for ranking in code (SQL over the column `text`, a
+ * constant): short enough, and holding neither mark itself, so that no text can pass for marks.
+ */
+const markable = (text: 'text' | 'search.text') =>
+  fragment(`length(${text}) <= ${RANKED_CHARS} AND instr(${text}, char(1)) = 0 AND instr(${text}, char(2)) = 0`)
 
 /** A search: its FTS5 expression (see `./fts-expression`) and the terms it was made from. */
 export interface SearchExpression {
@@ -94,7 +103,8 @@ export class SessionSearch {
     this.mergedOnce = true
     // Merging already: what is owed waits for the next schedule.
     if (this.merging) return
-    const pages = Math.max(this.owed, MERGE_PAGES_PER_APPEND)
+    // Bounded work a statement: what is owed beyond it goes on in the chain's next statements.
+    const pages = Math.min(Math.max(this.owed, MERGE_PAGES_PER_APPEND), MERGE_PAGES_MOST)
     this.unmerged = 0
     this.owed = 0
     this.merging = true
@@ -133,8 +143,13 @@ export class SessionSearch {
   ): Generator<{ seq: number; at: SearchPosition; found?: PageHit }> {
     let { below, offset } = options.from
     if (options.below !== undefined) below = Math.min(below ?? options.below, options.below)
+    // Only the first window walked brings a page's hits with it: a later one (a scope or branch that
+    // skipped the first's matches) would mostly bring rows nobody shows.
+    let page = options.page
     for (;;) {
-      const { seqs, found } = this.window(search, options, below ?? Number.MAX_SAFE_INTEGER, options.atLeast ?? 0)
+      const window = this.window(search, { role: options.role, page }, below ?? Number.MAX_SAFE_INTEGER, options.atLeast ?? 0)
+      const { seqs, found } = window
+      page = 0
       for (let i = offset; i < seqs.length; i++) yield { seq: seqs[i]!, at: { below, offset: i }, found: found.get(seqs[i]!) }
       if (seqs.length < LIMITS.searchRankWindow) return
       below = Math.min(...seqs)
@@ -149,7 +164,7 @@ export class SessionSearch {
    */
   private probe({ expression }: SearchExpression, role: string | undefined, from: number, to: number, count: number) {
     return this.sql.all<EventRow & { marked: string | null; snippet: string }>`SELECT events.*,
-        CASE WHEN length(search.text) <= ${RANKED_CHARS} THEN highlight(search, 0, ${MARK_OPEN}, ${MARK_CLOSE}) END AS marked,
+        CASE WHEN ${markable('search.text')} THEN highlight(search, 0, ${MARK_OPEN}, ${MARK_CLOSE}) END AS marked,
         snippet(search, 0, '', '', '…', ${SNIPPET_TOKENS}) AS snippet
       FROM search JOIN events ON events.seq = -search.rowid
       WHERE search MATCH ${expression} AND search.rowid > ${from} AND search.rowid <= ${to}
@@ -160,8 +175,8 @@ export class SessionSearch {
   /**
    * The newest window of matches with a seq in [atLeast, below), ranked: from their marked texts
    * (the core's `rankWindow`), or by FTS5's `rank` when one is longer than `RANKED_CHARS`. The
-   * newest `page` + 1 come with what a page shows of them (see {@link probe}): a window no larger
-   * is read in that one statement.
+   * newest `page` + 1 come with what a page shows of them (see {@link probe}; none when `page` is
+   * 0): a window no larger is read in that one statement.
    */
   private window(
     search: SearchExpression,
@@ -173,13 +188,12 @@ export class SessionSearch {
     // Newest first is rowid order (rowid = -seq): FTS5 walks its doclists forward.
     const [from, to] = [-below, -atLeast]
     // The newest of the window first, ready for a page: enough for a whole page and one more.
-    const probed = this.probe(search, role, from, to, Math.min(size, page + 1))
+    const count = page > 0 ? Math.min(size, page + 1) : 0
+    const probed = count > 0 ? this.probe(search, role, from, to, count) : []
     const found = new Map<number, PageHit>()
     for (const { marked: _, snippet, ...row } of probed) found.set(row.seq, { snippet, row })
-    const rest =
-      probed.length < Math.min(size, page + 1)
-        ? []
-        : this.rest(search.expression, role, -probed.at(-1)!.seq, to, size - probed.length)
+    const after = probed.length > 0 ? -probed.at(-1)!.seq : from
+    const rest = count > 0 && probed.length < count ? [] : this.rest(search.expression, role, after, to, size - probed.length)
     const rows = [...probed.map(({ seq, marked }) => ({ seq, marked })), ...rest]
     return { seqs: this.order(search, role, rows), found }
   }
@@ -190,12 +204,11 @@ export class SessionSearch {
       ? []
       : role === undefined
         ? this.sql.all<{ seq: number; marked: string | null }>`SELECT -rowid AS seq,
-            CASE WHEN length(text) <= ${RANKED_CHARS} THEN highlight(search, 0, ${MARK_OPEN}, ${MARK_CLOSE}) END AS marked
+            CASE WHEN ${markable('text')} THEN highlight(search, 0, ${MARK_OPEN}, ${MARK_CLOSE}) END AS marked
             FROM search WHERE search MATCH ${expression} AND rowid > ${from} AND rowid <= ${to}
             ORDER BY rowid LIMIT ${size}`
         : this.sql.all<{ seq: number; marked: string | null }>`SELECT -search.rowid AS seq,
-            CASE WHEN length(search.text) <= ${RANKED_CHARS}
-              THEN highlight(search, 0, ${MARK_OPEN}, ${MARK_CLOSE}) END AS marked
+            CASE WHEN ${markable('search.text')} THEN highlight(search, 0, ${MARK_OPEN}, ${MARK_CLOSE}) END AS marked
             FROM search JOIN events ON events.seq = -search.rowid
             WHERE search MATCH ${expression} AND search.rowid > ${from} AND search.rowid <= ${to}
               AND events.role = ${role}
