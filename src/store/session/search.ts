@@ -46,8 +46,10 @@ export interface PageHit {
  * Whether a text's matches are marked for ranking in code (SQL over the column `text`, a
  * constant): short enough, and holding neither mark itself, so that no text can pass for marks.
  */
-const markable = (text: 'text' | 'search.text') =>
-  fragment(`length(${text}) <= ${RANKED_CHARS} AND instr(${text}, char(1)) = 0 AND instr(${text}, char(2)) = 0`)
+const markable = (text: 'text' | 'search.text') => {
+  const lacks = (mark: string) => `instr(${text}, char(${mark.charCodeAt(0)})) = 0`
+  return fragment(`length(${text}) <= ${RANKED_CHARS} AND ${lacks(MARK_OPEN)} AND ${lacks(MARK_CLOSE)}`)
+}
 
 /** A search: its FTS5 expression (see `./fts-expression`) and the terms it was made from. */
 export interface SearchExpression {
