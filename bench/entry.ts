@@ -725,11 +725,14 @@ worker.all('*', (c) => app.fetch(c.req.raw, c.env, c.executionCtx))
 
 /**
  * The bench Worker: before anything else, `/bare-proxy` is a bare Worker that only passes a model
- * request on to the upstream and its answer back (the first-byte floor for any Worker).
+ * request on to the upstream and its answer back (the first-byte floor for any Worker), and
+ * `/bare-answer` one that answers at once (what the dev server's round trip costs by itself).
  */
 export default {
   fetch(request: Request, env: BenchEnv, ctx: ExecutionContext): Response | Promise<Response> {
-    if (new URL(request.url).pathname === '/bare-proxy')
+    const { pathname } = new URL(request.url)
+    if (pathname === '/bare-answer') return new Response('answered')
+    if (pathname === '/bare-proxy')
       return fetch(`${env.OPENAI_BASE_URL}/chat/completions`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },

@@ -18,6 +18,8 @@ export interface BenchWorker {
   /** The dev server's URL, for requests that read the stream themselves. */
   url: string
   upstreamUrl: string
+  /** When (`performance.now()` here) the fake upstream last had a request's head. */
+  upstreamHeard(): number
   /** The Authorization header of the bench user. */
   authorization: string
   close(): Promise<void>
@@ -43,6 +45,10 @@ export const benchBindings = (upstreamUrl: string) => {
 /** Starts the fake upstream and the bench Worker, its state kept in `.bench/state`. */
 export async function startBenchWorker(): Promise<BenchWorker> {
   const upstream = await startFakeOpenAI()
+  let heard = Number.NaN
+  upstream.server.prependListener('request', () => {
+    heard = performance.now()
+  })
   const worker = await unstable_startWorker({
     config: 'bench/wrangler.bench.toml',
     bindings: benchBindings(upstream.url),
@@ -71,6 +77,7 @@ export async function startBenchWorker(): Promise<BenchWorker> {
     },
     url: new URL('/', await worker.url).href,
     upstreamUrl: upstream.url,
+    upstreamHeard: () => heard,
     authorization,
     async close() {
       await worker.dispose()

@@ -16,18 +16,22 @@ export async function timedHere(call: () => Promise<unknown>): Promise<Measured>
   return { samples: [performance.now() - started] }
 }
 
-/** Time to the first byte of a streamed answer (the rest read to the end, untimed). */
-async function firstByte(url: string, init: RequestInit): Promise<number> {
+/**
+ * Time to the first byte of a streamed answer (the rest read to the end, untimed), and how much of
+ * it passed before the upstream had the model request's head and after (`heard`: when it last had one).
+ */
+async function firstByte(url: string, init: RequestInit, heard: () => number): Promise<Measured> {
   const started = performance.now()
   const reader = (await fetch(url, init)).body!.getReader()
   await reader.read()
   const elapsed = performance.now() - started
+  const reached = heard() - started
   while (!(await reader.read()).done) {}
-  return elapsed
+  return { samples: [elapsed], counts: { reached, after: elapsed - reached } }
 }
 
-/** The paths a first byte is timed on: the service's four streamed doors, a bare proxying Worker, and the upstream itself. */
-export type FirstBytePath = 'service' | 'chat' | 'messages' | 'responses' | 'proxy' | 'direct'
+/** The paths a first byte is timed on: the service's four streamed doors, a bare proxying Worker, one answering at once, and the upstream itself. */
+export type FirstBytePath = 'service' | 'chat' | 'messages' | 'responses' | 'proxy' | 'answer' | 'direct'
 
 /**
  * The first streamed byte of a turn through one of the service's doors (a session per door,
@@ -40,8 +44,9 @@ export async function firstByteVia(worker: BenchWorker, path: FirstBytePath, rou
   const json = { 'Content-Type': 'application/json' }
   const service = { Authorization: worker.authorization, ...json, 'X-Session-Id': `ttfb-${path}-${RUN}` }
   const upstreamRequest = JSON.stringify({ model: 'echo', stream: true, messages: [{ role: 'user', content }] })
-  const post = (url: string, headers: Record<string, string>, body: string) => firstByte(url, { method: 'POST', headers, body })
-  const requests: Record<FirstBytePath, () => Promise<number>> = {
+  const post = (url: string, headers: Record<string, string>, body: string) =>
+    firstByte(url, { method: 'POST', headers, body }, worker.upstreamHeard)
+  const requests: Record<FirstBytePath, () => Promise<Measured>> = {
     service: () =>
       post(`${worker.url}v1/sessions/ttfb-${RUN}/turns`, service, JSON.stringify({ content, stream: true, compaction: false })),
     chat: () => post(`${worker.url}v1/chat/completions`, service, upstreamRequest),
@@ -53,9 +58,10 @@ export async function firstByteVia(worker: BenchWorker, path: FirstBytePath, rou
       ),
     responses: () => post(`${worker.url}v1/responses`, service, JSON.stringify({ model: 'echo', stream: true, input: content })),
     proxy: () => post(`${worker.url}bare-proxy`, json, upstreamRequest),
+    answer: () => post(`${worker.url}bare-answer`, json, upstreamRequest),
     direct: () => post(`${worker.upstreamUrl}/v1/chat/completions`, json, upstreamRequest),
   }
-  return { samples: [await requests[path]()] }
+  return requests[path]()
 }
 
 /** Appends of a turn's two events over HTTP, `inFlight` at a time, spread over `sessions` sessions: one sample, appends/s. */

@@ -53,6 +53,11 @@ export class Results {
     return stats(this.samples(name, key)).p95
   }
 
+  /** The median of what each sample counted as `count`. */
+  countMedian(name: string, key: Key, count: string): number {
+    return stats(this.measured(name, key).map((m) => m.counts![count]!)).median
+  }
+
   /** What the last sample counted. */
   counts(name: string, key: Key): Record<string, number> {
     return this.measured(name, key).at(-1)!.counts!

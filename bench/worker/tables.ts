@@ -129,6 +129,7 @@ const FIRST_BYTE_PATHS = {
   messages: 'a streamed Messages request',
   responses: 'a streamed Responses request',
   proxy: 'a bare Worker proxying the model request to the same upstream (the floor for any Worker)',
+  answer: 'a bare Worker answering at once, calling nothing (the dev server’s round trip)',
   direct: 'the model request straight to the fake upstream',
 }
 
@@ -392,11 +393,17 @@ export const TABLES: Table[] = [
       column('path', (path) => FIRST_BYTE_PATHS[path as keyof typeof FIRST_BYTE_PATHS]),
       median('median', 'firstByte'),
       p95('firstByte'),
+      column('until the upstream has the request', (path, r) =>
+        path === 'answer' ? '' : ms(r.countMedian('firstByte', path, 'reached')),
+      ),
+      column('from there to the first byte', (path, r) =>
+        path === 'answer' ? '' : ms(r.countMedian('firstByte', path, 'after')),
+      ),
       column('added to the upstream’s own', (path, r) =>
-        path === 'direct' ? '' : ms(r.median('firstByte', path) - r.median('firstByte', 'direct')),
+        path === 'direct' || path === 'answer' ? '' : ms(r.median('firstByte', path) - r.median('firstByte', 'direct')),
       ),
       column('÷ the bare proxy’s added', (path, r) =>
-        path === 'direct' || path === 'proxy'
+        path === 'direct' || path === 'proxy' || path === 'answer'
           ? ''
           : ratio(
               r.median('firstByte', path) - r.median('firstByte', 'direct'),
