@@ -104,8 +104,13 @@ function* searchJson(log: SessionLog, hits: Hit[], next: SearchPosition | null, 
   })
 }
 
+type Membership = ReturnType<typeof membership>
+
 /** A session's search answers (`GET /search`) and what `recall_history` finds, over its lineage. */
 export class SearchAnswers {
+  /** The view's membership as last made, by the cached view's columns (replaced at a boundary; appends add to them). */
+  private readonly members = new WeakMap<object, { length: number; version: number; membership: Membership }>()
+
   constructor(
     private readonly log: SessionLog,
     private readonly view: ViewCache,
@@ -143,9 +148,20 @@ export class SearchAnswers {
     })
   }
 
+  /** The view's membership: made again only after a write (each search would sort the view's seqs). */
+  private membershipOf(record: SessionRecord): Membership {
+    const columns = this.view.columnsOf(record)
+    const view = this.view.snapshot(record)
+    const made = this.members.get(columns)
+    if (made && made.length === view.length && made.version === record.version) return made.membership
+    const fresh = membership(view, record.version)
+    this.members.set(columns, { length: view.length, version: record.version, membership: fresh })
+    return fresh
+  }
+
   /** The hits of a search (its FTS5 expression, its filters), and where the page after starts. */
   private hits(record: SessionRecord, expression: SearchExpression, query: Omit<SearchQuery, 'q'>) {
-    const { isInView, bounds } = membership(this.view.snapshot(record), record.version)
+    const { isInView, bounds } = this.membershipOf(record)
     const onLineage = record.rewinds === 0 ? () => true : lineageMembership(this.log)
     const everyBranch = query.branches === 'all'
     const page: { seq: number; covered: boolean; abandoned: boolean; found?: PageHit }[] = []
