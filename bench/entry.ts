@@ -27,6 +27,7 @@ import {
   type SessionEvent,
 } from '../src/core'
 import { chatCompletionInput } from '../src/doors/chat-completions/request'
+import type { DoorInput } from '../src/doors/input'
 import { messagesInput } from '../src/doors/messages/request'
 import { responsesInput } from '../src/doors/responses/request'
 import { app } from '../src/http/app'
@@ -614,6 +615,100 @@ async function compactionPass(c: BenchContext, keep: number): Promise<void> {
   if (!text.startsWith('{"unchanged":false')) throw new Error(text.slice(0, 300))
 }
 
+type Answered<T> = { ok: true; value: T } | { ok: false; error: unknown }
+
+/** The value of an RPC outcome; its error thrown. */
+function valueOf<T>(what: string, outcome: unknown): T {
+  const answered = outcome as Answered<T>
+  if (!answered.ok) throw new Error(`${what}: ${JSON.stringify(answered.error)}`)
+  return answered.value
+}
+
+/** Forks of the session's view now, timed; the source's rows per fork; each fork deleted afterwards, untimed. */
+async function forksOf(c: BenchContext): Promise<Measured> {
+  const [source, user, forks] = [sessionOf(c), query(c, 'user'), [] as string[]]
+  const [runs, batch] = [numberOf(c, 'runs'), numberOf(c, 'batch')]
+  const [samples, rows] = await withRows(source, () =>
+    timed(runs, batch, async () => {
+      const id = `${query(c, 'session')}-fork-${calls++}`
+      forks.push(id)
+      valueOf('fork', await source.fork({ userId: user, sessionId: id }, {}))
+    }),
+  )
+  for (const id of forks) valueOf('destroy', await sessionStub(c.env, user, id).destroy())
+  return { samples, rows: { rowsRead: rows.rowsRead / forks.length, rowsWritten: rows.rowsWritten / forks.length } }
+}
+
+/** `batch` undos of a pass, each pass made just before it (untimed): the view as it was, twice over. */
+async function undos(c: BenchContext, batch: number): Promise<Measured> {
+  let total = 0
+  let rows: RowCounts = { rowsRead: 0, rowsWritten: 0 }
+  for (let b = 0; b < batch; b++) {
+    const pass = JSON.parse(await answerText(sessionOf(c).compact({ strategy: { window: { lastEvents: 20 } } }))) as {
+      boundary: { id: string } | null
+    }
+    if (!pass.boundary) throw new Error('undo: the pass wrote no boundary')
+    const [ms, taken] = await withRows(sessionOf(c), async () => {
+      const start = performance.now()
+      valueOf('undo', await sessionOf(c).undo(pass.boundary!.id, {}))
+      return performance.now() - start
+    })
+    total += ms
+    rows = taken
+  }
+  return { samples: [total / batch], rows }
+}
+
+/**
+ * `batch` compactions a Responses client asks for (`/v1/responses/compact` with no new item: a
+ * pass with its summary, the capsule answered), timed; each undone after, untimed, so that every
+ * one has the same view to compact. Its pass takes the session's strategy: the session keeps its
+ * last 20 events meanwhile (its own policy put back after; a trigger that never fires).
+ */
+async function responsesCompactions(c: BenchContext, batch: number): Promise<Measured> {
+  const { input } = await responsesInput(ResponsesRequestSchema.parse({ model: 'echo', input: [{ type: 'compaction_trigger' }] }))
+  const { policy } = valueOf<{ policy: unknown }>('get', await sessionOf(c).get())
+  const keepTwenty = { trigger: { turnCount: 1_000_000 }, strategy: { window: { lastEvents: 20 } } }
+  valueOf('patch', await sessionOf(c).patch({ policy: keepTwenty } as never))
+  try {
+    return await compactedAndUndone(c, input, batch)
+  } finally {
+    valueOf('patch', await sessionOf(c).patch({ policy } as never))
+  }
+}
+
+async function compactedAndUndone(c: BenchContext, input: DoorInput, batch: number): Promise<Measured> {
+  let total = 0
+  let rows: RowCounts = { rowsRead: 0, rowsWritten: 0 }
+  for (let b = 0; b < batch; b++) {
+    const [[ms, text], taken] = await withRows(sessionOf(c), async () => {
+      const start = performance.now()
+      const text = await new Response(await sessionOf(c).doorCompaction(addressOf(c), input)).text()
+      return [performance.now() - start, text] as const
+    })
+    const done = text.indexOf('{"type":"done"}\n')
+    if (done < 0) throw new Error(`responses compaction: ${text.slice(0, 300)}`)
+    const { eventId } = JSON.parse(text.slice(done + '{"type":"done"}\n'.length)) as { eventId: string }
+    valueOf('undo', await sessionOf(c).undo(eventId, {}))
+    total += ms
+    rows = taken
+  }
+  return { samples: [total / batch], rows }
+}
+
+/** An export's first page: its first `lines` lines of jsonl, the rest cancelled. */
+async function exportPage(c: BenchContext, lines: number): Promise<void> {
+  const body = valueOf<JsonBody>('export', await sessionOf(c).exportSession('jsonl'))
+  const reader = (typeof body === 'string' ? new Response(body).body! : body).getReader()
+  let seen = 0
+  while (seen < lines) {
+    const { done, value } = await reader.read()
+    if (done) throw new Error(`export: ${seen} lines, fewer than ${lines}`)
+    for (const byte of value) if (byte === 10) seen++
+  }
+  await reader.cancel()
+}
+
 /** The view through RPC, its answer read to the end, as the Worker passes it on. */
 const viewOverRpc = async (c: BenchContext) => (await answerText(sessionOf(c).readView())).length
 
@@ -673,6 +768,10 @@ bench.post('/door-rewind', async (c) => {
   const history = (await c.req.json<{ history: ChatMessageInput[] }>()).history
   return sampledWithRows(c, sessionOf(c), doorRewinds(c, history))
 })
+bench.get('/fork', async (c) => c.json(await forksOf(c)))
+bench.get('/undo', async (c) => c.json(await undos(c, numberOf(c, 'batch'))))
+bench.get('/responses-compaction', async (c) => c.json(await responsesCompactions(c, numberOf(c, 'batch'))))
+bench.get('/export-page', (c) => sampledWithRows(c, sessionOf(c), () => exportPage(c, numberOf(c, 'lines'))))
 bench.get('/search', (c) => sampledWithRows(c, sessionOf(c), () => answerText(sessionOf(c).search(searchQuery(c)))))
 bench.get('/context', (c) => sampledWithRows(c, sessionOf(c), () => succeeded(sessionOf(c).context())))
 bench.get('/limited-get', (c) => sampled(c, () => limitedGet(c, query(c, 'on') === '1')))

@@ -264,6 +264,16 @@ function others({ worker, ours }: Targets) {
   } satisfies Record<string, Measurement>
 }
 
+/** Issue 32's other round-three paths: a fork, an undo, a Responses client's compaction, an export's first page. */
+function roundThree({ onOurs }: Targets) {
+  return {
+    fork: { rounds: HALF_ROUNDS, sample: onOurs('fork', { batch: 5 }) },
+    undo: { rounds: HALF_ROUNDS, sample: onOurs('undo', { batch: 5 }) },
+    responsesCompaction: { rounds: HALF_ROUNDS, sample: onOurs('responses-compaction', { batch: 5 }) },
+    exportPage: { rounds: ROUNDS, sample: onOurs('export-page', { batch: 5, lines: 1_000 }) },
+  } satisfies Record<string, Measurement>
+}
+
 /** Every measurement, by name. */
 export function measurementsOf(worker: BenchWorker, sessions: Sessions) {
   const targets = targetsOf(worker, sessions)
@@ -273,6 +283,7 @@ export function measurementsOf(worker: BenchWorker, sessions: Sessions) {
     ...wholeTurns(targets),
     ...turnFloor(targets),
     ...branches(targets),
+    ...roundThree(targets),
     ...background(targets),
     ...reads(targets),
     ...others(targets),

@@ -287,6 +287,26 @@ export const TABLES: Table[] = [
   },
   {
     title:
+      'Round three’s other paths, through the object in workerd: a fork of the view (the source’s rows), an undo of a pass made just before it, a Responses client’s compaction (a pass and its summary, undone after, untimed), an export’s first 1,000 lines (5 a sample; rows per call)',
+    measure: ['fork', 'undo', 'responsesCompaction', 'exportPage'],
+    columns: [
+      logEvents,
+      ...timing('fork', 'fork'),
+      rowsReadWritten('fork'),
+      ...timing('undo', 'undo'),
+      rowsReadWritten('undo'),
+      ...timing('Responses compaction', 'responsesCompaction'),
+      rowsReadWritten('responsesCompaction'),
+      ...timing('export page', 'exportPage'),
+      rowsReadWritten('exportPage'),
+    ],
+    notes: [
+      (r) =>
+        `at ${n(LARGEST)} / at 1k (medians): fork ${growth(r, 'fork', LARGEST, SMALLEST)}, undo ${growth(r, 'undo', LARGEST, SMALLEST)}, Responses compaction ${growth(r, 'responsesCompaction', LARGEST, SMALLEST)}, export page ${growth(r, 'exportPage', LARGEST, SMALLEST)}`,
+    ],
+  },
+  {
+    title:
       'Background passes: a turn whose policy’s pass fires (in the background, its summary model taking 2 s) against one whose policy does not, same session, through the chat-completions door and /turns (10 turns a sample; in workerd)',
     measure: [['doorPassFires', 'doorNoPass', 'turnPassFires', 'turnNoPass']],
     columns: [
