@@ -618,7 +618,7 @@ async function compactionPass(c: BenchContext, keep: number): Promise<void> {
 type Answered<T> = { ok: true; value: T } | { ok: false; error: unknown }
 
 /** The value of an RPC outcome; its error thrown. */
-function valueOf<T>(what: string, outcome: unknown): T {
+function outcomeValue<T>(what: string, outcome: unknown): T {
   const answered = outcome as Answered<T>
   if (!answered.ok) throw new Error(`${what}: ${JSON.stringify(answered.error)}`)
   return answered.value
@@ -632,10 +632,10 @@ async function forksOf(c: BenchContext): Promise<Measured> {
     timed(runs, batch, async () => {
       const id = `${query(c, 'session')}-fork-${calls++}`
       forks.push(id)
-      valueOf('fork', await source.fork({ userId: user, sessionId: id }, {}))
+      outcomeValue('fork', await source.fork({ userId: user, sessionId: id }, {}))
     }),
   )
-  for (const id of forks) valueOf('destroy', await sessionStub(c.env, user, id).destroy())
+  for (const id of forks) outcomeValue('destroy', await sessionStub(c.env, user, id).destroy())
   return { samples, rows: { rowsRead: rows.rowsRead / forks.length, rowsWritten: rows.rowsWritten / forks.length } }
 }
 
@@ -650,7 +650,7 @@ async function undos(c: BenchContext, batch: number): Promise<Measured> {
     if (!pass.boundary) throw new Error('undo: the pass wrote no boundary')
     const [ms, taken] = await withRows(sessionOf(c), async () => {
       const start = performance.now()
-      valueOf('undo', await sessionOf(c).undo(pass.boundary!.id, {}))
+      outcomeValue('undo', await sessionOf(c).undo(pass.boundary!.id, {}))
       return performance.now() - start
     })
     total += ms
@@ -667,13 +667,13 @@ async function undos(c: BenchContext, batch: number): Promise<Measured> {
  */
 async function responsesCompactions(c: BenchContext, batch: number): Promise<Measured> {
   const { input } = await responsesInput(ResponsesRequestSchema.parse({ model: 'echo', input: [{ type: 'compaction_trigger' }] }))
-  const { policy } = valueOf<{ policy: unknown }>('get', await sessionOf(c).get())
+  const { policy } = outcomeValue<{ policy: unknown }>('get', await sessionOf(c).get())
   const keepTwenty = { trigger: { turnCount: 1_000_000 }, strategy: { window: { lastEvents: 20 } } }
-  valueOf('patch', await sessionOf(c).patch({ policy: keepTwenty } as never))
+  outcomeValue('patch', await sessionOf(c).patch({ policy: keepTwenty } as never))
   try {
     return await compactedAndUndone(c, input, batch)
   } finally {
-    valueOf('patch', await sessionOf(c).patch({ policy } as never))
+    outcomeValue('patch', await sessionOf(c).patch({ policy } as never))
   }
 }
 
@@ -689,7 +689,7 @@ async function compactedAndUndone(c: BenchContext, input: DoorInput, batch: numb
     const done = text.indexOf('{"type":"done"}\n')
     if (done < 0) throw new Error(`responses compaction: ${text.slice(0, 300)}`)
     const { eventId } = JSON.parse(text.slice(done + '{"type":"done"}\n'.length)) as { eventId: string }
-    valueOf('undo', await sessionOf(c).undo(eventId, {}))
+    outcomeValue('undo', await sessionOf(c).undo(eventId, {}))
     total += ms
     rows = taken
   }
@@ -698,7 +698,7 @@ async function compactedAndUndone(c: BenchContext, input: DoorInput, batch: numb
 
 /** An export's first page: its first `lines` lines of jsonl, the rest cancelled. */
 async function exportPage(c: BenchContext, lines: number): Promise<void> {
-  const body = valueOf<JsonBody>('export', await sessionOf(c).exportSession('jsonl'))
+  const body = outcomeValue<JsonBody>('export', await sessionOf(c).exportSession('jsonl'))
   const reader = (typeof body === 'string' ? new Response(body).body! : body).getReader()
   let seen = 0
   while (seen < lines) {
