@@ -1,4 +1,5 @@
-import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base'
+import bpeRanks from 'gpt-tokenizer/bpeRanks/cl100k_base'
+import { GptEncoding } from 'gpt-tokenizer/GptEncoding'
 import { linearCount, type TokenEstimator } from '.'
 
 /** Special-token text such as `<|endoftext|>` in user content is counted as plain text. */
@@ -22,9 +23,16 @@ export function gptTokenizerEstimator(
   }
 }
 
+/** `cl100k_base`, built on its first count: a request that estimates nothing (a read) never builds it. */
+let cl100k: GptEncoding | null = null
+
 /**
  * The default estimator: gpt-tokenizer with `cl100k_base`. Only this encoding's table is
  * bundled (1.2 MB); `o200k_base` would add 4 MB to the Worker for estimates within a few percent
- * of these, so a deployment that wants it swaps this import (see the README).
+ * of these, so a deployment that wants it swaps this encoding (see the README). The encoding is
+ * built when first asked to count, not when the Worker starts (~50 ms of a cold start).
  */
-export const defaultEstimator: TokenEstimator = gptTokenizerEstimator('cl100k_base', countTokens)
+export const defaultEstimator: TokenEstimator = gptTokenizerEstimator('cl100k_base', (text, options) => {
+  cl100k ??= GptEncoding.getEncodingApi('cl100k_base', () => bpeRanks)
+  return cl100k.countTokens(text, options)
+})
