@@ -251,7 +251,15 @@ function others({ worker, ours }: Targets) {
     // Issue 31: a new isolate (the real Worker, or the smallest one, started afresh): ready, its first request, its second.
     coldIsolate: {
       rounds: 3,
-      keys: ['ours:ready', 'ours:first', 'ours:second', 'bare:ready', 'bare:first', 'bare:second'] satisfies ColdPart[],
+      keys: [
+        'ours:ready',
+        'ours:first',
+        'ours:second',
+        'ours:read',
+        'bare:ready',
+        'bare:first',
+        'bare:second',
+      ] satisfies ColdPart[],
       sample: (part, round) => coldIsolate(worker, part as ColdPart, round),
     },
     // Issue 29: at 100,000 events (the smallest size when the run has none that large).

@@ -187,17 +187,18 @@ export async function exportAndImport(worker: BenchWorker, id: string, size: num
 }
 
 /** What a cold-start sample is: ours or the smallest Worker, and which of its moments. */
-export type ColdPart = `${'ours' | 'bare'}:${'ready' | 'first' | 'second'}`
+export type ColdPart = `${'ours' | 'bare'}:${'ready' | 'first' | 'second' | 'read'}`
 
 /**
  * A new isolate: the real Worker (`wrangler.toml`) started afresh in its own empty state, then
  * its first request (a turn: the session object, the tokenizer's tables and the upstream client
- * all loaded for it) and the same again, warm; or the smallest Worker (`bench/bare-worker.ts`,
+ * all loaded for it) and the same again, warm, or a read as its first request (the user's
+ * sessions listed: nothing estimated, so the tokenizer's encoding is never built); or the smallest Worker (`bench/bare-worker.ts`,
  * answering "ok") the same way, the floor under this dev server. The part says which moment is
  * the sample (ready: from the start until the dev server says it is ready).
  */
 export async function coldIsolate(worker: BenchWorker, part: ColdPart, round: number): Promise<Measured> {
-  const [side, moment] = part.split(':') as ['ours' | 'bare', 'ready' | 'first' | 'second']
+  const [side, moment] = part.split(':') as ['ours' | 'bare', 'ready' | 'first' | 'second' | 'read']
   const state = `.bench/state-cold-${RUN}-${side}-${moment}-${round}`
   rmSync(state, { recursive: true, force: true })
   const started = performance.now()
@@ -219,9 +220,15 @@ export async function coldIsolate(worker: BenchWorker, part: ColdPart, round: nu
     await response.text()
     return performance.now() - began
   }
-  const first = await request(1)
-  const second = await request(2)
+  const read = async () => {
+    const began = performance.now()
+    const response = await fresh.fetch('http://cold/v1/sessions', { headers: { Authorization: worker.authorization } })
+    if (!response.ok) throw new Error(`cold read: ${response.status} ${await response.text()}`)
+    await response.text()
+    return performance.now() - began
+  }
+  const sample = moment === 'read' ? await read() : { ready, first: await request(1), second: await request(2) }[moment]
   await fresh.dispose()
   rmSync(state, { recursive: true, force: true })
-  return { samples: [{ ready, first, second }[moment]] }
+  return { samples: [sample] }
 }

@@ -117,6 +117,7 @@ const COLD_PARTS = {
   'ours:ready': 'ours: the dev server started until ready (workerd up, the bundle loaded)',
   'ours:first': 'ours: the new isolate’s first request, a turn on a new session',
   'ours:second': 'ours: its second request, the same, warm',
+  'ours:read': 'ours: a new isolate whose first request is a read (the user’s sessions listed)',
   'bare:ready': 'the smallest Worker (answers "ok"): started until ready',
   'bare:first': 'the smallest Worker: its first request',
   'bare:second': 'the smallest Worker: its second request',
