@@ -46,6 +46,22 @@ describe('POST /v1/sessions/:id/import', () => {
     expect(events(await exported(target))).toEqual(events(file.join('\n')))
   })
 
+  it('cut off mid-line (an upload dropped part-way), then sent again whole: the cut one writes nothing, the whole one everything once', async () => {
+    const source = await everyKind('import')
+    const file = await exported(source)
+    const target = newSessionId('imported')
+    // Cut inside a line's JSON, as a dropped connection leaves a body.
+    const at = file.indexOf('"message"', Math.floor(file.length / 2))
+    const cut = await imported(target, file.slice(0, at))
+    expectError(cut, 400, 'invalid_request')
+    expect(cut.body.error.message).toMatch(/^line \d+: not JSON$/)
+    expectError(await call('GET', `/v1/sessions/${target}`), 404, 'not_found')
+    const again = await imported(target, file)
+    expect(again.body).toEqual({ imported: events(file).length, skipped: 0, version: events(file).length })
+    expect(events(await exported(target))).toEqual(events(file))
+    await same(source, target)
+  })
+
   it('the session line applies only when the import creates the session', async () => {
     const source = await everyKind('import')
     await call('PATCH', `/v1/sessions/${source}`, { body: { metadata: { app: 'notes' } } })
