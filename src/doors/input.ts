@@ -28,6 +28,8 @@ export interface DoorInput {
   onDiverge?: OnDiverge
   /** A request that repeats an answered one regenerates its reply instead of answering the stored one. */
   regenerate?: boolean
+  /** The client says it sends this request again (`x-stainless-retry-count` ≥ 1): see `reconcile`'s `retried`. */
+  retried?: boolean
   /**
    * The request goes on from this event (a Responses `previous_response_id`'s reply): the view is
    * taken back to it when the lineage has moved on (a branch), and all the request sends is new.

@@ -63,7 +63,11 @@ async function sessionTurn(input: DoorInput, deps: TurnDeps): Promise<TurnResult
   const reconciled = reconcile(
     input.messages,
     tail.messages.map((shown) => shown.message),
-    { logIsEmpty: tail.empty && after === undefined, continues: after !== undefined || input.storeOnly === true },
+    {
+      logIsEmpty: tail.empty && after === undefined,
+      continues: after !== undefined || input.storeOnly === true,
+      retried: input.retried === true,
+    },
   )
   if (reconciled.kind === 'refused') {
     if (reconciled.code === 'history_diverged' && (input.onDiverge ?? 'rewind') === 'rewind') return divergedTurn(input, deps)

@@ -1,3 +1,4 @@
+import { exports } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
 import { project } from '../../src/core'
 import {
@@ -8,8 +9,12 @@ import {
   newSessionId,
   newTag,
   releaseUpstream,
+  sseReader,
+  tokenFor,
   turn,
+  until,
   untilUpstreamReceived,
+  upstreamRequests,
   user,
   wholeLog,
 } from '../helpers'
@@ -82,5 +87,39 @@ describe('round three under concurrency', () => {
     // The Messages turn is kept as an abandoned branch.
     const [branch] = (await call('GET', `/v1/sessions/${id}/branches`)).body.branches
     expect(branch).toMatchObject({ events: 2, headline: 'From Messages' })
+  })
+
+  it('a Messages request whose connection drops mid-stream is stored all the same; its retry (x-stainless-retry-count: 1) answers the stored message without calling the model', async () => {
+    const id = newSessionId('retry')
+    const tag = newTag()
+    const response = await exports.default.fetch(
+      new Request('https://sessions.test/v1/messages', {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${await tokenFor('alice')}`,
+          'Content-Type': 'application/json',
+          'anthropic-version': '2023-06-01',
+          'X-Session-Id': id,
+        },
+        // The upstream streams the whole reply, then holds the end of its stream.
+        body: JSON.stringify({ model: `holdend#${tag}`, max_tokens: 256, stream: true, messages: [u('Hello there')] }),
+      }),
+    )
+    const stream = sseReader(response)
+    await stream.until((frames) => frames.some((frame) => frame.event === 'content_block_delta'))
+    await stream.cancel() // the connection drops
+    await releaseUpstream(tag)
+    const stored = async () => (await call('GET', `/v1/sessions/${id}/events`)).body.events?.length === 2
+    await until(stored, 'the turn stored')
+    const again = newTag()
+    const retry = await send(id, { model: `echo#${again}`, messages: [u('Hello there')] }, { 'x-stainless-retry-count': '1' })
+    expect(retry.status, retry.text).toBe(200)
+    expect(retry.body.content[0].text).toBe('Echo: Hello there')
+    expect(await upstreamRequests(again)).toHaveLength(0)
+    expect(shown(await expectWhole(id))).toEqual(['user:Hello there', 'assistant:Echo: Hello there'])
+    // Without the header the same message is asked again: a new turn (a retry must hold an assistant message).
+    const asked = await send(id, { model: `echo#${again}`, messages: [u('Hello there')] })
+    expect(asked.status, asked.text).toBe(200)
+    expect(await upstreamRequests(again)).toHaveLength(1)
   })
 })

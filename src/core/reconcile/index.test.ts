@@ -174,6 +174,18 @@ describe('reconcile', () => {
     expect(reconcile([t('c1')], log, { logIsEmpty: false })).toEqual({ kind: 'new', messages: [t('c1')], seeding: false })
   })
 
+  it('is a retry without an assistant message only when the client says it is resending', () => {
+    const first = [u('hi'), a('hello')]
+    expect(reconcile([u('hi')], first, { logIsEmpty: false, retried: true })).toEqual({ kind: 'retry' })
+    expect(reconcile([u('hi')], first, { logIsEmpty: false })).toEqual({ kind: 'new', messages: [u('hi')], seeding: false })
+    // Resent, a request that is not what came before the reply is what it is.
+    expect(reconcile([u('other')], first, { logIsEmpty: false, retried: true })).toEqual({
+      kind: 'new',
+      messages: [u('other')],
+      seeding: false,
+    })
+  })
+
   it('refuses a request ending with an assistant message or holding nothing new (400), an edited history (409)', () => {
     expect(reconcile([u('x'), a('y')], log, { logIsEmpty: false })).toMatchObject({
       kind: 'refused',

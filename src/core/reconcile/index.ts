@@ -174,7 +174,9 @@ export type Reconciled =
  * `log` must hold the log's last `request.length` messages before its trailing assistant ones,
  * and those; `logIsEmpty` says whether the session has no message at all; `continues`, that the
  * request stands for the log up to where it starts (a Responses compaction capsule), so that
- * nothing new is not an error but `nothing_new`.
+ * nothing new is not an error but `nothing_new`; `retried`, that the client says it is sending
+ * the request again (`x-stainless-retry-count`), so that one holding no assistant message (a
+ * conversation's first) can be a retry too.
  *
  * @example
  * reconcile([u1, a1, u2], [u1, a1], { logIsEmpty: false }) // { kind: 'new', messages: [u2], seeding: false }
@@ -182,16 +184,18 @@ export type Reconciled =
 export function reconcile(
   request: readonly ClientMessage[],
   log: readonly ClientMessage[],
-  options: { logIsEmpty: boolean; continues?: boolean },
+  options: { logIsEmpty: boolean; continues?: boolean; retried?: boolean },
 ): Reconciled {
   const requestKeys = request.map(messageKey)
   const logKeys = log.map(messageKey)
-  // 4. A retry: the log ends with a reply, and the request is what came before it.
+  // 4. A retry: the log ends with a reply, and the request is what came before it. A request of
+  // user messages alone is one only when the client says it is resending (else asking the same
+  // thing twice would be answered from the log).
   let before = logKeys.length
   while (before > 0 && log[before - 1]!.role === 'assistant') before--
   if (
     before < logKeys.length &&
-    request.some((message) => message.role === 'assistant') &&
+    (options.retried === true || request.some((message) => message.role === 'assistant')) &&
     requestKeys.length <= before &&
     requestKeys.every((key, i) => key === logKeys[before - requestKeys.length + i])
   ) {

@@ -8,7 +8,7 @@ import { chatCompletion, chunkWriter, completionId } from '../../doors/chat-comp
 import { chatCompletionInput } from '../../doors/chat-completions/request'
 import { modelSettings } from '../../models/config'
 import { readDoorAnswer } from '../door-answer'
-import { body, errors, routes, sessionOf } from './helpers'
+import { body, errors, isResent, RetryCountHeader, routes, sessionOf } from './helpers'
 
 const Headers = z.object({
   'x-session-id': SessionId.optional().openapi({
@@ -32,6 +32,7 @@ const Headers = z.object({
     .max(LIMITS.idempotencyKeyChars)
     .optional()
     .openapi({ description: 'A repeat with the same key and messages returns the first result without calling the model.' }),
+  'x-stainless-retry-count': RetryCountHeader,
 })
 
 const ChatCompletionSchema = z
@@ -84,6 +85,7 @@ chatCompletionRoutes.openapi(completions, async (c) => {
   if (headers['x-recall'] === 'on') input.request.recall = true
   input.onDiverge = headers['x-on-diverge'] ?? onDivergeOf(c.env.ON_DIVERGE)
   if (headers['x-regenerate'] === 'true') input.regenerate = true
+  if (isResent(headers['x-stainless-retry-count'])) input.retried = true
   const address = { userId: c.get('userId'), sessionId }
   const answer = await readDoorAnswer(sessionOf(c, sessionId).door(address, input))
   if (answer.rewound !== null) c.header('X-Rewound', String(answer.rewound))

@@ -9,7 +9,7 @@ import { anthropicError } from '../../doors/messages/errors'
 import { messagesInput } from '../../doors/messages/request'
 import { messagesSessionKey } from '../../doors/messages/session-key'
 import { readDoorAnswer } from '../door-answer'
-import { body, json, routes, sessionOf } from './helpers'
+import { body, isResent, json, RetryCountHeader, routes, sessionOf } from './helpers'
 
 /** The Anthropic API versions the door speaks. */
 const VERSIONS = ['2023-06-01', '2026-10-21'] as const
@@ -32,6 +32,7 @@ const Headers = z.object({
   'x-on-diverge': z.enum(['rewind', 'reject']).optional(),
   'x-regenerate': z.enum(['true', 'false']).optional(),
   'idempotency-key': z.string().min(1).max(LIMITS.idempotencyKeyChars).optional(),
+  'x-stainless-retry-count': RetryCountHeader,
 })
 
 const AnthropicErrorSchema = z
@@ -126,6 +127,7 @@ export const messagesRoutes = routes()
     const input = await messagesInput(request, headers['idempotency-key'], c.req.header('anthropic-beta'))
     input.onDiverge = headers['x-on-diverge'] ?? onDivergeOf(c.env.ON_DIVERGE)
     if (headers['x-regenerate'] === 'true') input.regenerate = true
+    if (isResent(headers['x-stainless-retry-count'])) input.retried = true
     if (key.parentSessionId) input.creates = { metadata: { parentSessionId: key.parentSessionId } }
     input.sideConversations = true
     input.passthrough = PASSTHROUGH_CLASSES.has(headers['x-claude-code-request-class'] ?? '')

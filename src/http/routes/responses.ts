@@ -14,7 +14,7 @@ import { referencedIds, responsesInput } from '../../doors/responses/request'
 import { implicitTtlOf, responsesPlace } from '../../doors/responses/session'
 import { readDoorAnswer } from '../door-answer'
 import { readTurnAnswer } from '../turn-answer'
-import { body, json, openAIErrors, routes, sessionOf } from './helpers'
+import { body, isResent, json, openAIErrors, RetryCountHeader, routes, sessionOf } from './helpers'
 import { ResponseSchema, storedResponsesRoutes } from './stored-responses'
 
 const Headers = z.object({
@@ -26,6 +26,7 @@ const Headers = z.object({
   'x-on-diverge': z.enum(['rewind', 'reject']).optional(),
   'x-regenerate': z.enum(['true', 'false']).optional(),
   'idempotency-key': z.string().min(1).max(LIMITS.idempotencyKeyChars).optional(),
+  'x-stainless-retry-count': RetryCountHeader,
 })
 
 const create = createRoute({
@@ -85,6 +86,7 @@ async function doorRequest(c: Context, request: ResponsesRequest, headers: z.out
   if (omitted.length > 0) c.header('X-Tools-Omitted', omitted.join(', '))
   input.onDiverge = headers['x-on-diverge'] ?? onDivergeOf(c.env.ON_DIVERGE)
   if (headers['x-regenerate'] === 'true') input.regenerate = true
+  if (isResent(headers['x-stainless-retry-count'])) input.retried = true
   if (place.sessionId === null && input.capsule)
     throw new ServiceError(
       'invalid_request',
