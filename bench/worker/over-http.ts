@@ -25,7 +25,8 @@ async function firstByte(url: string, init: RequestInit, heard: () => number): P
   const reader = (await fetch(url, init)).body!.getReader()
   await reader.read()
   const elapsed = performance.now() - started
-  const reached = heard() - started
+  // The upstream's last request, when it came during this one (none: a path that calls no upstream).
+  const reached = heard() >= started ? heard() - started : Number.NaN
   while (!(await reader.read()).done) {}
   return { samples: [elapsed], counts: { reached, after: elapsed - reached } }
 }

@@ -28,7 +28,7 @@ export interface DoorInput {
   onDiverge?: OnDiverge
   /** A request that repeats an answered one regenerates its reply instead of answering the stored one. */
   regenerate?: boolean
-  /** The client says it sends this request again (`x-stainless-retry-count` ≥ 1): see `reconcile`'s `retried`. */
+  /** The client says it sends this request again (`x-stainless-retry-count` ≥ 1): a conversation's first, repeated, is a retry (see `reconcile`). */
   retried?: boolean
   /**
    * The request goes on from this event (a Responses `previous_response_id`'s reply): the view is

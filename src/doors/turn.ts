@@ -59,14 +59,20 @@ async function sessionTurn(input: DoorInput, deps: TurnDeps): Promise<TurnResult
   // A capsule is checked whatever the request goes on from: a made-up one is never taken.
   const after = input.capsule ? await capsulePoint(input.capsule, deps.session) : undefined
   if (input.after !== undefined) return continuedTurn(input, input.after, deps)
-  const tail = steps?.clientTail(input.messages.length, shownOf(input), after) ?? { messages: [], empty: true }
+  // A resent request (not a side conversation's) may repeat a conversation's first: one message
+  // more of the tail shows whether the conversation holds more than the request.
+  const resent = input.retried === true && !(await isSideConversation(input, deps))
+  const tail = steps?.clientTail(input.messages.length + (resent ? 1 : 0), shownOf(input), after) ?? {
+    messages: [],
+    empty: true,
+  }
   const reconciled = reconcile(
     input.messages,
     tail.messages.map((shown) => shown.message),
     {
       logIsEmpty: tail.empty && after === undefined,
       continues: after !== undefined || input.storeOnly === true,
-      retried: input.retried === true,
+      retried: resent,
     },
   )
   if (reconciled.kind === 'refused') {

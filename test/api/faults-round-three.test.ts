@@ -51,7 +51,7 @@ describe('round three under concurrency', () => {
     expect(shown(await expectWhole(id)).slice(-2)).toEqual(['user:while forking', 'assistant:Echo: while forking'])
   })
 
-  it('two doors writing to one session at once: the turns run one after the other; the one whose client never saw the other branches off it, and nothing is lost', async () => {
+  it('two doors on one session, the second sent while the first holds the model: the second, whose client never saw the first, branches off it, and nothing is lost', async () => {
     const id = newSessionId('doors')
     const model = `echo#${newTag()}`
     const history = [u('One'), { role: 'assistant', content: 'Echo: One' }]
@@ -121,5 +121,34 @@ describe('round three under concurrency', () => {
     const asked = await send(id, { model: `echo#${again}`, messages: [u('Hello there')] })
     expect(asked.status, asked.text).toBe(200)
     expect(await upstreamRequests(again)).toHaveLength(1)
+  })
+
+  it('a chat completion resent with x-stainless-retry-count answers its stored reply when it is the whole conversation, and is a new turn when it is not', async () => {
+    const id = newSessionId('retry')
+    const tag = newTag()
+    const chat = (content: string, headers: Record<string, string> = {}) =>
+      call('POST', '/v1/chat/completions', {
+        body: { model: `echo#${tag}`, messages: [{ role: 'user', content }] },
+        headers: { 'X-Session-Id': id, ...headers },
+      })
+    const first = await chat('Hi')
+    const resent = await chat('Hi', { 'x-stainless-retry-count': '1' })
+    expect(resent.status, resent.text).toBe(200)
+    expect(resent.body.choices[0].message.content).toBe('Echo: Hi')
+    expect(await upstreamRequests(tag)).toHaveLength(1)
+    expect(resent.body.id).toBe(first.body.id)
+    // A second question, then the first asked again and resent: the conversation holds more, so it is new.
+    await chat('More')
+    const again = await chat('More', { 'x-stainless-retry-count': '2' })
+    expect(again.body.choices[0].message.content).toBe('Echo: More')
+    expect(await upstreamRequests(tag)).toHaveLength(3)
+    expect(shown(await expectWhole(id))).toEqual([
+      'user:Hi',
+      'assistant:Echo: Hi',
+      'user:More',
+      'assistant:Echo: More',
+      'user:More',
+      'assistant:Echo: More',
+    ])
   })
 })

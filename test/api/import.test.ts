@@ -52,6 +52,7 @@ describe('POST /v1/sessions/:id/import', () => {
     const target = newSessionId('imported')
     // Cut inside a line's JSON, as a dropped connection leaves a body.
     const at = file.indexOf('"message"', Math.floor(file.length / 2))
+    expect(at).toBeGreaterThan(0)
     const cut = await imported(target, file.slice(0, at))
     expectError(cut, 400, 'invalid_request')
     expect(cut.body.error.message).toMatch(/^line \d+: not JSON$/)

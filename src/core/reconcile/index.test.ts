@@ -178,6 +178,12 @@ describe('reconcile', () => {
     const first = [u('hi'), a('hello')]
     expect(reconcile([u('hi')], first, { logIsEmpty: false, retried: true })).toEqual({ kind: 'retry' })
     expect(reconcile([u('hi')], first, { logIsEmpty: false })).toEqual({ kind: 'new', messages: [u('hi')], seeding: false })
+    // Resent, a question that is not the whole conversation is asked again (the log shows one more before it).
+    expect(reconcile([u('hi')], [u('x'), a('y'), u('hi'), a('hello')], { logIsEmpty: false, retried: true })).toEqual({
+      kind: 'new',
+      messages: [u('hi')],
+      seeding: false,
+    })
     // Resent, a request that is not what came before the reply is what it is.
     expect(reconcile([u('other')], first, { logIsEmpty: false, retried: true })).toEqual({
       kind: 'new',

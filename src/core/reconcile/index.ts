@@ -175,8 +175,9 @@ export type Reconciled =
  * and those; `logIsEmpty` says whether the session has no message at all; `continues`, that the
  * request stands for the log up to where it starts (a Responses compaction capsule), so that
  * nothing new is not an error but `nothing_new`; `retried`, that the client says it is sending
- * the request again (`x-stainless-retry-count`), so that one holding no assistant message (a
- * conversation's first) can be a retry too.
+ * the request again (`x-stainless-retry-count`) and `log` holds one message more than the
+ * request when the conversation has more: then a request that is the whole conversation before
+ * the reply (its first, holding no assistant message) is a retry too.
  *
  * @example
  * reconcile([u1, a1, u2], [u1, a1], { logIsEmpty: false }) // { kind: 'new', messages: [u2], seeding: false }
@@ -188,14 +189,15 @@ export function reconcile(
 ): Reconciled {
   const requestKeys = request.map(messageKey)
   const logKeys = log.map(messageKey)
-  // 4. A retry: the log ends with a reply, and the request is what came before it. A request of
-  // user messages alone is one only when the client says it is resending (else asking the same
-  // thing twice would be answered from the log).
+  // 4. A retry: the log ends with a reply, and the request is what came before it. One holding no
+  // assistant message is a retry only when the client says it resends it and it is the whole
+  // conversation (else a question asked again, "yes" say, would be answered from the log).
   let before = logKeys.length
   while (before > 0 && log[before - 1]!.role === 'assistant') before--
+  const wholeConversation = options.retried === true && requestKeys.length === before
   if (
     before < logKeys.length &&
-    (options.retried === true || request.some((message) => message.role === 'assistant')) &&
+    (wholeConversation || request.some((message) => message.role === 'assistant')) &&
     requestKeys.length <= before &&
     requestKeys.every((key, i) => key === logKeys[before - requestKeys.length + i])
   ) {

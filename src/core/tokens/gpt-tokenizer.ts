@@ -23,14 +23,15 @@ export function gptTokenizerEstimator(
   }
 }
 
-/** `cl100k_base`, built on its first count: a request that estimates nothing (a read) never builds it. */
+/** `cl100k_base`'s encoder, built on its first count: an isolate that estimates nothing (routing, reads) never builds it. */
 let cl100k: GptEncoding | null = null
 
 /**
  * The default estimator: gpt-tokenizer with `cl100k_base`. Only this encoding's table is
  * bundled (1.2 MB); `o200k_base` would add 4 MB to the Worker for estimates within a few percent
- * of these, so a deployment that wants it swaps this encoding (see the README). The encoding is
- * built when first asked to count, not when the Worker starts (~50 ms of a cold start).
+ * of these, so a deployment that wants it swaps this encoding's name and table (see the README).
+ * The encoder's maps are built when first asked to count (~50 ms in Node); the rank table itself
+ * still loads with the bundle.
  */
 export const defaultEstimator: TokenEstimator = gptTokenizerEstimator('cl100k_base', (text, options) => {
   cl100k ??= GptEncoding.getEncodingApi('cl100k_base', () => bpeRanks)
