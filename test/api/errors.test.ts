@@ -150,6 +150,7 @@ describe('GET /v1/openapi.json', () => {
       'x-on-diverge',
       'x-regenerate',
       'idempotency-key',
+      'x-stainless-retry-count',
     ])
     const eventInput = body.components.schemas.EventInput
     expect(eventInput.additionalProperties).toBe(false)
