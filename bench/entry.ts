@@ -615,6 +615,7 @@ async function compactionPass(c: BenchContext, keep: number): Promise<void> {
   if (!text.startsWith('{"unchanged":false')) throw new Error(text.slice(0, 300))
 }
 
+/** An RPC method's outcome, as the session object answers it. */
 type Answered<T> = { ok: true; value: T } | { ok: false; error: unknown }
 
 /** The value of an RPC outcome; its error thrown. */
@@ -624,40 +625,67 @@ function outcomeValue<T>(what: string, outcome: unknown): T {
   return answered.value
 }
 
-/** Forks of the session's view now, timed; the source's rows per fork; each fork deleted afterwards, untimed. */
+/**
+ * `batch` calls of `work`, each after `before` and followed by `after` (both untimed): the mean of
+ * their times, and the session object's rows of each summed and divided per call.
+ */
+async function timedEach<P, R>(
+  c: BenchContext,
+  batch: number,
+  steps: { before: () => Promise<P>; work: (prepared: P) => Promise<R>; after?: (result: R) => Promise<unknown> },
+): Promise<Measured> {
+  let total = 0
+  const rows: RowCounts = { rowsRead: 0, rowsWritten: 0 }
+  for (let b = 0; b < batch; b++) {
+    const prepared = await steps.before()
+    const [[ms, result], taken] = await withRows(sessionOf(c), async () => {
+      const start = performance.now()
+      const result = await steps.work(prepared)
+      return [performance.now() - start, result] as const
+    })
+    await steps.after?.(result)
+    total += ms
+    rows.rowsRead += taken.rowsRead
+    rows.rowsWritten += taken.rowsWritten
+  }
+  return { samples: [total / batch], rows: { rowsRead: rows.rowsRead / batch, rowsWritten: rows.rowsWritten / batch } }
+}
+
+/**
+ * Forks of the session's view now, timed; rows per fork: the source's, and the fork's own object
+ * writing the view's events; each fork deleted afterwards, untimed.
+ */
 async function forksOf(c: BenchContext): Promise<Measured> {
   const [source, user, forks] = [sessionOf(c), query(c, 'user'), [] as string[]]
-  const [runs, batch] = [numberOf(c, 'runs'), numberOf(c, 'batch')]
   const [samples, rows] = await withRows(source, () =>
-    timed(runs, batch, async () => {
-      const id = `${query(c, 'session')}-fork-${calls++}`
+    timed(numberOf(c, 'runs'), numberOf(c, 'batch'), async (i) => {
+      const id = `${query(c, 'session')}-fork-${i}-${crypto.randomUUID()}`
       forks.push(id)
       outcomeValue('fork', await source.fork({ userId: user, sessionId: id }, {}))
     }),
   )
-  for (const id of forks) outcomeValue('destroy', await sessionStub(c.env, user, id).destroy())
+  for (const id of forks) {
+    const fork = sessionStub(c.env, user, id) as unknown as DurableObjectStub<BenchSessionObject>
+    const own = await fork.takeRows()
+    rows.rowsRead += own.rowsRead
+    rows.rowsWritten += own.rowsWritten
+    outcomeValue('destroy', await fork.destroy())
+  }
   return { samples, rows: { rowsRead: rows.rowsRead / forks.length, rowsWritten: rows.rowsWritten / forks.length } }
 }
 
 /** `batch` undos of a pass, each pass made just before it (untimed): the view as it was, twice over. */
-async function undos(c: BenchContext, batch: number): Promise<Measured> {
-  let total = 0
-  let rows: RowCounts = { rowsRead: 0, rowsWritten: 0 }
-  for (let b = 0; b < batch; b++) {
-    const pass = JSON.parse(await answerText(sessionOf(c).compact({ strategy: { window: { lastEvents: 20 } } }))) as {
-      boundary: { id: string } | null
-    }
-    if (!pass.boundary) throw new Error('undo: the pass wrote no boundary')
-    const [ms, taken] = await withRows(sessionOf(c), async () => {
-      const start = performance.now()
-      outcomeValue('undo', await sessionOf(c).undo(pass.boundary!.id, {}))
-      return performance.now() - start
-    })
-    total += ms
-    rows = taken
-  }
-  return { samples: [total / batch], rows }
-}
+const undos = (c: BenchContext, batch: number) =>
+  timedEach(c, batch, {
+    async before() {
+      const pass = JSON.parse(await answerText(sessionOf(c).compact({ strategy: { window: { lastEvents: 20 } } }))) as {
+        boundary: { id: string } | null
+      }
+      if (!pass.boundary) throw new Error('undo: the pass wrote no boundary')
+      return pass.boundary.id
+    },
+    work: async (passId: string) => outcomeValue('undo', await sessionOf(c).undo(passId, {})),
+  })
 
 /**
  * `batch` compactions a Responses client asks for (`/v1/responses/compact` with no new item: a
@@ -670,30 +698,21 @@ async function responsesCompactions(c: BenchContext, batch: number): Promise<Mea
   const { policy } = outcomeValue<{ policy: unknown }>('get', await sessionOf(c).get())
   const keepTwenty = { trigger: { turnCount: 1_000_000 }, strategy: { window: { lastEvents: 20 } } }
   outcomeValue('patch', await sessionOf(c).patch({ policy: keepTwenty } as never))
+  const DONE = '{"type":"done"}\n'
   try {
-    return await compactedAndUndone(c, input, batch)
+    return await timedEach(c, batch, {
+      before: async () => input,
+      work: async (door: DoorInput) => new Response(await sessionOf(c).doorCompaction(addressOf(c), door)).text(),
+      async after(text: string) {
+        const done = text.indexOf(DONE)
+        if (done < 0) throw new Error(`responses compaction: ${text.slice(0, 300)}`)
+        const { eventId } = JSON.parse(text.slice(done + DONE.length)) as { eventId: string }
+        outcomeValue('undo', await sessionOf(c).undo(eventId, {}))
+      },
+    })
   } finally {
     outcomeValue('patch', await sessionOf(c).patch({ policy } as never))
   }
-}
-
-async function compactedAndUndone(c: BenchContext, input: DoorInput, batch: number): Promise<Measured> {
-  let total = 0
-  let rows: RowCounts = { rowsRead: 0, rowsWritten: 0 }
-  for (let b = 0; b < batch; b++) {
-    const [[ms, text], taken] = await withRows(sessionOf(c), async () => {
-      const start = performance.now()
-      const text = await new Response(await sessionOf(c).doorCompaction(addressOf(c), input)).text()
-      return [performance.now() - start, text] as const
-    })
-    const done = text.indexOf('{"type":"done"}\n')
-    if (done < 0) throw new Error(`responses compaction: ${text.slice(0, 300)}`)
-    const { eventId } = JSON.parse(text.slice(done + '{"type":"done"}\n'.length)) as { eventId: string }
-    outcomeValue('undo', await sessionOf(c).undo(eventId, {}))
-    total += ms
-    rows = taken
-  }
-  return { samples: [total / batch], rows }
 }
 
 /** An export's first page: its first `lines` lines of jsonl, the rest cancelled. */
