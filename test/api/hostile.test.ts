@@ -22,7 +22,7 @@ function expectClientError(result: Call) {
 const version = async (id: string) => (await call('GET', `/v1/sessions/${id}`)).body?.version ?? null
 
 /** Sends raw bytes as a JSON body. */
-async function raw(method: string, path: string, body: BodyInit) {
+async function raw(method: string, path: string, body?: BodyInit) {
   const response = await exports.default.fetch(
     new Request(`https://sessions.test${path}`, {
       method,
@@ -196,6 +196,56 @@ describe('hostile input, generated', () => {
       },
       { requiredKeys: [] },
     ),
+    // Round three's bodies: a turn that edits or regenerates, a fork, pins, an import as JSON, a webhook.
+    fc.record(
+      {
+        content: fc.oneof(fc.string(), fc.integer()),
+        rewind: fc.oneof(
+          fc.jsonValue({ maxDepth: 2 }),
+          fc.record({ to: fc.constantFrom('u0', 'a0', 'nope'), position: fc.string() }),
+        ),
+        regenerate: fc.jsonValue({ maxDepth: 1 }),
+        id: fc.oneof(fc.string(), fc.constantFrom('u0', 'a0')),
+      },
+      { requiredKeys: [] },
+    ),
+    fc.record(
+      {
+        id: fc.oneof(fc.string({ maxLength: 140 }), fc.constantFrom('target', '..', '')),
+        at: fc.oneof(fc.string(), fc.constantFrom('u0', 'a0'), fc.integer()),
+        position: fc.oneof(fc.string(), fc.constantFrom('at', 'before')),
+        metadata: fc.jsonValue({ maxDepth: 3 }),
+        ttlSeconds: fc.oneof(fc.integer(), fc.double(), fc.string()),
+      },
+      { requiredKeys: [] },
+    ),
+    fc.record(
+      {
+        pin: fc.oneof(fc.array(fc.oneof(fc.string(), fc.constantFrom('u0', 'a0'))), fc.jsonValue({ maxDepth: 2 })),
+        unpin: fc.oneof(fc.array(fc.string()), fc.jsonValue({ maxDepth: 2 })),
+      },
+      { requiredKeys: [] },
+    ),
+    fc.record(
+      {
+        format: fc.oneof(fc.string(), fc.constantFrom('openai', 'anthropic', 'chatgpt')),
+        messages: fc.array(fc.record({ role: fc.string(), content: fc.jsonValue({ maxDepth: 2 }) }), { maxLength: 4 }),
+        mapping: fc.jsonValue({ maxDepth: 3 }),
+      },
+      { requiredKeys: [] },
+    ),
+    fc.record(
+      {
+        // Never a URL that could be delivered to: only refusals are exercised here.
+        url: fc.oneof(
+          fc.string(),
+          fc.constantFrom('http://example.com/h', 'ftp://a/b', 'https://', 'https://user:pw@example.com/h'),
+        ),
+        events: fc.oneof(fc.array(fc.string(), { maxLength: 3 }), fc.jsonValue({ maxDepth: 2 })),
+        secret: fc.jsonValue({ maxDepth: 1 }),
+      },
+      { requiredKeys: ['url'] },
+    ),
   )
   const route = fc.constantFrom(
     ['POST', 'events'],
@@ -204,6 +254,12 @@ describe('hostile input, generated', () => {
     ['POST', 'turns'],
     ['PATCH', ''],
     ['POST', '/v1/sessions'],
+    ['POST', 'fork'],
+    ['POST', 'pins'],
+    ['POST', 'compactions/evt_nope/undo'],
+    ['POST', 'import'],
+    ['GET', 'branches'],
+    ['POST', '/v1/webhooks'],
   )
   const id = fc.oneof(
     fc.constant('target'),
@@ -226,7 +282,7 @@ describe('hostile input, generated', () => {
           const sessionId = rawId === 'target' ? target : rawId
           const url = path.startsWith('/') ? path : `/v1/sessions/${encodeURIComponent(sessionId)}${path ? `/${path}` : ''}`
           const before = await version(target)
-          const result = await raw(method!, url, body)
+          const result = await raw(method!, url, method === 'GET' ? undefined : body)
           expect(result.status, `${method} ${url} ${body.slice(0, 200)} → ${result.text.slice(0, 300)}`).toBeLessThan(500)
           if (result.status >= 400) {
             expectClientError(result)
@@ -234,7 +290,7 @@ describe('hostile input, generated', () => {
           }
         },
       ),
-      { numRuns: 250 },
+      { numRuns: 400 },
     )
   })
 })
