@@ -213,6 +213,14 @@ export async function expectNothingLost(events: any[]): Promise<{ view: { id: st
   return { view, covered }
 }
 
+/** The session's log is whole: its view is the log's projection and nothing left it without a boundary. */
+export async function expectWholeLog(id: string) {
+  const { project } = await import('../src/core')
+  const events = await wholeLog(id)
+  expect((await call('GET', `/v1/sessions/${id}/view`)).body.events).toEqual(project(events))
+  return { events, ...(await expectNothingLost(events)) }
+}
+
 /** The whole log of a session, page by page. */
 export async function wholeLog(id: string, as = 'alice'): Promise<any[]> {
   const events: unknown[] = []

@@ -1,11 +1,10 @@
 import { exports } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
-import { project } from '../../src/core'
 import {
   append,
   assistant,
   call,
-  expectNothingLost,
+  expectWholeLog,
   newSessionId,
   newTag,
   releaseUpstream,
@@ -16,20 +15,11 @@ import {
   untilUpstreamReceived,
   upstreamRequests,
   user,
-  wholeLog,
 } from '../helpers'
 import { send, shown, u } from '../support/messages-door'
 
 const viewIds = async (id: string) =>
   (await call('GET', `/v1/sessions/${id}/view`)).body.events.map((e: { id: string }) => e.id) as string[]
-
-/** The log is whole: the view is its projection and nothing left it without a boundary. */
-async function expectWhole(id: string) {
-  const events = await wholeLog(id)
-  expect((await call('GET', `/v1/sessions/${id}/view`)).body.events).toEqual(project(events))
-  await expectNothingLost(events)
-  return events
-}
 
 describe('round three under concurrency', () => {
   it('a fork while a turn runs on the source: the fork holds the view the source had, the turn completes on the source alone', async () => {
@@ -46,9 +36,9 @@ describe('round three under concurrency', () => {
     // The fork took the view as it stood: the turn in flight had written nothing yet.
     expect(forked.body.forkedFrom).toMatchObject({ sessionId: id, eventId: 'a2' })
     expect(await viewIds(target)).toEqual(['u1', 'a1', 'u2', 'a2'])
-    expect(shown(await expectWhole(target))).toEqual(['user:q1', 'assistant:r1', 'user:q2', 'assistant:r2'])
+    expect(shown((await expectWholeLog(target)).events)).toEqual(['user:q1', 'assistant:r1', 'user:q2', 'assistant:r2'])
     // The source has the turn, and only the source.
-    expect(shown(await expectWhole(id)).slice(-2)).toEqual(['user:while forking', 'assistant:Echo: while forking'])
+    expect(shown((await expectWholeLog(id)).events).slice(-2)).toEqual(['user:while forking', 'assistant:Echo: while forking'])
   })
 
   it('two doors on one session, the second sent while the first holds the model: the second, whose client never saw the first, branches off it, and nothing is lost', async () => {
@@ -72,7 +62,7 @@ describe('round three under concurrency', () => {
     expect(chat.body.choices[0].message.content).toBe('Echo: From chat')
     // The chat client's history lacks the Messages turn: it branched off before it.
     expect(chat.headers.get('X-Rewound')).toBe('2')
-    const events = await expectWhole(id)
+    const events = (await expectWholeLog(id)).events
     expect(shown(events)).toEqual([
       'user:One',
       'assistant:Echo: One',
@@ -116,7 +106,7 @@ describe('round three under concurrency', () => {
     expect(retry.status, retry.text).toBe(200)
     expect(retry.body.content[0].text).toBe('Echo: Hello there')
     expect(await upstreamRequests(again)).toHaveLength(0)
-    expect(shown(await expectWhole(id))).toEqual(['user:Hello there', 'assistant:Echo: Hello there'])
+    expect(shown((await expectWholeLog(id)).events)).toEqual(['user:Hello there', 'assistant:Echo: Hello there'])
     // Without the header the same message is asked again: a new turn (a retry must hold an assistant message).
     const asked = await send(id, { model: `echo#${again}`, messages: [u('Hello there')] })
     expect(asked.status, asked.text).toBe(200)
@@ -142,7 +132,7 @@ describe('round three under concurrency', () => {
     const again = await chat('More', { 'x-stainless-retry-count': '2' })
     expect(again.body.choices[0].message.content).toBe('Echo: More')
     expect(await upstreamRequests(tag)).toHaveLength(3)
-    expect(shown(await expectWhole(id))).toEqual([
+    expect(shown((await expectWholeLog(id)).events)).toEqual([
       'user:Hi',
       'assistant:Echo: Hi',
       'user:More',

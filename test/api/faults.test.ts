@@ -1,14 +1,13 @@
 import { abortAllDurableObjects } from 'cloudflare:test'
 import { exports } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
-import { project } from '../../src/core'
 import {
   append,
   type Call,
   call,
   deltas,
   expectError,
-  expectNothingLost,
+  expectWholeLog,
   newSessionId,
   newTag,
   releaseUpstream,
@@ -23,14 +22,6 @@ import {
 } from '../helpers'
 
 const log = (id: string) => wholeLog(id)
-
-/** The log is whole: the view is its projection, every user message of a turn has its reply, nothing was lost. */
-async function expectWhole(id: string) {
-  const events = await log(id)
-  const view = (await call('GET', `/v1/sessions/${id}/view`)).body.events
-  expect(view).toEqual(project(events))
-  return { events, ...(await expectNothingLost(events)) }
-}
 
 describe('upstream faults', () => {
   it('429s are retried before any output; too many of them are a 502', async () => {
@@ -80,7 +71,7 @@ describe('upstream faults', () => {
         `appended ${i + 1}`,
       )
     }
-    const { events, view, covered } = await expectWhole(id)
+    const { events, view, covered } = await expectWholeLog(id)
     expect(events.filter((e) => e.type === 'COMPACTION')).toHaveLength(4)
     // Every message written is in the view, or a boundary covered it while it was in the view.
     const inView = new Set(view.map((e) => e.id))
@@ -92,10 +83,10 @@ describe('upstream faults', () => {
 
 /** Nothing of the interrupted turn was written, and its retry (same id) completes it. */
 async function expectRetryCompletes(id: string, turnId: string) {
-  expect((await expectWhole(id)).events).toHaveLength(2)
+  expect((await expectWholeLog(id)).events).toHaveLength(2)
   const retried = await turn(id, { id: turnId, content: 'interrupted', compaction: false })
   expect(retried.status).toBe(200)
-  expect((await expectWhole(id)).events.map((e) => e.message.content)).toEqual([
+  expect((await expectWholeLog(id)).events.map((e) => e.message.content)).toEqual([
     'before',
     'reply',
     'interrupted',
@@ -158,7 +149,7 @@ describe('the object aborted mid-flight', () => {
       body: { strategy: { window: { lastTurns: 1 }, summarizer: { model: `echo#${newTag()}` } } },
     })
     expect(again.body.unchanged).toBe(false)
-    await expectWhole(id)
+    await expectWholeLog(id)
   })
 })
 
@@ -169,7 +160,7 @@ describe('load', () => {
       Array.from({ length: 50 }, (_, i) => turn(id, { content: `message ${i}`, compaction: false })),
     )
     expect(results.every((r) => r.status === 200)).toBe(true)
-    const { events } = await expectWhole(id)
+    const { events } = await expectWholeLog(id)
     expect(events).toHaveLength(100)
     for (let i = 0; i < 100; i += 2) {
       expect(events[i].message.role).toBe('user')
