@@ -39,13 +39,13 @@ export const openAIErrors = (...statuses: number[]) =>
 export const SESSION_PATH = '/v1/sessions/{id}'
 
 /**
- * `x-stainless-retry-count`, which the OpenAI and Anthropic SDKs (and so Claude Code) send on a
- * request they send again: any text is taken (a client's header is never refused), a count of 1
+ * `x-stainless-retry-count`, which the OpenAI and Anthropic SDKs send on a request they send
+ * again: any text is taken (a client's header is never refused), a count of 1
  * or more says the request is a retry.
  */
 export const RetryCountHeader = z.string().optional().openapi({
   description:
-    'Sent by the OpenAI and Anthropic SDKs on a retry: 1 or more makes a repeat of the newest answered request a retry even when it holds no assistant message (a conversation’s first).',
+    'Sent by the OpenAI and Anthropic SDKs on a retry: 1 or more makes a request that is the whole conversation before the stored reply a retry even when it holds no assistant message (a conversation’s first).',
 })
 
 /** Whether `x-stainless-retry-count` says the request is sent again. */
