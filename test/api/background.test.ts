@@ -1,9 +1,10 @@
 import { exports } from 'cloudflare:workers'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import {
   append,
   assistant,
   call,
+  expectEveryLogWhole,
   expectNothingLost,
   newSessionId,
   newTag,
@@ -17,6 +18,9 @@ import {
   user,
   wholeLog,
 } from '../helpers'
+
+// Every session these tests made: its log replays to its view, nothing left it but through a boundary.
+afterAll(expectEveryLogWhole)
 
 const complete = (session: string, messages: unknown[], model = 'echo') =>
   call('POST', '/v1/chat/completions', { body: { model, messages }, headers: { 'X-Session-Id': session } })
@@ -72,7 +76,7 @@ describe('background passes', () => {
       view.filter((e: { synthetic: boolean }) => !e.synthetic).map((e: { message: { content: string } }) => e.message.content),
     ).toEqual(['question 3', 'Echo: question 3', 'question 4', 'Echo: question 4'])
     expect((await upstreamRequests(tag)).length).toBe(1)
-    await expectNothingLost(await wholeLog(id))
+    expectNothingLost(await wholeLog(id))
     expect((await context(id)).lastCompactionError).toBeNull()
   })
 

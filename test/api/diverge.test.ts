@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest'
-import { call, expectError, newSessionId, newTag, upstreamRequests, wholeLog } from '../helpers'
+import { afterAll, describe, expect, it } from 'vitest'
+import { call, expectError, expectEveryLogWhole, newSessionId, newTag, upstreamRequests, wholeLog } from '../helpers'
+
+// Every session these tests made: its log replays to its view, nothing left it but through a boundary.
+afterAll(expectEveryLogWhole)
 
 const complete = (session: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
   call('POST', '/v1/chat/completions', { body, headers: { 'X-Session-Id': session, ...headers } })

@@ -1,9 +1,10 @@
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import {
   append,
   assistant,
   call,
   expectError,
+  expectEveryLogWhole,
   newSessionId,
   newTag,
   numberedTurns,
@@ -13,6 +14,9 @@ import {
   user,
   wholeLog,
 } from '../helpers'
+
+// Every session these tests made: its log replays to its view, nothing left it but through a boundary.
+afterAll(expectEveryLogWhole)
 
 const viewIds = async (id: string) => (await call('GET', `/v1/sessions/${id}/view`)).body.events.map((e: { id: string }) => e.id)
 const sentMessages = async (tag: string) =>

@@ -1,9 +1,10 @@
 import { exports } from 'cloudflare:workers'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import {
   append,
   assistant,
   call,
+  expectEveryLogWhole,
   expectWholeLog,
   newSessionId,
   newTag,
@@ -17,6 +18,9 @@ import {
   user,
 } from '../helpers'
 import { send, shown, u } from '../support/messages-door'
+
+// Every session these tests made: its log replays to its view, nothing left it but through a boundary.
+afterAll(expectEveryLogWhole)
 
 const viewIds = async (id: string) =>
   (await call('GET', `/v1/sessions/${id}/view`)).body.events.map((e: { id: string }) => e.id) as string[]

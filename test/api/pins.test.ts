@@ -1,5 +1,20 @@
-import { describe, expect, it } from 'vitest'
-import { append, assistant, call, expectError, newSessionId, numberedTurns, system, until, user, wholeLog } from '../helpers'
+import { afterAll, describe, expect, it } from 'vitest'
+import {
+  append,
+  assistant,
+  call,
+  expectError,
+  expectEveryLogWhole,
+  newSessionId,
+  numberedTurns,
+  system,
+  until,
+  user,
+  wholeLog,
+} from '../helpers'
+
+// Every session these tests made: its log replays to its view, nothing left it but through a boundary.
+afterAll(expectEveryLogWhole)
 
 const pins = (id: string, body: unknown) => call('POST', `/v1/sessions/${id}/pins`, { body })
 const compactNow = (id: string, window: Record<string, number> = { lastTurns: 1 }) =>

@@ -1,12 +1,13 @@
 import { abortAllDurableObjects, runInDurableObject } from 'cloudflare:test'
 import { env } from 'cloudflare:workers'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { sessionStub } from '../../src/object/address'
 import {
   append,
   assistant,
   call,
   expectError,
+  expectEveryLogWhole,
   newSessionId,
   newTag,
   numberedTurns,
@@ -16,6 +17,9 @@ import {
   user,
   wholeLog,
 } from '../helpers'
+
+// Every session these tests made: its log replays to its view, nothing left it but through a boundary.
+afterAll(expectEveryLogWhole)
 
 const rewind = (id: string, body: unknown) => call('POST', `/v1/sessions/${id}/rewind`, { body })
 const viewIds = async (id: string) => (await call('GET', `/v1/sessions/${id}/view`)).body.events.map((e: { id: string }) => e.id)

@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest'
-import { append, assistant, call, expectError, newSessionId, newTag, numberedTurns, user } from '../helpers'
+import { afterAll, describe, expect, it } from 'vitest'
+import { append, assistant, call, expectError, expectEveryLogWhole, newSessionId, newTag, numberedTurns, user } from '../helpers'
+
+// Every session these tests made: its log replays to its view, nothing left it but through a boundary.
+afterAll(expectEveryLogWhole)
 
 const compactNow = (id: string, window: Record<string, number> = { lastTurns: 1 }) =>
   call('POST', `/v1/sessions/${id}/compact`, {
