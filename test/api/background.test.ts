@@ -112,6 +112,26 @@ describe('background passes', () => {
     expect(compactions).toHaveLength(2)
   })
 
+  it('a /turns turn whose own pass would run while a background pass runs waits for that pass, then looks at its trigger again: never two passes at once', async () => {
+    const tag = newTag()
+    const id = await sessionWith(everyTurn(`hold#${tag}`, { background: true }))
+    expect((await turn(id, { content: 'question 3' })).body.compactionScheduled).toBe(true)
+    await untilUpstreamReceived(tag)
+    // Its own pass (in the turn, a window of two turns) waits: the background pass's summary is the only one asked for.
+    const waiting = turn(id, {
+      content: 'question 4',
+      compaction: { ...everyTurn('echo'), strategy: { window: { lastTurns: 2 }, summarizer: { model: 'echo' } } },
+    })
+    await until(async () => (await context(id)).events.log === 8, 'the turn written')
+    expect(await upstreamRequests(tag)).toHaveLength(1)
+    await releaseUpstream(tag)
+    const result = await waiting
+    expect(result.status, result.text).toBe(200)
+    // The background pass left question 3 and 4 with a summary: a window of two turns has nothing more to cover.
+    expect(result.body.compaction).toMatchObject({ unchanged: true })
+    expect((await call('GET', `/v1/sessions/${id}/compactions`)).body.compactions).toHaveLength(1)
+  })
+
   it('schedules nothing when the trigger does not fire', async () => {
     const id = await sessionWith({ ...everyTurn('echo', { background: true }), trigger: { turnCount: 50 } })
     const result = await turn(id, { content: 'question 3' })
