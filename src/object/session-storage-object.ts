@@ -171,7 +171,10 @@ export abstract class SessionStorageObject extends DurableObject<Env> {
   /** What the session holds, what the model would see of it, and what compaction did: read-only, O(view). */
   context(): Promise<Outcome<ContextJson>> {
     return toOutcome(async () =>
-      contextReport(this.stored.answers.facts(await this.stored.existing()), this.env, this.passes.compacting),
+      contextReport(this.stored.answers.facts(await this.stored.existing()), this.env, {
+        compacting: this.passes.compacting,
+        queued: this.runner.waiting,
+      }),
     )
   }
 

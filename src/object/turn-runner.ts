@@ -54,6 +54,11 @@ export class TurnRunner {
 
   constructor(private readonly options: TurnRunnerOptions) {}
 
+  /** How many runs wait behind the one running now. */
+  get waiting(): number {
+    return this.queue.waiting
+  }
+
   /** Runs `work` after the session's runs before it (a turn, or another exclusive work), nothing else running meanwhile. */
   exclusive<T>(work: () => Promise<T>): Promise<T> {
     return this.queue.run(() => work())

@@ -23,6 +23,8 @@ describe('GET /v1/sessions/:id/context', () => {
       lastUsage: null,
       compactions: 0,
       lastCompaction: null,
+      compacting: false,
+      queued: 0,
       policy: { trigger: { contextFraction: 0.6 }, strategy: { window: { contextFraction: 0.3 }, summarizer: {} } },
     })
     expect((await call('GET', `/v1/sessions/${id}`)).body.version).toBe(5)

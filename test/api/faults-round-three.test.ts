@@ -1,3 +1,4 @@
+import { abortAllDurableObjects } from 'cloudflare:test'
 import { exports } from 'cloudflare:workers'
 import { afterAll, describe, expect, it } from 'vitest'
 import {
@@ -18,6 +19,7 @@ import {
   user,
 } from '../helpers'
 import { send, shown, u } from '../support/messages-door'
+import { attempts, deliveries, newUser, register } from '../support/webhook-receiver'
 
 // Every session these tests made: its log replays to its view, nothing left it but through a boundary.
 afterAll(expectEveryLogWhole)
@@ -58,6 +60,7 @@ describe('round three under concurrency', () => {
       body: { model, messages: [...history, { role: 'user', content: 'From chat' }] },
       headers: { 'X-Session-Id': id },
     })
+    await until(async () => (await call('GET', `/v1/sessions/${id}/context`)).body.queued === 1, 'the chat request queued')
     await releaseUpstream(tag)
     const [messages, chat] = await Promise.all([fromMessages, fromChat])
     expect(messages.status, messages.text).toBe(200)
@@ -144,5 +147,107 @@ describe('round three under concurrency', () => {
       'user:More',
       'assistant:Echo: More',
     ])
+  })
+
+  it('a rewind sent while a turn holds the model and a background pass waits for its summary: it waits for the turn, then the pass yields to it', async () => {
+    const passTag = newTag()
+    const id = newSessionId('race')
+    const policy = { trigger: { always: true }, strategy: { window: { lastTurns: 1 }, summarizer: { model: `hold#${passTag}` } } }
+    expect((await call('POST', '/v1/sessions', { body: { id, policy } })).status).toBe(201)
+    await append(id, [user('q1', 'u1'), assistant('r1', 'a1')])
+    // A door's turn starts the policy's pass in the background; it waits at the upstream for its summary.
+    const door = await call('POST', '/v1/chat/completions', {
+      body: { model: 'echo', messages: [u('q1'), { role: 'assistant', content: 'r1' }, u('q2')] },
+      headers: { 'X-Session-Id': id },
+    })
+    expect(door.status, door.text).toBe(200)
+    await untilUpstreamReceived(passTag)
+    // A turn holds the model; a rewind to before q2 is sent meanwhile.
+    const turnTag = newTag()
+    const running = turn(id, { content: 'q3', model: `hold#${turnTag}`, compaction: false })
+    await untilUpstreamReceived(turnTag)
+    const rewound = call('POST', `/v1/sessions/${id}/rewind`, { body: { to: 'u1', position: 'at' } })
+    await until(async () => (await call('GET', `/v1/sessions/${id}/context`)).body.queued === 1, 'the rewind queued')
+    await releaseUpstream(turnTag)
+    expect((await running).status).toBe(200)
+    const rewind = await rewound
+    expect(rewind.status, rewind.text).toBe(200)
+    // The rewind came after the turn, so it abandons that turn whole: q1 stays; its reply, q2, q3 and theirs leave.
+    expect(rewind.body.abandoned).toBe(5)
+    expect(await releaseUpstream(passTag)).toBe(1)
+    await until(async () => !(await call('GET', `/v1/sessions/${id}/context`)).body.compacting, 'the pass to end')
+    const { events } = await expectWholeLog(id)
+    expect(events.map((e) => (e.type === 'MESSAGE' ? `${e.message.role}:${e.message.content}` : e.type))).toEqual([
+      'user:q1',
+      'assistant:r1',
+      'user:q2',
+      'assistant:Echo: q2',
+      'user:q3',
+      'assistant:Echo: q3',
+      'REWIND',
+    ])
+    expect(await viewIds(id)).toEqual(['u1'])
+    expect((await call('GET', `/v1/sessions/${id}/context`)).body.lastCompactionError).toBeNull()
+  })
+})
+
+describe('round three with the object killed', () => {
+  it('during a background pass waiting for its summary: nothing is written, the session is not left compacting, and a pass runs again', async () => {
+    const passTag = newTag()
+    const id = newSessionId('killed')
+    const policy = { trigger: { always: true }, strategy: { window: { lastTurns: 1 }, summarizer: { model: `hold#${passTag}` } } }
+    expect((await call('POST', '/v1/sessions', { body: { id, policy } })).status).toBe(201)
+    await append(id, [user('q1', 'u1'), assistant('r1', 'a1')])
+    const door = await call('POST', '/v1/chat/completions', {
+      body: { model: 'echo', messages: [u('q1'), { role: 'assistant', content: 'r1' }, u('q2')] },
+      headers: { 'X-Session-Id': id },
+    })
+    expect(door.status, door.text).toBe(200)
+    await untilUpstreamReceived(passTag)
+    const before = (await call('GET', `/v1/sessions/${id}/view`)).body
+    await abortAllDurableObjects()
+    await releaseUpstream(passTag) // answered to no one
+    expect((await call('GET', `/v1/sessions/${id}/view`)).body).toEqual(before)
+    const context = (await call('GET', `/v1/sessions/${id}/context`)).body
+    expect(context).toMatchObject({ compacting: false })
+    expect((await expectWholeLog(id)).events.every((e) => e.type === 'MESSAGE')).toBe(true)
+    // Not stuck: a pass asked for now runs and covers the first turn.
+    const pass = await call('POST', `/v1/sessions/${id}/compact`, {
+      body: { strategy: { window: { lastTurns: 1 }, summarizer: { model: `echo#${newTag()}` } } },
+    })
+    expect(pass.status, pass.text).toBe(200)
+    expect(pass.body.unchanged).toBe(false)
+    expect((await expectWholeLog(id)).covered).toEqual(new Set(['u1', 'a1']))
+  })
+
+  it('while a webhook delivery is at its receiver: the delivery is attempted again once its lease ends, under the same webhook-id', async () => {
+    const as = newUser()
+    // The receiver leaves the first attempt unanswered for longer than the attempt's timeout.
+    const hook = await register(as, 'slow-once', ['turn.completed'])
+    expect((await turn(newSessionId('killed'), { content: 'q' }, as)).status).toBe(200)
+    await until(async () => (await attempts(hook.name)).length === 1, 'the first attempt')
+    await abortAllDurableObjects()
+    await until(async () => (await deliveries(as, hook.id, 'delivered')).length === 1, 'the delivery after the lease')
+    const all = await attempts(hook.name)
+    expect(all.length).toBeGreaterThanOrEqual(2)
+    expect(new Set(all.map((a) => a.headers['webhook-id'])).size).toBe(1)
+    expect(all.at(-1)!.answered).toBe(200)
+    expect(JSON.parse(all.at(-1)!.body)).toMatchObject({ type: 'turn.completed' })
+  })
+
+  it('right after a turn is written, wherever its notice is (the session’s outbox, the hand-over, the user’s deliveries): it is delivered, once per notice', async () => {
+    const as = newUser()
+    const hook = await register(as, 'ok', ['turn.completed'])
+    const id = newSessionId('killed')
+    for (const content of ['first', 'second', 'third']) {
+      expect((await turn(id, { content }, as)).status).toBe(200)
+      await abortAllDurableObjects()
+    }
+    await until(async () => (await deliveries(as, hook.id, 'delivered')).length === 3, 'three deliveries')
+    const all = await attempts(hook.name)
+    // One delivery per turn: no notice fanned out twice under a second webhook-id.
+    const byId = new Map(all.map((a) => [a.headers['webhook-id'], JSON.parse(a.body)]))
+    expect(byId.size).toBe(3)
+    expect([...byId.values()].every((body) => body.type === 'turn.completed' && body.data.sessionId === id)).toBe(true)
   })
 })

@@ -13,6 +13,7 @@ import {
   numberedTurns,
   releaseUpstream,
   turn,
+  until,
   untilUpstreamReceived,
   user,
   wholeLog,
@@ -149,6 +150,7 @@ describe('POST /v1/sessions/:id/rewind', () => {
     const running = turn(id, { content: 'question 2', model: `hold#${tag}` })
     await untilUpstreamReceived(tag)
     const rewound = rewind(id, { to: 'u1', position: 'before' })
+    await until(async () => (await call('GET', `/v1/sessions/${id}/context`)).body.queued === 1, 'the rewind queued')
     await releaseUpstream(tag)
     expect((await running).status).toBe(200)
     const result = await rewound

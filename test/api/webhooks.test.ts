@@ -1,34 +1,11 @@
 import { runInDurableObject } from 'cloudflare:test'
 import { env } from 'cloudflare:workers'
 import { Webhook } from 'standardwebhooks'
-import { describe, expect, inject, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { sessionStub } from '../../src/object/address'
 import type { sessionClient } from '../../src/object/session-client'
 import { append, assistant, call, newSessionId, turn, until, user } from '../helpers'
-
-const receiver = inject('receiverUrl')
-let users = 0
-/** A user of their own per test: webhooks are per user. */
-const newUser = () => `hooks-${Date.now().toString(36)}-${++users}`
-
-interface Attempt {
-  headers: Record<string, string>
-  body: string
-  answered: number | null
-  at: number
-}
-const attempts = async (name: string): Promise<Attempt[]> => (await fetch(`${receiver}/${name}/__attempts`)).json()
-const bodies = async (name: string) => (await attempts(name)).map((attempt) => JSON.parse(attempt.body))
-
-async function register(as: string, mode: string, events: string[] = ['*'], label = mode) {
-  const name = `${as}-${label}`
-  const created = await call('POST', '/v1/webhooks', { user: as, body: { url: `${receiver}/${name}/${mode}`, events } })
-  expect(created.status).toBe(201)
-  return { ...created.body, name }
-}
-
-const deliveries = async (as: string, id: string, status?: string) =>
-  (await call('GET', `/v1/webhooks/${id}/deliveries${status ? `?status=${status}` : ''}`, { user: as })).body.deliveries
+import { attempts, bodies, deliveries, newUser, register } from '../support/webhook-receiver'
 
 describe('webhook endpoints', () => {
   it('are created with a whsec_ secret shown once, listed, read, changed and deleted, per user', async () => {

@@ -34,6 +34,10 @@ export const ContextSchema = z
       })
       .nullable(),
     compacting: z.boolean().openapi({ description: 'A background pass is running on the session now.' }),
+    queued: z.int().openapi({
+      description:
+        'Requests waiting on the session’s queue now, behind the one running: turns, door requests, rewinds, pins, undos.',
+    }),
     lastCompactionError: z
       .object({ error: z.object({ code: z.string(), message: z.string() }), at: z.string() })
       .nullable()
