@@ -114,7 +114,15 @@ describe('round three under concurrency', () => {
     expect(retry.body.content[0].text).toBe('Echo: Hello there')
     expect(await upstreamRequests(again)).toHaveLength(0)
     expect(shown((await expectWholeLog(id)).events)).toEqual(['user:Hello there', 'assistant:Echo: Hello there'])
-    // Without the header the same message is asked again: a new turn (a retry must hold an assistant message).
+    // Claude Code's own retry says 0, but Claude Code always sends its whole history: its session header makes it resent.
+    const fromClaudeCode = await send(
+      id,
+      { model: `echo#${again}`, messages: [u('Hello there')] },
+      { 'x-stainless-retry-count': '0', 'x-claude-code-session-id': id },
+    )
+    expect(fromClaudeCode.body.content[0].text).toBe('Echo: Hello there')
+    expect(await upstreamRequests(again)).toHaveLength(0)
+    // Without either the same message is asked again: a new turn (a retry must hold an assistant message).
     const asked = await send(id, { model: `echo#${again}`, messages: [u('Hello there')] })
     expect(asked.status, asked.text).toBe(200)
     expect(await upstreamRequests(again)).toHaveLength(1)

@@ -225,6 +225,23 @@ describe('POST /v1/responses', () => {
     expect(shown(await wholeLog(id))).toEqual(['user:From Codex', 'assistant:Echo: From Codex'])
   })
 
+  it('Codex’s first request sent again (x-codex-turn-metadata, no retry count) answers the stored reply; a client sending only new input asks again', async () => {
+    const id = newSessionId('codex')
+    const tag = newTag()
+    const codex = { 'session-id': id, 'x-codex-turn-metadata': '{"turn_id":"t1","request_kind":"turn"}' }
+    const body = { model: `echo#${tag}`, store: false, input: [user('First from Codex')] }
+    const first = await respond(null, body, codex)
+    const again = await respond(null, body, codex)
+    expect(again.status, again.text).toBe(200)
+    expect(again.body.output).toEqual(first.body.output)
+    expect(await upstreamRequests(tag)).toHaveLength(1)
+    expect(shown(await wholeLog(id))).toEqual(['user:First from Codex', 'assistant:Echo: First from Codex'])
+    // Without the header the same input is the same question asked again (a client sending only what is new).
+    const asked = await respond(id, body)
+    expect(asked.status, asked.text).toBe(200)
+    expect(await upstreamRequests(tag)).toHaveLength(2)
+  })
+
   it('item_reference stands for the stored item it names: an assistant message, its calls; one naming nothing is a 400', async () => {
     const id = newSessionId()
     const tag = newTag()

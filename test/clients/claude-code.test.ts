@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto'
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
-import { sign } from 'hono/jwt'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { serveWorker } from '../served/global-setup'
-import { run } from './helpers'
+import { cliMissing, folder, removeFolders, claude as runClaude, tokenOf } from './cli'
 
 /**
  * Claude Code itself (`claude -p`, from the test-only package in test/cli, which .ci/run
@@ -13,14 +11,13 @@ import { run } from './helpers'
  * a temporary HOME. Its prompt is ~12k tokens, so it gets a Worker of its own whose model window
  * is 200k (the fake upstream is the same).
  */
-const CLAUDE = resolve('test/cli/node_modules/.bin/claude')
-const why = existsSync(CLAUDE) ? '' : 'Claude Code is not installed: run `npm ci --prefix test/cli`'
+const why = cliMissing
 if (why) console.warn(`skipped: ${why}`)
 
 let worker: Awaited<ReturnType<typeof serveWorker>>
 let token: string
-const home = mkdtempSync(join(tmpdir(), 'claude-home-'))
-const work = mkdtempSync(join(tmpdir(), 'claude-work-'))
+const home = folder('claude-home-')
+const work = folder('claude-work-')
 
 beforeAll(async () => {
   if (why) return
@@ -32,35 +29,16 @@ beforeAll(async () => {
     CHAT_CONTEXT_TOKENS: '200000',
     JWT_SECRET: inject('jwtSecret'),
   })
-  token = await sign({ sub: 'claude-user', exp: Math.floor(Date.now() / 1000) + 3600 }, inject('jwtSecret'), 'HS256')
+  token = await tokenOf('claude-user')
 }, 180_000)
 
 afterAll(async () => {
   await worker?.stop()
-  rmSync(home, { recursive: true, force: true })
-  rmSync(work, { recursive: true, force: true })
+  removeFolders()
 })
 
-/** Runs `claude -p` with these arguments; answers its JSON result. */
-async function claude(args: string[]): Promise<{ result: string; session_id: string; is_error: boolean }> {
-  const { code, stdout, stderr } = await run(CLAUDE, ['-p', ...args, '--output-format', 'json'], {
-    cwd: work,
-    env: {
-      PATH: process.env.PATH,
-      HOME: home,
-      ANTHROPIC_BASE_URL: worker.url.toString().replace(/\/$/, ''),
-      ANTHROPIC_API_KEY: token,
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      DISABLE_TELEMETRY: '1',
-      CLAUDE_CODE_MAX_RETRIES: '0',
-    },
-  })
-  try {
-    return JSON.parse(stdout)
-  } catch {
-    throw new Error(`claude exited ${code}: ${stdout}\n${stderr}`)
-  }
-}
+/** Runs `claude -p` with these arguments as Claude Code's user; answers its JSON result. */
+const claude = (args: string[]) => runClaude(args, { service: worker.url, token, home, cwd: work })
 
 /** The session's log through the API, as Claude Code's user. */
 async function logOf(sessionId: string): Promise<any[]> {

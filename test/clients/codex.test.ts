@@ -1,10 +1,6 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
-import { sign } from 'hono/jwt'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { serveWorker } from '../served/global-setup'
-import { run } from './helpers'
+import { claude, cliMissing, codexUser as codexUserOf, removeFolders } from './cli'
 
 /**
  * Codex CLI itself (`codex exec`, from the test-only package in test/cli) pointed at the served
@@ -12,12 +8,10 @@ import { run } from './helpers'
  * temporary HOME and CODEX_HOME, a user of its own per test. Its Worker keeps the newest turn and
  * summarizes the rest when a compaction is asked for (turns never compact on their own).
  */
-const CODEX = resolve('test/cli/node_modules/.bin/codex')
-const why = existsSync(CODEX) ? '' : 'Codex is not installed: run `npm ci --prefix test/cli`'
+const why = cliMissing
 if (why) console.warn(`skipped: ${why}`)
 
 let worker: Awaited<ReturnType<typeof serveWorker>>
-const folders: string[] = []
 
 beforeAll(async () => {
   if (why) return
@@ -33,72 +27,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await worker?.stop()
-  for (const folder of folders) rmSync(folder, { recursive: true, force: true })
+  removeFolders()
 })
 
-/** A Codex user of its own: a home with its config.toml, a work folder, a token; `exec` runs `codex exec` there. */
-async function codexUser(headers: Record<string, string> = {}) {
-  const root = mkdtempSync(join(tmpdir(), 'codex-'))
-  folders.push(root)
-  const [home, work] = [join(root, 'home'), join(root, 'work')]
-  mkdirSync(join(home, '.codex'), { recursive: true })
-  mkdirSync(work)
-  writeFileSync(
-    join(home, '.codex', 'config.toml'),
-    [
-      'model = "echo"',
-      'model_provider = "durable-sessions"',
-      'model_auto_compact_token_limit = 20000',
-      '[model_providers.durable-sessions]',
-      'name = "durable-sessions"',
-      `base_url = "${new URL('/v1', worker.url)}"`,
-      'env_key = "DURABLE_SESSIONS_TOKEN"',
-      'wire_api = "responses"',
-      'request_max_retries = 0',
-      ...(Object.keys(headers).length > 0 ? [`http_headers = ${tomlTable(headers)}`] : []),
-      'stream_max_retries = 0',
-      '[model_providers.durable-sessions.capabilities]',
-      'remote_compaction = "v2"',
-    ].join('\n'),
-  )
-  const user = `codex-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`
-  const token = await sign({ sub: user, exp: Math.floor(Date.now() / 1000) + 3600 }, inject('jwtSecret'), 'HS256')
-  const api = async (path: string) => {
-    const response = await fetch(new URL(`/v1${path}`, worker.url), { headers: { Authorization: `Bearer ${token}` } })
-    if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`)
-    return (await response.json()) as any
-  }
-  return {
-    user,
-    token,
-    home,
-    work,
-    async exec(args: string[]) {
-      const result = await run(CODEX, ['exec', '--skip-git-repo-check', ...args], {
-        cwd: work,
-        env: { PATH: process.env.PATH, HOME: home, CODEX_HOME: join(home, '.codex'), DURABLE_SESSIONS_TOKEN: token },
-      })
-      expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0)
-      return result.stdout.trim()
-    },
-    /** The one session Codex made for this user: its whole log. */
-    async log(): Promise<any[]> {
-      const { sessions } = await api('/sessions')
-      expect(sessions).toHaveLength(1)
-      return (await api(`/sessions/${sessions[0].id}/events?limit=1000`)).events
-    },
-    view: async () => {
-      const { sessions } = await api('/sessions')
-      return (await api(`/sessions/${sessions[0].id}/view`)).events as any[]
-    },
-  }
-}
-
-/** An inline TOML table of strings. */
-const tomlTable = (values: Record<string, string>) =>
-  `{ ${Object.entries(values)
-    .map(([name, value]) => `${JSON.stringify(name)} = ${JSON.stringify(value)}`)
-    .join(', ')} }`
+const codexUser = (headers: Record<string, string> = {}) => codexUserOf(worker.url, { headers })
 
 const said = (log: any[]) =>
   log
@@ -189,24 +121,17 @@ describe.skipIf(why)('Codex CLI (codex exec) against the Responses door', () => 
   })
 
   it('one session through every door: Claude Code starts it, Codex goes on with the same X-Session-Id, then a chat client', async () => {
-    const CLAUDE = resolve('test/cli/node_modules/.bin/claude')
     const session = `every-door-${Date.now().toString(36)}`
     const tag = `cxd${Date.now().toString(36)}`
     const codex = await codexUser({ 'X-Session-Id': session })
-    const claude = await run(CLAUDE, ['-p', 'Claude asks: what is kiwi?', '--model', `echo#${tag}`, '--output-format', 'json'], {
+    const started = await claude(['Claude asks: what is kiwi?', '--model', `echo#${tag}`], {
+      service: worker.url,
+      token: codex.token,
+      home: codex.home,
       cwd: codex.work,
-      env: {
-        PATH: process.env.PATH,
-        HOME: codex.home,
-        ANTHROPIC_BASE_URL: worker.url.toString().replace(/\/$/, ''),
-        ANTHROPIC_API_KEY: codex.token,
-        ANTHROPIC_CUSTOM_HEADERS: `X-Session-Id: ${session}`,
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-        DISABLE_TELEMETRY: '1',
-        CLAUDE_CODE_MAX_RETRIES: '0',
-      },
+      env: { ANTHROPIC_CUSTOM_HEADERS: `X-Session-Id: ${session}` },
     })
-    expect(JSON.parse(claude.stdout).result, `${claude.stdout}\n${claude.stderr}`).toMatch(/^Echo: /)
+    expect(started.result, JSON.stringify(started)).toMatch(/^Echo: /)
     expect(await codex.exec(['-m', `echo#${tag}`, 'Codex asks: and mango?'])).toMatch(/Echo: Codex asks: and mango\?/)
     const chat = await fetch(new URL('/v1/chat/completions', worker.url), {
       method: 'POST',

@@ -85,7 +85,7 @@ chatCompletionRoutes.openapi(completions, async (c) => {
   if (headers['x-recall'] === 'on') input.request.recall = true
   input.onDiverge = headers['x-on-diverge'] ?? onDivergeOf(c.env.ON_DIVERGE)
   if (headers['x-regenerate'] === 'true') input.regenerate = true
-  if (isResent(headers['x-stainless-retry-count'])) input.retried = true
+  if (isResent(headers)) input.retried = true
   const address = { userId: c.get('userId'), sessionId }
   const answer = await readDoorAnswer(sessionOf(c, sessionId).door(address, input))
   if (answer.rewound !== null) c.header('X-Rewound', String(answer.rewound))

@@ -48,8 +48,21 @@ export const RetryCountHeader = z.string().optional().openapi({
     'Sent by the OpenAI and Anthropic SDKs on a retry: 1 or more makes a request that is the whole conversation before the stored reply a retry even when it holds no assistant message (a conversation’s first).',
 })
 
-/** Whether `x-stainless-retry-count` says the request is sent again. */
-export const isResent = (count: string | undefined) => Number.parseInt(count ?? '', 10) >= 1
+/**
+ * Whether a door request counts as sent again when it is the whole conversation before the
+ * stored reply (rule 4): the SDKs say so with `x-stainless-retry-count` of 1 or more. Claude Code
+ * (`x-claude-code-session-id`) and Codex (`x-codex-turn-metadata`) send their whole history every
+ * time and retry with no count (Claude Code's own retries say 0): from them such a request can
+ * only be the same request again.
+ */
+export const isResent = (headers: {
+  'x-stainless-retry-count'?: string | undefined
+  'x-claude-code-session-id'?: string | undefined
+  'x-codex-turn-metadata'?: string | undefined
+}) =>
+  Number.parseInt(headers['x-stainless-retry-count'] ?? '', 10) >= 1 ||
+  headers['x-claude-code-session-id'] !== undefined ||
+  headers['x-codex-turn-metadata'] !== undefined
 
 /** A group of routes, validated with the API's hook. */
 export const routes = () => new OpenAPIHono<AppEnv>({ defaultHook: validationHook })

@@ -18,7 +18,10 @@ const Headers = z.object({
   'x-session-id': SessionId.optional().openapi({
     description: 'The session (else `x-claude-code-session-id`, else the session in `metadata.user_id`); created when absent.',
   }),
-  'x-claude-code-session-id': z.string().optional().openapi({ description: 'Claude Code’s session id.' }),
+  'x-claude-code-session-id': z.string().optional().openapi({
+    description:
+      'Claude Code’s session id. Claude Code sends its whole history every time and its retries no retry count: a request carrying it that is the whole conversation before the stored reply is a retry.',
+  }),
   'x-claude-code-agent-id': z
     .string()
     .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1–64 characters of A-Z a-z 0-9 . _ -')
@@ -127,7 +130,7 @@ export const messagesRoutes = routes()
     const input = await messagesInput(request, headers['idempotency-key'], c.req.header('anthropic-beta'))
     input.onDiverge = headers['x-on-diverge'] ?? onDivergeOf(c.env.ON_DIVERGE)
     if (headers['x-regenerate'] === 'true') input.regenerate = true
-    if (isResent(headers['x-stainless-retry-count'])) input.retried = true
+    if (isResent(headers)) input.retried = true
     if (key.parentSessionId) input.creates = { metadata: { parentSessionId: key.parentSessionId } }
     input.sideConversations = true
     input.passthrough = PASSTHROUGH_CLASSES.has(headers['x-claude-code-request-class'] ?? '')

@@ -27,6 +27,10 @@ const Headers = z.object({
   'x-regenerate': z.enum(['true', 'false']).optional(),
   'idempotency-key': z.string().min(1).max(LIMITS.idempotencyKeyChars).optional(),
   'x-stainless-retry-count': RetryCountHeader,
+  'x-codex-turn-metadata': z.string().optional().openapi({
+    description:
+      'Sent by Codex on every request (it sends its whole history each time, and no retry count): a request carrying it that is the whole conversation before the stored reply is a retry.',
+  }),
 })
 
 const create = createRoute({
@@ -86,7 +90,7 @@ async function doorRequest(c: Context, request: ResponsesRequest, headers: z.out
   if (omitted.length > 0) c.header('X-Tools-Omitted', omitted.join(', '))
   input.onDiverge = headers['x-on-diverge'] ?? onDivergeOf(c.env.ON_DIVERGE)
   if (headers['x-regenerate'] === 'true') input.regenerate = true
-  if (isResent(headers['x-stainless-retry-count'])) input.retried = true
+  if (isResent(headers)) input.retried = true
   if (place.sessionId === null && input.capsule)
     throw new ServiceError(
       'invalid_request',
