@@ -1,6 +1,6 @@
 import { ServiceError, sessionNotFound } from '../contract/errors'
 import { type StoredStep, storedResult, type TurnResult } from '../contract/turn-result'
-import { asksTurn, branchPoint, type ClientMessage, messageKey, type NewMessageEvent, reconcile } from '../core'
+import { asksTurn, branchPoint, type ClientMessage, messageKey, type NewMessageEvent, type RewindPoint, reconcile } from '../core'
 import { openContinuation, turnEvent } from '../turns/open-step'
 import { regenerate, runStep } from '../turns/run-turn'
 import type { TurnDeps } from '../turns/session'
@@ -76,7 +76,8 @@ async function sessionTurn(input: DoorInput, deps: TurnDeps): Promise<TurnResult
     },
   )
   if (reconciled.kind === 'refused') {
-    if (reconciled.code === 'history_diverged' && (input.onDiverge ?? 'rewind') === 'rewind') return divergedTurn(input, deps)
+    if (reconciled.code === 'history_diverged' && (input.onDiverge ?? 'rewind') === 'rewind')
+      return divergedTurn(input, deps, after)
     throw new ServiceError(reconciled.code, `${input.fields[reconciled.at]}: ${reconciled.reason}`)
   }
   if (input.storeOnly && reconciled.kind !== 'new') return null
@@ -178,17 +179,25 @@ async function isSideConversation(input: DoorInput, deps: TurnDeps): Promise<boo
  * (the core's `branchPoint`, looked for within {@link BRANCH_LOOKBACK} messages beyond the
  * request's length), then what follows that point is new. The REWIND (`divergence`) goes with
  * the turn's first write; a history that shares nothing starts a fresh lineage holding what it
- * sent (or, a side conversation, is answered unstored). `onRewound` is told what the rewind abandons.
+ * sent (or, a side conversation, is answered unstored). After a compaction capsule (at seq
+ * `after`) the lineage is looked at only past the point it names, and sharing nothing there
+ * goes back to the capsule's view (the client's copy stands on it), even when a rewind left it. `onRewound` is told what the rewind abandons.
  */
-async function divergedTurn(input: DoorInput, deps: TurnDeps): Promise<TurnResult | DoorAnswer | null> {
-  const tail = (await deps.session.stepLog())!.clientTail(input.messages.length + BRANCH_LOOKBACK, shownOf(input))
+async function divergedTurn(input: DoorInput, deps: TurnDeps, after?: number): Promise<TurnResult | DoorAnswer | null> {
+  const steps = (await deps.session.stepLog())!
+  const tail = steps.clientTail(input.messages.length + BRANCH_LOOKBACK, shownOf(input), after)
   const { j, i } = branchPoint(
     input.messages,
     tail.messages.map((shown) => shown.message),
   )
   if (j === 0 && (await isSideConversation(input, deps))) return passthroughTurn(input, deps)
-  const to = i === 0 ? null : tail.messages[i - 1]!.id
-  const rewound = deps.session.rewindFirst({ to, position: 'at' }, 'divergence', 'messages')
+  const point: RewindPoint | null =
+    i > 0
+      ? { to: tail.messages[i - 1]!.id, position: 'at' }
+      : after === undefined
+        ? { to: null, position: 'at' }
+        : steps.viewAt(after)
+  const rewound = point && deps.session.rewindFirst(point, 'divergence', 'messages')
   deps.onRewound?.(rewound?.abandoned ?? 0)
   const fresh = input.messages.slice(j)
   if (!asksTurn(fresh)) {

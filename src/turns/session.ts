@@ -54,6 +54,12 @@ export interface StepLog {
    * `after` (a seq), when given: what a request whose compaction capsule stands for the rest sends.
    */
   clientTail(count: number, shown?: ShownOptions, after?: number): { messages: ShownMessage[]; empty: boolean }
+  /**
+   * The rewind point whose view is the one as of the event at `seq` (a capsule's): at it when it
+   * is a message, else before the first message after it that is no summary (a boundary's summary
+   * events are written with it); null when none follows (the log ends with that view).
+   */
+  viewAt(seq: number): RewindPoint | null
 }
 
 /** The session a chat turn runs on: the compaction core's storage port plus what a turn reads and writes. */

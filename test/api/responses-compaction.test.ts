@@ -92,6 +92,43 @@ describe('compaction for Responses clients', () => {
     ])
   })
 
+  it('after the capsule, a history that left the session’s (an edit made through the API meanwhile) goes back to the capsule’s view, never to the empty one', async () => {
+    const tag = newTag()
+    const id = await newSession(tag)
+    const base = developer('Base.')
+    await respond(id, { model: `echo#${tag}`, input: [base, user('One')] })
+    const compacted = await respond(id, {
+      model: `echo#${tag}`,
+      input: [base, user('One'), assistant('Echo: One'), user('Two'), TRIGGER],
+    })
+    const [capsule] = compacted.body.output
+    const after = [base, user('One'), user('Two'), capsule]
+    expect((await respond(id, { model: `echo#${tag}`, input: after })).body.output[0].content[0].text).toBe('Echo: Two')
+    const summary = (await call('GET', `/v1/sessions/${id}/view`)).body.events.filter((e: any) => e.synthetic)
+    expect(summary.length).toBeGreaterThan(0)
+    // The user edits the last question through the API: the client's copy no longer matches past the capsule.
+    const edit = await call('POST', `/v1/sessions/${id}/turns`, {
+      body: {
+        content: 'Two, edited',
+        model: `echo#${tag}`,
+        rewind: { to: (await wholeLog(id)).findLast((e) => e.message?.content === 'Two').id, position: 'before' },
+      },
+    })
+    expect(edit.status, edit.text).toBe(200)
+    const resumed = await respond(id, { model: `echo#${tag}`, input: [...after, assistant('Echo: Two'), user('Three')] })
+    expect(resumed.status, resumed.text).toBe(200)
+    expect(resumed.body.output[0].content[0].text).toBe('Echo: Three')
+    // Past the capsule nothing was shared: back to the view it names (the summary kept), then what was sent.
+    const rewinds = (await wholeLog(id)).filter((e) => e.type === 'REWIND')
+    expect(rewinds.map((e) => [e.rewind.reason, e.rewind.position])).toEqual([
+      ['edit', 'before'],
+      ['divergence', 'before'],
+    ])
+    const view = (await call('GET', `/v1/sessions/${id}/view`)).body.events
+    expect(view.filter((e: any) => e.synthetic).map((e: any) => e.id)).toEqual(summary.map((e: any) => e.id))
+    expect(messagesOf(view).slice(-3)).toEqual(['assistant:Echo: Two', 'user:Three', 'assistant:Echo: Three'])
+  })
+
   it('mid-turn: the trigger stores the tool results; a request with nothing after the capsule goes on, and its retry is answered again', async () => {
     const tag = newTag()
     const id = await newSession(tag)

@@ -161,6 +161,13 @@ export class SessionLog {
     return row ?? null
   }
 
+  /** The first message event after `seq` that is no summary (null: none), by id and seq. */
+  firstSaidAfter(seq: number): { id: string; seq: number } | null {
+    const [row] = this.sql.all<{ id: string; seq: number }>`SELECT id, seq FROM events
+      WHERE seq > ${seq} AND type = 'MESSAGE' AND synthetic = 0 ORDER BY seq LIMIT 1`
+    return row ?? null
+  }
+
   /** How many message events there are with `from <= seq <= to`. */
   messagesIn(from: number, to: number): number {
     const [row] = this.sql.all<{

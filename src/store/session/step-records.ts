@@ -3,6 +3,7 @@ import {
   clientMessagesOf,
   lineageRuns,
   type MessageEvent,
+  type RewindPoint,
   type SessionEvent,
   type ShownMessage,
   type ShownOptions,
@@ -113,6 +114,13 @@ export class StepRecords {
     const row = this.sql.first<{ hash: string; turn_id: string }>`SELECT hash, turn_id FROM idempotency WHERE key = ${key}`
     const step = row && this.storedStep(row.turn_id)
     return row && step ? { hash: row.hash, step } : null
+  }
+
+  viewAt(seq: number): RewindPoint | null {
+    const [event] = this.log.after(seq - 1, 1)
+    if (event?.type === 'MESSAGE' && !event.synthetic) return { to: event.id, position: 'at' }
+    const next = this.log.firstSaidAfter(seq)
+    return next && { to: next.id, position: 'before' }
   }
 
   clientTail(count: number, shown?: ShownOptions, after = 0): { messages: ShownMessage[]; empty: boolean } {
