@@ -279,6 +279,17 @@ describe('GET /v1/sessions/:id/branches', () => {
     expect(await list()).toEqual(['u1 from null', 'x3 from u1 (nested)', 'x2 from u1 (nested)', 'x1 from u1 (nested)'])
   })
 
+  it('heads a branch by what the conversation said, not by the summary of a pass the rewind took off', async () => {
+    const id = await conversation(3)
+    const pass = await compactNow(id, { strategy: { window: { lastTurns: 1 }, summarizer: { model: `echo#${newTag()}` } } })
+    expect(pass.body.unchanged).toBe(false)
+    await append(id, [user('question 4', 'u4'), assistant('answer 4', 'a4')])
+    // Back to before the pass: its summary, question 4 and its answer leave, in that order in the log.
+    expect((await rewind(id, { to: 'a3' })).body.abandoned).toBe(pass.body.summary.length + 2)
+    const [branch] = (await call('GET', `/v1/sessions/${id}/branches`)).body.branches
+    expect(branch).toMatchObject({ firstEventId: pass.body.summary[0].id, tipEventId: 'a4', headline: 'question 4' })
+  })
+
   it('cuts a long headline at 200 characters (characters, not UTF-16 units)', async () => {
     const id = newSessionId('rw')
     const long = 'é'.repeat(250)

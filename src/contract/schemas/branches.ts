@@ -61,7 +61,9 @@ export const BranchesPageSchema = z
         firstEventId: z.string(),
         tipEventId: z.string().openapi({ description: 'Its last message: `rewind { to: tipEventId }` brings it back.' }),
         events: z.int().openapi({ description: 'Its message events.' }),
-        headline: z.string().openapi({ description: 'Its first text, at most 200 characters.' }),
+        headline: z.string().openapi({
+          description: 'Its first text, at most 200 characters (a summary or a system prompt only when the run holds no other).',
+        }),
         abandonedAt: z.string().openapi({ description: 'When the REWIND was written.' }),
         onLineage: z.boolean().openapi({ description: 'Its first message is on the lineage now: it was brought back.' }),
         parentOnLineage: z.boolean().openapi({

@@ -32,6 +32,8 @@ type BranchRow = {
   parent_seq: number | null
 }
 
+const cut = (text: string) => [...text].slice(0, HEADLINE_CHARS).join('')
+
 /**
  * The branches of a session: each run of messages a rewind abandoned, recorded in the same
  * transaction as its REWIND (the `branches` table), so listing them reads a row or two a branch,
@@ -72,15 +74,21 @@ export class SessionBranches {
     return null
   }
 
-  /** The first text of the runs' messages, cut to {@link HEADLINE_CHARS}. */
+  /**
+   * The first text the conversation said in the runs, cut to {@link HEADLINE_CHARS}: a pass's
+   * summary or a system prompt heads a branch only when the runs hold nothing else with text.
+   */
   private headline(runs: readonly Run[]): string {
+    let fallback = ''
     for (const run of runs)
       for (const event of this.log.eventRange(run.from, run.to)) {
         if (event.type !== 'MESSAGE') continue
         const text = (event.message.content ?? '').trim()
-        if (text !== '') return [...text].slice(0, HEADLINE_CHARS).join('')
+        if (text === '') continue
+        if (!event.synthetic && event.message.role !== 'system') return cut(text)
+        fallback ||= cut(text)
       }
-    return ''
+    return fallback
   }
 
   /** Records the branch the REWIND at `rewindSeq` abandoned (call it inside the REWIND's write). */
