@@ -5,7 +5,6 @@ import {
   assistant,
   call,
   expectEveryLogWhole,
-  expectNothingLost,
   newSessionId,
   newTag,
   releaseUpstream,
@@ -18,6 +17,7 @@ import {
   user,
   wholeLog,
 } from '../helpers'
+import { expectNothingLost } from '../support/log-checker'
 
 // Every session these tests made: its log replays to its view, nothing left it but through a boundary.
 afterAll(expectEveryLogWhole)

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { append, assistant, call, expectNothingLost, newTag, numberedTurns, user, wholeLog } from '../helpers'
+import { append, assistant, call, newTag, numberedTurns, user, wholeLog } from '../helpers'
+import { expectNothingLost } from '../support/log-checker'
 
 // The fault and branch tests lean on expectNothingLost; here it is shown to catch each way a log could lose an event.
 

@@ -1,0 +1,310 @@
+import { randomUUID } from 'node:crypto'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { createAnthropic } from '@ai-sdk/anthropic'
+import { createOpenAI } from '@ai-sdk/openai'
+import Anthropic from '@anthropic-ai/sdk'
+import { generateText, jsonSchema, type ModelMessage, stepCountIs, tool } from 'ai'
+import OpenAI from 'openai'
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { serveWorker } from '../served/global-setup'
+import { expectNothingLost } from '../support/log-checker'
+import { claude, cliMissing, codexUser, folder, removeFolders, tokenOf } from './cli'
+
+/**
+ * Every client together, one scripted run on one served Worker: the `openai` package (chat
+ * completions), the Anthropic SDK (Messages), the AI SDK's OpenAI provider (Responses) and its
+ * Anthropic provider (Messages), Claude Code and Codex each hold a conversation of several turns
+ * with a tool the client runs, a compaction along the way and an edit. Each session's whole log
+ * is then replayed by the log checker (nothing left the view but through a boundary, the view
+ * served is the one replayed) and held against what the client itself believes it said.
+ *
+ * The SDK clients edit as chat apps do: they resend their history with the last question changed.
+ * The CLIs cannot edit in print mode: their user edits through the API (a turn with `rewind`),
+ * then the CLI goes on with its own copy — which wins, the edit kept as a branch. Compactions are
+ * asked for through the API, except Codex's, which compacts its own copy (remote compaction).
+ */
+const why = cliMissing
+if (why) console.warn(`skipped: ${why}`)
+
+let worker: Awaited<ReturnType<typeof serveWorker>>
+
+beforeAll(async () => {
+  if (why) return
+  worker = await serveWorker({
+    OPENAI_BASE_URL: `${inject('upstreamUrl')}/v1`,
+    CHAT_MODEL: 'echo',
+    SUMMARY_MODEL: 'echo',
+    CHAT_CONTEXT_TOKENS: '200000',
+    // No pass on its own: each conversation's compaction is the script's.
+    COMPACTION_POLICY: JSON.stringify({ trigger: { turnCount: 1000 }, strategy: { window: { lastTurns: 1 }, summarizer: {} } }),
+  })
+}, 180_000)
+
+afterAll(async () => {
+  await worker?.stop()
+  removeFolders()
+})
+
+/** The service's API as `token`'s user. */
+async function api(token: string, path: string, init: { method?: string; body?: unknown } = {}): Promise<any> {
+  const response = await fetch(new URL(`/v1${path}`, worker.url), {
+    method: init.method ?? 'GET',
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  })
+  const text = await response.text()
+  if (!response.ok) throw new Error(`${init.method ?? 'GET'} ${path}: ${response.status} ${text}`)
+  return JSON.parse(text)
+}
+
+/** A pass keeping the newest turn, the rest summarized; answers how many summary events it wrote. */
+async function compact(token: string, sessionId: string): Promise<number> {
+  const pass = await api(token, `/sessions/${sessionId}/compact`, {
+    method: 'POST',
+    body: { strategy: { window: { lastTurns: 1 }, summarizer: { model: 'echo' } } },
+  })
+  expect(pass.unchanged, JSON.stringify(pass)).toBe(false)
+  return pass.summary.length
+}
+
+/** The user's edit of their last question through the API: a turn that rewinds to just before it. */
+async function editThroughApi(token: string, sessionId: string, content: string) {
+  const { events } = await api(token, `/sessions/${sessionId}/view`)
+  const question = events.findLast((e: any) => e.message.role === 'user' && !e.synthetic && !e.metadata?.inline)
+  const edited = await api(token, `/sessions/${sessionId}/turns`, {
+    method: 'POST',
+    body: { content, model: 'echo', rewind: { to: question.id, position: 'before' } },
+  })
+  expect(edited.reply.message.content).toBe(`Echo: ${content}`)
+}
+
+const text = (content: unknown): string =>
+  typeof content === 'string'
+    ? content
+    : Array.isArray(content)
+      ? content.map((part: any) => part.text ?? part.content ?? '').join('')
+      : ''
+
+/**
+ * The session checked against its log: the replay holds (nothing lost, the view served is the
+ * one replayed), a pass covered something, every boundary kind the script wrote is there, and
+ * the view ends with `last` (the newest question and its answer, as `role:text`). Answers the log.
+ */
+async function expectSession(
+  token: string,
+  sessionId: string,
+  expected: { rewinds: string[]; last: string[]; abandoned: string },
+): Promise<any[]> {
+  const events: any[] = []
+  for (let after = 0; ; ) {
+    const page = await api(token, `/sessions/${sessionId}/events?after=${after}&limit=1000`)
+    events.push(...page.events)
+    if (page.nextAfter === null) break
+    after = page.nextAfter
+  }
+  const { view, covered } = expectNothingLost(events)
+  const served = (await api(token, `/sessions/${sessionId}/view`)).events
+  expect(served.map((e: any) => e.id)).toEqual(view.map((e) => e.id))
+  expect(covered.size).toBeGreaterThan(0)
+  expect(events.filter((e) => e.type === 'REWIND').map((e) => e.rewind.reason)).toEqual(expected.rewinds)
+  const said = served
+    .filter((e: any) => e.message.role !== 'system' && !e.synthetic && !e.message.toolCalls && e.message.role !== 'tool')
+    .map((e: any) => `${e.message.role}:${e.message.content}`)
+  expect(said.slice(-expected.last.length)).toEqual(expected.last)
+  // What the edit took off the lineage is a branch, there to bring back.
+  const { branches } = await api(token, `/sessions/${sessionId}/branches`)
+  expect(branches.map((b: any) => b.headline)).toContainEqual(expect.stringContaining(expected.abandoned))
+  return events
+}
+
+const weatherSchema = { type: 'object', properties: { city: { type: 'string' } } } as const
+
+describe.skipIf(why)('every client together: tools, a compaction and an edit, checked against the log', () => {
+  it('the openai package, chat completions', async () => {
+    const token = await tokenOf(`together-openai-${Date.now().toString(36)}`)
+    const id = randomUUID()
+    const tag = `tgo${Date.now().toString(36)}`
+    const openai = new OpenAI({
+      baseURL: new URL('/v1', worker.url).href,
+      apiKey: token,
+      defaultHeaders: { 'X-Session-Id': id },
+      maxRetries: 0,
+    })
+    const tools: OpenAI.ChatCompletionTool[] = [
+      { type: 'function', function: { name: 'get_weather', description: 'The weather in a city', parameters: weatherSchema } },
+    ]
+    const messages: ChatCompletionMessageParam[] = [{ role: 'system', content: 'Be brief.' }]
+    const ask = async (content: string | null, model = 'echo') => {
+      if (content !== null) messages.push({ role: 'user', content })
+      const { data, response } = await openai.chat.completions.create({ model, messages, tools }).withResponse()
+      messages.push(data.choices[0]!.message as ChatCompletionMessageParam)
+      return { data, rewound: response.headers.get('x-rewound') }
+    }
+    await ask('Plan a trip to Rome')
+    const called = await ask('What is the weather there?', `agent-w1#${tag}`)
+    expect(called.data.choices[0]!.finish_reason).toBe('tool_calls')
+    for (const call of called.data.choices[0]!.message.tool_calls!)
+      messages.push({ role: 'tool', tool_call_id: call.id, content: 'sunny' })
+    expect((await ask(null, `agent-w1#${tag}`)).data.choices[0]!.message.content).toMatch(/^Results: .*sunny/)
+    const summary = await compact(token, id)
+    await ask('Book the hotel')
+    // The edit: the last question changed, its answer dropped, sent again. The message it goes on
+    // from came before the pass: the view as of it has no summary, so the summary leaves too.
+    messages.splice(-2, 2)
+    const edited = await ask('Book the cheaper hotel')
+    expect(edited.rewound).toBe(String(summary + 2))
+    expect(edited.data.choices[0]!.message.content).toBe('Echo: Book the cheaper hotel')
+    await expectSession(token, id, {
+      rewinds: ['divergence'],
+      last: ['user:Book the cheaper hotel', 'assistant:Echo: Book the cheaper hotel'],
+      abandoned: 'Book the hotel',
+    })
+  })
+
+  it('the Anthropic SDK, Messages', async () => {
+    const token = await tokenOf(`together-anthropic-${Date.now().toString(36)}`)
+    const id = randomUUID()
+    const tag = `tga${Date.now().toString(36)}`
+    const client = new Anthropic({
+      baseURL: worker.url.toString().replace(/\/$/, ''),
+      apiKey: token,
+      defaultHeaders: { 'X-Session-Id': id },
+      maxRetries: 0,
+    })
+    const tools: Anthropic.Tool[] = [{ name: 'get_weather', description: 'The weather in a city', input_schema: weatherSchema }]
+    const messages: Anthropic.MessageParam[] = []
+    const ask = async (content: Anthropic.MessageParam['content'] | null, model = 'echo') => {
+      if (content !== null) messages.push({ role: 'user', content })
+      const { data, response } = await client.messages
+        .create({ model, max_tokens: 256, system: 'Be brief.', messages, tools })
+        .withResponse()
+      messages.push({ role: 'assistant', content: data.content })
+      return { data, rewound: response.headers.get('x-rewound') }
+    }
+    await ask('Plan a trip to Lisbon')
+    const called = await ask('What is the weather there?', `agent-w1#${tag}`)
+    expect(called.data.stop_reason).toBe('tool_use')
+    const uses = called.data.content.filter((block) => block.type === 'tool_use')
+    const results = await ask(
+      uses.map((use) => ({ type: 'tool_result' as const, tool_use_id: use.id, content: 'sunny' })),
+      `agent-w1#${tag}`,
+    )
+    expect(text(results.data.content)).toMatch(/^Results: .*sunny/)
+    const summary = await compact(token, id)
+    await ask('Book the hotel')
+    messages.splice(-2, 2)
+    const edited = await ask('Book the cheaper hotel')
+    expect(edited.rewound).toBe(String(summary + 2))
+    expect(text(edited.data.content)).toBe('Echo: Book the cheaper hotel')
+    await expectSession(token, id, {
+      rewinds: ['divergence'],
+      last: ['user:Book the cheaper hotel', 'assistant:Echo: Book the cheaper hotel'],
+      abandoned: 'Book the hotel',
+    })
+  })
+
+  for (const provider of ['openai', 'anthropic'] as const) {
+    it(`the AI SDK’s ${provider} provider (${provider === 'openai' ? 'Responses' : 'Messages'})`, async () => {
+      const token = await tokenOf(`together-ai-${provider}-${Date.now().toString(36)}`)
+      const id = randomUUID()
+      const tag = `tgai${provider}${Date.now().toString(36)}`
+      const settings = { baseURL: new URL('/v1', worker.url).href, apiKey: token, headers: { 'X-Session-Id': id } }
+      const model = provider === 'openai' ? createOpenAI(settings) : createAnthropic(settings)
+      const tools = {
+        get_weather: tool({
+          description: 'The weather in a city',
+          inputSchema: jsonSchema<{ city?: string }>(weatherSchema),
+          execute: async () => 'sunny',
+        }),
+      }
+      const messages: ModelMessage[] = []
+      const ask = async (content: string, name = 'echo') => {
+        messages.push({ role: 'user', content })
+        const result = await generateText({
+          model: model(name),
+          system: 'Be brief.',
+          messages,
+          tools,
+          stopWhen: stepCountIs(3),
+          maxRetries: 0,
+        })
+        // Every step's messages (the tool call, its result, the answer): `response` is the last step's.
+        messages.push(...result.responseMessages)
+        return result
+      }
+      await ask('Plan a trip to Oslo')
+      // The SDK runs the tool and sends its result back: two model calls, one answer.
+      expect((await ask('What is the weather there?', `agent-w1#${tag}`)).text).toMatch(/^Results: .*sunny/)
+      await compact(token, id)
+      await ask('Book the hotel')
+      messages.splice(-2, 2)
+      expect((await ask('Book the cheaper hotel')).text).toBe('Echo: Book the cheaper hotel')
+      await expectSession(token, id, {
+        rewinds: ['divergence'],
+        last: ['user:Book the cheaper hotel', 'assistant:Echo: Book the cheaper hotel'],
+        abandoned: 'Book the hotel',
+      })
+    })
+  }
+
+  it('Claude Code (claude -p)', async () => {
+    const token = await tokenOf(`together-claude-${Date.now().toString(36)}`)
+    const sessionId = randomUUID()
+    const tag = `tgcc${Date.now().toString(36)}`
+    const [home, work] = [folder('together-claude-home-'), folder('together-claude-work-')]
+    const run = async (args: string[]) => {
+      const result = await claude(args, { service: worker.url, token, home, cwd: work })
+      expect(result.is_error, JSON.stringify(result)).toBe(false)
+      return result.result
+    }
+    writeFileSync(join(work, 'plan.txt'), 'the hotel is the Grand\n')
+    expect(await run(['--session-id', sessionId, '--model', `echo#${tag}`, 'Plan a trip to Rome'])).toMatch(/^Echo: /)
+    // Claude Code runs its Read tool for the model, then the model answers from its result.
+    expect(
+      await run([
+        `Please READ:${join(work, 'plan.txt')}`,
+        '--resume',
+        sessionId,
+        '--model',
+        `reader#${tag}`,
+        '--allowedTools',
+        'Read',
+      ]),
+    ).toMatch(/^Read: .*the Grand/s)
+    await compact(token, sessionId)
+    expect(await run(['--resume', sessionId, '--model', `echo#${tag}`, 'Book the hotel'])).toMatch(/Book the hotel/)
+    await editThroughApi(token, sessionId, 'Book the cheaper hotel')
+    // Claude Code goes on with its own copy, which never saw the edit: its copy wins, the edit stays a branch.
+    expect(await run(['--resume', sessionId, '--model', `echo#${tag}`, 'And a car'])).toMatch(/And a car/)
+    const log = await expectSession(token, sessionId, {
+      rewinds: ['edit', 'divergence'],
+      last: [expect.stringMatching(/^user:.*And a car/s), expect.stringMatching(/^assistant:Echo: .*And a car/s)] as never,
+      abandoned: 'Book the cheaper hotel',
+    })
+    expect(log.some((e) => e.message?.toolCalls?.[0]?.name === 'Read')).toBe(true)
+  })
+
+  it('Codex (codex exec), which compacts its own copy', async () => {
+    const codex = await codexUser(worker.url)
+    const tag = `tgcx${Date.now().toString(36)}`
+    expect(await codex.exec(['-m', `echo#${tag}`, 'Plan a trip to Rome'])).toMatch(/Echo: Plan a trip to Rome/)
+    // Codex runs exec_command for the model; the answer reports more tokens than Codex's limit.
+    expect(await codex.exec(['resume', '--last', '-m', `shell-50000#${tag}`, 'Please RUN:echo the-Grand'])).toMatch(
+      /Ran: the-Grand/,
+    )
+    // So Codex compacts its copy before the next turn (a compaction item the service makes).
+    expect(await codex.exec(['resume', '--last', '-m', `echo#${tag}`, 'Book the hotel'])).toMatch(/Echo: Book the hotel/)
+    const { sessions } = await codex.api('/sessions')
+    const sessionId = sessions[0].id
+    await editThroughApi(codex.token, sessionId, 'Book the cheaper hotel')
+    expect(await codex.exec(['resume', '--last', '-m', `echo#${tag}`, 'And a car'])).toMatch(/Echo: And a car/)
+    const log = await expectSession(codex.token, sessionId, {
+      rewinds: ['edit', 'divergence'],
+      last: ['user:And a car', 'assistant:Echo: And a car'],
+      abandoned: 'Book the cheaper hotel',
+    })
+    expect(log.some((e) => e.message?.toolCalls?.[0]?.name === 'exec_command')).toBe(true)
+  })
+})
