@@ -294,3 +294,163 @@ describe('hostile input, generated', () => {
     )
   })
 })
+
+describe('hostile input, generated: round three’s files, reads and door headers', () => {
+  /** Sends a body with its own Content-Type and extra headers. */
+  async function sent(method: string, path: string, body: string | undefined, headers: Record<string, string>) {
+    const response = await exports.default.fetch(
+      new Request(`https://sessions.test${path}`, {
+        method,
+        headers: { Authorization: `Bearer ${await tokenFor('alice')}`, ...headers },
+        body,
+      }),
+    )
+    const text = await response.text()
+    let parsed: unknown
+    try {
+      parsed = text ? JSON.parse(text) : undefined
+    } catch {
+      parsed = undefined
+    }
+    return { status: response.status, headers: response.headers, text, body: parsed } as Call
+  }
+
+  it('jsonl import files, whole, cut, reordered or corrupted: never a 500; a refused one writes nothing and leaves no session', async () => {
+    const target = newSessionId('fuzz')
+    await append(target, [user('seed', 'u0'), assistant('reply', 'a0')])
+    const lines = (await call('GET', `/v1/sessions/${target}/export`)).text.trim().split('\n')
+    const line = fc.oneof(
+      fc.constantFrom(...lines),
+      fc.constantFrom(...lines).map((l) => l.slice(0, Math.floor(l.length / 2))),
+      fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
+      fc
+        .record(
+          {
+            type: fc.constantFrom('MESSAGE', 'COMPACTION', 'REWIND', 'PINS', 'session', 'nope'),
+            id: fc.oneof(fc.string(), fc.constantFrom('u0', 'a0', 'x1')),
+            seq: fc.oneof(fc.integer(), fc.string()),
+            message: fc.jsonValue({ maxDepth: 2 }),
+            boundary: fc.jsonValue({ maxDepth: 2 }),
+            rewind: fc.jsonValue({ maxDepth: 2 }),
+          },
+          { requiredKeys: ['type'] },
+        )
+        .map((v) => JSON.stringify(v)),
+      fc.string({ maxLength: 80 }),
+    )
+    const into = fc.oneof(fc.constant('target'), fc.constant('fresh'))
+    await fc.assert(
+      fc.asyncProperty(into, fc.array(line, { maxLength: 6 }), fc.constantFrom('\n', '\r\n'), async (where, file, eol) => {
+        const id = where === 'target' ? target : newSessionId('fuzz-import')
+        const before = await version(target)
+        const result = await sent('POST', `/v1/sessions/${id}/import`, file.join(eol), {
+          'Content-Type': 'application/x-ndjson',
+        })
+        expect(result.status, `${file.join(eol).slice(0, 300)} → ${result.text.slice(0, 300)}`).toBeLessThan(500)
+        if (result.status >= 400) {
+          expectClientError(result)
+          expect(await version(target)).toBe(before)
+          if (where === 'fresh') expect((await call('GET', `/v1/sessions/${id}`)).status).toBe(404)
+        }
+      }),
+      { numRuns: 200 },
+    )
+  })
+
+  it('reads with odd ids and query strings (export, events, branches, stored responses, webhook deliveries): never a 500', async () => {
+    const target = newSessionId('fuzz')
+    await append(target, [user('seed', 'u0'), assistant('reply', 'a0')])
+    const value = fc.oneof(
+      fc.string({ maxLength: 40 }),
+      fc.integer().map(String),
+      fc.constantFrom('', '-1', '0', '1e9', 'NaN', 'jsonl', 'openai', 'anthropic', 'asc', 'desc', 'failed', 'pending'),
+    )
+    const path = fc.constantFrom(
+      `/v1/sessions/${target}/export`,
+      `/v1/sessions/${target}/events`,
+      `/v1/sessions/${target}/branches`,
+      '/v1/export',
+      '/v1/responses/{id}',
+      '/v1/responses/{id}/input_items',
+      '/v1/webhooks/{id}/deliveries',
+      '/v1/webhooks/{id}',
+    )
+    const query = fc.dictionary(fc.constantFrom('format', 'after', 'limit', 'before', 'order', 'status', 'x'), value, {
+      maxKeys: 3,
+    })
+    const id = fc.oneof(
+      fc.string({ maxLength: 60 }),
+      fc.constantFrom('resp_x', `resp_${target}`, 'wh_00000000000000000000000000000000', '%2e%2e', ''),
+    )
+    await fc.assert(
+      fc.asyncProperty(path, id, query, async (template, rawId, params) => {
+        const url = `${template.replace('{id}', encodeURIComponent(rawId))}?${new URLSearchParams(params)}`
+        const result = await sent('GET', url, undefined, {})
+        expect(result.status, `${url} → ${result.text.slice(0, 300)}`).toBeLessThan(500)
+        if (result.status >= 400) expect(Object.keys(result.body ?? {}), url).toEqual(['error'])
+      }),
+      { numRuns: 300 },
+    )
+  })
+
+  it('the doors’ headers with any value (X-Regenerate, X-On-Diverge, retry counts, Idempotency-Key, Claude Code’s and Codex’s): never a 500; a 4xx writes nothing', async () => {
+    const target = newSessionId('fuzz-door')
+    const history = [
+      { role: 'user', content: 'seed' },
+      { role: 'assistant', content: 'Echo: seed' },
+    ]
+    expect(
+      (
+        await call('POST', '/v1/chat/completions', {
+          body: { model: 'echo', messages: history.slice(0, 1) },
+          headers: { 'X-Session-Id': target },
+        })
+      ).status,
+    ).toBe(200)
+    const header = fc.oneof(
+      fc.string({ maxLength: 60 }).filter((v) => /^[\x20-\x7e]*$/.test(v)),
+      fc.constantFrom('true', 'false', 'rewind', 'reject', '0', '1', '-1', '99999999999999999999', '{"turn_id":"t"}', ''),
+    )
+    const headers = fc.dictionary(
+      fc.constantFrom(
+        'X-Regenerate',
+        'X-On-Diverge',
+        'x-stainless-retry-count',
+        'Idempotency-Key',
+        'x-claude-code-session-id',
+        'x-codex-turn-metadata',
+        'anthropic-version',
+        'X-Recall',
+      ),
+      header,
+      { maxKeys: 4 },
+    )
+    const door = fc.constantFrom('chat', 'messages', 'responses')
+    const messages = fc.constantFrom([...history, { role: 'user', content: 'next' }], history.slice(0, 1), [
+      { role: 'user', content: 'edited' },
+    ])
+    await fc.assert(
+      fc.asyncProperty(door, headers, messages, async (which, extra, sentMessages) => {
+        const before = await version(target)
+        const body =
+          which === 'chat'
+            ? { model: 'echo', messages: sentMessages }
+            : which === 'messages'
+              ? { model: 'echo', max_tokens: 64, messages: sentMessages }
+              : { model: 'echo', input: sentMessages }
+        const path = { chat: '/v1/chat/completions', messages: '/v1/messages', responses: '/v1/responses' }[which]
+        const result = await sent('POST', path, JSON.stringify(body), {
+          'Content-Type': 'application/json',
+          'X-Session-Id': target,
+          ...extra,
+        })
+        expect(result.status, `${which} ${JSON.stringify(extra)} → ${result.text.slice(0, 300)}`).toBeLessThan(500)
+        if (result.status >= 400) {
+          expect(Object.keys(result.body ?? {}).length, result.text).toBeGreaterThan(0)
+          expect(await version(target)).toBe(before)
+        }
+      }),
+      { numRuns: 150 },
+    )
+  })
+})
