@@ -674,6 +674,24 @@ async function forksOf(c: BenchContext): Promise<Measured> {
   return { samples, rows: { rowsRead: rows.rowsRead / forks.length, rowsWritten: rows.rowsWritten / forks.length } }
 }
 
+/** The view length {@link onFixedView} gives a session. */
+const FIXED_VIEW = 100
+
+/**
+ * Runs `measure` on a view of the session's last {@link FIXED_VIEW} events, the same at every
+ * size and in every run (what a fork, an undo or a pass costs follows the view): an untimed pass
+ * keeps them first, and is undone after, the view put back as it was.
+ */
+async function onFixedView<T>(c: BenchContext, measure: () => Promise<T>): Promise<T> {
+  const text = await answerText(sessionOf(c).compact({ strategy: { window: { lastEvents: FIXED_VIEW } } }))
+  const pass = JSON.parse(text) as { boundary: { id: string } | null }
+  try {
+    return await measure()
+  } finally {
+    if (pass.boundary) outcomeValue('undo', await sessionOf(c).undo(pass.boundary.id, {}))
+  }
+}
+
 /** `batch` undos of a pass, each pass made just before it (untimed): the view as it was, twice over. */
 const undos = (c: BenchContext, batch: number) =>
   timedEach(c, batch, {
@@ -787,9 +805,9 @@ bench.post('/door-rewind', async (c) => {
   const history = (await c.req.json<{ history: ChatMessageInput[] }>()).history
   return sampledWithRows(c, sessionOf(c), doorRewinds(c, history))
 })
-bench.get('/fork', async (c) => c.json(await forksOf(c)))
-bench.get('/undo', async (c) => c.json(await undos(c, numberOf(c, 'batch'))))
-bench.get('/responses-compaction', async (c) => c.json(await responsesCompactions(c, numberOf(c, 'batch'))))
+bench.get('/fork', async (c) => c.json(await onFixedView(c, () => forksOf(c))))
+bench.get('/undo', async (c) => c.json(await onFixedView(c, () => undos(c, numberOf(c, 'batch')))))
+bench.get('/responses-compaction', async (c) => c.json(await onFixedView(c, () => responsesCompactions(c, numberOf(c, 'batch')))))
 bench.get('/export-page', (c) => sampledWithRows(c, sessionOf(c), () => exportPage(c, numberOf(c, 'lines'))))
 bench.get('/search', (c) => sampledWithRows(c, sessionOf(c), () => answerText(sessionOf(c).search(searchQuery(c)))))
 bench.get('/context', (c) => sampledWithRows(c, sessionOf(c), () => succeeded(sessionOf(c).context())))
