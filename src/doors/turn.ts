@@ -12,6 +12,8 @@ import { callsAsShown, historyOf, inlineSystemEvent, seedEvents, strayResult } f
 
 /** How far back a diverged request's branch point is looked for, beyond the request's own length (messages). */
 export const BRANCH_LOOKBACK = 10_000
+/** Lineage messages beyond a diverged request's length looked at first (see `divergedTurn`). */
+const NEAR_END = 16
 
 /**
  * One door request: answered without the session when the client says it is auxiliary (see
@@ -185,11 +187,22 @@ async function isSideConversation(input: DoorInput, deps: TurnDeps): Promise<boo
  */
 async function divergedTurn(input: DoorInput, deps: TurnDeps, after?: number): Promise<TurnResult | DoorAnswer | null> {
   const steps = (await deps.session.stepLog())!
-  const tail = steps.clientTail(input.messages.length + BRANCH_LOOKBACK, shownOf(input), after)
-  const { j, i } = branchPoint(
-    input.messages,
-    tail.messages.map((shown) => shown.message),
-  )
+  const lookBack = (count: number) => {
+    const tail = steps.clientTail(count, shownOf(input), after)
+    return {
+      tail,
+      ...branchPoint(
+        input.messages,
+        tail.messages.map((shown) => shown.message),
+      ),
+    }
+  }
+  // Most histories branch off near the end (an edit of the newest question, a regenerate): a
+  // window of the request's length and a few more holds a match of all but its last message,
+  // which only the whole request repeated could beat. Else the spec's whole lookback is read.
+  let found = lookBack(input.messages.length + NEAR_END)
+  if (found.j === 0 || found.j < input.messages.length - 1) found = lookBack(input.messages.length + BRANCH_LOOKBACK)
+  const { tail, j, i } = found
   if (j === 0 && (await isSideConversation(input, deps))) return passthroughTurn(input, deps)
   const point: RewindPoint | null =
     i > 0

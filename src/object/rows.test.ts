@@ -157,6 +157,36 @@ describe('rows read by the read paths (what the platform bills)', () => {
     }
   })
 
+  it('a door request editing its newest question reads the same rows whatever the lineage’s length: the request’s window, not the 10,000-message lookback', async () => {
+    const read: number[] = []
+    for (const size of [600, 2_400]) {
+      const id = await sessionOf(size)
+      await call('POST', `/v1/sessions/${id}/compact`, { body: { strategy: { window: { lastTurns: 2 } } } })
+      for (const content of ['q1', 'q2']) await turn(id, { content, compaction: false })
+      // What a client shows of the end of the lineage (summaries are the service's): it edits q2.
+      const { version } = await get(`/v1/sessions/${id}`)
+      const shown = (await get(`/v1/sessions/${id}/events?after=${version - 30}&limit=100`)).events
+        .filter((e: any) => e.type === 'MESSAGE' && !e.synthetic)
+        .map((e: any) => ({ role: e.message.role, content: e.message.content }))
+        .slice(-20, -2)
+      const edit = (content: string) =>
+        call('POST', '/v1/chat/completions', {
+          body: { model: 'echo', messages: [...shown, { role: 'user', content }] },
+          headers: { 'X-Session-Id': id },
+        })
+      expect((await edit('q2, edited once')).headers.get('X-Rewound')).toBe('2')
+      read.push(
+        await rowsReadBy(id, async () => {
+          const result = await edit('q2, edited twice')
+          expect(result.status, result.text).toBe(200)
+          expect(result.headers.get('X-Rewound')).toBe('2')
+        }),
+      )
+    }
+    expect(read[1]).toBe(read[0])
+    expect(read[0]).toBeLessThan(200)
+  })
+
   it('an undo and a pin read and write the same rows whatever the log’s length: the view and the pass, never the log', async () => {
     const counts: { undo: RowCounts; pin: RowCounts; pinnedPass: RowCounts }[] = []
     for (const size of [600, 2_400]) {

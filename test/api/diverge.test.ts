@@ -129,6 +129,18 @@ describe('a door on a history that left the session’s (ON_DIVERGE rewind, the 
     expect(asked[0]!.body.messages.length).toBeLessThan(2_000)
   })
 
+  it('an edit far back (more abandoned than a request’s length and then some): the branch point is still found, in the whole lookback', async () => {
+    const id = newSessionId('chat')
+    const messages = Array.from({ length: 15 }, (_, k) => [u(`q${k + 1}`), a(`Echo: q${k + 1}`)]).flat()
+    for (let n = 1; n <= 29; n += 2)
+      expect((await complete(id, { model: 'echo', messages: messages.slice(0, n) })).status).toBe(200)
+    const edited = await complete(id, { model: 'echo', messages: [...messages.slice(0, 2), u('q2, edited')] })
+    expect(edited.status, edited.text).toBe(200)
+    expect(edited.headers.get('X-Rewound')).toBe('28') // q2 … Echo: q15
+    expect(edited.body.choices[0].message.content).toBe('Echo: q2, edited')
+    expect((await rewinds(id)).map((e: any) => e.rewind.to)).toEqual([(await wholeLog(id))[1].id])
+  })
+
   it('an edited middle of the history: the shared start kept, the rest written as sent', async () => {
     const id = await twoTurns()
     await complete(id, { model: 'echo', messages: [u('one'), a('Echo: one'), u('two'), a('Echo: two'), u('three')] })
