@@ -55,9 +55,11 @@ export interface StepLog {
    */
   clientTail(count: number, shown?: ShownOptions, after?: number): { messages: ShownMessage[]; empty: boolean }
   /**
-   * The rewind point whose view is the one as of the event at `seq` (a capsule's): at it when it
-   * is a message, else before the first message after it that is no summary (a boundary's summary
-   * events are written with it); null when none follows (the log ends with that view).
+   * The rewind point whose view is the one as of the event at `seq` (a capsule's; 0: the empty
+   * log), its boundary's summary events with it: before the next event that changes a view, when
+   * that is a message; when it is a boundary, no message names that view, and the point is the
+   * last message at or before `seq` (the view before a pass, uncompacted: nothing lost). Null when
+   * nothing after `seq` changes a view (the lineage's view is that one).
    */
   viewAt(seq: number): RewindPoint | null
 }

@@ -129,6 +129,42 @@ describe('compaction for Responses clients', () => {
     expect(messagesOf(view).slice(-3)).toEqual(['assistant:Echo: Two', 'user:Three', 'assistant:Echo: Three'])
   })
 
+  it('after the capsule, when a rewind followed its pass at once (no message names its view): back to the view before the pass, uncompacted, nothing lost', async () => {
+    const tag = newTag()
+    const id = await newSession(tag)
+    const base = developer('Base.')
+    await respond(id, { model: `echo#${tag}`, input: [base, user('One')] })
+    const compacted = await respond(id, {
+      model: `echo#${tag}`,
+      input: [base, user('One'), assistant('Echo: One'), user('Two'), TRIGGER],
+    })
+    const [capsule] = compacted.body.output
+    const log = await wholeLog(id)
+    const [one, two] = ['One', 'Two'].map((text) => log.find((e) => e.message?.content === text).id)
+    // A rewind right after the pass's summaries, then a turn on the rewound view.
+    expect((await call('POST', `/v1/sessions/${id}/rewind`, { body: { to: one } })).status).toBe(200)
+    expect((await call('POST', `/v1/sessions/${id}/turns`, { body: { content: 'Z', model: `echo#${tag}` } })).status).toBe(200)
+    const resumed = await respond(id, {
+      model: `echo#${tag}`,
+      input: [base, user('One'), user('Two'), capsule, assistant('Echo: Two'), user('Three')],
+    })
+    expect(resumed.status, resumed.text).toBe(200)
+    expect(resumed.body.output[0].content[0].text).toBe('Echo: Three')
+    const rewinds = (await wholeLog(id)).filter((e) => e.type === 'REWIND')
+    expect(rewinds.map((e) => [e.rewind.reason, e.rewind.to, e.rewind.position])).toEqual([
+      ['api', one, 'at'],
+      ['divergence', two, 'at'],
+    ])
+    expect(messagesOf((await call('GET', `/v1/sessions/${id}/view`)).body.events).slice(1)).toEqual([
+      'user:One',
+      'assistant:Echo: One',
+      'user:Two',
+      'assistant:Echo: Two',
+      'user:Three',
+      'assistant:Echo: Three',
+    ])
+  })
+
   it('mid-turn: the trigger stores the tool results; a request with nothing after the capsule goes on, and its retry is answered again', async () => {
     const tag = newTag()
     const id = await newSession(tag)

@@ -117,10 +117,13 @@ export class StepRecords {
   }
 
   viewAt(seq: number): RewindPoint | null {
-    const [event] = this.log.after(seq - 1, 1)
-    if (event?.type === 'MESSAGE' && !event.synthetic) return { to: event.id, position: 'at' }
-    const next = this.log.firstSaidAfter(seq)
-    return next && { to: next.id, position: 'before' }
+    const next = this.log.firstViewChangeAfter(seq)
+    if (next === null) return null
+    if (seq === 0) return { to: null, position: 'at' }
+    if (next.type === 'MESSAGE') return { to: next.id, position: 'before' }
+    // A boundary right after it: no message names that view; the one before the pass does, uncompacted.
+    const last = this.log.lastSaidAtOrBefore(seq)
+    return { to: last?.id ?? null, position: 'at' }
   }
 
   clientTail(count: number, shown?: ShownOptions, after = 0): { messages: ShownMessage[]; empty: boolean } {
