@@ -114,18 +114,27 @@ describe('round three under concurrency', () => {
     expect(retry.body.content[0].text).toBe('Echo: Hello there')
     expect(await upstreamRequests(again)).toHaveLength(0)
     expect(shown((await expectWholeLog(id)).events)).toEqual(['user:Hello there', 'assistant:Echo: Hello there'])
-    // Claude Code's own retry says 0, but Claude Code always sends its whole history: its session header makes it resent.
-    const fromClaudeCode = await send(
-      id,
-      { model: `echo#${again}`, messages: [u('Hello there')] },
-      { 'x-stainless-retry-count': '0', 'x-claude-code-session-id': id },
-    )
-    expect(fromClaudeCode.body.content[0].text).toBe('Echo: Hello there')
+    // Claude Code's own retry says 0, but Claude Code always sends its whole history: in the
+    // session its own id names, its session header makes it resent.
+    const fromClaudeCode = (headers: Record<string, string>) =>
+      call('POST', '/v1/messages', {
+        body: { model: `echo#${again}`, max_tokens: 256, messages: [u('Hello there')] },
+        headers: {
+          'anthropic-version': '2023-06-01',
+          'x-stainless-retry-count': '0',
+          'x-claude-code-session-id': id,
+          ...headers,
+        },
+      })
+    expect((await fromClaudeCode({})).body.content[0].text).toBe('Echo: Hello there')
     expect(await upstreamRequests(again)).toHaveLength(0)
-    // Without either the same message is asked again: a new turn (a retry must hold an assistant message).
+    // Where X-Session-Id names the session (runs may share it), or without either header, the same
+    // message is asked again: a new turn (a retry must hold an assistant message).
+    expect((await fromClaudeCode({ 'X-Session-Id': id })).status).toBe(200)
+    expect(await upstreamRequests(again)).toHaveLength(1)
     const asked = await send(id, { model: `echo#${again}`, messages: [u('Hello there')] })
     expect(asked.status, asked.text).toBe(200)
-    expect(await upstreamRequests(again)).toHaveLength(1)
+    expect(await upstreamRequests(again)).toHaveLength(2)
   })
 
   it('a chat completion resent with x-stainless-retry-count answers its stored reply when it is the whole conversation, and is a new turn when it is not', async () => {
@@ -219,16 +228,19 @@ describe('round three with the object killed', () => {
     const context = (await call('GET', `/v1/sessions/${id}/context`)).body
     expect(context).toMatchObject({ compacting: false })
     expect((await expectWholeLog(id)).events.every((e) => e.type === 'MESSAGE')).toBe(true)
-    // Not stuck: a pass asked for now runs and covers the first turn.
+    // Not stuck: a pass asked for now runs and covers the first turn — the only pass in the log
+    // (the one the kill stopped, its summary answered to no one, wrote nothing then or since).
     const pass = await call('POST', `/v1/sessions/${id}/compact`, {
       body: { strategy: { window: { lastTurns: 1 }, summarizer: { model: `echo#${newTag()}` } } },
     })
     expect(pass.status, pass.text).toBe(200)
     expect(pass.body.unchanged).toBe(false)
-    expect((await expectWholeLog(id)).covered).toEqual(new Set(['u1', 'a1']))
+    const { events, covered } = await expectWholeLog(id)
+    expect(covered).toEqual(new Set(['u1', 'a1']))
+    expect(events.filter((e) => e.type === 'COMPACTION')).toHaveLength(1)
   })
 
-  it('while a webhook delivery is at its receiver: the delivery is attempted again once its lease ends, under the same webhook-id', async () => {
+  it('while a webhook delivery is at its receiver: the attempt is never recorded, and the delivery is attempted again once its lease ends, under the same webhook-id', async () => {
     const as = newUser()
     // The receiver leaves the first attempt unanswered for longer than the attempt's timeout.
     const hook = await register(as, 'slow-once', ['turn.completed'])
@@ -241,9 +253,11 @@ describe('round three with the object killed', () => {
     expect(new Set(all.map((a) => a.headers['webhook-id'])).size).toBe(1)
     expect(all.at(-1)!.answered).toBe(200)
     expect(JSON.parse(all.at(-1)!.body)).toMatchObject({ type: 'turn.completed' })
+    // The object died with the first attempt in flight: only the retry is on the record (a timed-out attempt would be too).
+    expect((await deliveries(as, hook.id))[0]).toMatchObject({ status: 'delivered', attempts: 1, lastStatus: 200 })
   })
 
-  it('right after a turn is written, wherever its notice is (the session’s outbox, the hand-over, the user’s deliveries): it is delivered, once per notice', async () => {
+  it('right after a turn is written, wherever its notice is (the session’s outbox, the hand-over, the user’s deliveries): each notice is delivered, all its attempts under one webhook-id', async () => {
     const as = newUser()
     const hook = await register(as, 'ok', ['turn.completed'])
     const id = newSessionId('killed')

@@ -236,10 +236,13 @@ describe('POST /v1/responses', () => {
     expect(again.body.output).toEqual(first.body.output)
     expect(await upstreamRequests(tag)).toHaveLength(1)
     expect(shown(await wholeLog(id))).toEqual(['user:First from Codex', 'assistant:Echo: First from Codex'])
-    // Without the header the same input is the same question asked again (a client sending only what is new).
+    // Without the header, or where X-Session-Id names the session (runs may share it), the same
+    // input is the same question asked again.
     const asked = await respond(id, body)
     expect(asked.status, asked.text).toBe(200)
     expect(await upstreamRequests(tag)).toHaveLength(2)
+    expect((await respond(id, body, codex)).status).toBe(200)
+    expect(await upstreamRequests(tag)).toHaveLength(3)
   })
 
   it('item_reference stands for the stored item it names: an assistant message, its calls; one naming nothing is a 400', async () => {

@@ -52,17 +52,19 @@ export const RetryCountHeader = z.string().optional().openapi({
  * Whether a door request counts as sent again when it is the whole conversation before the
  * stored reply (rule 4): the SDKs say so with `x-stainless-retry-count` of 1 or more. Claude Code
  * (`x-claude-code-session-id`) and Codex (`x-codex-turn-metadata`) send their whole history every
- * time and retry with no count (Claude Code's own retries say 0): from them such a request can
- * only be the same request again.
+ * time and retry with no count (Claude Code's own retries say 0): in a session of their own
+ * conversation (no `X-Session-Id` naming another) such a request can only be the same request
+ * again — where several runs share a session, a new run may ask what an earlier one did.
  */
 export const isResent = (headers: {
+  'x-session-id'?: string | undefined
   'x-stainless-retry-count'?: string | undefined
   'x-claude-code-session-id'?: string | undefined
   'x-codex-turn-metadata'?: string | undefined
 }) =>
   Number.parseInt(headers['x-stainless-retry-count'] ?? '', 10) >= 1 ||
-  headers['x-claude-code-session-id'] !== undefined ||
-  headers['x-codex-turn-metadata'] !== undefined
+  (headers['x-session-id'] === undefined &&
+    (headers['x-claude-code-session-id'] !== undefined || headers['x-codex-turn-metadata'] !== undefined))
 
 /** A group of routes, validated with the API's hook. */
 export const routes = () => new OpenAPIHono<AppEnv>({ defaultHook: validationHook })

@@ -20,7 +20,7 @@ const Headers = z.object({
   }),
   'x-claude-code-session-id': z.string().optional().openapi({
     description:
-      'Claude Code’s session id. Claude Code sends its whole history every time and its retries no retry count: a request carrying it that is the whole conversation before the stored reply is a retry.',
+      'Claude Code’s session id. Claude Code sends its whole history every time and its retries no retry count: without X-Session-Id, a request carrying it that is the whole conversation before the stored reply is a retry.',
   }),
   'x-claude-code-agent-id': z
     .string()

@@ -29,7 +29,7 @@ const Headers = z.object({
   'x-stainless-retry-count': RetryCountHeader,
   'x-codex-turn-metadata': z.string().optional().openapi({
     description:
-      'Sent by Codex on every request (it sends its whole history each time, and no retry count): a request carrying it that is the whole conversation before the stored reply is a retry.',
+      'Sent by Codex on every request (it sends its whole history each time, and no retry count): without X-Session-Id, a request carrying it that is the whole conversation before the stored reply is a retry.',
   }),
 })
 
