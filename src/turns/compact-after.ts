@@ -38,7 +38,11 @@ export async function compactAfter(step: PreparedStep, result: TurnResult, deps:
     return { ...result, compactionScheduled: started }
   }
   try {
-    if (deps.passes?.running()) await deps.passes.settled()
+    // One pass at a time: a door's turn may start another while this one waits.
+    while (deps.passes?.running()) {
+      deps.onCompacting?.()
+      await deps.passes.settled()
+    }
     return { ...result, compaction: await pass() }
   } catch (error) {
     return { ...result, compaction: { error: failureOf(error) } }

@@ -112,23 +112,32 @@ describe('background passes', () => {
     expect(compactions).toHaveLength(2)
   })
 
-  it('a /turns turn whose own pass would run while a background pass runs waits for that pass, then looks at its trigger again: never two passes at once', async () => {
+  it('a /turns turn whose own pass would run while a background pass runs waits for that pass (streamed, saying so), then looks at its trigger again', async () => {
     const tag = newTag()
     const id = await sessionWith(everyTurn(`hold#${tag}`, { background: true }))
     expect((await turn(id, { content: 'question 3' })).body.compactionScheduled).toBe(true)
     await untilUpstreamReceived(tag)
-    // Its own pass (in the turn, a window of two turns) waits: the background pass's summary is the only one asked for.
-    const waiting = turn(id, {
-      content: 'question 4',
-      compaction: { ...everyTurn('echo'), strategy: { window: { lastTurns: 2 }, summarizer: { model: 'echo' } } },
-    })
-    await until(async () => (await context(id)).events.log === 8, 'the turn written')
-    expect(await upstreamRequests(tag)).toHaveLength(1)
+    // Its own pass (in the turn, a window of two turns, its summary tagged apart) waits for the background one.
+    const own = newTag()
+    const response = await exports.default.fetch(
+      new Request(`https://sessions.test/v1/sessions/${id}/turns`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${await tokenFor('alice')}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({
+          content: 'question 4',
+          stream: true,
+          compaction: { trigger: { always: true }, strategy: { window: { lastTurns: 2 }, summarizer: { model: `echo#${own}` } } },
+        }),
+      }),
+    )
+    const reader = sseReader(response)
+    await reader.until((frames) => frames.some((frame) => frame.event === 'compacting'))
+    expect(await upstreamRequests(own)).toHaveLength(0)
     await releaseUpstream(tag)
-    const result = await waiting
-    expect(result.status, result.text).toBe(200)
+    const done = (await reader.rest()).find((frame) => frame.event === 'done')
     // The background pass left question 3 and 4 with a summary: a window of two turns has nothing more to cover.
-    expect(result.body.compaction).toMatchObject({ unchanged: true })
+    expect(done?.data.compaction).toMatchObject({ unchanged: true })
+    expect(await upstreamRequests(own)).toHaveLength(0)
     expect((await call('GET', `/v1/sessions/${id}/compactions`)).body.compactions).toHaveLength(1)
   })
 

@@ -14,8 +14,13 @@ import { expect } from 'vitest'
  * Answers the final view and the ids of every event some pass covered.
  */
 export function expectNothingLost(events: any[]): { view: { id: string }[]; covered: Set<string> } {
-  // An event's `pinned` shows its pin state now: taken as pinned at append unless a PINS event names it.
-  const namedByPins = new Set(events.filter((e) => e.type === 'PINS').flatMap((e) => [...e.pins.pin, ...e.pins.unpin]))
+  // Whether an event was pinned as it was appended: the first PINS event naming it says (unpinning
+  // it: it was); one never named shows it in `pinned`, its state now.
+  const firstNamed = new Map<string, 'pin' | 'unpin'>()
+  for (const e of events)
+    if (e.type === 'PINS')
+      for (const kind of ['pin', 'unpin'] as const)
+        for (const id of e.pins[kind]) if (!firstNamed.has(id)) firstNamed.set(id, kind)
   let view: string[] = []
   let pins = new Set<string>()
   const covered = new Set<string>()
@@ -38,7 +43,7 @@ export function expectNothingLost(events: any[]): { view: { id: string }[]; cove
 
     if (event.type === 'MESSAGE') {
       view.push(event.id)
-      if (event.pinned && !namedByPins.has(event.id)) pins.add(event.id)
+      if ((firstNamed.get(event.id) ?? (event.pinned ? 'unpin' : 'pin')) === 'unpin') pins.add(event.id)
     } else if (event.type === 'PINS') {
       pins = new Set(pins)
       for (const id of event.pins.pin) pins.add(id)
