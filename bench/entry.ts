@@ -800,10 +800,24 @@ bench.post('/door', async (c) => {
   return c.json<Measured>({ samples, rows })
 })
 bench.get('/rewind-and-back', (c) => sampledWithRows(c, sessionOf(c), rewindAndBack(c)))
-bench.get('/regenerate', (c) => sampledWithRows(c, sessionOf(c), () => regenerateTurn(c)))
+bench.get('/regenerate', async (c) => {
+  // A turn with a reply to regenerate, untimed (a freshly seeded log may end with a question).
+  await turnText(c, { content: 'a question to answer again', compaction: false })
+  return sampledWithRows(c, sessionOf(c), () => regenerateTurn(c))
+})
 bench.post('/door-rewind', async (c) => {
   const history = (await c.req.json<{ history: ChatMessageInput[] }>()).history
-  return sampledWithRows(c, sessionOf(c), doorRewinds(c, history))
+  return onFixedView(c, async () => {
+    // Two turns after the pass, untimed: editing the second goes back to the first's reply, which
+    // comes after the pass, so the view the edit runs on is the fixed one.
+    const [first, second] = ['first after the pass', 'second after the pass']
+    for (const content of [first, second]) {
+      const text = await turnText(c, { content, compaction: false })
+      if (!text.includes(`Echo: ${content}`)) throw new Error(`door rewind: ${text.slice(0, 300)}`)
+    }
+    const shown = [...history, { role: 'user', content: first }, { role: 'assistant', content: `Echo: ${first}` }]
+    return sampledWithRows(c, sessionOf(c), doorRewinds(c, shown as ChatMessageInput[]))
+  })
 })
 bench.get('/fork', async (c) => c.json(await onFixedView(c, () => forksOf(c))))
 bench.get('/undo', async (c) => c.json(await onFixedView(c, () => undos(c, numberOf(c, 'batch')))))

@@ -190,8 +190,10 @@ function background(targets: Targets) {
 function branches(targets: Targets) {
   const { worker, ours, onOurs, keepShort } = targets
   const doorRewind = async (key: Key) => {
-    // What came before the newest question, as the client was shown it: each request edits that question.
-    const history = (await clientHistory(worker, ours(key), 22)).slice(0, -2)
+    // The end of the conversation as the client was shown it (the view's, in OpenAI's shape); the
+    // bench adds two turns after a pass that fixes the view, and each request edits the second.
+    const { messages } = await worker.api('GET', `/v1/sessions/${ours(key)}/view?format=openai`)
+    const history = (messages as unknown[]).slice(-20)
     return worker.bench('door-rewind', { user: USER, session: ours(key), batch: 5 }, { history })
   }
   return {

@@ -270,7 +270,7 @@ export const TABLES: Table[] = [
   },
   {
     title:
-      'Branches, through the object in workerd: a rewind to before the newest turn and back (two REWINDs), a regenerate, a chat-completions request editing the newest question (5 a sample; rows per call)',
+      'Branches, through the object in workerd: a rewind to before the newest turn and back (two REWINDs), a regenerate, a chat-completions request editing the newest question, on a view of the last 100 events and two turns, the same at every size (5 a sample; rows per call)',
     measure: ['rewindAndBack', 'regenerate', 'doorRewind'],
     columns: [
       logEvents,

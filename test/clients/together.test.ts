@@ -9,7 +9,7 @@ import OpenAI from 'openai'
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { serveWorker } from '../served/global-setup'
-import { expectNothingLost } from '../support/log-checker'
+import { expectNothingLost, lineageOf } from '../support/log-checker'
 import { claude, cliMissing, codexUser, folder, removeFolders, tokenOf } from './cli'
 
 /**
@@ -95,7 +95,7 @@ const text = (content: unknown): string =>
 async function expectSession(
   token: string,
   sessionId: string,
-  expected: { rewinds: string[]; last: string[]; abandoned: string },
+  expected: { rewinds: string[]; last: string[]; abandoned: string; asked?: string[] },
 ): Promise<any[]> {
   const events: any[] = []
   for (let after = 0; ; ) {
@@ -113,6 +113,13 @@ async function expectSession(
     .filter((e: any) => e.message.role !== 'system' && !e.synthetic && !e.message.toolCalls && e.message.role !== 'tool')
     .map((e: any) => `${e.message.role}:${e.message.content}`)
   expect(said.slice(-expected.last.length)).toEqual(expected.last)
+  // The questions the client holds are the lineage's, in order, each once (covered ones too).
+  if (expected.asked) {
+    const asked = lineageOf(events)
+      .filter((e) => e.type === 'MESSAGE' && e.message.role === 'user' && !e.synthetic && !e.metadata?.inline)
+      .map((e) => e.message.content)
+    expect(asked).toEqual(expected.asked)
+  }
   // What the edit took off the lineage is a branch, there to bring back.
   const { branches } = await api(token, `/sessions/${sessionId}/branches`)
   expect(branches.map((b: any) => b.headline)).toContainEqual(expect.stringContaining(expected.abandoned))
@@ -160,6 +167,7 @@ describe.skipIf(why)('every client together: tools, a compaction and an edit, ch
       rewinds: ['divergence'],
       last: ['user:Book the cheaper hotel', 'assistant:Echo: Book the cheaper hotel'],
       abandoned: 'Book the hotel',
+      asked: messages.filter((m) => m.role === 'user').map((m) => m.content as string),
     })
   })
 
@@ -202,6 +210,7 @@ describe.skipIf(why)('every client together: tools, a compaction and an edit, ch
       rewinds: ['divergence'],
       last: ['user:Book the cheaper hotel', 'assistant:Echo: Book the cheaper hotel'],
       abandoned: 'Book the hotel',
+      asked: messages.flatMap((m) => (m.role === 'user' && typeof m.content === 'string' ? [m.content] : [])),
     })
   })
 
@@ -245,6 +254,7 @@ describe.skipIf(why)('every client together: tools, a compaction and an edit, ch
         rewinds: ['divergence'],
         last: ['user:Book the cheaper hotel', 'assistant:Echo: Book the cheaper hotel'],
         abandoned: 'Book the hotel',
+        asked: messages.flatMap((m) => (m.role === 'user' && typeof m.content === 'string' ? [m.content] : [])),
       })
     })
   }

@@ -91,3 +91,24 @@ export function expectNothingLost(events: any[]): { view: { id: string }[]; cove
   }
   return { view: view.map((id) => byId.get(id)), covered }
 }
+
+/**
+ * The lineage of a whole log, by the spec's rule (round3.md §1): read backwards from the end; at a
+ * REWIND, go on from its `to` (itself included for `at`, not for `before`), skipping what lies between.
+ */
+export function lineageOf(events: any[]): any[] {
+  const index = new Map(events.map((event, i) => [event.id, i]))
+  const lineage: any[] = []
+  for (let i = events.length - 1; i >= 0; ) {
+    const event = events[i]
+    if (event.type !== 'REWIND') {
+      lineage.push(event)
+      i--
+      continue
+    }
+    const { to, position } = event.rewind
+    if (to === null) break
+    i = index.get(to)! - (position === 'before' ? 1 : 0)
+  }
+  return lineage.reverse()
+}
