@@ -17,7 +17,9 @@ import {
   untilUpstreamReceived,
   upstreamRequests,
   user,
+  wholeLog,
 } from '../helpers'
+import { expectNothingLost } from '../support/log-checker'
 import { send, shown, u } from '../support/messages-door'
 import { attempts, deliveries, newUser, register } from '../support/webhook-receiver'
 
@@ -244,7 +246,8 @@ describe('round three with the object killed', () => {
     const as = newUser()
     // The receiver leaves the first attempt unanswered for longer than the attempt's timeout.
     const hook = await register(as, 'slow-once', ['turn.completed'])
-    expect((await turn(newSessionId('killed'), { content: 'q' }, as)).status).toBe(200)
+    const id = newSessionId('killed')
+    expect((await turn(id, { content: 'q' }, as)).status).toBe(200)
     await until(async () => (await attempts(hook.name)).length === 1, 'the first attempt')
     await abortAllDurableObjects()
     await until(async () => (await deliveries(as, hook.id, 'delivered')).length === 1, 'the delivery after the lease')
@@ -255,6 +258,7 @@ describe('round three with the object killed', () => {
     expect(JSON.parse(all.at(-1)!.body)).toMatchObject({ type: 'turn.completed' })
     // The object died with the first attempt in flight: only the retry is on the record (a timed-out attempt would be too).
     expect((await deliveries(as, hook.id))[0]).toMatchObject({ status: 'delivered', attempts: 1, lastStatus: 200 })
+    expect(expectNothingLost(await wholeLog(id, as)).view.map((e: any) => e.message.content)).toEqual(['q', 'Echo: q'])
   })
 
   it('right after a turn is written, wherever its notice is (the session’s outbox, the hand-over, the user’s deliveries): each notice is delivered, all its attempts under one webhook-id', async () => {
@@ -271,5 +275,6 @@ describe('round three with the object killed', () => {
     const byId = new Map(all.map((a) => [a.headers['webhook-id'], JSON.parse(a.body)]))
     expect(byId.size).toBe(3)
     expect([...byId.values()].every((body) => body.type === 'turn.completed' && body.data.sessionId === id)).toBe(true)
+    expect(expectNothingLost(await wholeLog(id, as)).view).toHaveLength(6)
   })
 })
