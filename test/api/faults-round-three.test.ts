@@ -29,6 +29,25 @@ afterAll(expectEveryLogWhole)
 const viewIds = async (id: string) =>
   (await call('GET', `/v1/sessions/${id}/view`)).body.events.map((e: { id: string }) => e.id) as string[]
 
+/**
+ * A session (q1, r1) whose door turn (q2) has started its policy's pass in the background: the
+ * pass waits at the upstream for its summary, held under `passTag`.
+ */
+async function passWaiting(prefix: string) {
+  const passTag = newTag()
+  const id = newSessionId(prefix)
+  const policy = { trigger: { always: true }, strategy: { window: { lastTurns: 1 }, summarizer: { model: `hold#${passTag}` } } }
+  expect((await call('POST', '/v1/sessions', { body: { id, policy } })).status).toBe(201)
+  await append(id, [user('q1', 'u1'), assistant('r1', 'a1')])
+  const door = await call('POST', '/v1/chat/completions', {
+    body: { model: 'echo', messages: [u('q1'), { role: 'assistant', content: 'r1' }, u('q2')] },
+    headers: { 'X-Session-Id': id },
+  })
+  expect(door.status, door.text).toBe(200)
+  await untilUpstreamReceived(passTag)
+  return { id, passTag }
+}
+
 describe('round three under concurrency', () => {
   it('a fork while a turn runs on the source: the fork holds the view the source had, the turn completes on the source alone', async () => {
     const id = newSessionId('src')
@@ -169,18 +188,7 @@ describe('round three under concurrency', () => {
   })
 
   it('a rewind sent while a turn holds the model and a background pass waits for its summary: it waits for the turn, then the pass yields to it', async () => {
-    const passTag = newTag()
-    const id = newSessionId('race')
-    const policy = { trigger: { always: true }, strategy: { window: { lastTurns: 1 }, summarizer: { model: `hold#${passTag}` } } }
-    expect((await call('POST', '/v1/sessions', { body: { id, policy } })).status).toBe(201)
-    await append(id, [user('q1', 'u1'), assistant('r1', 'a1')])
-    // A door's turn starts the policy's pass in the background; it waits at the upstream for its summary.
-    const door = await call('POST', '/v1/chat/completions', {
-      body: { model: 'echo', messages: [u('q1'), { role: 'assistant', content: 'r1' }, u('q2')] },
-      headers: { 'X-Session-Id': id },
-    })
-    expect(door.status, door.text).toBe(200)
-    await untilUpstreamReceived(passTag)
+    const { id, passTag } = await passWaiting('race')
     // A turn holds the model; a rewind to before q2 is sent meanwhile.
     const turnTag = newTag()
     const running = turn(id, { content: 'q3', model: `hold#${turnTag}`, compaction: false })
@@ -212,17 +220,7 @@ describe('round three under concurrency', () => {
 
 describe('round three with the object killed', () => {
   it('during a background pass waiting for its summary: nothing is written, the session is not left compacting, and a pass runs again', async () => {
-    const passTag = newTag()
-    const id = newSessionId('killed')
-    const policy = { trigger: { always: true }, strategy: { window: { lastTurns: 1 }, summarizer: { model: `hold#${passTag}` } } }
-    expect((await call('POST', '/v1/sessions', { body: { id, policy } })).status).toBe(201)
-    await append(id, [user('q1', 'u1'), assistant('r1', 'a1')])
-    const door = await call('POST', '/v1/chat/completions', {
-      body: { model: 'echo', messages: [u('q1'), { role: 'assistant', content: 'r1' }, u('q2')] },
-      headers: { 'X-Session-Id': id },
-    })
-    expect(door.status, door.text).toBe(200)
-    await untilUpstreamReceived(passTag)
+    const { id, passTag } = await passWaiting('killed')
     const before = (await call('GET', `/v1/sessions/${id}/view`)).body
     await abortAllDurableObjects()
     await releaseUpstream(passTag) // answered to no one

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { serveWorker } from '../served/global-setup'
-import { cliMissing, folder, removeFolders, claude as runClaude, tokenOf } from './cli'
+import type { serveWorker } from '../served/global-setup'
+import { cliMissing, folder, removeFolders, claude as runClaude, serveForCli, tokenOf } from './cli'
 
 /**
  * Claude Code itself (`claude -p`, from the test-only package in test/cli, which .ci/run
@@ -21,14 +21,7 @@ const work = folder('claude-work-')
 
 beforeAll(async () => {
   if (why) return
-  const upstream = inject('upstreamUrl')
-  worker = await serveWorker({
-    OPENAI_BASE_URL: `${upstream}/v1`,
-    CHAT_MODEL: 'echo',
-    SUMMARY_MODEL: 'echo',
-    CHAT_CONTEXT_TOKENS: '200000',
-    JWT_SECRET: inject('jwtSecret'),
-  })
+  worker = await serveForCli()
   token = await tokenOf('claude-user')
 }, 180_000)
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage } from 'node:http'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { serveWorker } from '../served/global-setup'
-import { claude, cliMissing, codexUser, folder, removeFolders, tokenOf } from './cli'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { serveWorker } from '../served/global-setup'
+import { claude, cliMissing, codexUser, folder, removeFolders, serveForCli, tokenOf } from './cli'
 import { upstreamSent } from './helpers'
 
 /**
@@ -18,13 +18,7 @@ let worker: Awaited<ReturnType<typeof serveWorker>>
 
 beforeAll(async () => {
   if (why) return
-  worker = await serveWorker({
-    OPENAI_BASE_URL: `${inject('upstreamUrl')}/v1`,
-    CHAT_MODEL: 'echo',
-    SUMMARY_MODEL: 'echo',
-    CHAT_CONTEXT_TOKENS: '200000',
-    JWT_SECRET: inject('jwtSecret'),
-  })
+  worker = await serveForCli()
 }, 180_000)
 
 afterAll(async () => {

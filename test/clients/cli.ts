@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { sign } from 'hono/jwt'
 import { expect, inject } from 'vitest'
+import { serveWorker } from '../served/global-setup'
 import { run } from './helpers'
 
 export const CLAUDE = resolve('test/cli/node_modules/.bin/claude')
@@ -15,6 +16,20 @@ export const CODEX = resolve('test/cli/node_modules/.bin/codex')
 /** Why the CLI tests are skipped here ('' when both CLIs are installed). */
 export const cliMissing =
   existsSync(CLAUDE) && existsSync(CODEX) ? '' : 'the agent CLIs are not installed: run `npm ci --prefix test/cli`'
+
+/**
+ * The served Worker the CLIs run against: the fake upstream as its model, a window of 200k (their
+ * prompts run to 12k–17k tokens), and `vars`.
+ */
+export const serveForCli = (vars: Record<string, string> = {}) =>
+  serveWorker({
+    OPENAI_BASE_URL: `${inject('upstreamUrl')}/v1`,
+    CHAT_MODEL: 'echo',
+    SUMMARY_MODEL: 'echo',
+    CHAT_CONTEXT_TOKENS: '200000',
+    JWT_SECRET: inject('jwtSecret'),
+    ...vars,
+  })
 
 const folders: string[] = []
 /** A temporary folder, removed by {@link removeFolders}. */

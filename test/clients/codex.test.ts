@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { serveWorker } from '../served/global-setup'
-import { claude, cliMissing, codexUser as codexUserOf, removeFolders } from './cli'
+import type { serveWorker } from '../served/global-setup'
+import { claude, cliMissing, codexUser as codexUserOf, removeFolders, serveForCli } from './cli'
 
 /**
  * Codex CLI itself (`codex exec`, from the test-only package in test/cli) pointed at the served
@@ -15,13 +15,8 @@ let worker: Awaited<ReturnType<typeof serveWorker>>
 
 beforeAll(async () => {
   if (why) return
-  worker = await serveWorker({
-    OPENAI_BASE_URL: `${inject('upstreamUrl')}/v1`,
-    CHAT_MODEL: 'echo',
-    SUMMARY_MODEL: 'echo',
-    CHAT_CONTEXT_TOKENS: '200000',
+  worker = await serveForCli({
     COMPACTION_POLICY: JSON.stringify({ trigger: { turnCount: 1000 }, strategy: { window: { lastTurns: 1 }, summarizer: {} } }),
-    JWT_SECRET: inject('jwtSecret'),
   })
 }, 180_000)
 

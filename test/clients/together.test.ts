@@ -7,10 +7,10 @@ import Anthropic from '@anthropic-ai/sdk'
 import { generateText, jsonSchema, type ModelMessage, stepCountIs, tool } from 'ai'
 import OpenAI from 'openai'
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { serveWorker } from '../served/global-setup'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { serveWorker } from '../served/global-setup'
 import { expectNothingLost, lineageOf } from '../support/log-checker'
-import { claude, cliMissing, codexUser, folder, removeFolders, tokenOf } from './cli'
+import { claude, cliMissing, codexUser, folder, removeFolders, serveForCli, tokenOf } from './cli'
 
 /**
  * Every client together, one scripted run on one served Worker: the `openai` package (chat
@@ -32,12 +32,8 @@ let worker: Awaited<ReturnType<typeof serveWorker>>
 
 beforeAll(async () => {
   if (why) return
-  worker = await serveWorker({
-    OPENAI_BASE_URL: `${inject('upstreamUrl')}/v1`,
-    CHAT_MODEL: 'echo',
-    SUMMARY_MODEL: 'echo',
-    CHAT_CONTEXT_TOKENS: '200000',
-    // No pass on its own: each conversation's compaction is the script's.
+  // No pass on its own: each conversation's compaction is the script's.
+  worker = await serveForCli({
     COMPACTION_POLICY: JSON.stringify({ trigger: { turnCount: 1000 }, strategy: { window: { lastTurns: 1 }, summarizer: {} } }),
   })
 }, 180_000)
