@@ -183,7 +183,8 @@ async function isSideConversation(input: DoorInput, deps: TurnDeps): Promise<boo
  * the turn's first write; a history that shares nothing starts a fresh lineage holding what it
  * sent (or, a side conversation, is answered unstored). After a compaction capsule (at seq
  * `after`) the lineage is looked at only past the point it names, and sharing nothing there
- * goes back to the capsule's view (the client's copy stands on it), even when a rewind left it. `onRewound` is told what the rewind abandons.
+ * goes back to the capsule's view (the client's copy stands on it), even when a rewind left it.
+ * `onRewound` is told what the rewind abandons.
  */
 async function divergedTurn(input: DoorInput, deps: TurnDeps, after?: number): Promise<TurnResult | DoorAnswer | null> {
   const steps = (await deps.session.stepLog())!

@@ -8,10 +8,10 @@ import type { PreparedStep } from './step'
  * The last phase: the policy's pass once the step is written. In the background (when the
  * policy or the deployment says so, and the trigger fires now) the pass is started to run after
  * the answer — `compactionScheduled`, unless one runs already — and how it ends is the session's
- * to report (`/context`); else the turn waits for it, after a background pass running now (one
- * pass at a time; its trigger is looked at again on the view that pass left). It never fails the turn: a failed pass is
- * reported in the result (a summarizer's upstream failure was logged where it happened; anything
- * else is a bug, logged here).
+ * to report (`/context`); else the turn waits for it, after any background pass running now (one
+ * pass at a time; its trigger is looked at again on the view that pass left). It never fails the
+ * turn: a failed pass is reported in the result (a summarizer's upstream failure was logged where
+ * it happened; anything else is a bug, logged here).
  */
 export async function compactAfter(step: PreparedStep, result: TurnResult, deps: TurnDeps): Promise<TurnResult> {
   const policy = step.policy

@@ -56,10 +56,10 @@ export interface StepLog {
   clientTail(count: number, shown?: ShownOptions, after?: number): { messages: ShownMessage[]; empty: boolean }
   /**
    * The rewind point whose view is the one as of the event at `seq` (a capsule's; 0: the empty
-   * log), its boundary's summary events with it: before the next event that changes a view, when
-   * that is a message; when it is a boundary, no message names that view, and the point is the
-   * last message at or before `seq` (the view before a pass, uncompacted: nothing lost). Null when
-   * nothing after `seq` changes a view (the lineage's view is that one).
+   * log), its boundary's summary events with it: before the next message a client was shown,
+   * when no boundary comes first; else no message names that view, and the point is the last
+   * shown message at or before `seq` (the view before a pass, uncompacted: nothing lost). Null
+   * when neither follows `seq` (the lineage's view is that one).
    */
   viewAt(seq: number): RewindPoint | null
 }

@@ -27,6 +27,19 @@ const doneItems = (text: string) =>
     .filter((frame) => frame.event === 'response.output_item.done')
     .map((frame) => frame.data.item)
 
+/** A session of One and its reply, then Two with a trigger: compacted there, its capsule answered. */
+async function compactedAtTwo() {
+  const tag = newTag()
+  const id = await newSession(tag)
+  const base = developer('Base.')
+  await respond(id, { model: `echo#${tag}`, input: [base, user('One')] })
+  const compacted = await respond(id, {
+    model: `echo#${tag}`,
+    input: [base, user('One'), assistant('Echo: One'), user('Two'), TRIGGER],
+  })
+  return { tag, id, base, capsule: compacted.body.output[0] }
+}
+
 describe('compaction for Responses clients', () => {
   it('a compaction_trigger stores nothing twice, runs a pass with a summary, and streams exactly one compaction item', async () => {
     const tag = newTag()
@@ -93,15 +106,7 @@ describe('compaction for Responses clients', () => {
   })
 
   it('after the capsule, a history that left the session’s (an edit made through the API meanwhile) goes back to the capsule’s view, never to the empty one', async () => {
-    const tag = newTag()
-    const id = await newSession(tag)
-    const base = developer('Base.')
-    await respond(id, { model: `echo#${tag}`, input: [base, user('One')] })
-    const compacted = await respond(id, {
-      model: `echo#${tag}`,
-      input: [base, user('One'), assistant('Echo: One'), user('Two'), TRIGGER],
-    })
-    const [capsule] = compacted.body.output
+    const { tag, id, base, capsule } = await compactedAtTwo()
     const after = [base, user('One'), user('Two'), capsule]
     expect((await respond(id, { model: `echo#${tag}`, input: after })).body.output[0].content[0].text).toBe('Echo: Two')
     const summary = (await call('GET', `/v1/sessions/${id}/view`)).body.events.filter((e: any) => e.synthetic)
@@ -130,15 +135,7 @@ describe('compaction for Responses clients', () => {
   })
 
   it('after the capsule, when a rewind followed its pass at once (no message names its view): back to the view before the pass, uncompacted, nothing lost', async () => {
-    const tag = newTag()
-    const id = await newSession(tag)
-    const base = developer('Base.')
-    await respond(id, { model: `echo#${tag}`, input: [base, user('One')] })
-    const compacted = await respond(id, {
-      model: `echo#${tag}`,
-      input: [base, user('One'), assistant('Echo: One'), user('Two'), TRIGGER],
-    })
-    const [capsule] = compacted.body.output
+    const { tag, id, base, capsule } = await compactedAtTwo()
     const log = await wholeLog(id)
     const [one, two] = ['One', 'Two'].map((text) => log.find((e) => e.message?.content === text).id)
     // A rewind right after the pass's summaries, then a turn on the rewound view.

@@ -161,20 +161,6 @@ export class SessionLog {
     return row ?? null
   }
 
-  /** The first event after `seq` that changes a view (no summary, no PINS; null: none), by id and type. */
-  firstViewChangeAfter(seq: number): { id: string; type: SessionEvent['type'] } | null {
-    const [row] = this.sql.all<{ id: string; type: SessionEvent['type'] }>`SELECT id, type FROM events
-      WHERE seq > ${seq} AND synthetic = 0 AND type != 'PINS' ORDER BY seq LIMIT 1`
-    return row ?? null
-  }
-
-  /** The last message event at or before `seq` that is no summary (null: none), by id. */
-  lastSaidAtOrBefore(seq: number): { id: string } | null {
-    const [row] = this.sql.all<{ id: string }>`SELECT id FROM events
-      WHERE seq <= ${seq} AND type = 'MESSAGE' AND synthetic = 0 ORDER BY seq DESC LIMIT 1`
-    return row ?? null
-  }
-
   /** How many message events there are with `from <= seq <= to`. */
   messagesIn(from: number, to: number): number {
     const [row] = this.sql.all<{

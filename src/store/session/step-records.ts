@@ -117,12 +117,14 @@ export class StepRecords {
   }
 
   viewAt(seq: number): RewindPoint | null {
-    const next = this.log.firstViewChangeAfter(seq)
-    if (next === null) return null
+    const [next] = this.log.shownFrom(seq + 1, Number.MAX_SAFE_INTEGER, 1)
+    const boundary = this.log.boundaryAtOrBefore(next?.seq ?? Number.MAX_SAFE_INTEGER)
+    const boundaryAfter = boundary !== null && boundary.seq > seq
+    if (!next && !boundaryAfter) return null
     if (seq === 0) return { to: null, position: 'at' }
-    if (next.type === 'MESSAGE') return { to: next.id, position: 'before' }
-    // A boundary right after it: no message names that view; the one before the pass does, uncompacted.
-    const last = this.log.lastSaidAtOrBefore(seq)
+    if (next && !boundaryAfter) return { to: next.id, position: 'before' }
+    // A boundary comes first: no message names that view; the last before it does, uncompacted.
+    const [last] = this.log.shownBefore(seq + 1, 1)
     return { to: last?.id ?? null, position: 'at' }
   }
 
