@@ -76,6 +76,27 @@ describe('rows read by the read paths (what the platform bills)', () => {
     expect(new Set(read.search).size).toBe(1)
   })
 
+  it('a search reads the same rows however many rewinds are behind it: each REWIND is read once by its object, not by every search', async () => {
+    const read: number[] = []
+    for (const rewinds of [1, 12]) {
+      const id = await sessionOf(600)
+      for (let i = 0; i < rewinds; i++) {
+        const [edited] = (await append(id, [user(`a question, version ${i}`)])).events
+        const result = await call('POST', `/v1/sessions/${id}/rewind`, { body: { to: edited!.id, position: 'before' } })
+        expect(result.status, result.text).toBe(200)
+      }
+      const search = () => get(`/v1/sessions/${id}/search?q=${encodeURIComponent('"Message 301"')}`)
+      await search() // the index caught up, the lineage walked
+      read.push(
+        await rowsReadBy(id, async () => {
+          const body = await search()
+          expect(body.hits.map((hit: { abandoned: boolean }) => hit.abandoned)).toEqual([false])
+        }),
+      )
+    }
+    expect(read[1]).toBe(read[0])
+  })
+
   it('the whole log read a page at a time reads each event once', async () => {
     const id = await sessionOf(1_000)
     await get(`/v1/sessions/${id}/events?limit=1`)

@@ -4,7 +4,17 @@ import { newRewindEvent } from '../events/new-event'
 import { project } from '../projection'
 import { compactListed, depsFor, events, idString, storeOf } from '../testing'
 import { columnsOf } from '../view/columns'
-import { leftBehind, lineage, lineageRuns, onLineage, prefixEnd, rewindBoundary, rewindTargetProblem, subtractRuns } from '.'
+import {
+  leftBehind,
+  lineage,
+  lineageRuns,
+  onLineage,
+  prefixEnd,
+  rememberedSteps,
+  rewindBoundary,
+  rewindTargetProblem,
+  subtractRuns,
+} from '.'
 
 const seqOf = (log: readonly SessionEvent[]) => (id: string) => log.find((event) => event.id === id)!.seq
 
@@ -165,5 +175,78 @@ describe('lineage runs', () => {
       { from: 5, to: 7 },
     ])
     expect(subtractRuns([{ from: 5, to: 6 }], [{ from: 1, to: 9 }])).toEqual([])
+  })
+})
+
+describe('rememberedSteps', () => {
+  /** A log's REWINDs (seq → where its point's prefix ends), read by a counted lookup. */
+  function rewindsOf(rewinds: Map<number, number>) {
+    const reads: number[] = []
+    const read = (seq: number) => {
+      reads.push(seq)
+      const newest = Math.max(0, ...[...rewinds.keys()].filter((at) => at <= seq))
+      return newest === 0 ? null : { seq: newest, end: rewinds.get(newest)! }
+    }
+    return { reads, read }
+  }
+
+  it('answers as the log does, each stretch read once: a second walk reads nothing', () => {
+    const { reads, read } = rewindsOf(
+      new Map([
+        [5, 2],
+        [9, 7],
+      ]),
+    )
+    const steps = rememberedSteps(read)
+    const walk = () => [...lineageRuns(Number.MAX_SAFE_INTEGER, steps.at)]
+    expect(walk()).toEqual([
+      { from: 9, to: Number.MAX_SAFE_INTEGER },
+      { from: 5, to: 7 },
+      { from: 1, to: 2 },
+    ])
+    const first = reads.length
+    expect(walk()).toEqual([
+      { from: 9, to: Number.MAX_SAFE_INTEGER },
+      { from: 5, to: 7 },
+      { from: 1, to: 2 },
+    ])
+    expect(reads.length).toBe(first)
+    for (let seq = 1; seq <= 12; seq++) expect(steps.at(seq)).toEqual(read(seq))
+  })
+
+  it('a REWIND written past what was read is seen: the stretch it cuts ends before it', () => {
+    const rewinds = new Map([[5, 2]])
+    const steps = rememberedSteps(rewindsOf(rewinds).read)
+    expect(steps.at(Number.MAX_SAFE_INTEGER)).toEqual({ seq: 5, end: 2 })
+    rewinds.set(12, 10)
+    steps.rewound(12)
+    expect(steps.at(Number.MAX_SAFE_INTEGER)).toEqual({ seq: 12, end: 10 })
+    expect(steps.at(11)).toEqual({ seq: 5, end: 2 })
+  })
+
+  it('onLineage: the lineage walked once, walked again after a REWIND', () => {
+    const rewinds = new Map([[5, 2]])
+    const { reads, read } = rewindsOf(rewinds)
+    const steps = rememberedSteps(read)
+    expect([1, 2, 3, 4, 5, 9].map(steps.onLineage)).toEqual([true, true, false, false, true, true])
+    const walked = reads.length
+    expect(steps.onLineage(3)).toBe(false)
+    expect(reads.length).toBe(walked)
+    // A REWIND at 10 back to 3: 3 is on the lineage again, 5–9 are not.
+    rewinds.set(10, 3)
+    steps.rewound(10)
+    expect([3, 4, 5, 9, 10].map(steps.onLineage)).toEqual([true, false, false, false, true])
+  })
+
+  it('forgets everything read when told (a write rolled back, the log wiped)', () => {
+    const rewinds = new Map([[5, 2]])
+    const { reads, read } = rewindsOf(rewinds)
+    const steps = rememberedSteps(read)
+    steps.at(8)
+    rewinds.clear()
+    expect(steps.at(8)).toEqual({ seq: 5, end: 2 })
+    steps.forget()
+    expect(steps.at(8)).toBeNull()
+    expect(reads).toEqual([8, 8])
   })
 })

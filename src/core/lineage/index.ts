@@ -71,6 +71,78 @@ export function* lineageRuns(at: number, rewindAtOrBefore: (seq: number) => Rewi
   }
 }
 
+/** A lineage walk's step function (see {@link lineageRuns}), remembering what it read. */
+export interface RememberedSteps {
+  at(seq: number): RewindStep | null
+  /** Whether a seq is on the lineage as the log ends now: its runs walked once, kept until the next REWIND. */
+  onLineage(seq: number): boolean
+  /** A REWIND was written at `seq`: what was read past it no longer holds. */
+  rewound(seq: number): void
+  /** Forgets everything read: the log's tail was rolled back or the log wiped. */
+  forget(): void
+}
+
+/**
+ * A walk's steps remembered: a REWIND never changes once written, so the newest one at or before
+ * a seq, once read, is the answer for every seq from it up to that one. Each stretch of the log is
+ * read once; a later walk over it (every search, pin fold, branch page) reads nothing. A read past
+ * the log's end (a walk from the end of everything) holds until the next REWIND is written.
+ *
+ * @example
+ * const steps = rememberedSteps((seq) => readRewindAtOrBefore(seq))
+ * lineageRuns(version, steps.at) // the rewinds read once per object, not once per walk
+ */
+export function rememberedSteps(read: (seq: number) => RewindStep | null): RememberedSteps {
+  // Stretches [from, to] whose step is known (from: the REWIND's seq, 0 for none), by `from`; they never overlap.
+  let known: { from: number; to: number; step: RewindStep | null }[] = []
+  // The lineage from the end of everything, oldest run first (null: not walked since the last REWIND).
+  let lineage: Run[] | null = null
+  /** The index of the last stretch with `from <= seq` (-1: none). */
+  const last = (seq: number) => {
+    let [low, high] = [0, known.length - 1]
+    while (low <= high) {
+      const mid = (low + high) >> 1
+      if (known[mid]!.from <= seq) low = mid + 1
+      else high = mid - 1
+    }
+    return high
+  }
+  const steps: RememberedSteps = {
+    at(seq) {
+      const i = last(seq)
+      if (i >= 0 && seq <= known[i]!.to) return known[i]!.step
+      const step = read(seq)
+      const from = step?.seq ?? 0
+      const j = last(from)
+      if (j >= 0 && known[j]!.from === from) known[j]!.to = Math.max(known[j]!.to, seq)
+      else known.splice(j + 1, 0, { from, to: seq, step })
+      return step
+    },
+    onLineage(seq) {
+      lineage ??= [...lineageRuns(Number.MAX_SAFE_INTEGER, steps.at)].reverse()
+      let [low, high] = [0, lineage.length - 1]
+      while (low <= high) {
+        const mid = (low + high) >> 1
+        const run = lineage[mid]!
+        if (seq < run.from) high = mid - 1
+        else if (seq > run.to) low = mid + 1
+        else return true
+      }
+      return false
+    },
+    rewound(seq) {
+      lineage = null
+      known = known.filter((stretch) => stretch.from < seq)
+      for (const stretch of known) stretch.to = Math.min(stretch.to, seq - 1)
+    },
+    forget() {
+      known = []
+      lineage = null
+    },
+  }
+  return steps
+}
+
 /**
  * The runs of the `current` lineage that the `next` one leaves out, walking both only until they
  * meet: two walks that reach the same place go on alike (a walk is decided by where it stands),

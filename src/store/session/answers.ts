@@ -222,7 +222,7 @@ export class SessionAnswers {
 
   /** A page of the session's compactions, newest first, before the seq `before` (exclusive), each pass said undone or not. */
   compactions(record: SessionRecord, before: number, limit: number): Iterable<string> {
-    const isOnLineage = onLineage(lineageRuns(record.version, (seq) => this.log.rewindAtOrBefore(seq)))
+    const isOnLineage = onLineage(lineageRuns(record.version, this.log.rewinds.at))
     return compactionsJson(this.log, before, limit, (seq) => this.undos.undone(seq, isOnLineage))
   }
 

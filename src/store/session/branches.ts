@@ -107,7 +107,7 @@ export class SessionBranches {
     const rows = this.sql.all<BranchRow>`SELECT * FROM branches WHERE rewind_seq < ${before}
       ORDER BY rewind_seq DESC LIMIT ${limit + 1}`
     const page = rows.slice(0, limit)
-    const rewindAt = (seq: number) => this.log.rewindAtOrBefore(seq)
+    const rewindAt = this.log.rewinds.at
     const isOnLineage = onLineage(lineageRuns(version, rewindAt))
     // Branches recorded before their parent was kept (schema v4): found on the lineage they left.
     const parentOf = (row: BranchRow): Message | null =>

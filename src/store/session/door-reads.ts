@@ -32,7 +32,7 @@ export class DoorReads {
     const { log } = this.parts
     const fromSeq = query.fromId === undefined ? undefined : log.placeOf(query.fromId)?.seq
     // An event a rewind took off the lineage starts no page of it (its branch's lineage is another).
-    if (fromSeq !== undefined && !onLineage(lineageRuns(record.version, (seq) => log.rewindAtOrBefore(seq)))(fromSeq)) return null
+    if (fromSeq !== undefined && !onLineage(lineageRuns(record.version, log.rewinds.at))(fromSeq)) return null
     const page = lineagePage(log, { order: query.order, limit: query.limit, ...(fromSeq ? { fromSeq } : {}) })
     return query.fromId !== undefined && page.events[0]?.id !== query.fromId ? null : { ...page, version: record.version }
   }

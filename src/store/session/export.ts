@@ -45,7 +45,7 @@ export function anthropicExport(openAIMessages: Iterable<string>, system: string
 /** `markdown`: the lineage oldest first, readable; compactions, branch points and pins marked where they happened. */
 export function* markdownExport(record: SessionRecord, log: SessionLog): Generator<string> {
   yield `# Session ${record.id}\n\nCreated ${record.createdAt}; ${record.version} events; exported ${new Date().toISOString()}. The lineage: what the conversation is now, with what compactions covered and where it branched.\n`
-  const runs = [...lineageRuns(record.version, (seq) => log.rewindAtOrBefore(seq))].reverse()
+  const runs = [...lineageRuns(record.version, log.rewinds.at)].reverse()
   for (const run of runs) for (const event of log.eventRange(run.from, run.to)) yield markdownOf(event)
 }
 

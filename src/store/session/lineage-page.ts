@@ -19,7 +19,7 @@ export interface LineageQuery {
 export function lineagePage(log: SessionLog, query: LineageQuery): { events: MessageEvent[]; more: boolean } {
   const wanted = query.limit + 1
   const events: MessageEvent[] = []
-  const rewindAt = (seq: number) => log.rewindAtOrBefore(seq)
+  const rewindAt = log.rewinds.at
   if (query.order === 'desc') {
     for (const run of lineageRuns(query.fromSeq ?? Number.MAX_SAFE_INTEGER, rewindAt)) {
       const before = run.to === Number.MAX_SAFE_INTEGER ? run.to : run.to + 1

@@ -11,8 +11,8 @@ import {
   pinsEventAt,
   prefixEnd,
   type Rewind,
-  type RewindStep,
   type Role,
+  rememberedSteps,
   rewindEventAt,
   type SessionEvent,
 } from '../../core'
@@ -76,6 +76,17 @@ const entryOf = (row: EntryRow): ViewEntry => ({
 })
 
 export class SessionLog {
+  /**
+   * The newest REWIND at or before a seq, and where its point's prefix ends: what a walk of the
+   * lineage steps by (`rewinds.at`), each REWIND read once (see the core's `rememberedSteps`).
+   */
+  readonly rewinds = rememberedSteps((seq) => {
+    const [row] = this.sql.all<EventRow>`SELECT * FROM events WHERE type = 'REWIND' AND seq <= ${seq} ORDER BY seq DESC LIMIT 1`
+    if (!row) return null
+    const { rewind } = JSON.parse(this.body(row)) as { rewind: Rewind }
+    return { seq: row.seq, end: prefixEnd(rewind, (id) => this.placeOf(id)!.seq) }
+  })
+
   constructor(private readonly sql: Sql) {}
 
   /** Writes one event, with its turn step's column when it has one (the caller wraps a batch in a transaction). */
@@ -88,6 +99,7 @@ export class SessionLog {
     for (let part = 1; part < parts.length; part++) {
       this.sql.run`INSERT INTO event_parts (seq, part, chunk) VALUES (${event.seq}, ${part}, ${parts[part]!})`
     }
+    if (event.type === 'REWIND') this.rewinds.rewound(event.seq)
   }
 
   /** Events with `from < seq`, in order, at most `limit` of them (-1: no limit). */
@@ -134,14 +146,6 @@ export class SessionLog {
     ) as PinsEvent[]
   }
 
-  /** The newest REWIND at or before `seq`, and where its point's prefix ends: what a walk of the lineage steps by. */
-  rewindAtOrBefore(seq: number): RewindStep | null {
-    const [row] = this.sql.all<EventRow>`SELECT * FROM events WHERE type = 'REWIND' AND seq <= ${seq} ORDER BY seq DESC LIMIT 1`
-    if (!row) return null
-    const { rewind } = JSON.parse(this.body(row)) as { rewind: Rewind }
-    return { seq: row.seq, end: prefixEnd(rewind, (id) => this.placeOf(id)!.seq) }
-  }
-
   /** An event's place and kind by id (null: no such event). */
   placeOf(id: string): { seq: number; type: SessionEvent['type']; synthetic: boolean } | null {
     const [row] = this.sql.all<
@@ -163,10 +167,8 @@ export class SessionLog {
 
   /** How many message events there are with `from <= seq <= to`. */
   messagesIn(from: number, to: number): number {
-    const [row] = this.sql.all<{
-      n: number
-    }>`SELECT COUNT(*) AS n FROM events WHERE seq BETWEEN ${from} AND ${to} AND type = 'MESSAGE'`
-    return row?.n ?? 0
+    return this.sql.first<{ n: number }>`SELECT COUNT(*) AS n FROM events
+      WHERE seq BETWEEN ${from} AND ${to} AND type = 'MESSAGE'`!.n
   }
 
   /** Events with `from <= seq <= to`, in order. */

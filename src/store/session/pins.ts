@@ -132,7 +132,7 @@ export class SessionPins {
   private fold(version: number): Set<string> {
     type Mark = { seq: number; change: PinChange }
     const marks: Mark[] = []
-    for (const run of lineageRuns(version, (seq) => this.log.rewindAtOrBefore(seq))) {
+    for (const run of lineageRuns(version, this.log.rewinds.at)) {
       for (const row of this.sql.all<{ seq: number; id: string }>`SELECT seq, id FROM pinned_appends
           WHERE seq BETWEEN ${run.from} AND ${run.to}`)
         marks.push({ seq: row.seq, change: { pin: [row.id], unpin: [] } })

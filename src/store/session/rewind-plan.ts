@@ -75,7 +75,7 @@ export function planRewind(
   // The REWIND names exactly these: the view is advanced with them, not read again.
   view.remember(restored)
   if (boundary === null) return { boundary, abandoned: 0, restored, branch: null }
-  const rewindAt = (seq: number) => log.rewindAtOrBefore(seq)
+  const rewindAt = log.rewinds.at
   const left = leftBehind(lineageRuns(record.version, rewindAt), lineageRuns(end, rewindAt))
   const abandoned = left.reduce((total, run) => total + log.messagesIn(run.from, run.to), 0)
   const branch = parts.branches.describe(left, abandoned, lineageRuns(record.version, rewindAt))

@@ -1,6 +1,6 @@
 import { ServiceError } from '../../contract/errors'
 import { encodeSearchCursor, SEARCH_START, type SearchPageJson, type SearchPosition } from '../../contract/schemas'
-import { allSeqs, lineageRuns, type MessageEvent, queryTerms, type RecallHit, searchTextOf, type ViewColumns } from '../../core'
+import { allSeqs, type MessageEvent, queryTerms, type RecallHit, searchTextOf, type ViewColumns } from '../../core'
 import { jsonArray, jsonObject } from '../../json-stream'
 import { type PinnedSeqs, withPin } from './event-json'
 import { ftsExpression } from './fts-expression'
@@ -65,26 +65,6 @@ function membership(view: ViewColumns, version: number) {
     return false
   }
   return { isInView, bounds }
-}
-
-/**
- * Whether a seq is on the lineage: its runs walked once (a row per rewind on it), then looked up
- * by halving.
- */
-function lineageMembership(log: SessionLog): (seq: number) => boolean {
-  const runs = [...lineageRuns(Number.MAX_SAFE_INTEGER, (seq) => log.rewindAtOrBefore(seq))].reverse()
-  return (seq) => {
-    let low = 0
-    let high = runs.length - 1
-    while (low <= high) {
-      const mid = (low + high) >> 1
-      const run = runs[mid]!
-      if (seq < run.from) high = mid - 1
-      else if (seq > run.to) low = mid + 1
-      else return true
-    }
-    return false
-  }
 }
 
 /** A page of hits, each event written from its row. */
@@ -162,7 +142,7 @@ export class SearchAnswers {
   /** The hits of a search (its FTS5 expression, its filters), and where the page after starts. */
   private hits(record: SessionRecord, expression: SearchExpression, query: Omit<SearchQuery, 'q'>) {
     const { isInView, bounds } = this.membershipOf(record)
-    const onLineage = record.rewinds === 0 ? () => true : lineageMembership(this.log)
+    const onLineage = record.rewinds === 0 ? () => true : this.log.rewinds.onLineage
     const everyBranch = query.branches === 'all'
     const page: { seq: number; covered: boolean; abandoned: boolean; found?: PageHit }[] = []
     let next: SearchPosition | null = null

@@ -160,13 +160,12 @@ export class SessionSearch {
   }
 
   /**
-   * The newest `count` matches with a seq in [atLeast, below), each with its marked text, its
-   * snippet and its event's row: a window that ends within them (a rare phrase's) needs no other
-   * statement; a larger one goes on after them.
+   * The newest `count` matches with a seq in [atLeast, below), each with its snippet and its
+   * event's row: a window that ends within them with one match (a rare phrase's) needs no other
+   * statement.
    */
   private probe({ expression }: SearchExpression, role: string | undefined, from: number, to: number, count: number) {
-    return this.sql.all<EventRow & { marked: string | null; snippet: string }>`SELECT events.*,
-        CASE WHEN ${markable('search.text')} THEN highlight(search, 0, ${MARK_OPEN}, ${MARK_CLOSE}) END AS marked,
+    return this.sql.all<EventRow & { snippet: string }>`SELECT events.*,
         snippet(search, 0, '', '', '…', ${SNIPPET_TOKENS}) AS snippet
       FROM search JOIN events ON events.seq = -search.rowid
       WHERE search MATCH ${expression} AND search.rowid > ${from} AND search.rowid <= ${to}
@@ -178,7 +177,7 @@ export class SessionSearch {
    * The newest window of matches with a seq in [atLeast, below), ranked: from their marked texts
    * (the core's `rankWindow`), or by FTS5's `rank` when one is longer than `RANKED_CHARS`. The
    * newest `page` + 1 come with what a page shows of them (see {@link probe}; none when `page` is
-   * 0): a window no larger is read in that one statement.
+   * 0). The marked texts are read only to rank more than one match: a window of one is the probe.
    */
   private window(
     search: SearchExpression,
@@ -193,15 +192,18 @@ export class SessionSearch {
     const count = page > 0 ? Math.min(size, page + 1) : 0
     const probed = count > 0 ? this.probe(search, role, from, to, count) : []
     const found = new Map<number, PageHit>()
-    for (const { marked: _, snippet, ...row } of probed) found.set(row.seq, { snippet, row })
-    const after = probed.length > 0 ? -probed.at(-1)!.seq : from
-    const rest = count > 0 && probed.length < count ? [] : this.rest(search.expression, role, after, to, size - probed.length)
-    const rows = [...probed.map(({ seq, marked }) => ({ seq, marked })), ...rest]
+    for (const { snippet, ...row } of probed) found.set(row.seq, { snippet, row })
+    // Fewer than the probe asked for: they are the whole window.
+    const whole = count > 0 && probed.length < count
+    const rows =
+      whole && probed.length <= 1
+        ? probed.map(({ seq }) => ({ seq, marked: null }))
+        : this.marked(search.expression, role, from, to, whole ? probed.length : size)
     return { seqs: this.order(search, role, rows), found }
   }
 
-  /** The window's matches after the probed ones (rowid above `from`), with their marked texts. */
-  private rest(expression: string, role: string | undefined, from: number, to: number, size: number) {
+  /** The window's first `size` matches (rowid above `from`), with their marked texts. */
+  private marked(expression: string, role: string | undefined, from: number, to: number, size: number) {
     return size <= 0
       ? []
       : role === undefined

@@ -92,6 +92,7 @@ export class SessionWriter {
       this.row.forget()
       this.view.reset()
       this.pins.reset()
+      this.log.rewinds.forget()
       throw error
     }
   }
@@ -194,6 +195,7 @@ export class SessionWriter {
     this.row.forget()
     this.view.reset()
     this.pins.reset()
+    this.log.rewinds.forget()
     this.listener?.ended()
   }
 }

@@ -149,7 +149,7 @@ export class StepRecords {
    * if each event is one message), then twice as many each time; none at or before `after`.
    */
   private *shownOnLineage(batch: number, after: number): Generator<MessageEvent> {
-    for (const run of lineageRuns(Number.MAX_SAFE_INTEGER, (seq) => this.log.rewindAtOrBefore(seq))) {
+    for (const run of lineageRuns(Number.MAX_SAFE_INTEGER, this.log.rewinds.at)) {
       if (run.to <= after) return
       for (let before = run.to === Number.MAX_SAFE_INTEGER ? run.to : run.to + 1; ; batch = Math.min(batch * 2, 4096)) {
         const events = this.log.shownBefore(before, batch, Math.max(run.from, after + 1)) as MessageEvent[]

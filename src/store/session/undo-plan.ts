@@ -26,7 +26,7 @@ export function planUndo(parts: { log: SessionLog; view: ViewCache }, record: Se
   const notFound = () => new ServiceError('not_found', `no compaction pass "${passId}" on this session's lineage`)
   const place = log.placeOf(passId)
   if (place?.type !== 'COMPACTION') throw notFound()
-  const isOnLineage = onLineage(lineageRuns(record.version, (seq) => log.rewindAtOrBefore(seq)))
+  const isOnLineage = onLineage(lineageRuns(record.version, log.rewinds.at))
   const [target] = log.range(place.seq, place.seq) as CompactionEvent[]
   if (!isOnLineage(place.seq) || target!.boundary.undoes !== undefined) throw notFound()
   const undoable = undoablePass(compactionsOnLineage(log, record.version, isOnLineage))
