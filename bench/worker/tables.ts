@@ -251,7 +251,7 @@ export const TABLES: Table[] = [
     ],
   },
   searches(
-    'Search inside the object (FTS5; the query parsed as the route does; 20 hits with their events, a rare phrase timed over 100 searches a sample, a common word over 5; first search: the index caught up, over HTTP)',
+    'Search inside the object (FTS5; the query parsed as the route does; 20 hits with their events, a rare phrase timed over 1,000 searches a sample, a common word over 5; first search: the index caught up, over HTTP)',
     'firstSearch',
     'searchRare',
     'searchCommon',

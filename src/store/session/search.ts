@@ -78,7 +78,10 @@ export class SessionSearch {
   /** Indexes events being written (call it inside the write's transaction); their segments are merged later. */
   index(events: readonly SessionEvent[]): void {
     let indexed = 0
-    for (const event of events) {
+    // Newest first: FTS5 writes its pending terms out as a new segment whenever a rowid is not
+    // above the one before it in the transaction, and rowids are -seq — in log order, every event
+    // of an append (an import's 500) would be a segment of its own, each a lookup for every search.
+    for (const event of events.toReversed()) {
       if (event.type !== 'MESSAGE') continue
       const text = indexedText(searchTextOf(event.message))
       if (text === '') continue
