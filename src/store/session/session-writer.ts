@@ -97,6 +97,16 @@ export class SessionWriter {
     }
   }
 
+  /** One write's transaction: when it throws, what was read of its rewinds inside it is forgotten too. */
+  private transaction(work: () => void): void {
+    try {
+      this.storage.transactionSync(work)
+    } catch (error) {
+      this.log.rewinds.forget()
+      throw error
+    }
+  }
+
   /** What the writes of an {@link atomically} told the listener, held until they commit (null: none runs). */
   private held: { seq: number; id: string; json: string }[][] | null = null
 
@@ -143,7 +153,7 @@ export class SessionWriter {
     }
     this.row.ensureSchema()
     const columns = step?.columns(sequenced)
-    this.storage.transactionSync(() => {
+    this.transaction(() => {
       next.notices = this.lifecycle.outbox.place(record, notices)
       for (const event of sequenced) this.log.insert(event, columns?.get(event.seq) ?? null)
       if (branch) this.branches.record(sequenced.find((event) => event.type === 'REWIND')!.seq, branch)
