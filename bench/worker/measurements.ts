@@ -206,6 +206,8 @@ function branches(targets: Targets) {
 function reads({ worker, ours, onOurs, onPeer }: Targets) {
   /** A phrase in one event only. */
   const rare = (key: Key) => `Message ${Math.floor(Number(key) / 2)}`
+  /** A phrase in one event near the end of the seeded log (FTS5 walks newest first for ours, oldest first for the peer). */
+  const recent = (key: Key) => `Message ${Number(key) - 100}`
   const peerRounds = Math.max(3, Math.floor(ROUNDS / 2))
   return {
     // Over HTTP, once, before anything is measured: a session whose index is not caught up is indexed
@@ -214,8 +216,10 @@ function reads({ worker, ours, onOurs, onPeer }: Targets) {
     peerFirstSearch: { rounds: 1, sample: (key) => timedHere(() => onPeer('peer/search', { q: 'decide' })(key)) },
     // A rare phrase is timed over 1,000 searches a sample (the clock's step 0.003 ms of one), a common word over 5. The peer quotes a query as one phrase.
     searchRare: { rounds: ROUNDS, sample: onOurs('search', (key) => ({ batch: 1000, q: `"${rare(key)}"` })) },
+    searchRecent: { rounds: ROUNDS, sample: onOurs('search', (key) => ({ batch: 1000, q: `"${recent(key)}"` })) },
     searchCommon: { rounds: ROUNDS, sample: onOurs('search', { batch: 5, q: 'rollout' }) },
-    peerSearchRare: { rounds: peerRounds, sample: onPeer('peer/search', (key) => ({ batch: 1000, q: rare(key) })) },
+    peerSearchRare: { rounds: ROUNDS, sample: onPeer('peer/search', (key) => ({ batch: 1000, q: rare(key) })) },
+    peerSearchRecent: { rounds: ROUNDS, sample: onPeer('peer/search', (key) => ({ batch: 1000, q: recent(key) })) },
     peerSearchCommon: { rounds: peerRounds, sample: onPeer('peer/search', { batch: 5, q: 'rollout' }) },
     context: { rounds: ROUNDS, sample: onOurs('context', { batch: 5 }) },
   } satisfies Record<string, Measurement>
