@@ -80,7 +80,7 @@ export class SessionSearch {
     let indexed = 0
     // Newest first: FTS5 writes its pending terms out as a new segment whenever a rowid is not
     // above the one before it in the transaction, and rowids are -seq — in log order, every event
-    // of an append (an import's 500) would be a segment of its own, each a lookup for every search.
+    // of an append (an import's thousands) would be a segment of its own, each a lookup for every search.
     for (const event of events.toReversed()) {
       if (event.type !== 'MESSAGE') continue
       const text = indexedText(searchTextOf(event.message))
