@@ -1,6 +1,7 @@
-import { abortAllDurableObjects } from 'cloudflare:test'
-import { exports } from 'cloudflare:workers'
+import { abortAllDurableObjects, runInDurableObject } from 'cloudflare:test'
+import { env, exports } from 'cloudflare:workers'
 import { afterAll, describe, expect, it } from 'vitest'
+import { sessionStub } from '../../src/object/address'
 import {
   append,
   assistant,
@@ -274,5 +275,38 @@ describe('round three with the object killed', () => {
     expect(byId.size).toBe(3)
     expect([...byId.values()].every((body) => body.type === 'turn.completed' && body.data.sessionId === id)).toBe(true)
     expect(expectNothingLost(await wholeLog(id, as)).view).toHaveLength(6)
+  })
+})
+
+describe('round three with a write that fails', () => {
+  it('a rewind whose write fails after folding the pins over its REWIND: nothing is rewound, and what the write read of its REWIND is forgotten', async () => {
+    const id = newSessionId()
+    const [u1, , u2] = (await append(id, [user('u1'), assistant('a1'), user('u2'), assistant('a2')])).events
+    // A pin: the rewind's write then folds the pins again over its new lineage, reading its own REWIND.
+    expect((await call('POST', `/v1/sessions/${id}/pins`, { body: { pin: [u1!.id] } })).status).toBe(200)
+    const stub = sessionStub(env, 'alice', id)
+    const failed = await runInDurableObject(stub, async (instance, state) => {
+      const sql = state.storage.sql
+      const exec = sql.exec
+      const original = exec.bind(sql)
+      sql.exec = ((query: string, ...bindings: SqlStorageValue[]) => {
+        if (query.startsWith('INSERT OR REPLACE INTO session')) throw new Error('injected: the session row is not written')
+        return original(query, ...bindings)
+      }) as typeof sql.exec
+      try {
+        return await instance.rewind({ to: u2!.id, position: 'before' }).then(String, String)
+      } finally {
+        sql.exec = exec
+      }
+    })
+    expect(failed).toContain('injected')
+    // The next event takes the seq the failed REWIND had.
+    await append(id, [user('u3')])
+    const page = await runInDurableObject(stub, (instance) => instance.readLineage({ order: 'asc', fromId: u2!.id, limit: 10 }))
+    if (!page.ok) throw new Error(JSON.stringify(page.error))
+    expect(page.value?.events.map((event) => event.message.content)).toEqual(['u2', 'a2', 'u3'])
+    // The log holds no REWIND, and its view is every message.
+    const log = expectNothingLost(await wholeLog(id))
+    expect(log.view.map((e: any) => e.message.content)).toEqual(['u1', 'a1', 'u2', 'a2', 'u3'])
   })
 })
