@@ -150,6 +150,11 @@ export class BenchSessionObject extends SessionObject {
     return (await answerText(this.readView())).length
   }
 
+  /** `batch` searches timed inside the object, without the RPC around each (see `/search`). */
+  searchInside(query: Parameters<SessionObject['search']>[0], batch: number): Promise<Measured> {
+    return perRun(this.rows, batch, () => answerText(this.search(query)))
+  }
+
   /** Ends this object's instance: the next call starts a fresh one, as after an eviction. */
   restart(): void {
     this.ctx.abort('benchmark: start cold')
@@ -317,6 +322,11 @@ export class AgentsPeer extends DurableObject<Env> {
     return JSON.stringify(await this.session.search(query, { limit: 20 }))
   }
 
+  /** The same searches timed inside the object, as ours are by {@link BenchSessionObject.searchInside}. */
+  searchInside(query: string, batch: number): Promise<Measured> {
+    return perRun(this.rows, batch, () => this.search(query))
+  }
+
   /** Rows read and written by the calls since the last one. */
   takeRows(): RowCounts {
     return this.rows.take()
@@ -375,7 +385,7 @@ async function withRows<T>(object: RowCounting, work: () => Promise<T>): Promise
 
 // ── the bench routes ────────────────────────────────────────────────────────────────────────
 
-type BenchEnv = Env & { PEER: DurableObjectNamespace<AgentsPeer> }
+type BenchEnv = Env & { PEER: DurableObjectNamespace<AgentsPeer>; OBJECT_PROXY: DurableObjectNamespace<ObjectProxy> }
 type BenchContext = Context<{ Bindings: BenchEnv }>
 
 const query = (c: BenchContext, name: string) => c.req.query(name) ?? ''
@@ -860,6 +870,8 @@ bench.get('/peer/storage-turns', async (c) =>
   c.json(await peerOf(c).storageTurns(numberOf(c, 'batch'), numberOf(c, 'from'), storageWorkOf(c))),
 )
 // Timed as ours is: around the RPC, from the bench Worker.
+bench.get('/search-inside', async (c) => c.json(await sessionOf(c).searchInside(searchQuery(c), numberOf(c, 'batch'))))
+bench.get('/peer/search-inside', async (c) => c.json(await peerOf(c).searchInside(query(c, 'q'), numberOf(c, 'batch'))))
 bench.get('/peer/search', (c) => sampledWithRows(c, peerOf(c), () => peerOf(c).search(query(c, 'q'))))
 bench.get('/peer/seed', async (c) => c.json(await peerOf(c).seed(numberOf(c, 'count'), numberOf(c, 'from'))))
 bench.get('/peer/size', async (c) => c.json(await peerOf(c).size()))
@@ -873,21 +885,41 @@ const worker = new Hono<{ Bindings: BenchEnv }>()
 worker.route('/bench', bench)
 worker.all('*', (c) => app.fetch(c.req.raw, c.env, c.executionCtx))
 
+/** The model request as the bare proxies send it on. */
+const proxied = (env: BenchEnv, body: BodyInit | null) =>
+  fetch(`${env.OPENAI_BASE_URL}/chat/completions`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body })
+
+/** A model request through {@link ObjectProxy}, its answer streamed back as the upstream's. */
+async function objectProxied(request: Request, env: BenchEnv): Promise<Response> {
+  const stream = await env.OBJECT_PROXY.getByName('floor').proxy(await request.text())
+  return new Response(stream, { headers: { 'Content-Type': 'text/event-stream' } })
+}
+
+/**
+ * The first-byte floor for a Worker that keeps its state in a Durable Object: the object does
+ * nothing but pass the model request on to the upstream and stream its answer back over the RPC.
+ */
+export class ObjectProxy extends DurableObject<BenchEnv> {
+  async proxy(body: string): Promise<ReadableStream<Uint8Array>> {
+    const response = await proxied(this.env, body)
+    if (!response.body) throw new Error(`the upstream answered ${response.status} without a body`)
+    return response.body
+  }
+}
+
 /**
  * The bench Worker: before anything else, `/bare-proxy` is a bare Worker that only passes a model
- * request on to the upstream and its answer back (the first-byte floor for any Worker), and
- * `/bare-answer` one that answers at once (what the dev server's round trip costs by itself).
+ * request on to the upstream and its answer back (the first-byte floor for any Worker),
+ * `/object-proxy` the same through a Durable Object ({@link ObjectProxy}: the floor for a Worker
+ * with an object in the path), and `/bare-answer` one that answers at once (what the dev
+ * server's round trip costs by itself).
  */
 export default {
   fetch(request: Request, env: BenchEnv, ctx: ExecutionContext): Response | Promise<Response> {
     const { pathname } = new URL(request.url)
     if (pathname === '/bare-answer') return new Response('answered')
-    if (pathname === '/bare-proxy')
-      return fetch(`${env.OPENAI_BASE_URL}/chat/completions`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: request.body,
-      })
+    if (pathname === '/bare-proxy') return proxied(env, request.body)
+    if (pathname === '/object-proxy') return objectProxied(request, env)
     return worker.fetch(request, env, ctx)
   },
 } satisfies ExportedHandler<BenchEnv>

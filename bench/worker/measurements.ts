@@ -222,6 +222,8 @@ function reads({ worker, ours, onOurs, onPeer }: Targets) {
     peerSearchRecent: { rounds: ROUNDS, sample: onPeer('peer/search', (key) => ({ batch: 1000, q: recent(key) })) },
     peerSearchCommon: { rounds: peerRounds, sample: onPeer('peer/search', { batch: 5, q: 'rollout' }) },
     context: { rounds: ROUNDS, sample: onOurs('context', { batch: 5 }) },
+    searchRareInside: { rounds: ROUNDS, sample: onOurs('search-inside', (key) => ({ batch: 1000, q: `"${rare(key)}"` })) },
+    peerSearchRareInside: { rounds: ROUNDS, sample: onPeer('peer/search-inside', (key) => ({ batch: 1000, q: rare(key) })) },
   } satisfies Record<string, Measurement>
 }
 
@@ -247,7 +249,7 @@ function others({ worker, ours }: Targets) {
     requestShard: { rounds: ROUNDS, keys: ['a request'], sample: () => worker.bench('request-shard', { batch: 100, run: RUN }) },
     firstByte: {
       rounds: ROUNDS * 2,
-      keys: ['service', 'chat', 'messages', 'responses', 'proxy', 'answer', 'direct'] satisfies FirstBytePath[],
+      keys: ['service', 'chat', 'messages', 'responses', 'proxy', 'objectProxy', 'answer', 'direct'] satisfies FirstBytePath[],
       sample: (path, round) => firstByteVia(worker, path as FirstBytePath, round),
     },
     compactionPass: { rounds: 5, keys: [100, 1_000, 10_000], sample: compactionPass },

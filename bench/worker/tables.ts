@@ -3,6 +3,7 @@ import { ms } from '../stats'
 import { column, growth, logEvents, median, medianRatio, n, p95, ratio, timing, viewEvents } from './columns'
 import { LARGEST, NAIVE_SIZES, ROUNDS, SIZES, SMALLEST } from './config'
 import type { MeasurementName } from './measurements'
+import type { FirstBytePath } from './over-http'
 import type { Column, Key, MeasuredTable, Results } from './runner'
 
 type Table = MeasuredTable<MeasurementName>
@@ -139,9 +140,17 @@ const FIRST_BYTE_PATHS = {
   messages: 'a streamed Messages request',
   responses: 'a streamed Responses request',
   proxy: 'a bare Worker proxying the model request to the same upstream (the floor for any Worker)',
+  objectProxy: 'a bare Worker proxying it through a Durable Object that only proxies (the floor with an object in the path)',
   answer: 'a bare Worker answering at once, calling nothing (the dev server’s round trip)',
   direct: 'the model request straight to the fake upstream',
 }
+
+/** What a first-byte path adds to the upstream's own time, as a multiple of what `floor` adds. */
+const addedRatio = (r: Results, path: Key, floor: FirstBytePath) =>
+  ratio(
+    r.median('firstByte', path) - r.median('firstByte', 'direct'),
+    r.median('firstByte', floor) - r.median('firstByte', 'direct'),
+  )
 
 /** The paths of the one-tenant table. */
 const TENANT_PATHS = {
@@ -266,8 +275,15 @@ export const TABLES: Table[] = [
       ['searchRare', 'searchRecent'],
       'searchCommon',
     ),
-    // The rare phrases interleaved with the peer's, round by round: whatever drifts in the run drifts for both.
-    measure: ['firstSearch', ['searchRare', 'peerSearchRare'], ['searchRecent', 'peerSearchRecent'], 'searchCommon'],
+    // The rare phrases interleaved with the peer's, round by round: whatever drifts in the run drifts for
+    // both. Inside the object too: the RPC around each search is most of its time, the same on both sides.
+    measure: [
+      'firstSearch',
+      ['searchRareInside', 'peerSearchRareInside'],
+      ['searchRare', 'peerSearchRare'],
+      ['searchRecent', 'peerSearchRecent'],
+      'searchCommon',
+    ],
   },
   {
     ...searches(
@@ -278,6 +294,9 @@ export const TABLES: Table[] = [
     ),
     notes: [
       searchRatios('a rare phrase', 'searchRare', 'peerSearchRare'),
+      (r) =>
+        `a rare phrase inside the object (the same 1,000 searches without an RPC around each): ours ${SIZES.map((size) => ms(r.median('searchRareInside', size))).join(' / ')}, agents/sessions ${SIZES.map((size) => ms(r.median('peerSearchRareInside', size))).join(' / ')}`,
+      searchRatios('a rare phrase inside the object', 'searchRareInside', 'peerSearchRareInside'),
       searchRatios('a recent rare phrase', 'searchRecent', 'peerSearchRecent'),
       searchRatios('a word in every event', 'searchCommon', 'peerSearchCommon'),
     ],
@@ -438,12 +457,12 @@ export const TABLES: Table[] = [
         path === 'direct' || path === 'answer' ? '' : ms(r.median('firstByte', path) - r.median('firstByte', 'direct')),
       ),
       column('÷ the bare proxy’s added', (path, r) =>
-        path === 'direct' || path === 'proxy' || path === 'answer'
+        path === 'direct' || path === 'proxy' || path === 'answer' ? '' : addedRatio(r, path, 'proxy'),
+      ),
+      column('÷ the object proxy’s added', (path, r) =>
+        path === 'direct' || path === 'proxy' || path === 'objectProxy' || path === 'answer'
           ? ''
-          : ratio(
-              r.median('firstByte', path) - r.median('firstByte', 'direct'),
-              r.median('firstByte', 'proxy') - r.median('firstByte', 'direct'),
-            ),
+          : addedRatio(r, path, 'objectProxy'),
       ),
     ],
   },
