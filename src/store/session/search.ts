@@ -2,7 +2,7 @@ import { LIMITS } from '../../contract/limits'
 import type { SearchPosition } from '../../contract/schemas'
 import { MARK_CLOSE, MARK_OPEN, type QueryTerm, rankWindow, type SessionEvent, searchTextOf } from '../../core'
 import { log } from '../../log'
-import { fragment, type Sql } from '../sql'
+import { fragment, literalLimit, type Sql } from '../sql'
 import { indexedText } from './fts-expression'
 import type { EventRow } from './log'
 
@@ -173,7 +173,7 @@ export class SessionSearch {
       FROM search JOIN events ON events.seq = -search.rowid
       WHERE search MATCH ${expression} AND search.rowid > ${from} AND search.rowid <= ${to}
         AND (${role ?? null} IS NULL OR events.role = ${role ?? null})
-      ORDER BY search.rowid LIMIT ${count}`
+      ORDER BY search.rowid ${literalLimit(count)}`
   }
 
   /**
@@ -213,13 +213,13 @@ export class SessionSearch {
         ? this.sql.all<{ seq: number; marked: string | null }>`SELECT -rowid AS seq,
             CASE WHEN ${markable('text')} THEN highlight(search, 0, ${MARK_OPEN}, ${MARK_CLOSE}) END AS marked
             FROM search WHERE search MATCH ${expression} AND rowid > ${from} AND rowid <= ${to}
-            ORDER BY rowid LIMIT ${size}`
+            ORDER BY rowid ${literalLimit(size)}`
         : this.sql.all<{ seq: number; marked: string | null }>`SELECT -search.rowid AS seq,
             CASE WHEN ${markable('search.text')} THEN highlight(search, 0, ${MARK_OPEN}, ${MARK_CLOSE}) END AS marked
             FROM search JOIN events ON events.seq = -search.rowid
             WHERE search MATCH ${expression} AND search.rowid > ${from} AND search.rowid <= ${to}
               AND events.role = ${role}
-            ORDER BY search.rowid LIMIT ${size}`
+            ORDER BY search.rowid ${literalLimit(size)}`
   }
 
   /** A window's rows ranked: from their marked texts, or by FTS5's `rank` when one is too long to mark. */

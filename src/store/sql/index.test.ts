@@ -3,7 +3,7 @@ import { env } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
 import { newSessionId } from '../../../test/helpers'
 import { countRows, type RowCounts } from '../../../test/support/row-counts'
-import { fragment, inChunks, MAX_BOUND, Sql } from '.'
+import { fragment, inChunks, literalLimit, MAX_BOUND, Sql } from '.'
 
 /** Runs `fn` on a fresh Durable Object's real SQLite storage (a session object's, never otherwise used), its rows counted. */
 const withStorage = (fn: (sql: Sql, rows: { take(): RowCounts }) => void) =>
@@ -58,6 +58,15 @@ describe('Sql', () => {
       const updates = 5 // each finds its row by the primary key
       expect(rows.take().rowsRead - updates).toBeLessThanOrEqual(6) // the rows taken, and at most one stepped onto
       expect(sql.first<{ seen: number }>`SELECT count(*) AS seen FROM t WHERE note = 'seen'`).toEqual({ seen: 5 })
+    })
+  })
+
+  it('writes a literal limit into the statement, and refuses one that is not a whole number of rows', async () => {
+    await withStorage((sql) => {
+      for (const n of [1, 2, 3]) sql.run`INSERT INTO t (id, n) VALUES (${`id${n}`}, ${n})`
+      expect(sql.all`SELECT n FROM t ORDER BY n ${literalLimit(2)}`).toEqual([{ n: 1 }, { n: 2 }])
+      expect(sql.all`SELECT n FROM t ORDER BY n ${literalLimit(0)}`).toEqual([])
+      for (const bad of [1.5, -1, Number.NaN, 2 ** 53]) expect(() => literalLimit(bad)).toThrow('a whole number of rows')
     })
   })
 

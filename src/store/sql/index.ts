@@ -9,6 +9,17 @@ export class SqlFragment {
 /** Marks a constant piece of SQL (a column list) to be placed into a statement as written. */
 export const fragment = (text: string) => new SqlFragment(text)
 
+/**
+ * `LIMIT n` written into the statement, not bound: workerd's SQLite runs an FTS5 query with a
+ * literal limit ~0.05 ms faster than the same query with a bound one (a rare phrase's search
+ * 0.123 → 0.072 ms inside the object; BENCHMARKS, issue 31). Each limit is a statement of its own
+ * in the object's statement cache: only for limits that take a few values.
+ */
+export function literalLimit(n: number): SqlFragment {
+  if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`a limit is a whole number of rows, not ${n}`)
+  return fragment(`LIMIT ${n}`)
+}
+
 /** The most values one statement may bind (the Durable Object SQL API refuses more). */
 export const MAX_BOUND = 100
 
