@@ -1,3 +1,5 @@
+import { SEARCH_PAGE_BYTES } from './search'
+
 /**
  * The session object's SQLite schema, versioned: each migration runs once, in order, inside a
  * transaction, and the version table records how far a database has come. A change to the schema
@@ -108,6 +110,10 @@ const MIGRATIONS: string[] = [
    ALTER TABLE session ADD COLUMN erased INTEGER NOT NULL DEFAULT 0;`,
   // v13: the few notices waiting between two hand-overs, in the session row (JSON; more go to the table).
   `ALTER TABLE session ADD COLUMN notices TEXT;`,
+  // v14: the search index's pages smaller, so that a segment of a thousand events has a doclist
+  // index for a word of every event (see SEARCH_PAGE_BYTES); segments written before keep theirs
+  // until merging rewrites them.
+  `INSERT INTO search (search, rank) VALUES ('pgsz', ${SEARCH_PAGE_BYTES});`,
 ]
 
 /**

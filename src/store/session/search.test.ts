@@ -5,7 +5,7 @@ import { newSessionId } from '../../../test/helpers'
 import { atSeq, defaultEstimator, newMessageEvent } from '../../core'
 import { Sql } from '../sql'
 import { migrate } from './migrations'
-import { SessionSearch } from './search'
+import { SEARCH_PAGE_BYTES, SessionSearch } from './search'
 
 const message = (seq: number) =>
   atSeq(
@@ -16,16 +16,35 @@ const message = (seq: number) =>
     seq,
   )
 
+/** Runs `work` on a fresh session object's storage and index, migrated; each call its own storage transaction. */
+const inObjectOf =
+  (object: DurableObjectStub) =>
+  <T>(work: (sql: Sql, search: SessionSearch) => T) =>
+    runInDurableObject(object, (_instance, state) => {
+      migrate(state.storage)
+      const sql = new Sql(state.storage.sql)
+      return work(sql, new SessionSearch(sql, (work) => state.storage.transactionSync(work)))
+    })
+
 describe('the search index', () => {
+  it('a segment of a thousand events has a doclist index for a word of every event: a search for an older phrase skips it, not steps through it', async () => {
+    const inObject = inObjectOf(env.SESSIONS.getByName(`search-tests/${newSessionId()}`))
+    await inObject((_sql, search) => search.index(Array.from({ length: 1000 }, (_, i) => message(i + 1))))
+    // FTS5's records: a segment's pages from its id shifted 37 bits, its doclist indexes flagged by bit 36 (FTS5_DLIDX_ROWID).
+    const { pages, largest, indexes } = await inObject(
+      (sql) =>
+        sql.first<{ pages: number; largest: number; indexes: number }>`SELECT count(*) AS pages,
+          max(length(block)) AS largest, sum((id >> 36) & 1) AS indexes FROM search_data WHERE id >> 37 > 0`!,
+    )
+    expect(largest).toBeLessThanOrEqual(SEARCH_PAGE_BYTES + 8)
+    expect(pages).toBeGreaterThan(10)
+    // "message" and "rollout" are in every event (4050-byte pages: none below ~5,000 events).
+    expect(indexes).toBe(2)
+  })
+
   it('an append is one segment of the index, however many events it holds (each segment is a lookup for every word of every search)', async () => {
-    const object = env.SESSIONS.getByName(`search-tests/${newSessionId()}`)
     // Each call its own storage transaction: FTS5 writes its pending terms out when one commits.
-    const inObject = <T>(work: (sql: Sql, search: SessionSearch) => T) =>
-      runInDurableObject(object, (_instance, state) => {
-        migrate(state.storage)
-        const sql = new Sql(state.storage.sql)
-        return work(sql, new SessionSearch(sql, (work) => state.storage.transactionSync(work)))
-      })
+    const inObject = inObjectOf(env.SESSIONS.getByName(`search-tests/${newSessionId()}`))
     // FTS5's pages: a segment's are numbered from its id shifted 37 bits (FTS5_SEGMENT_ROWID); below are its own records.
     const segments = () =>
       inObject((sql) => sql.first<{ n: number }>`SELECT count(DISTINCT id >> 37) AS n FROM search_data WHERE id >> 37 > 0`!.n)

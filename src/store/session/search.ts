@@ -7,22 +7,34 @@ import { indexedText } from './fts-expression'
 import type { EventRow } from './log'
 
 /**
+ * The index's page size in bytes (FTS5's `pgsz`, set by migration v14; 4050 before). FTS5 writes
+ * a doclist index (a skip list) only for a word whose doclist spans 4 pages or more in a segment:
+ * at 4050 bytes a segment of a few thousand events has none for a word of every event, and a
+ * phrase holding that word steps through all of it whenever the match lies beyond it — the
+ * newest, not yet merged segments lie before every older match (rowids are -seq). At 500 bytes a
+ * thousand events get one: an old phrase's search ~0.1 ms instead of 0.05–0.25 (BENCHMARKS,
+ * issue 31).
+ */
+export const SEARCH_PAGE_BYTES = 500
+const pagesOf = (bytes: number) => Math.ceil(bytes / SEARCH_PAGE_BYTES)
+
+/**
  * Appends whose segments one merge waits for. FTS5 merges a level only once it holds 4 segments
  * (its `usermerge`), so a merge after every append mostly had nothing to do, and each merge
  * statement is a row written (billed) whatever its work.
  */
 const MERGE_EVERY = 8
 /**
- * Pages of segment merging (FTS5's `merge` command) owed for an append, and for each event it
- * indexed: merging follows what was indexed, so the index keeps a few segments a level however
- * large the appends (each segment is a lookup for every word of every search).
+ * Merging owed for an append, and for each event it indexed (in bytes of pages, FTS5's measure
+ * of a merge's work): merging follows what was indexed, so the index keeps a few segments a level
+ * however large the appends (each segment is a lookup for every word of every search).
  */
-const MERGE_PAGES_PER_APPEND = 4
-const EVENTS_PER_MERGE_PAGE = 10
+const MERGE_PAGES_PER_APPEND = pagesOf(16 * 1024)
+const MERGE_BYTES_PER_EVENT = 400
 /** The most pages one merge statement is given (~1 MB): what is owed beyond goes on in the chain. */
-const MERGE_PAGES_MOST = 256
+const MERGE_PAGES_MOST = pagesOf(1024 * 1024)
 /** Pages a merge statement goes on with when the one before used all it was given (an index left unmerged). */
-const MERGE_PAGES_AFTER = 32
+const MERGE_PAGES_AFTER = pagesOf(128 * 1024)
 /** A merge runs this long after the append that scheduled it: in idle time when turns are apart. */
 const MERGE_DELAY_MS = 100
 
@@ -89,7 +101,7 @@ export class SessionSearch {
       indexed++
     }
     if (indexed === 0) return
-    this.owed += MERGE_PAGES_PER_APPEND + Math.ceil(indexed / EVENTS_PER_MERGE_PAGE)
+    this.owed += MERGE_PAGES_PER_APPEND + pagesOf(indexed * MERGE_BYTES_PER_EVENT)
     if (++this.unmerged >= MERGE_EVERY) this.mergeSoon()
   }
 
