@@ -111,9 +111,11 @@ const MIGRATIONS: string[] = [
   // v13: the few notices waiting between two hand-overs, in the session row (JSON; more go to the table).
   `ALTER TABLE session ADD COLUMN notices TEXT;`,
   // v14: the search index's pages smaller, so that a segment of a thousand events has a doclist
-  // index for a word of every event (see SEARCH_PAGE_BYTES); segments written before keep theirs
+  // index for a word of every event (see SEARCH_PAGE_BYTES), and a level of it merged once it holds
+  // 2 segments, not 4 (see SessionSearch.mergeSoon). Segments written before keep their pages
   // until merging rewrites them.
-  `INSERT INTO search (search, rank) VALUES ('pgsz', ${SEARCH_PAGE_BYTES});`,
+  `INSERT INTO search (search, rank) VALUES ('pgsz', ${SEARCH_PAGE_BYTES});
+   INSERT INTO search (search, rank) VALUES ('usermerge', 2);`,
 ]
 
 /**

@@ -42,6 +42,21 @@ describe('the search index', () => {
     expect(indexes).toBe(2)
   })
 
+  it('a level of the index is merged once it holds two segments (each a lookup for every word of every search)', async () => {
+    const inObject = inObjectOf(env.SESSIONS.getByName(`search-tests/${newSessionId()}`))
+    const segments = () =>
+      inObject((sql) => sql.first<{ n: number }>`SELECT count(DISTINCT id >> 37) AS n FROM search_data WHERE id >> 37 > 0`!.n)
+    for (const from of [1, 51])
+      await inObject((_sql, search) => search.index(Array.from({ length: 50 }, (_, i) => message(from + i))))
+    expect(await segments()).toBe(2)
+    // The statement the index's merges run (with FTS5's default of 4 a level, nothing to merge here).
+    await inObject((sql) => sql.run`INSERT INTO search (search, rank) VALUES ('merge', 100)`)
+    expect(await segments()).toBe(1)
+    expect(await inObject((sql) => sql.all`SELECT -rowid AS seq FROM search WHERE search MATCH '"message 51"'`)).toEqual([
+      { seq: 51 },
+    ])
+  })
+
   it('an append is one segment of the index, however many events it holds (each segment is a lookup for every word of every search)', async () => {
     // Each call its own storage transaction: FTS5 writes its pending terms out when one commits.
     const inObject = inObjectOf(env.SESSIONS.getByName(`search-tests/${newSessionId()}`))
