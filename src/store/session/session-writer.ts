@@ -89,12 +89,17 @@ export class SessionWriter {
       return result
     } catch (error) {
       this.held = null
-      this.row.forget()
-      this.view.reset()
-      this.pins.reset()
-      this.log.rewinds.forget()
+      this.forgetCached()
       throw error
     }
+  }
+
+  /** Forgets what was cached of the session (its row, view, pins, rewinds): read again from storage. */
+  private forgetCached(): void {
+    this.row.forget()
+    this.view.reset()
+    this.pins.reset()
+    this.log.rewinds.forget()
   }
 
   /** One write's transaction: when it throws, what was read of its rewinds inside it is forgotten too. */
@@ -202,10 +207,7 @@ export class SessionWriter {
   async wipe(record: SessionRecord, ending: Notice): Promise<void> {
     const stillThis = () => this.row.stored()?.createdAt === record.createdAt
     if (!(await this.lifecycle.wipe(record, ending, stillThis))) return
-    this.row.forget()
-    this.view.reset()
-    this.pins.reset()
-    this.log.rewinds.forget()
+    this.forgetCached()
     this.listener?.ended()
   }
 }
