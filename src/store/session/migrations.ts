@@ -1,5 +1,3 @@
-import { SEARCH_PAGE_BYTES } from './search'
-
 /**
  * The session object's SQLite schema, versioned: each migration runs once, in order, inside a
  * transaction, and the version table records how far a database has come. A change to the schema
@@ -110,11 +108,11 @@ const MIGRATIONS: string[] = [
    ALTER TABLE session ADD COLUMN erased INTEGER NOT NULL DEFAULT 0;`,
   // v13: the few notices waiting between two hand-overs, in the session row (JSON; more go to the table).
   `ALTER TABLE session ADD COLUMN notices TEXT;`,
-  // v14: the search index's pages smaller, so that a segment of a thousand events has a doclist
-  // index for a word of every event (see SEARCH_PAGE_BYTES), and a level of it merged once it holds
-  // 2 segments, not 4 (see SessionSearch.mergeSoon). Segments written before keep their pages
-  // until merging rewrites them.
-  `INSERT INTO search (search, rank) VALUES ('pgsz', ${SEARCH_PAGE_BYTES});
+  // v14: the search index's pages smaller (500 bytes: SEARCH_PAGE_BYTES, which the search's tests
+  // hold it to), so that a segment of a thousand events has a doclist index for a word of every
+  // event, and a level of it merged once it holds 2 segments, not 4 (see SessionSearch.mergeSoon).
+  // Segments written before keep their pages until merging rewrites them.
+  `INSERT INTO search (search, rank) VALUES ('pgsz', 500);
    INSERT INTO search (search, rank) VALUES ('usermerge', 2);`,
 ]
 
