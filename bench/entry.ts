@@ -834,6 +834,9 @@ bench.get('/undo', async (c) => c.json(await onFixedView(c, () => undos(c, numbe
 bench.get('/responses-compaction', async (c) => c.json(await onFixedView(c, () => responsesCompactions(c, numberOf(c, 'batch')))))
 bench.get('/export-page', (c) => sampledWithRows(c, sessionOf(c), () => exportPage(c, numberOf(c, 'lines'))))
 bench.get('/search', (c) => sampledWithRows(c, sessionOf(c), () => answerText(sessionOf(c).search(searchQuery(c)))))
+// The same searches, ours and the peer's, timed inside each object (no RPC around each).
+bench.get('/search-inside', async (c) => c.json(await sessionOf(c).searchInside(searchQuery(c), numberOf(c, 'batch'))))
+bench.get('/peer/search-inside', async (c) => c.json(await peerOf(c).searchInside(query(c, 'q'), numberOf(c, 'batch'))))
 bench.get('/context', (c) => sampledWithRows(c, sessionOf(c), () => succeeded(sessionOf(c).context())))
 bench.get('/limited-get', (c) => sampled(c, () => limitedGet(c, query(c, 'on') === '1')))
 bench.get('/compact', (c) => sampled(c, () => compactionPass(c, numberOf(c, 'keep'))))
@@ -870,8 +873,6 @@ bench.get('/peer/storage-turns', async (c) =>
   c.json(await peerOf(c).storageTurns(numberOf(c, 'batch'), numberOf(c, 'from'), storageWorkOf(c))),
 )
 // Timed as ours is: around the RPC, from the bench Worker.
-bench.get('/search-inside', async (c) => c.json(await sessionOf(c).searchInside(searchQuery(c), numberOf(c, 'batch'))))
-bench.get('/peer/search-inside', async (c) => c.json(await peerOf(c).searchInside(query(c, 'q'), numberOf(c, 'batch'))))
 bench.get('/peer/search', (c) => sampledWithRows(c, peerOf(c), () => peerOf(c).search(query(c, 'q'))))
 bench.get('/peer/seed', async (c) => c.json(await peerOf(c).seed(numberOf(c, 'count'), numberOf(c, 'from'))))
 bench.get('/peer/size', async (c) => c.json(await peerOf(c).size()))
