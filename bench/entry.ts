@@ -9,6 +9,7 @@ import { DurableObject } from 'cloudflare:workers'
 import { Lifecycle } from 'agents/lifecycle'
 import { Sessions } from 'agents/sessions'
 import { type Context, Hono } from 'hono'
+import type { OpenAIMessage } from '../src/contract/openai-messages'
 import {
   type ChatMessageInput,
   type EventInput,
@@ -32,7 +33,11 @@ import { messagesInput } from '../src/doors/messages/request'
 import { responsesInput } from '../src/doors/responses/request'
 import { app } from '../src/http/app'
 import { authConfigOf, bearerJwt } from '../src/http/auth'
+import { TURN_EVENTS } from '../src/http/routes/turns'
+import { readTurnAnswer } from '../src/http/turn-answer'
+import { openAICompatible } from '../src/models/openai-compatible'
 import { sessionStub } from '../src/object/address'
+import { frameWriter } from '../src/object/frames'
 import { RequestShard } from '../src/object/request-shard'
 import { type JsonBody, SessionObject } from '../src/object/session-object'
 import { countRows, type RowCounts } from '../test/support/row-counts'
@@ -896,6 +901,13 @@ async function objectProxied(request: Request, env: BenchEnv): Promise<Response>
   return new Response(stream, { headers: { 'Content-Type': 'text/event-stream' } })
 }
 
+/** A model request relayed through {@link ObjectProxy} in the service's own frames, answered as `/turns` streams its deltas. */
+const objectRelay = new Hono<{ Bindings: BenchEnv }>().post('/object-relay', async (c) => {
+  const { messages } = await c.req.json<{ messages: OpenAIMessage[] }>()
+  const answer = await readTurnAnswer(c.env.OBJECT_PROXY.getByName('floor').relay(messages))
+  return answer.stream(c, TURN_EVENTS)
+})
+
 /**
  * The first-byte floor for a Worker that keeps its state in a Durable Object: the object does
  * nothing but pass the model request on to the upstream and stream its answer back over the RPC.
@@ -906,13 +918,32 @@ export class ObjectProxy extends DurableObject<BenchEnv> {
     if (!response.body) throw new Error(`the upstream answered ${response.status} without a body`)
     return response.body
   }
+
+  /**
+   * The service's streaming alone: the model called through its adapter (the stream parsed as a
+   * turn parses it), each delta sent as a turn's frame, the frames read back in the Worker and
+   * written as `/turns` writes them; no auth, validation, session, prompt or write.
+   */
+  relay(messages: OpenAIMessage[]): ReadableStream<Uint8Array> {
+    const frames = frameWriter()
+    const model = openAICompatible({ baseUrl: this.env.OPENAI_BASE_URL!, timeoutMs: 30_000 })
+    model.chat({ model: 'echo', messages, maxTokens: 1024, onDelta: (text) => frames.send({ type: 'delta', text }) }).then(
+      () => frames.finish(['{}']),
+      (error) => {
+        frames.send({ type: 'error', error: { code: 'internal', message: String(error) } })
+        frames.close()
+      },
+    )
+    return frames.readable
+  }
 }
 
 /**
  * The bench Worker: before anything else, `/bare-proxy` is a bare Worker that only passes a model
  * request on to the upstream and its answer back (the first-byte floor for any Worker),
  * `/object-proxy` the same through a Durable Object ({@link ObjectProxy}: the floor for a Worker
- * with an object in the path), and `/bare-answer` one that answers at once (what the dev
+ * with an object in the path), `/object-relay` the same object relaying the stream in the
+ * service's own frames and `/turns` events (the floor for streaming them), and `/bare-answer` one that answers at once (what the dev
  * server's round trip costs by itself).
  */
 export default {
@@ -921,6 +952,7 @@ export default {
     if (pathname === '/bare-answer') return new Response('answered')
     if (pathname === '/bare-proxy') return proxied(env, request.body)
     if (pathname === '/object-proxy') return objectProxied(request, env)
+    if (pathname === '/object-relay') return objectRelay.fetch(request, env, ctx)
     return worker.fetch(request, env, ctx)
   },
 } satisfies ExportedHandler<BenchEnv>

@@ -249,7 +249,17 @@ function others({ worker, ours }: Targets) {
     requestShard: { rounds: ROUNDS, keys: ['a request'], sample: () => worker.bench('request-shard', { batch: 100, run: RUN }) },
     firstByte: {
       rounds: ROUNDS * 2,
-      keys: ['service', 'chat', 'messages', 'responses', 'proxy', 'objectProxy', 'answer', 'direct'] satisfies FirstBytePath[],
+      keys: [
+        'service',
+        'chat',
+        'messages',
+        'responses',
+        'proxy',
+        'objectProxy',
+        'objectRelay',
+        'answer',
+        'direct',
+      ] satisfies FirstBytePath[],
       sample: (path, round) => firstByteVia(worker, path as FirstBytePath, round),
     },
     compactionPass: { rounds: 5, keys: [100, 1_000, 10_000], sample: compactionPass },

@@ -31,8 +31,21 @@ async function firstByte(url: string, init: RequestInit, heard: () => number): P
   return { samples: [elapsed], counts: { reached, after: elapsed - reached } }
 }
 
-/** The paths a first byte is timed on: the service's four streamed doors, a bare proxying Worker, one answering at once, and the upstream itself. */
-export type FirstBytePath = 'service' | 'chat' | 'messages' | 'responses' | 'proxy' | 'objectProxy' | 'answer' | 'direct'
+/**
+ * The paths a first byte is timed on: the service's four streamed doors; a bare Worker proxying,
+ * the same through an object that proxies or relays in the service's frames, one answering at
+ * once; the upstream itself.
+ */
+export type FirstBytePath =
+  | 'service'
+  | 'chat'
+  | 'messages'
+  | 'responses'
+  | 'proxy'
+  | 'objectProxy'
+  | 'objectRelay'
+  | 'answer'
+  | 'direct'
 
 /**
  * The first streamed byte of a turn through one of the service's doors (a session per door,
@@ -60,6 +73,7 @@ export async function firstByteVia(worker: BenchWorker, path: FirstBytePath, rou
     responses: () => post(`${worker.url}v1/responses`, service, JSON.stringify({ model: 'echo', stream: true, input: content })),
     proxy: () => post(`${worker.url}bare-proxy`, json, upstreamRequest),
     objectProxy: () => post(`${worker.url}object-proxy`, json, upstreamRequest),
+    objectRelay: () => post(`${worker.url}object-relay`, json, upstreamRequest),
     answer: () => post(`${worker.url}bare-answer`, json, upstreamRequest),
     direct: () => post(`${worker.upstreamUrl}/v1/chat/completions`, json, upstreamRequest),
   }

@@ -141,9 +141,14 @@ const FIRST_BYTE_PATHS = {
   responses: 'a streamed Responses request',
   proxy: 'a bare Worker proxying the model request to the same upstream (the floor for any Worker)',
   objectProxy: 'a bare Worker proxying it through a Durable Object that only proxies (the floor with an object in the path)',
+  objectRelay:
+    'the same object relaying it in the service’s own frames and events (its model adapter, turn frames and `/turns` events; no auth, session, prompt or write)',
   answer: 'a bare Worker answering at once, calling nothing (the dev server’s round trip)',
   direct: 'the model request straight to the fake upstream',
 }
+
+/** The service's own first-byte paths. */
+const FIRST_BYTE_DOORS: FirstBytePath[] = ['service', 'chat', 'messages', 'responses']
 
 /** What a first-byte path adds to the upstream's own time, as a multiple of what `floor` adds. */
 const addedRatio = (r: Results, path: Key, floor: FirstBytePath) =>
@@ -463,6 +468,9 @@ export const TABLES: Table[] = [
         path === 'direct' || path === 'proxy' || path === 'objectProxy' || path === 'answer'
           ? ''
           : addedRatio(r, path, 'objectProxy'),
+      ),
+      column('÷ the relay’s added', (path, r) =>
+        FIRST_BYTE_DOORS.includes(path as FirstBytePath) ? addedRatio(r, path, 'objectRelay') : '',
       ),
     ],
   },

@@ -1,6 +1,6 @@
 import { createRoute } from '@hono/zod-openapi'
 import { SessionParamsSchema, TurnRequestSchema, TurnResponseSchema } from '../../contract/schemas'
-import { readTurnAnswer } from '../turn-answer'
+import { type FrameEvents, readTurnAnswer } from '../turn-answer'
 import { body, errors, routes, SESSION_PATH, sessionOf, streamedJson } from './helpers'
 
 const runTurn = createRoute({
@@ -19,6 +19,20 @@ const runTurn = createRoute({
   },
 })
 
+/** How a streamed `/turns` turn writes its frames: `delta`, `compacting`, `tool_call`, then one `done` or `error`. */
+export const TURN_EVENTS: FrameEvents = {
+  delta: (sse, text) => sse.writeSSE({ event: 'delta', data: JSON.stringify({ text }) }),
+  compacting: (sse) => sse.writeSSE({ event: 'compacting', data: '{}' }),
+  toolCall: (sse, call) => sse.writeSSE({ event: 'tool_call', data: JSON.stringify(call) }),
+  error: (sse, error) => sse.writeSSE({ event: 'error', data: JSON.stringify({ error: error.body }) }),
+  async done(sse, frame) {
+    // The result's JSON is one line (JSON text holds no raw newline): one `data` field, passed on as it comes.
+    await sse.write('event: done\ndata: ')
+    for await (const chunk of frame.result) await sse.write(chunk)
+    await sse.write('\n\n')
+  },
+}
+
 /** A chat turn, answered as JSON or streamed as server-sent events. */
 export const turnRoutes = routes().openapi(runTurn, async (c) => {
   const input = c.req.valid('json')
@@ -28,16 +42,5 @@ export const turnRoutes = routes().openapi(runTurn, async (c) => {
     if (answer.first.type !== 'done') throw new Error('a plain turn answered with a delta')
     return streamedJson<typeof TurnResponseSchema>(c, answer.first.result)
   }
-  return answer.stream(c, {
-    delta: (sse, text) => sse.writeSSE({ event: 'delta', data: JSON.stringify({ text }) }),
-    compacting: (sse) => sse.writeSSE({ event: 'compacting', data: '{}' }),
-    toolCall: (sse, call) => sse.writeSSE({ event: 'tool_call', data: JSON.stringify(call) }),
-    error: (sse, error) => sse.writeSSE({ event: 'error', data: JSON.stringify({ error: error.body }) }),
-    async done(sse, frame) {
-      // The result's JSON is one line (JSON text holds no raw newline): one `data` field, passed on as it comes.
-      await sse.write('event: done\ndata: ')
-      for await (const chunk of frame.result) await sse.write(chunk)
-      await sse.write('\n\n')
-    },
-  })
+  return answer.stream(c, TURN_EVENTS)
 })
