@@ -943,8 +943,8 @@ export class ObjectProxy extends DurableObject<BenchEnv> {
  * request on to the upstream and its answer back (the first-byte floor for any Worker),
  * `/object-proxy` the same through a Durable Object ({@link ObjectProxy}: the floor for a Worker
  * with an object in the path), `/object-relay` the same object relaying the stream in the
- * service's own frames and `/turns` events (the floor for streaming them), and `/bare-answer` one that answers at once (what the dev
- * server's round trip costs by itself).
+ * service's own frames and `/turns` events (the floor for streaming them), and `/bare-answer`
+ * one that answers at once (what the dev server's round trip costs by itself).
  */
 export default {
   fetch(request: Request, env: BenchEnv, ctx: ExecutionContext): Response | Promise<Response> {

@@ -157,6 +157,10 @@ const addedRatio = (r: Results, path: Key, floor: FirstBytePath) =>
     r.median('firstByte', floor) - r.median('firstByte', 'direct'),
   )
 
+/** A first-byte column: what each of `paths` adds, as a multiple of what `floor` adds (blank for the other paths). */
+const addedRatioColumn = (title: string, floor: FirstBytePath, paths: FirstBytePath[]) =>
+  column(title, (path, r) => (paths.includes(path as FirstBytePath) ? addedRatio(r, path, floor) : ''))
+
 /** The paths of the one-tenant table. */
 const TENANT_PATHS = {
   off: 'GET, request limit off',
@@ -461,17 +465,9 @@ export const TABLES: Table[] = [
       column('added to the upstream’s own', (path, r) =>
         path === 'direct' || path === 'answer' ? '' : ms(r.median('firstByte', path) - r.median('firstByte', 'direct')),
       ),
-      column('÷ the bare proxy’s added', (path, r) =>
-        path === 'direct' || path === 'proxy' || path === 'answer' ? '' : addedRatio(r, path, 'proxy'),
-      ),
-      column('÷ the object proxy’s added', (path, r) =>
-        path === 'direct' || path === 'proxy' || path === 'objectProxy' || path === 'answer'
-          ? ''
-          : addedRatio(r, path, 'objectProxy'),
-      ),
-      column('÷ the relay’s added', (path, r) =>
-        FIRST_BYTE_DOORS.includes(path as FirstBytePath) ? addedRatio(r, path, 'objectRelay') : '',
-      ),
+      addedRatioColumn('÷ the bare proxy’s added', 'proxy', [...FIRST_BYTE_DOORS, 'objectProxy', 'objectRelay']),
+      addedRatioColumn('÷ the object proxy’s added', 'objectProxy', [...FIRST_BYTE_DOORS, 'objectRelay']),
+      addedRatioColumn('÷ the relay’s added', 'objectRelay', FIRST_BYTE_DOORS),
     ],
   },
   {
