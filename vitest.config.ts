@@ -24,9 +24,9 @@ const pure = [
   'src/object/frames/**/*.test.ts',
   'src/rate-limits/**/*.test.ts',
   'src/json-stream/**/*.test.ts',
-  'src/store/session/append-input.test.ts',
-  'src/store/session/body-cache.test.ts',
-  'src/store/session/fts-expression.test.ts',
+  'src/history/append-input.test.ts',
+  'src/store/log/body-cache.test.ts',
+  'src/store/search/fts-expression.test.ts',
 ]
 /** workerd with the Worker's configuration and the fake upstream as its model. */
 const withUpstream = (bindings: Record<string, string> = {}) =>
@@ -65,7 +65,7 @@ export default defineConfig({
         test: {
           ...workers,
           name: 'workers',
-          include: ['src/{object,store,http,models}/**/*.test.ts', 'test/**/*.test.ts'],
+          include: ['src/{object,store,history,reads,http,models}/**/*.test.ts', 'test/**/*.test.ts'],
           exclude: [
             'test/unconfigured/**',
             'test/misconfigured/**',

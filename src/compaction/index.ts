@@ -15,17 +15,16 @@ import {
   type Summarizer,
   type TokenEstimator,
   type Trigger,
-  VersionConflictError,
 } from '../core'
 import { log } from '../log'
 import { chatModelBudget, modelSettings, NOT_CONFIGURED } from '../models/config'
 import { toServiceError, UpstreamError } from '../models/port'
 import { modelSummarizer } from '../models/summarizer'
-import { newNotice } from '../store/session/notices'
+import { newNotice } from '../store/log/notices'
 
 /** The session a pass runs on: the core's store, and where the pass's notices go (its summary's usage, its failure). */
 export interface PassSession extends SessionStore {
-  /** Records notices with no change to the log (see `StoredSession.notify`). */
+  /** Records notices with no change to the log (see `SessionStorage.notify`). */
   notify(notices: Notice[]): Promise<void>
   /** Counts what a model call the log does not record spent (a summary's, an unstored reply's): its usage notice. */
   spent(model: string, usage: Usage | null, kind: 'turn' | 'summary'): Promise<void>
@@ -143,7 +142,6 @@ export function compactor(options: CompactorOptions): Compactor {
         if (result.reason === 'summarizer_failed') await failed('summarizer_failed', 'the summarizer answered no summary')
         return result
       } catch (error) {
-        if (error instanceof VersionConflictError) throw new ServiceError('version_conflict', error.message)
         if (error instanceof UpstreamError) {
           log.warn('summarizer failed; nothing was written', {
             session: session.id,

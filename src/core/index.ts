@@ -62,7 +62,16 @@ export {
 } from './reconcile'
 export { type QueryTerm, queryTerms, type RecallHit, searchTextOf } from './search'
 export { MARK_CLOSE, MARK_OPEN, type MarkedMatch, rankWindow } from './search/rank'
-export { type SessionStore, VersionConflictError, type ViewSnapshot } from './session-store'
+export {
+  RewindPointError,
+  SessionEndedError,
+  SessionExistsError,
+  SessionMissingError,
+  type SessionStore,
+  SessionWipingError,
+  VersionConflictError,
+  type ViewSnapshot,
+} from './session-store'
 export { ArrayStore } from './session-store/array-store'
 export type { SessionInfo, Summarizer, SummaryMessage, SummaryOutcome, SummaryRequest } from './summarizer'
 export { isHighSurrogate, utf8Length } from './text'

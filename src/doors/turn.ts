@@ -1,6 +1,15 @@
 import { ServiceError, sessionNotFound } from '../contract/errors'
 import { type StoredStep, storedResult, type TurnResult } from '../contract/turn-result'
-import { asksTurn, branchPoint, type ClientMessage, messageKey, type NewMessageEvent, type RewindPoint, reconcile } from '../core'
+import {
+  asksTurn,
+  branchPoint,
+  type ClientMessage,
+  messageKey,
+  type NewMessageEvent,
+  type RewindPoint,
+  RewindPointError,
+  reconcile,
+} from '../core'
 import { openContinuation, turnEvent } from '../turns/open-step'
 import { regenerate, runStep } from '../turns/run-turn'
 import type { TurnDeps } from '../turns/session'
@@ -125,7 +134,7 @@ async function continuedTurn(
   try {
     rewound = deps.session.rewindFirst({ to: after.replyId, position: 'at' }, 'divergence', 'previous_response_id')
   } catch (error) {
-    if (error instanceof ServiceError && error.code === 'invalid_request') throw previousNotFound(after.responseId)
+    if (error instanceof RewindPointError) throw previousNotFound(after.responseId)
     throw error
   }
   if (rewound) deps.onRewound?.(rewound.abandoned)

@@ -1,4 +1,4 @@
-import type { SessionDirectory } from '../store/session/lifecycle'
+import type { SessionDirectory } from '../store/log/lifecycle'
 
 /**
  * A session object's name, encoded so that no two different pairs share one: the user id is
@@ -24,7 +24,7 @@ export const requestShardStub = (env: Env, userId: string, shard: number) =>
  * The user's index as a session's directory: where its storage lists and unlists it.
  *
  * @example
- * new StoredSession(ctx.storage, sessionDirectory(env), estimator)
+ * new SessionStorage(ctx.storage, sessionDirectory(env), estimator)
  */
 export const sessionDirectory = (env: Env): SessionDirectory => ({
   list: (session) =>

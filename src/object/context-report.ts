@@ -1,7 +1,7 @@
 import { defaultPolicy, deploymentPolicy } from '../compaction/policy'
 import type { ContextJson } from '../contract/schemas'
 import { chatModelBudget, modelSettings } from '../models/config'
-import type { SessionFacts } from '../store/session/facts'
+import type { SessionFacts } from '../reads/facts'
 
 /** What the session object knows now, in memory: a background pass running, requests waiting on its queue. */
 export interface SessionActivity {

@@ -16,14 +16,18 @@ import {
   wholeLog,
 } from '../../test/helpers'
 import { defaultEstimator, newMessageEvent, project, statsOf, VersionConflictError } from '../core'
-import { StoredSession } from '../store/session/stored-session'
+import { SessionAnswers } from '../reads/answers'
+import { SessionStorage } from '../store/session-storage'
 import { sessionDirectory, sessionStub, userIndexStub } from './address'
 import type { SessionObject } from './session-object'
 
 const stubOf = (id: string, userId = 'alice') => sessionStub(env, userId, id)
 /** The view as `GET /view` answers it, read inside the object. */
-const viewOf = async (stored: StoredSession) =>
-  JSON.parse([...stored.answers.viewOf(await stored.existing(), 'events')].join('')) as unknown
+const viewOf = async (stored: SessionStorage) => {
+  const { log, view, branches, undos, pins } = stored.parts
+  const answers = new SessionAnswers(log, view, stored.lineage, branches, undos, pins)
+  return JSON.parse([...answers.viewOf(await stored.existing(), 'events')].join('')) as unknown
+}
 
 describe('appends are all or nothing', () => {
   it('a row failing mid-transaction leaves neither rows nor counters nor cached view changed', async () => {
@@ -32,7 +36,7 @@ describe('appends are all or nothing', () => {
     const before = await call('GET', `/v1/sessions/${id}/view`)
     await runInDurableObject(stubOf(id), async (_instance, state) => {
       // The session's storage as the object keeps it, written through the port compaction uses.
-      const stored = new StoredSession(state.storage, sessionDirectory(env), defaultEstimator)
+      const stored = new SessionStorage(state.storage, sessionDirectory(env), defaultEstimator)
       const event = (eventId: string) =>
         newMessageEvent({ id: eventId, message: { role: 'user', content: eventId }, timestamp: 't' }, defaultEstimator)
       const view = await viewOf(stored)
@@ -162,7 +166,7 @@ describe('expiry', () => {
       [own, { idleTtlSeconds: 0 }, null],
     ] as const)
       await runInDurableObject(stubOf(id), async (_instance, state) => {
-        const stored = new StoredSession(state.storage, sessionDirectory(env), defaultEstimator, () => 600)
+        const stored = new SessionStorage(state.storage, sessionDirectory(env), defaultEstimator, () => 600)
         const record = await stored.create({ userId: 'alice', sessionId: id }, input)
         expect(record.idleTtlSeconds).toBe(expected)
         expect(record.expiresAt === null).toBe(expected === null)

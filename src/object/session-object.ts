@@ -1,8 +1,30 @@
-import { type Outcome, toOutcome } from '../contract/errors'
+import { DurableObject } from 'cloudflare:workers'
+import { type Compactor, compactor } from '../compaction'
+import { requestedPass } from '../compaction/requested'
+import { type Outcome, toOutcome, unwrap } from '../contract/errors'
 import { LIMITS } from '../contract/limits'
-import type { ImportLines, ImportResultJson, TurnInput } from '../contract/schemas'
+import type {
+  CompactInput,
+  ContextJson,
+  CreateSessionInput,
+  EventInput,
+  ExportFormat,
+  ForkInput,
+  ImportLines,
+  ImportResultJson,
+  PatchSessionInput,
+  PinsInput,
+  PinsJson,
+  RewindInput,
+  RewindJson,
+  SessionJson,
+  TurnInput,
+  UndoInput,
+  UndoJson,
+} from '../contract/schemas'
+import { secondsSetting } from '../contract/seconds-setting'
 import type { SessionAddress } from '../contract/session-address'
-import type { ClientMessage, MessageEvent, SessionEvent } from '../core'
+import { type ClientMessage, defaultEstimator, type MessageEvent, type SessionEvent, type TokenEstimator } from '../core'
 import {
   appendHistory,
   countPromptTokens,
@@ -13,42 +35,246 @@ import {
   storedDoorAnswer,
 } from '../doors'
 import { type ImportedHistory, importHistory } from '../doors/import-history'
+import {
+  type AppendResult,
+  appendEvents,
+  createFork,
+  type ForkSource,
+  forkInto,
+  importJsonl,
+  pin,
+  rewind,
+  undo,
+} from '../history'
+import { jsonAnswer } from '../json-stream'
 import { limitsOf } from '../rate-limits'
-import { newNotice } from '../store/session/notices'
-import type { NewSessionInput } from '../store/session/session-row'
-import { StoredSession } from '../store/session/stored-session'
+import { SessionAnswers, type ViewFormat } from '../reads/answers'
+import { DoorReads } from '../reads/door-reads'
+import { newNotice } from '../store/log/notices'
+import { type NewSessionInput, sessionJson } from '../store/log/session-row'
+import type { SearchQuery } from '../store/search/lineage-search'
+import { SessionStorage } from '../store/session-storage'
 import { runTurn } from '../turns/run-turn'
-import type { TurnSession } from '../turns/session'
+import { sessionDirectory, sessionStub } from './address'
+import { BackgroundPass } from './background-pass'
+import { contextReport } from './context-report'
 import { type FrameBody, wholeWhenSmall } from './frames'
-import { type JsonBody, SessionStorageObject } from './session-storage-object'
+import { LiveHub } from './live-hub'
 import { userTurnLimiter } from './turn-limiter'
-import type { RunSettings } from './turn-runner'
+import { type RunSettings, TurnRunner } from './turn-runner'
 
-export type { AppendResult } from '../store/session/stored-session'
-export type { JsonBody }
+export type { AppendResult }
+
+/** JSON a live subscriber catches up with per connection: a longer backlog takes more. */
+const LIVE_BACKLOG_BYTES = 1024 * 1024
+
+/** A JSON answer generated from storage: its text when small, else bytes streamed as they are read (it may be larger than an RPC value may be: 32 MiB). */
+export type JsonBody = string | ReadableStream<Uint8Array>
 
 /**
- * One chat session: its append-only event log in this object's SQLite storage, every append
- * serialized by the object (see {@link StoredSession}). Each HTTP request makes one RPC call to
- * one of the methods below, which finds the session once and hands it down; each answers an
- * {@link Outcome}, since errors thrown across RPC lose their type. Chat turns, door requests and
- * compaction passes are use cases (`src/turns`, `src/doors`, `src/compaction`) composed here, run
- * on this object's storage one turn at a time.
+ * One chat session: its append-only event log in this object's SQLite storage (see
+ * {@link SessionStorage}), every write serialized by the object. Each HTTP request makes one RPC
+ * call to one of the methods below; each names the use case it runs — a turn (`src/turns`), a
+ * door's request (`src/doors`), a pass (`src/compaction`), a history edit (`src/history`), a read
+ * (`src/reads`) — and answers an {@link Outcome}, since errors thrown across RPC lose their type.
+ * Writes other than a turn wait for the running turn.
  */
-export class SessionObject extends SessionStorageObject {
+export class SessionObject extends DurableObject<Env> {
+  /** The token estimator of every session: each event is estimated once, when it is written. */
+  static readonly estimator: TokenEstimator = defaultEstimator
+
+  private readonly storage: SessionStorage
+  private readonly answers: SessionAnswers
+  private readonly doorReads: DoorReads
+  private readonly compaction: Compactor
+  private readonly runner: TurnRunner
+  private readonly passes: BackgroundPass
+  private readonly live: LiveHub
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env)
+    // A subclass may count estimates (the benchmark does) by giving its own static estimator.
+    const estimator = (new.target as typeof SessionObject).estimator
+    const idleTtl = () => secondsSetting('SESSION_IDLE_TTL_SECONDS', env.SESSION_IDLE_TTL_SECONDS, 0)
+    const live = new LiveHub(ctx)
+    this.live = live
+    this.storage = new SessionStorage(ctx.storage, sessionDirectory(env), estimator, idleTtl, {
+      watched: () => live.watched,
+      written: (events) => live.events(events),
+      ended: () => live.closeAll('the session ended'),
+    })
+    const { log, view, branches, undos, pins } = this.storage.parts
+    this.answers = new SessionAnswers(log, view, this.storage.lineage, branches, undos, pins)
+    this.doorReads = new DoorReads(this.storage.parts, () => this.storage.find())
+    this.compaction = compactor({ env, estimator })
+    this.passes = new BackgroundPass((work) => ctx.waitUntil(work))
+    this.runner = new TurnRunner({ env, compactor: this.compaction, estimator, passes: this.passes, live })
+  }
+
+  // ── the session ──────────────────────────────────────────────────────────────────────────
+
+  /** Creates the session; 409 when it exists. */
+  create(address: SessionAddress, input: CreateSessionInput): Promise<Outcome<SessionJson>> {
+    return toOutcome(async () => sessionJson(await this.storage.create(address, input)))
+  }
+
+  get(): Promise<Outcome<SessionJson>> {
+    return toOutcome(async () => sessionJson(await this.storage.existing()))
+  }
+
+  /** Changes metadata, ttl (counted from now) or policy. */
+  patch(input: PatchSessionInput): Promise<Outcome<SessionJson>> {
+    return toOutcome(async () => sessionJson(await this.storage.patch(input)))
+  }
+
+  /** Deletes the session and its whole log. */
+  destroy(): Promise<Outcome<null>> {
+    return toOutcome(async () => {
+      await this.storage.end.destroy(await this.storage.existing())
+      return null
+    })
+  }
+
+  /** Erases this incarnation of the session, if it is the one created then (its user erased all): absent at once, wiped soon. */
+  erase(createdAt: string): Promise<Outcome<null>> {
+    return toOutcome(async () => {
+      await this.storage.end.erase(createdAt)
+      return null
+    })
+  }
+
+  /** Hands the outbox over to the user's index object, and deletes the session once it has expired; safe to run twice. */
+  override async alarm(): Promise<void> {
+    await this.storage.end.alarm()
+  }
+
+  // ── reads ────────────────────────────────────────────────────────────────────────────────
+
+  /** A page of the log, COMPACTION events included, from `after` on (see `LIMITS.eventsPage`). */
+  readLog(after: number, limit: number): Promise<Outcome<JsonBody>> {
+    return this.read((record) => this.answers.logPage(record, after, limit))
+  }
+
+  /** The view: what the model is shown. */
+  readView(format: ViewFormat = 'events'): Promise<Outcome<JsonBody>> {
+    return this.read((record) => this.answers.viewOf(record, format))
+  }
+
+  /** An export of the session (see `SessionAnswers.exportOf`), streamed when large. */
+  exportSession(format: ExportFormat): Promise<Outcome<JsonBody>> {
+    return this.read((record) => this.answers.exportOf(record, format))
+  }
+
+  /** A page of search hits over every event of the session, covered or not (see `SessionAnswers.search`). */
+  search(query: SearchQuery): Promise<Outcome<JsonBody>> {
+    return toOutcome(() => {
+      // The query is checked before the session is looked up.
+      const page = this.answers.search(query)
+      return this.readJson(page)
+    })
+  }
+
+  /** A page of the session's compactions, newest first, before the seq `before`. */
+  readCompactions(before: number, limit: number): Promise<Outcome<JsonBody>> {
+    return this.read((record) => this.answers.compactions(record, before, limit))
+  }
+
+  /** A page of the branches rewinds abandoned, newest first, before the seq `before`. */
+  readBranches(before: number, limit: number): Promise<Outcome<JsonBody>> {
+    return this.read((record) => this.answers.branches(record, before, limit))
+  }
+
+  /** What the session holds, what the model would see of it, and what compaction did: read-only, O(view). */
+  context(): Promise<Outcome<ContextJson>> {
+    return toOutcome(async () => {
+      const facts = this.answers.facts(await this.storage.existing())
+      return contextReport(facts, this.env, { compacting: this.passes.compacting, queued: this.runner.waiting })
+    })
+  }
+
   /** The session's message events with these ids (at most {@link LIMITS.chatMessages}), as stored: what a door's item reference names. */
   messagesByIds(ids: string[]): Promise<Outcome<MessageEvent[]>> {
-    return toOutcome(() => this.stored.doorReads.messagesByIds(ids.slice(0, LIMITS.chatMessages)))
+    return toOutcome(() => this.doorReads.messagesByIds(ids.slice(0, LIMITS.chatMessages)))
   }
 
   /** A stored reply as a door answers it again, with the messages its request added (null: no such reply). */
   storedAnswer(replyId: string): Promise<Outcome<StoredDoorAnswer | null>> {
-    return toOutcome(async () => storedDoorAnswer(await this.stored.doorReads.stepOfReply(replyId)))
+    return toOutcome(async () => storedDoorAnswer(await this.doorReads.stepOfReply(replyId)))
   }
 
   /** A page of the lineage's shown messages from the event `fromId` on (null: it is not on the lineage): a Conversations list. */
   readLineage(query: { order: 'asc' | 'desc'; fromId?: string; limit: number }) {
-    return toOutcome(() => this.stored.doorReads.lineageMessages(query))
+    return toOutcome(() => this.doorReads.lineageMessages(query))
+  }
+
+  /**
+   * `GET /stream` with `Upgrade: websocket` (the Worker's live subscription): the events after
+   * the seq `after` (a part at a time: see `CATCHING_UP`; `after` -1: none), then each event as it
+   * is written and each piece of a reply in progress. 404 when the session does not exist.
+   */
+  override async fetch(request: Request): Promise<Response> {
+    const url = new URL(request.url)
+    if (url.pathname !== '/stream' || request.headers.get('Upgrade') !== 'websocket') return new Response(null, { status: 404 })
+    const record = await this.storage.find()
+    if (!record) return new Response(null, { status: 404 })
+    const after = Math.min(Number(url.searchParams.get('after') ?? -1), record.version)
+    const backlog = after < 0 ? [] : [...this.answers.eventsAfter(record, after, LIVE_BACKLOG_BYTES)]
+    return this.live.subscribe(backlog, (backlog.at(-1)?.seq ?? after) < record.version && after >= 0)
+  }
+
+  /** A subscriber went away: its end of the socket is closed too. */
+  override webSocketClose(socket: WebSocket, code: number, reason: string): void {
+    try {
+      socket.close([1005, 1006, 1015].includes(code) ? 1000 : code, reason)
+    } catch {
+      // Closed already.
+    }
+  }
+
+  // ── history edits (src/history) ──────────────────────────────────────────────────────────
+
+  /** Appends events all together or not at all, creating the session when it does not exist. */
+  append(address: SessionAddress, inputs: EventInput[], expectedVersion?: number): Promise<Outcome<AppendResult>> {
+    return toOutcome(() => appendEvents(this.storage, address, inputs, expectedVersion))
+  }
+
+  /** An import after a running turn: a `jsonl` export's lines, or a history without ids (`importHistory`). */
+  importSession(address: SessionAddress, input: { lines: ImportLines } | { history: ImportedHistory }) {
+    return this.exclusive(async (): Promise<ImportResultJson> => {
+      if ('lines' in input) return importJsonl(this.storage, address, input.lines)
+      const written = await importHistory(input.history, {
+        session: await this.storage.open(address),
+        estimator: this.storage.estimator,
+      })
+      return { imported: written.length, skipped: 0, version: written.at(-1)!.seq }
+    })
+  }
+
+  /** Takes the view back to a point (one REWIND, or nothing when it would not change); waits for a running turn. */
+  rewind(input: RewindInput): Promise<Outcome<RewindJson>> {
+    return this.exclusive(() => rewind(this.storage, input))
+  }
+
+  /** Undoes the newest pass (see `undo`); waits for a running turn, like a rewind. */
+  undo(passId: string, input: UndoInput): Promise<Outcome<UndoJson>> {
+    return this.exclusive(() => undo(this.storage, passId, input))
+  }
+
+  /** Pins and unpins messages (one PINS event, see `pin`); waits for a running turn. */
+  pin(input: PinsInput): Promise<Outcome<PinsJson>> {
+    return this.exclusive(() => pin(this.storage, input))
+  }
+
+  /** Forks this session into `target` (the same user's), whose own object writes it (see `forkInto`). */
+  fork(target: SessionAddress, input: Omit<ForkInput, 'id'>): Promise<Outcome<SessionJson>> {
+    // Typed here: the RPC stub's types lose `unknown` members.
+    const forked = sessionStub(this.env, target.userId, target.sessionId) as unknown as Pick<SessionObject, 'createFork'>
+    return toOutcome(() => forkInto(this.storage, input, async (fork) => unwrap(await forked.createFork(target, fork))))
+  }
+
+  /** Creates this session as a fork of another (see {@link fork}); 409 when it exists. */
+  createFork(address: SessionAddress, fork: ForkSource & { ttlSeconds?: number }): Promise<Outcome<SessionJson>> {
+    return toOutcome(async () => sessionJson(await createFork(this.storage, address, fork)))
   }
 
   /** Stores a door's messages as history (see `appendHistory`) after a running turn; the session must exist unless `creates`. */
@@ -56,27 +282,13 @@ export class SessionObject extends SessionStorageObject {
     address: SessionAddress,
     input: { messages: ClientMessage[]; fields: string[]; creates?: NewSessionInput },
   ): Promise<Outcome<SessionEvent[]>> {
-    return toOutcome(() =>
-      this.runner.exclusive(async () => {
-        const session = input.creates ? await this.stored.open(address, input.creates) : await this.stored.openExisting()
-        return appendHistory(input.messages, input.fields, { session, estimator: this.estimator })
-      }),
-    )
+    return this.exclusive(async () => {
+      const session = input.creates ? await this.storage.open(address, input.creates) : await this.storage.openExisting()
+      return appendHistory(input.messages, input.fields, { session, estimator: this.storage.estimator })
+    })
   }
 
-  /** An import after a running turn: a `jsonl` export's lines, or a history without ids (`importHistory`). */
-  importSession(address: SessionAddress, input: { lines: ImportLines } | { history: ImportedHistory }) {
-    return toOutcome(() =>
-      this.runner.exclusive(async (): Promise<ImportResultJson> => {
-        if ('lines' in input) return this.stored.importEvents(address, input.lines)
-        const written = await importHistory(input.history, {
-          session: await this.stored.open(address),
-          estimator: this.estimator,
-        })
-        return { imported: written.length, skipped: 0, version: written.at(-1)!.seq }
-      }),
-    )
-  }
+  // ── turns, doors and passes ──────────────────────────────────────────────────────────────
 
   /**
    * Runs a chat turn, creating the session when it does not exist. Answers its frames (see
@@ -85,10 +297,10 @@ export class SessionObject extends SessionStorageObject {
    */
   async turn(address: SessionAddress, input: TurnInput): Promise<FrameBody> {
     const frames = this.runner.run(
-      () => this.openForTurn(address),
+      () => this.storage.open(address),
       this.runSettings(address, input.stream === true, false),
       (deps) => runTurn(input, deps),
-      (result) => this.stored.answers.turn(result),
+      (result) => this.answers.turn(result),
     )
     return input.stream ? frames : wholeWhenSmall(frames)
   }
@@ -96,7 +308,7 @@ export class SessionObject extends SessionStorageObject {
   /** A door's request (see `src/doors`), creating the session when absent; frames as for {@link turn}, `done` a small answer. */
   async door(address: SessionAddress, input: DoorInput): Promise<FrameBody> {
     const frames = this.runner.run(
-      () => this.stored.open(address, input.creates),
+      () => this.storage.open(address, input.creates),
       // A passthrough neither reads nor writes the session: it waits for no turn.
       { ...this.runSettings(address, input.request.stream === true, true), queued: !input.passthrough },
       (deps) => doorTurn(input, deps),
@@ -108,7 +320,7 @@ export class SessionObject extends SessionStorageObject {
   /** A Responses client's compaction (see `doorCompaction`); frames as for {@link door}, `done` carrying the capsule. */
   doorCompaction(address: SessionAddress, input: DoorInput): Promise<FrameBody> {
     const frames = this.runner.run(
-      () => this.stored.open(address, input.creates),
+      () => this.storage.open(address, input.creates),
       this.runSettings(address, false, true),
       (deps) => doorCompaction(input, deps, address.userId),
       (result) => [JSON.stringify(result)],
@@ -119,13 +331,40 @@ export class SessionObject extends SessionStorageObject {
   /** The tokens of the prompt a door request would send (see `countPromptTokens`): reads, never creates. */
   countTokens(address: SessionAddress, input: DoorInput): Promise<Outcome<number>> {
     return toOutcome(async () =>
-      countPromptTokens(input, { session: await this.stored.open(address), estimator: this.estimator }),
+      countPromptTokens(input, { session: await this.storage.open(address), estimator: this.storage.estimator }),
     )
   }
 
-  /** The session as a turn runs on it (the turn's port, checked here where storage meets the use case). */
-  private async openForTurn(address: SessionAddress): Promise<TurnSession> {
-    return this.stored.open(address)
+  /**
+   * One compaction pass now (see `requestedPass`). Its summary's reported tokens count toward the
+   * user's daily quota (TOKEN_QUOTA_DAILY), as a turn's do. Streamed when large: a written pass is
+   * answered whatever the size of what it covered.
+   */
+  compact(request: CompactInput): Promise<Outcome<JsonBody>> {
+    return toOutcome(async () => {
+      const session = await this.storage.openExisting()
+      const { tokensPerDay } = limitsOf(this.env)
+      const limits = { turnsPerMinute: 0, tokensPerDay, maxQueuedTurns: 0 }
+      const limiter = userTurnLimiter(this.env, session.record()!.userId, limits)
+      const result = await requestedPass(this.compaction, session, request, this.env, limiter?.spend)
+      return jsonAnswer(this.answers.compaction(result))
+    })
+  }
+
+  // ── how methods run ──────────────────────────────────────────────────────────────────────
+
+  /** A JSON answer read from the session as it is now; 404 when there is none. */
+  private read(answer: (record: Awaited<ReturnType<SessionStorage['existing']>>) => Iterable<string>) {
+    return toOutcome(() => this.readJson(answer))
+  }
+
+  private async readJson(answer: (record: Awaited<ReturnType<SessionStorage['existing']>>) => Iterable<string>) {
+    return jsonAnswer(answer(await this.storage.existing()))
+  }
+
+  /** Work that waits for the session's running turn, nothing else running meanwhile. */
+  private exclusive<T>(work: () => Promise<T>): Promise<Outcome<T>> {
+    return toOutcome(() => this.runner.exclusive(work))
   }
 
   /** How a turn of this user is answered and limited: the deployment's limits, read here where they apply. */
@@ -134,7 +373,7 @@ export class SessionObject extends SessionStorageObject {
       stream,
       door,
       limiter: () => userTurnLimiter(this.env, address.userId, limitsOf(this.env)),
-      onFailed: (error) => this.stored.notify(address.userId, [newNotice('turn.failed', address.sessionId, { error })]),
+      onFailed: (error) => this.storage.notify(address.userId, [newNotice('turn.failed', address.sessionId, { error })]),
     }
   }
 }

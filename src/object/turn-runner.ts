@@ -1,6 +1,6 @@
 import type { Compactor } from '../compaction'
 import { backgroundMode, runsInBackground } from '../compaction/policy'
-import { ERROR_STATUS, type ErrorBody, ServiceError } from '../contract/errors'
+import { ERROR_STATUS, type ErrorBody, serviceErrorOf } from '../contract/errors'
 import type { TokenEstimator } from '../core'
 import { log } from '../log'
 import { modelSettings } from '../models/config'
@@ -115,9 +115,9 @@ export class TurnRunner {
       passes: scheduler,
     })
     const failed = async (error: unknown) => {
-      if (!(error instanceof ServiceError)) log.error('turn failed', { error: String(error), stack: (error as Error)?.stack })
-      const wire =
-        error instanceof ServiceError ? error.wire : { code: 'internal' as const, message: 'the turn failed unexpectedly' }
+      const known = serviceErrorOf(error)
+      if (!known) log.error('turn failed', { error: String(error), stack: (error as Error)?.stack })
+      const wire = known ? known.wire : { code: 'internal' as const, message: 'the turn failed unexpectedly' }
       if (isTurnFailure(wire))
         await settings
           .onFailed?.({ code: wire.code, message: wire.message })

@@ -1,4 +1,4 @@
-import { type ErrorBody, ServiceError } from '../contract/errors'
+import { type ErrorBody, serviceErrorOf } from '../contract/errors'
 import type { TurnResult } from '../contract/turn-result'
 import { log } from '../log'
 import type { TurnDeps } from './session'
@@ -53,7 +53,8 @@ const failure = (code: string, message: string) => ({ code, message })
 
 /** A pass's error in the contract's words (anything but a service error is a bug: logged). */
 function failureOf(error: unknown): ErrorBody {
-  if (error instanceof ServiceError) return error.body
+  const known = serviceErrorOf(error)
+  if (known) return known.body
   log.error('compaction after a turn failed', { error: String(error) })
   return { code: 'internal', message: 'compaction failed' }
 }

@@ -1,6 +1,6 @@
 /**
  * The ports a chat turn works through: the session it runs on (implemented by the session
- * object's storage, `StoredSession`; the turn never sees SQL) and what one turn runs with.
+ * object's storage, `SessionStorage`; the turn never sees SQL) and what one turn runs with.
  */
 import type { Compactor, PassSession } from '../compaction'
 import type { Policy } from '../contract/schemas'

@@ -1,3 +1,12 @@
+import {
+  RewindPointError,
+  SessionEndedError,
+  SessionExistsError,
+  SessionMissingError,
+  SessionWipingError,
+  VersionConflictError,
+} from '../../core/session-store/errors'
+
 /**
  * The error contract: every error code with its HTTP status, the one error class the layers
  * throw, and the value a Durable Object answers across RPC (an error thrown across RPC loses its
@@ -85,12 +94,36 @@ export interface ErrorWire extends ErrorBody {
 
 export const sessionNotFound = () => new ServiceError('not_found', 'session not found')
 
+/** How long a client waits before it asks again for a session whose last incarnation is being wiped. */
+const WIPING_RETRY_SECONDS = '30'
+
+/**
+ * What a client is told of an error: a {@link ServiceError} as it is, storage's named failures
+ * (see the core's `session-store/errors`) as the contract's codes — the one place they are mapped —
+ * and null for anything else (a bug: answered 500).
+ *
+ * @example
+ * serviceErrorOf(new VersionConflictError(3, 4))?.code // 'version_conflict'
+ */
+export function serviceErrorOf(error: unknown): ServiceError | null {
+  if (error instanceof ServiceError) return error
+  if (error instanceof VersionConflictError) return new ServiceError('version_conflict', error.message)
+  if (error instanceof SessionMissingError || error instanceof SessionEndedError)
+    return new ServiceError('not_found', error.message)
+  if (error instanceof SessionExistsError) return new ServiceError('session_exists', error.message)
+  if (error instanceof SessionWipingError)
+    return new ServiceError('unavailable', error.message, { 'Retry-After': WIPING_RETRY_SECONDS })
+  if (error instanceof RewindPointError) return new ServiceError('invalid_request', error.message)
+  return null
+}
+
 /** What an RPC method answers: a value, or an error of the contract. */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: ErrorWire }
 
 /**
- * Runs a Durable Object method's body, answering a thrown {@link ServiceError} as an error
- * outcome; anything else is a bug and is thrown on (the HTTP layer answers 500).
+ * Runs a Durable Object method's body, answering a thrown {@link ServiceError} (or a failure of
+ * storage's, see {@link serviceErrorOf}) as an error outcome; anything else is a bug and is thrown
+ * on (the HTTP layer answers 500).
  *
  * @example
  * get(): Promise<Outcome<SessionJson>> { return toOutcome(() => this.session.json()) }
@@ -99,7 +132,8 @@ export async function toOutcome<T>(body: () => T | Promise<T>): Promise<Outcome<
   try {
     return { ok: true, value: await body() }
   } catch (error) {
-    if (error instanceof ServiceError) return { ok: false, error: error.wire }
+    const known = serviceErrorOf(error)
+    if (known) return { ok: false, error: known.wire }
     throw error
   }
 }

@@ -91,7 +91,7 @@ function sortKeys(value: unknown): unknown {
 /**
  * One text per message such that two messages are equal exactly when their texts are. Tool call
  * arguments compare as JSON, not as text: clients resending a history re-serialize them (key
- * order, spacing). An append's retry compares exactly instead (`store/session/append-input`):
+ * order, spacing). An append's retry compares exactly instead (`history/append-input`):
  * there the client names its events by id and must send them again as they were.
  */
 export function messageKey(message: ClientMessage): string {

@@ -2,16 +2,7 @@ import type { MessageEvent, NewEvent, SessionEvent } from '../events'
 import type { ViewPins } from '../pins'
 import type { ViewColumns } from '../view/columns'
 
-/** Thrown by {@link SessionStore.append} when the log's version is not the expected one. */
-export class VersionConflictError extends Error {
-  override readonly name = 'VersionConflictError'
-  constructor(
-    readonly expected: number,
-    readonly actual: number,
-  ) {
-    super(`expected version ${expected}, but the session is at version ${actual}`)
-  }
-}
+export * from './errors'
 
 /** A view as of a version of the log (the version is the `seq` of the last event, 0 if none). */
 export interface ViewSnapshot {

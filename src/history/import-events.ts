@@ -1,6 +1,6 @@
-import { ServiceError } from '../../contract/errors'
-import type { ImportEvent, ImportLines, ImportResultJson } from '../../contract/schemas'
-import type { SessionAddress } from '../../contract/session-address'
+import { ServiceError, serviceErrorOf } from '../contract/errors'
+import type { ImportEvent, ImportLines, ImportResultJson } from '../contract/schemas'
+import type { SessionAddress } from '../contract/session-address'
 import {
   type Message,
   type NewEvent,
@@ -10,11 +10,12 @@ import {
   newRewindEvent,
   type SessionEvent,
   type TokenEstimator,
-} from '../../core'
-import type { SessionParts } from './open-session'
-import { planRewind } from './rewind-plan'
-import { type NewSessionInput, newRecord, type SessionRecord } from './session-row'
-import type { WriteOptions } from './session-writer'
+} from '../core'
+import type { SessionParts } from '../store/log/open-session'
+import { planRewind } from '../store/log/rewind-plan'
+import { type NewSessionInput, newRecord, type SessionRecord } from '../store/log/session-row'
+import type { WriteOptions } from '../store/log/session-writer'
+import type { SessionStorage } from '../store/session-storage'
 
 /**
  * A `jsonl` import (docs/export-format.md) into a session: events keep their ids, timestamps,
@@ -96,8 +97,9 @@ function inLine<T>(line: number, work: () => T, otherwise?: string): T {
   try {
     return work()
   } catch (error) {
-    if (error instanceof ServiceError && error.code === 'invalid_request') throw refused(line, error.message)
-    if (otherwise && !(error instanceof ServiceError)) throw refused(line, `${otherwise} (${(error as Error).message})`)
+    const known = serviceErrorOf(error)
+    if (known?.code === 'invalid_request') throw refused(line, known.message)
+    if (otherwise && !known) throw refused(line, `${otherwise} (${(error as Error).message})`)
     throw error
   }
 }
@@ -179,4 +181,23 @@ function newEventOf(event: ImportEvent, estimator: TokenEstimator): NewEvent {
     case 'PINS':
       return newPinsEvent(draft, event.pins)
   }
+}
+
+/**
+ * `POST /import` of a `jsonl` export (see {@link importEvents}), creating the session when it does
+ * not exist, with the export header's metadata and policy.
+ *
+ * @example
+ * const { imported, skipped } = await importJsonl(storage, address, lines)
+ */
+export async function importJsonl(
+  storage: SessionStorage,
+  address: SessionAddress,
+  lines: ImportLines,
+): Promise<ImportResultJson> {
+  const creates = storage.creating({ metadata: lines.header?.metadata ?? {}, policy: lines.header?.policy ?? null })
+  const found = await storage.find()
+  const { created, ...result } = importEvents(storage.parts, found, address, lines, storage.estimator, creates)
+  if (created) await storage.parts.writer.created(storage.parts.row.stored()!)
+  return result
 }

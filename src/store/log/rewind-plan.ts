@@ -1,4 +1,3 @@
-import { ServiceError } from '../../contract/errors'
 import {
   type Boundary,
   leftBehind,
@@ -6,6 +5,7 @@ import {
   namedIds,
   prefixEnd,
   type RewindPoint,
+  RewindPointError,
   rewindBoundary,
   rewindTargetProblem,
   viewAfter,
@@ -18,13 +18,13 @@ import type { ViewCache } from './view-cache'
 /**
  * The view as of a point of the log (its prefix's projection): the prefix's end, its newest
  * boundary and the view's entries, in O(that view + the messages from that boundary to the
- * point). A point that is no message of the conversation is a 400 naming `field`.
+ * point). A point that is no message of the conversation is a `RewindPointError` naming `field`.
  */
 export function viewAsOf(log: SessionLog, point: RewindPoint, field: string) {
   const target = point.to === null ? null : log.placeOf(point.to)
   if (point.to !== null) {
     const problem = rewindTargetProblem(field, point.to, target ?? undefined)
-    if (problem) throw new ServiceError('invalid_request', problem)
+    if (problem) throw new RewindPointError(problem)
   }
   const end = prefixEnd(point, () => target!.seq)
   return { end, ...viewAt(log, end) }
@@ -58,7 +58,7 @@ export interface RewindPlan {
  * The rewind to a point of the session's log. Its cost follows the view as of the point (its
  * newest boundary, what that names, the messages after it up to the point) and the distance to
  * where the lineages part (a row per rewind walked over, the abandoned rows counted), never the
- * log. An unknown point, a boundary's or a summary event's is a 400 naming `field`.
+ * log. An unknown point, a boundary's or a summary event's is a `RewindPointError` naming `field`.
  *
  * @example
  * const plan = planRewind({ log, view, branches }, record, { to: 'evt_3', position: 'before' })

@@ -1,9 +1,9 @@
-import { sessionNotFound } from '../../contract/errors'
-import type { StoredStep } from '../../contract/turn-result'
-import { lineageRuns, type MessageEvent, onLineage } from '../../core'
+import { sessionNotFound } from '../contract/errors'
+import type { StoredStep } from '../contract/turn-result'
+import { lineageRuns, type MessageEvent, onLineage } from '../core'
+import type { SessionParts } from '../store/log/open-session'
+import type { SessionRecord } from '../store/log/session-row'
 import { lineagePage } from './lineage-page'
-import type { SessionParts } from './open-session'
-import type { SessionRecord } from './session-row'
 
 /**
  * What the doors read of a session by id, beside a turn: the events an item reference names, a

@@ -1,7 +1,7 @@
-import { ServiceError } from '../../contract/errors'
-import { newEventId } from '../../contract/ids'
-import { contentTooLarge } from '../../contract/limits'
-import { appendProblem, type EventInput } from '../../contract/schemas'
+import { ServiceError } from '../contract/errors'
+import { newEventId } from '../contract/ids'
+import { contentTooLarge } from '../contract/limits'
+import { appendProblem, type EventInput } from '../contract/schemas'
 import {
   formatProblem,
   type Message,
@@ -9,7 +9,7 @@ import {
   newMessageEvent,
   type SessionEvent,
   type TokenEstimator,
-} from '../../core'
+} from '../core'
 
 /**
  * The checks an append owns whoever calls it (the HTTP layer validates first; the store checks

@@ -1,11 +1,11 @@
-import { anthropicMessages } from '../../contract/anthropic-messages'
-import type { OpenAIMessage } from '../../contract/openai-messages'
-import { EXPORT_FORMAT, type SessionExportHeader } from '../../contract/schemas'
-import { isInline, lineageRuns, type SessionEvent } from '../../core'
-import { jsonArray, jsonObject } from '../../json-stream'
-import { type PinnedSeqs, withPin } from './event-json'
-import type { SessionLog } from './log'
-import type { SessionRecord } from './session-row'
+import { anthropicMessages } from '../contract/anthropic-messages'
+import type { OpenAIMessage } from '../contract/openai-messages'
+import { EXPORT_FORMAT, type SessionExportHeader } from '../contract/schemas'
+import { isInline, lineageRuns, type SessionEvent } from '../core'
+import { jsonArray, jsonObject } from '../json-stream'
+import { type PinnedSeqs, withPin } from '../store/log/event-json'
+import type { SessionLog } from '../store/log/log'
+import type { SessionRecord } from '../store/log/session-row'
 
 /**
  * A session's exports, written as they are read (any size, memory bounded): the durable `jsonl`

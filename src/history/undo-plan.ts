@@ -1,9 +1,9 @@
-import { ServiceError } from '../../contract/errors'
-import { type Boundary, type CompactionEvent, lineageRuns, onLineage, undoablePass, undoBoundary } from '../../core'
-import type { SessionLog, ViewEntry } from './log'
-import { viewAt } from './rewind-plan'
-import type { SessionRecord } from './session-row'
-import type { ViewCache } from './view-cache'
+import { ServiceError } from '../contract/errors'
+import { type Boundary, type CompactionEvent, lineageRuns, onLineage, undoablePass, undoBoundary } from '../core'
+import type { SessionLog, ViewEntry } from '../store/log/log'
+import { viewAt } from '../store/log/rewind-plan'
+import type { SessionRecord } from '../store/log/session-row'
+import type { ViewCache } from '../store/log/view-cache'
 
 /** An undo as it would be written now: its boundary and the pass it takes back. */
 export interface UndoPlan {

@@ -1,5 +1,5 @@
-import type { Policy } from '../../contract/schemas'
-import type { Usage } from '../../contract/turn-result'
+import type { Policy } from '../contract/schemas'
+import type { Usage } from '../contract/turn-result'
 import {
   analyzeColumns,
   type Calibration,
@@ -9,10 +9,10 @@ import {
   type UsageTotals,
   type ViewColumns,
   type ViewPins,
-} from '../../core'
-import type { SessionLog } from './log'
-import type { CompactionFailure, SessionRecord } from './session-row'
-import type { ViewCache } from './view-cache'
+} from '../core'
+import type { SessionLog } from '../store/log/log'
+import type { CompactionFailure, SessionRecord } from '../store/log/session-row'
+import type { ViewCache } from '../store/log/view-cache'
 
 /** What a session holds and what compaction did to it, as counted from its row and view: nothing written, no model asked. */
 export interface SessionFacts {

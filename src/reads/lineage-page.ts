@@ -1,5 +1,5 @@
-import { lineageRuns, type MessageEvent } from '../../core'
-import type { SessionLog } from './log'
+import { lineageRuns, type MessageEvent } from '../core'
+import type { SessionLog } from '../store/log/log'
 
 /** Which page of the lineage: its order, the event it starts at (included; none: an end), how many. */
 export interface LineageQuery {

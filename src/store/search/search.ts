@@ -2,9 +2,9 @@ import { LIMITS } from '../../contract/limits'
 import type { SearchPosition } from '../../contract/schemas'
 import { MARK_CLOSE, MARK_OPEN, type QueryTerm, rankWindow, type SessionEvent, searchTextOf } from '../../core'
 import { log } from '../../log'
+import type { EventRow } from '../log/log'
 import { fragment, literalLimit, type Sql } from '../sql'
 import { indexedText } from './fts-expression'
-import type { EventRow } from './log'
 
 /**
  * The index's page size in bytes (FTS5's `pgsz`, set by migration v14; 4050 before). FTS5 writes

@@ -1,6 +1,6 @@
-import { openAIMessagesOf } from '../../contract/openai-messages'
-import { NO_RESULT, newestTurnStartOf, ResultPlacement, type ViewColumns } from '../../core'
-import type { ViewCache } from './view-cache'
+import { openAIMessagesOf } from '../contract/openai-messages'
+import { NO_RESULT, newestTurnStartOf, ResultPlacement, type ViewColumns } from '../core'
+import type { ViewCache } from '../store/log/view-cache'
 
 const json = (value: unknown) => JSON.stringify(value)
 

@@ -1,4 +1,5 @@
-import { LIMITS } from '../../contract/limits'
+import { ServiceError } from '../contract/errors'
+import { LIMITS } from '../contract/limits'
 import type {
   CompactionResultJson,
   CompactionsPageJson,
@@ -7,22 +8,22 @@ import type {
   OpenAIViewJson,
   TurnResponseJson,
   ViewJson,
-} from '../../contract/schemas'
-import type { TurnResult } from '../../contract/turn-result'
-import { allSeqs, type CompactionResult, lineageRuns, onLineage, type RecallHit, utf8Length } from '../../core'
-import { jsonArray, jsonLater, jsonObject } from '../../json-stream'
-import type { SessionBranches } from './branches'
-import { eventJson, NOTHING_PINNED, type PinnedSeqs, pinnedEach, withPin, withPinned } from './event-json'
+} from '../contract/schemas'
+import type { TurnResult } from '../contract/turn-result'
+import { allSeqs, type CompactionResult, lineageRuns, onLineage, utf8Length } from '../core'
+import { jsonArray, jsonLater, jsonObject } from '../json-stream'
+import type { SessionBranches } from '../store/log/branches'
+import { eventJson, NOTHING_PINNED, type PinnedSeqs, pinnedEach, withPin, withPinned } from '../store/log/event-json'
+import type { SessionLog } from '../store/log/log'
+import type { SessionPins } from '../store/log/pins'
+import type { SessionRecord } from '../store/log/session-row'
+import type { SessionUndos } from '../store/log/undos'
+import type { ViewCache } from '../store/log/view-cache'
+import { type LineageSearch, type SearchQuery, searchOf } from '../store/search/lineage-search'
 import { anthropicExport, jsonlExport, markdownExport } from './export'
 import { type SessionFacts, sessionFacts } from './facts'
-import type { SessionLog } from './log'
 import { openAIViewMessages } from './openai-view'
-import type { SessionPins } from './pins'
-import type { SessionSearch } from './search'
-import { SearchAnswers, type SearchQuery } from './search-answers'
-import type { SessionRecord } from './session-row'
-import type { SessionUndos } from './undos'
-import type { ViewCache } from './view-cache'
+import { searchPageJson } from './search-json'
 
 /**
  * The session object's large answers as JSON text generated piece by piece from storage (see
@@ -158,23 +159,23 @@ export class SessionAnswers {
   constructor(
     private readonly log: SessionLog,
     private readonly view: ViewCache,
-    searchIndex: SessionSearch,
+    private readonly lineage: LineageSearch,
     private readonly branchesOf: SessionBranches,
     private readonly undos: SessionUndos,
     private readonly pins: SessionPins,
-  ) {
-    this.searching = new SearchAnswers(log, view, searchIndex, () => pins.seqs())
-  }
+  ) {}
 
-  /** Search and recall (see `./search-answers`). */
-  private readonly searching: SearchAnswers
-
+  /**
+   * A page of search hits (`GET /search`, see {@link searchPageJson}). A query with no word to
+   * search for is a 400 at once, before the session is looked up: a bad request is a 400 whatever the session.
+   */
   search(query: SearchQuery): (record: SessionRecord) => Iterable<string> {
-    return this.searching.search(query)
-  }
-
-  recallHits(record: SessionRecord, q: string, limit: number): RecallHit[] {
-    return this.searching.recallHits(record, q, limit)
+    const expression = searchOf(query.q)
+    if (expression === null) throw new ServiceError('invalid_request', 'query.q: has no word to search for (letters or digits)')
+    return (record) => {
+      const { hits, next } = this.lineage.page(record, expression, query)
+      return searchPageJson(this.log, hits, next, this.pins.seqs())
+    }
   }
 
   /** A page of the log, COMPACTION events included, from `after` on. */

@@ -1,24 +1,19 @@
-import { ServiceError } from '../../contract/errors'
-import { encodeSearchCursor, SEARCH_START, type SearchPageJson, type SearchPosition } from '../../contract/schemas'
+import { SEARCH_START, type SearchPosition } from '../../contract/schemas'
 import { allSeqs, type MessageEvent, queryTerms, type RecallHit, searchTextOf, type ViewColumns } from '../../core'
-import { jsonArray, jsonObject } from '../../json-stream'
-import { type PinnedSeqs, withPin } from './event-json'
+import type { EventRow, SessionLog } from '../log/log'
+import type { SessionRecord } from '../log/session-row'
+import type { ViewCache } from '../log/view-cache'
 import { ftsExpression } from './fts-expression'
-import type { EventRow, SessionLog } from './log'
 import type { PageHit, SearchExpression, SessionSearch } from './search'
-import type { SessionRecord } from './session-row'
-import type { ViewCache } from './view-cache'
-
-const json = (value: unknown) => JSON.stringify(value)
 
 /** A plain-text query as a search (null: it has no word). */
-function searchOf(q: string): SearchExpression | null {
+export function searchOf(q: string): SearchExpression | null {
   const expression = ftsExpression(q)
   return expression === null ? null : { expression, terms: queryTerms(q) }
 }
 
 /** A hit of a page: its event's row, where it is, its snippet. */
-interface Hit {
+export interface SearchHit {
   seq: number
   row: EventRow
   covered: boolean
@@ -67,27 +62,10 @@ function membership(view: ViewColumns, version: number) {
   return { isInView, bounds }
 }
 
-/** A page of hits, each event written from its row. */
-function* searchJson(log: SessionLog, hits: Hit[], next: SearchPosition | null, pinned: PinnedSeqs) {
-  yield* jsonObject<SearchPageJson>({
-    hits: jsonArray(
-      hits.map((hit) =>
-        jsonObject<SearchPageJson['hits'][number]>({
-          event: withPin(log.json(hit.row), pinned.has(hit.seq)),
-          covered: json(hit.covered),
-          abandoned: json(hit.abandoned),
-          snippet: json(hit.snippet),
-        }),
-      ),
-    ),
-    nextCursor: json(next === null ? null : encodeSearchCursor(next)),
-  })
-}
-
 type Membership = ReturnType<typeof membership>
 
-/** A session's search answers (`GET /search`) and what `recall_history` finds, over its lineage. */
-export class SearchAnswers {
+/** A session's searches over its lineage: a page of hits (`GET /search`), and what `recall_history` finds. */
+export class LineageSearch {
   /** The view's membership as last made, by the cached view's columns (replaced at a boundary; appends add to them). */
   private readonly members = new WeakMap<object, { length: number; version: number; membership: Membership }>()
 
@@ -95,25 +73,16 @@ export class SearchAnswers {
     private readonly log: SessionLog,
     private readonly view: ViewCache,
     private readonly searchIndex: SessionSearch,
-    /** The seqs of the messages pinned now. */
-    private readonly pinned: () => PinnedSeqs,
   ) {}
 
   /**
-   * A page of search hits (`GET /search`), for a session: matches of the query, best first,
-   * filtered by role in SQL and by scope against the view, from position `from` on; each with its
-   * event, whether it is covered (outside the view) and a snippet; `nextCursor` where the page
-   * after starts. A query with no word to search for is a 400 at once.
+   * A page of search hits (`GET /search`): matches of the search, best first, filtered by role in
+   * SQL and by scope against the view, from position `from` on; each with its event's row, whether
+   * it is covered (outside the view) and a snippet; `next` where the page after starts.
    */
-  search(query: SearchQuery): (record: SessionRecord) => Iterable<string> {
-    // The query is checked before the session is looked up: a bad request is a 400 whatever the session.
-    const expression = searchOf(query.q)
-    if (expression === null) throw new ServiceError('invalid_request', 'query.q: has no word to search for (letters or digits)')
-    return (record) => {
-      this.searchIndex.keepMerged()
-      const { hits, next } = this.hits(record, expression, query)
-      return searchJson(this.log, hits, next, this.pinned())
-    }
+  page(record: SessionRecord, expression: SearchExpression, query: Omit<SearchQuery, 'q'>) {
+    this.searchIndex.keepMerged()
+    return this.hits(record, expression, query)
   }
 
   /** What `recall_history` answers: the covered events matching a plain-text query, best first, with their text. */
@@ -169,7 +138,7 @@ export class SearchAnswers {
       expression.expression,
       page.filter((hit) => !hit.found).map((hit) => hit.seq),
     )
-    const hits: Hit[] = page.map(({ found, ...hit }) => {
+    const hits: SearchHit[] = page.map(({ found, ...hit }) => {
       const match = found ?? missing.get(hit.seq)
       if (!match) throw new Error(`event ${hit.seq} is missing: the session was deleted while it was read`)
       return { ...hit, ...match }

@@ -1,5 +1,13 @@
-import { ServiceError } from '../../contract/errors'
-import { addUsage, atSeq, isBoundary, type NewEvent, type Notice, type SessionEvent, VersionConflictError } from '../../core'
+import {
+  addUsage,
+  atSeq,
+  isBoundary,
+  type NewEvent,
+  type Notice,
+  type SessionEvent,
+  SessionWipingError,
+  VersionConflictError,
+} from '../../core'
 import type { Sql } from '../sql'
 import type { Branch, SessionBranches } from './branches'
 import { eventJson } from './event-json'
@@ -132,9 +140,7 @@ export class SessionWriter {
     if (stored !== null && stored.createdAt !== record.createdAt) {
       // An expired incarnation whose wipe could not finish (its user's index out of reach): a
       // new one must not be written over it, nor lose what it still has to hand over.
-      throw new ServiceError('unavailable', 'the session’s previous incarnation is still being deleted; retry shortly', {
-        'Retry-After': '30',
-      })
+      throw new SessionWipingError()
     }
     if (expectedVersion !== undefined && expectedVersion !== record.version) {
       throw new VersionConflictError(expectedVersion, record.version)

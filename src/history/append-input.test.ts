@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { LIMITS } from '../../contract/limits'
-import { atSeq, defaultEstimator, newMessageEvent, type SessionEvent } from '../../core'
+import { LIMITS } from '../contract/limits'
+import { atSeq, defaultEstimator, newMessageEvent, type SessionEvent } from '../core'
 import { checkAppendInputs, planAppend } from './append-input'
 
 const stored = (id: string, content: string, seq: number): SessionEvent =>

@@ -1,4 +1,3 @@
-import { ServiceError, sessionNotFound } from '../../contract/errors'
 import { newEventId, newSecret } from '../../contract/ids'
 import type { SessionAddress } from '../../contract/session-address'
 import type { StepRecord, Usage } from '../../contract/turn-result'
@@ -14,14 +13,16 @@ import {
   PackedColumns,
   type RecallHit,
   type RewindPoint,
+  RewindPointError,
   type RewindReason,
+  SessionEndedError,
   type SessionEvent,
   type SessionInfo,
+  SessionMissingError,
   statsOfColumns,
   type ViewColumns,
   type ViewSnapshot,
 } from '../../core'
-import type { SessionAnswers } from './answers'
 import type { Branch, SessionBranches } from './branches'
 import type { LogIndexes } from './indexes'
 import type { SessionLog } from './log'
@@ -31,6 +32,7 @@ import { planRewind } from './rewind-plan'
 import { hasExpired, type NewSessionInput, newRecord, type SessionRecord, type SessionRowCache } from './session-row'
 import type { SessionWriter } from './session-writer'
 import type { StepRecords } from './step-records'
+import type { SessionUndos } from './undos'
 import { KEEP, type ViewCache } from './view-cache'
 
 /** The parts of a session object's storage an open session reads and writes through. */
@@ -41,23 +43,21 @@ export interface SessionParts {
   indexes: LogIndexes
   row: SessionRowCache
   writer: SessionWriter
-  answers: SessionAnswers
+  /** The lineage searched through the full-text index (`store/search`): what `recall_history` finds. */
+  search: { recallHits(record: SessionRecord, q: string, limit: number): RecallHit[] }
   branches: SessionBranches
+  undos: SessionUndos
   pins: SessionPins
 }
 
 const EMPTY_VIEW = new PackedColumns().prefix()
 
-/** The answer when the session a request began on ended while it ran (expired, or deleted). */
-const sessionEnded = () =>
-  new ServiceError('not_found', 'session not found: it expired or was deleted while this request ran; nothing more was written')
-
 /**
- * A session as one request found it (`StoredSession.open`), for the compaction core's and the
+ * A session as one request found it (`SessionStorage.open`), for the compaction core's and the
  * chat turn's ports: found once, expiry checked once; each read then takes the session row as it
  * now is — the request's own writes included — as long as it is the same session. One that ended
  * while the request ran (expired, or deleted and perhaps created anew) is never written to again:
- * its writes are 404. A request that found no session creates it with its first write.
+ * its writes fail (`SessionEndedError`). A request that found no session creates it with its first write.
  */
 export class OpenSession {
   /** Reads kept until the session's next write (the version they were read at). */
@@ -89,14 +89,14 @@ export class OpenSession {
       if (now) this.incarnation = now.createdAt
       return now
     }
-    if (now === null || now.createdAt !== this.incarnation) throw sessionEnded()
+    if (now === null || now.createdAt !== this.incarnation) throw new SessionEndedError()
     return now
   }
 
   /** The session a write goes to: the current one, unless it has expired meanwhile (null: none yet, the write creates it). */
   private writable(): SessionRecord | null {
     const record = this.current()
-    if (record && hasExpired(record)) throw sessionEnded()
+    if (record && hasExpired(record)) throw new SessionEndedError()
     return record
   }
 
@@ -127,7 +127,7 @@ export class OpenSession {
     this.parts.writer.commit({ ...now, lastCompactionError }, [])
   }
 
-  /** Records notices with no change to the log (see `StoredSession.notify`). */
+  /** Records notices with no change to the log (see `SessionStorage.notify`). */
   notify(notices: Notice[]): Promise<void> {
     return this.parts.writer.notify(this.address.userId, notices)
   }
@@ -153,7 +153,7 @@ export class OpenSession {
 
   /**
    * Takes the view back to a point for this request (see `planRewind`; `field` names the point
-   * in a 400): from now on it reads as the view as of the point, and its first write begins with
+   * in a `RewindPointError`): from now on it reads as the view as of the point, and its first write begins with
    * the REWIND, so nothing is written if it writes nothing. Answers what the rewind abandons, or
    * null when the view would not change (no REWIND then).
    *
@@ -164,7 +164,7 @@ export class OpenSession {
     const record = this.current()
     if (!record) {
       if (point.to === null) return null
-      throw new ServiceError('invalid_request', `${field}: no event ${JSON.stringify(point.to)} in this session`)
+      throw new RewindPointError(`${field}: no event ${JSON.stringify(point.to)} in this session`)
     }
     const plan = planRewind(this.parts, record, point, field)
     if (plan.boundary === null) return null
@@ -216,7 +216,7 @@ export class OpenSession {
 
   async append(events: NewEvent[], expectedVersion: number): Promise<SessionEvent[]> {
     const record = this.writable()
-    if (!record) throw sessionNotFound()
+    if (!record) throw new SessionMissingError()
     return this.carryingRewind(events, (all, branch) => this.parts.writer.commit(record, all, { expectedVersion, branch }))
   }
 
@@ -257,7 +257,7 @@ export class OpenSession {
 
   async recall(query: string, limit: number): Promise<RecallHit[]> {
     const record = this.current()
-    return record ? this.parts.answers.recallHits(record, query, limit) : []
+    return record ? this.parts.search.recallHits(record, query, limit) : []
   }
 
   usedToolIds(ids: readonly string[]): Set<string> {

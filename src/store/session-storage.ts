@@ -1,0 +1,149 @@
+import type { CreateSessionInput, PatchSessionInput } from '../contract/schemas'
+import type { SessionAddress } from '../contract/session-address'
+import { type Notice, SessionExistsError, SessionMissingError, type TokenEstimator } from '../core'
+import { SessionBranches } from './log/branches'
+import { LogIndexes } from './log/indexes'
+import { Lifecycle, type SessionDirectory } from './log/lifecycle'
+import { SessionLog } from './log/log'
+import { OpenSession, type SessionParts } from './log/open-session'
+import { Outbox } from './log/outbox'
+import { SessionPins } from './log/pins'
+import { SessionEnd } from './log/session-end'
+import {
+  expiryFrom,
+  expiryOf,
+  hasExpired,
+  type NewSessionInput,
+  newRecord,
+  type SessionRecord,
+  SessionRowCache,
+} from './log/session-row'
+import { SessionWriter, type WriteListener } from './log/session-writer'
+import { StepRecords } from './log/step-records'
+import { SessionUndos } from './log/undos'
+import { ViewCache } from './log/view-cache'
+import { LineageSearch } from './search/lineage-search'
+import { SessionSearch } from './search/search'
+import { Sql } from './sql'
+
+/**
+ * A session object's storage: the session row, the event log, the cached view, the record of
+ * turn steps and the indexes, in the object's SQLite, composed here. Each request finds the
+ * session once ({@link find}: an expired one is wiped and absent); a request that writes opens
+ * it ({@link open}) and hands the {@link OpenSession} to its use case (a turn, a pass, a history
+ * edit: `src/history`). Storage only stores: it fails with the core's named errors
+ * (`session-store/errors`), never an API error.
+ */
+export class SessionStorage {
+  /** The parts use cases read and write through (the writer is the one way anything is written). */
+  readonly parts: SessionParts
+  /** The full-text search index. */
+  readonly searchIndex: SessionSearch
+  /** The lineage searched through it (`GET /search`, `recall_history`). */
+  readonly lineage: LineageSearch
+  /** How the session ends: deleted, erased, expired (see {@link SessionEnd}); its alarm. */
+  readonly end: SessionEnd
+  private readonly lifecycle: Lifecycle
+
+  /** @param idleTtlDefault - SESSION_IDLE_TTL_SECONDS (0: none), read when a session is created without its own. */
+  constructor(
+    storage: DurableObjectStorage,
+    directory: SessionDirectory,
+    readonly estimator: TokenEstimator,
+    private readonly idleTtlDefault: () => number = () => 0,
+    listener: WriteListener | null = null,
+  ) {
+    const sql = new Sql(storage.sql)
+    const log = new SessionLog(sql)
+    const view = new ViewCache(log)
+    this.searchIndex = new SessionSearch(sql, (work) => storage.transactionSync(work))
+    const indexes = new LogIndexes(sql, this.searchIndex)
+    const row = new SessionRowCache(storage, sql)
+    this.lifecycle = new Lifecycle(storage, directory, new Outbox(sql, row))
+    const branches = new SessionBranches(sql, log)
+    const undos = new SessionUndos(sql)
+    const pins = new SessionPins(sql, log)
+    const writer = new SessionWriter(storage, sql, log, view, indexes, row, this.lifecycle, branches, undos, pins, listener)
+    this.lineage = new LineageSearch(log, view, this.searchIndex)
+    const search = this.lineage
+    this.parts = { log, view, steps: new StepRecords(sql, log), indexes, row, writer, search, branches, undos, pins }
+    this.end = new SessionEnd(row, writer, this.lifecycle)
+  }
+
+  /** The session if it exists: an expired one is wiped on the way and is absent; one not yet listed is listed. */
+  async find(): Promise<SessionRecord | null> {
+    const { row, writer } = this.parts
+    const record = row.stored()
+    if (!record) return null
+    if (hasExpired(record)) {
+      await this.end.expired(record)
+      return null
+    }
+    if (!record.indexed) await writer.syncIndex(record)
+    return row.stored()
+  }
+
+  /** The session, or {@link SessionMissingError}. */
+  async existing(): Promise<SessionRecord> {
+    const record = await this.find()
+    if (!record) throw new SessionMissingError()
+    return record
+  }
+
+  /** The session for one request that may create it: its first write does (with `created`), when it does not exist. */
+  async open(address: SessionAddress, created?: NewSessionInput): Promise<OpenSession> {
+    const found = await this.find()
+    // The deployment's defaults are read only for a session this request may create.
+    return new OpenSession(this.parts, address, found, found ? (created ?? {}) : this.creating(created ?? {}))
+  }
+
+  /** The session for one request that needs it to exist, or {@link SessionMissingError}. */
+  async openExisting(): Promise<OpenSession> {
+    const record = await this.existing()
+    return new OpenSession(this.parts, { userId: record.userId, sessionId: record.id }, record)
+  }
+
+  /** Creates the session with no event; {@link SessionExistsError} when it exists. */
+  async create(address: SessionAddress, input: CreateSessionInput): Promise<SessionRecord> {
+    return this.createWith(newRecord(address, this.creating(input)), [])
+  }
+
+  /**
+   * Creates the session with these events, written as `options` says (a fork's, an import's);
+   * {@link SessionExistsError} when it exists.
+   */
+  async createWith(
+    record: SessionRecord,
+    events: Parameters<SessionWriter['write']>[1],
+    options?: Parameters<SessionWriter['write']>[2],
+  ): Promise<SessionRecord> {
+    if (await this.find()) throw new SessionExistsError(record.id)
+    return (await this.parts.writer.write(record, events, options)).record
+  }
+
+  /** What a session is created with: the input, the deployment's idle expiry when it gives none. */
+  creating(input: NewSessionInput): NewSessionInput {
+    return input.idleTtlSeconds === undefined ? { ...input, idleTtlSeconds: this.idleTtlDefault() } : input
+  }
+
+  /** Changes metadata, policy or expiry (a ttl counted from now); {@link SessionMissingError} when there is no session. */
+  async patch(input: PatchSessionInput): Promise<SessionRecord> {
+    const record = { ...(await this.existing()) }
+    if (input.metadata !== undefined) record.metadata = input.metadata
+    if (input.policy !== undefined) record.policy = input.policy
+    if (input.ttlSeconds !== undefined) record.fixedExpiresAt = expiryFrom(input.ttlSeconds)
+    if (input.idleTtlSeconds !== undefined) record.idleTtlSeconds = input.idleTtlSeconds || null
+    record.expiresAt = expiryOf(record)
+    this.parts.writer.commit(record, [])
+    if (input.ttlSeconds !== undefined || input.idleTtlSeconds !== undefined) {
+      await this.lifecycle.schedule(record)
+      await this.parts.writer.syncIndex(record) // the directory hides sessions past their expiry: keep it in step
+    }
+    return record
+  }
+
+  /** Records notices with no change to the log (a failure's), or hands them over at once when the session does not exist. */
+  notify(userId: string, notices: Notice[]): Promise<void> {
+    return this.parts.writer.notify(userId, notices)
+  }
+}
