@@ -1,27 +1,20 @@
 /**
- * The layers of src/ (README, "How it works"): imports point down only, and nothing imports in a
+ * The layers of src/ (docs/architecture.md): imports point down only, and nothing imports in a
  * circle. `npm run lint` checks it.
  *
- *   http → object → doors → turns → compaction → models → store → contract → core
+ *   http → object → doors → turns → compaction → history, reads → models → store → webhooks → contract → core
  *
- * webhooks (the signed sender) sits beside models: an outbound adapter the objects use.
- *
- * json-stream, log and rate-limits are utilities any layer above the core may use.
+ * json-stream, log, sql and rate-limits are utilities any layer above the core may use.
  */
 const layer = (name) => `^src/${name}/`
 const above = (...names) => ({ path: `^src/(${names.join('|')})/` })
 
 /** A layer and the layers above it, which it must not import. */
-const LAYERS = [
-  ['object', ['http']],
-  ['doors', ['http', 'object']],
-  ['turns', ['http', 'object', 'doors']],
-  ['compaction', ['http', 'object', 'doors', 'turns']],
-  ['models', ['http', 'object', 'doors', 'turns', 'compaction']],
-  ['webhooks', ['http', 'object', 'doors', 'turns', 'compaction', 'models']],
-  ['store', ['http', 'object', 'doors', 'turns', 'compaction', 'models', 'webhooks']],
-  ['contract', ['http', 'object', 'doors', 'turns', 'compaction', 'models', 'store', 'rate-limits', 'webhooks']],
-]
+const ORDER = ['http', 'object', 'doors', 'turns', 'compaction', 'history', 'reads', 'models', 'store', 'webhooks', 'contract']
+/** Rooms on one floor: neither imports the other. */
+const SIDE_BY_SIDE = { history: ['reads'], reads: ['history'] }
+const LAYERS = ORDER.slice(1).map((name, i) => [name, [...ORDER.slice(0, i + 1), ...(SIDE_BY_SIDE[name] ?? [])]])
+LAYERS.find(([name]) => name === 'contract')[1].push('rate-limits')
 
 module.exports = {
   forbidden: [

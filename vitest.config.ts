@@ -24,6 +24,7 @@ const pure = [
   'src/object/frames/**/*.test.ts',
   'src/rate-limits/**/*.test.ts',
   'src/json-stream/**/*.test.ts',
+  'src/webhooks/retry.test.ts',
   'src/history/append-input.test.ts',
   'src/store/log/body-cache.test.ts',
   'src/store/search/fts-expression.test.ts',
@@ -65,7 +66,7 @@ export default defineConfig({
         test: {
           ...workers,
           name: 'workers',
-          include: ['src/{object,store,history,reads,http,models}/**/*.test.ts', 'test/**/*.test.ts'],
+          include: ['src/{object,store,sql,history,reads,webhooks,http,models}/**/*.test.ts', 'test/**/*.test.ts'],
           exclude: [
             'test/unconfigured/**',
             'test/misconfigured/**',

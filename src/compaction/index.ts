@@ -8,7 +8,6 @@ import {
   compact,
   type MessageSkeleton,
   type ModelFit,
-  type Notice,
   passDue,
   type SessionInfo,
   type SessionStore,
@@ -20,7 +19,7 @@ import { log } from '../log'
 import { chatModelBudget, modelSettings, NOT_CONFIGURED } from '../models/config'
 import { toServiceError, UpstreamError } from '../models/port'
 import { modelSummarizer } from '../models/summarizer'
-import { newNotice } from '../store/log/notices'
+import { type Notice, newNotice } from '../webhooks/notices'
 
 /** The session a pass runs on: the core's store, and where the pass's notices go (its summary's usage, its failure). */
 export interface PassSession extends SessionStore {

@@ -34,17 +34,6 @@ export {
   rewindTargetProblem,
   viewBoundary,
 } from './lineage'
-export {
-  addUsage,
-  NO_USAGE,
-  type Notice,
-  subscribes,
-  type UsageEntry,
-  type UsageTotals,
-  WEBHOOK_EVENT_TYPES,
-  type WebhookEventType,
-} from './notices'
-export { nextAttemptAt, RETRY_FOR_MS, retryAfterSeconds } from './notices/retry'
 export { applyPins, NO_PINS, type ViewPins, viewPins } from './pins'
 export { formatProblem, type Problem } from './problem'
 export { extendView, project, viewAfter, viewMembership } from './projection'
@@ -108,6 +97,7 @@ export {
   triggers,
 } from './triggers'
 export { undoablePass, undoBoundary } from './undo'
+export { addUsage, NO_USAGE, type UsageEntry, type UsageTotals } from './usage'
 export { analyzeColumns, analyzeView, type ColumnsAnalysis, type ViewAnalysis, viewTokens } from './view'
 export {
   allSeqs,

@@ -1,11 +1,11 @@
 import type { ForkedFrom, Policy } from '../contract/schemas'
 import type { SessionAddress } from '../contract/session-address'
 import { allSeqs, type Calibration, type MessageEvent, type Metadata, type RewindPosition } from '../core'
-import { newNotice } from '../store/log/notices'
 import type { SessionParts } from '../store/log/open-session'
 import { viewAsOf } from '../store/log/rewind-plan'
 import { type NewSessionInput, newRecord, type SessionRecord } from '../store/log/session-row'
 import type { SessionStorage } from '../store/session-storage'
+import { newNotice } from '../webhooks/notices'
 
 /** What a fork copies of its source (see {@link forkSourceOf}). */
 export interface ForkSource {

@@ -1,29 +1,18 @@
 import { DurableObject } from 'cloudflare:workers'
-import { type Outcome, ServiceError, toOutcome, unwrap } from '../contract/errors'
-import { newDeliveryId, newWebhookId } from '../contract/ids'
-import type { Notice } from '../core'
+import { type Outcome, toOutcome, unwrap } from '../contract/errors'
+import { newDeliveryId } from '../contract/ids'
+import type { DeliveryStatus, WebhookJson } from '../contract/schemas/webhooks'
 import type { Refusal, TurnLimits } from '../rate-limits'
-import { NoticeInbox } from '../store/user-index/inbox'
 import { UserLimits } from '../store/user-index/limits'
 import { SessionIndex, type SessionIndexCursor, type SessionIndexEntry } from '../store/user-index/session-index'
 import { UsageDays } from '../store/user-index/usage'
-import { type DeliveryStatus, type WebhookJson, Webhooks } from '../store/user-index/webhooks'
-import { newWebhookSecret } from '../webhooks'
+import { type Notice, NoticeInbox, sendDue, WebhookEndpoints, Webhooks } from '../webhooks'
 import { sessionClient } from './session-client'
-import { sendDue } from './webhook-sender'
 
 /** The sweep's batch, its first run after an erasure (the request sweeps first), and its retry after a failure. */
 const SWEEP_BATCH = 50
 const SWEEP_AFTER_MS = 60_000
 const SWEEP_RETRY_MS = 30_000
-
-/** Webhook endpoints one user may have. */
-const MAX_WEBHOOKS = 20
-
-const now = () => new Date().toISOString()
-const notFound = (id: string): never => {
-  throw new ServiceError('not_found', `webhook "${id}" not found`)
-}
 
 /**
  * One user's index object: which sessions the user has, newest first (see {@link SessionIndex}),
@@ -37,6 +26,7 @@ export class UserIndex extends DurableObject<Env> {
   private readonly inbox: NoticeInbox
   private readonly usageDays: UsageDays
   private readonly hooks: Webhooks
+  private readonly endpoints: WebhookEndpoints
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
@@ -45,6 +35,7 @@ export class UserIndex extends DurableObject<Env> {
     this.inbox = new NoticeInbox(ctx.storage.sql)
     this.usageDays = new UsageDays(ctx.storage.sql)
     this.hooks = new Webhooks(ctx.storage.sql)
+    this.endpoints = new WebhookEndpoints(this.hooks, (at) => this.wake(at))
   }
 
   /**
@@ -63,58 +54,34 @@ export class UserIndex extends DurableObject<Env> {
     if (next !== null) await this.wake(next)
   }
 
-  /** A new webhook endpoint, with its secret (shown only now); at most {@link MAX_WEBHOOKS}. */
-  createWebhook(input: {
-    url: string
-    events: string[]
-    description?: string
-  }): Promise<Outcome<WebhookJson & { secret: string }>> {
-    return toOutcome(() => {
-      if (this.hooks.count() >= MAX_WEBHOOKS)
-        throw new ServiceError('invalid_request', `a user may have at most ${MAX_WEBHOOKS} webhooks: delete one first`)
-      const secret = newWebhookSecret()
-      const id = newWebhookId()
-      const created = this.hooks.create({ ...input, description: input.description ?? null, id, secret, createdAt: now() })
-      return { ...created, secret }
-    })
+  /** A new webhook endpoint, with its secret (shown only now). */
+  createWebhook(input: { url: string; events: string[]; description?: string }) {
+    return toOutcome(() => this.endpoints.create(input))
   }
 
   listWebhooks(): WebhookJson[] {
-    return this.hooks.list()
+    return this.endpoints.list()
   }
 
   getWebhook(id: string): Promise<Outcome<WebhookJson>> {
-    return toOutcome(() => this.hooks.get(id) ?? notFound(id))
+    return toOutcome(() => this.endpoints.get(id))
   }
 
-  patchWebhook(
-    id: string,
-    change: { events?: string[]; description?: string | null; disabled?: boolean },
-  ): Promise<Outcome<WebhookJson>> {
-    return toOutcome(() => this.hooks.patch(id, change) ?? notFound(id))
+  patchWebhook(id: string, change: { events?: string[]; description?: string | null; disabled?: boolean }) {
+    return toOutcome(() => this.endpoints.patch(id, change))
   }
 
   deleteWebhook(id: string): Promise<Outcome<null>> {
-    return toOutcome(() => (this.hooks.delete(id) ? null : notFound(id)))
+    return toOutcome(() => this.endpoints.delete(id))
   }
 
-  /** Sends the endpoint a `webhook.test` event, whatever it subscribes to (a disabled one records it failed). */
+  /** Sends the endpoint a `webhook.test` event, whatever it subscribes to. */
   testWebhook(id: string): Promise<Outcome<{ id: string }>> {
-    return toOutcome(async () => {
-      if (!this.hooks.get(id)) notFound(id)
-      const notice = { id: `test_${crypto.randomUUID()}`, type: 'webhook.test', timestamp: now(), data: { webhookId: id } }
-      let delivery = ''
-      const pending = this.hooks.fanOut([notice as unknown as Notice], () => (delivery = newDeliveryId()), id)
-      if (pending > 0) await this.wake(Date.now())
-      return { id: delivery }
-    })
+    return toOutcome(() => this.endpoints.test(id))
   }
 
   webhookDeliveries(id: string, status: DeliveryStatus | undefined, limit: number) {
-    return toOutcome(() => {
-      if (!this.hooks.get(id)) notFound(id)
-      return this.hooks.deliveries(id, status, limit)
-    })
+    return toOutcome(() => this.endpoints.deliveries(id, status, limit))
   }
 
   /** The user's usage per day and model from `from` to `to` (YYYY-MM-DD, both included). */

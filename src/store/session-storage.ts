@@ -1,6 +1,8 @@
 import type { CreateSessionInput, PatchSessionInput } from '../contract/schemas'
 import type { SessionAddress } from '../contract/session-address'
-import { type Notice, SessionExistsError, SessionMissingError, type TokenEstimator } from '../core'
+import { SessionExistsError, SessionMissingError, type TokenEstimator } from '../core'
+import { Sql } from '../sql'
+import type { Notice } from '../webhooks/notices'
 import { SessionBranches } from './log/branches'
 import { LogIndexes } from './log/indexes'
 import { Lifecycle, type SessionDirectory } from './log/lifecycle'
@@ -24,7 +26,6 @@ import { SessionUndos } from './log/undos'
 import { ViewCache } from './log/view-cache'
 import { LineageSearch } from './search/lineage-search'
 import { SessionSearch } from './search/search'
-import { Sql } from './sql'
 
 /**
  * A session object's storage: the session row, the event log, the cached view, the record of

@@ -1,6 +1,20 @@
 import { z } from '@hono/zod-openapi'
-import { WEBHOOK_EVENT_TYPES } from '../../core'
 import { Timestamp } from './common'
+
+/** The event types a webhook may subscribe to (`webhook.test` is sent only when asked for). */
+export const WEBHOOK_EVENT_TYPES = [
+  'turn.completed',
+  'turn.requires_action',
+  'turn.failed',
+  'session.compacted',
+  'compaction.failed',
+  'session.rewound',
+  'session.forked',
+  'session.deleted',
+  'session.expired',
+] as const
+
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]
 
 /** https anywhere, or http to this machine (a receiver under development). */
 const isWebhookUrl = (text: string): boolean => {
@@ -69,8 +83,11 @@ export const WebhookParamsSchema = z.object({
     .openapi({ param: { name: 'id', in: 'path' } }),
 })
 
+/** Where a delivery stands. */
+export const DeliveryStatusSchema = z.enum(['pending', 'delivered', 'failed'])
+
 export const DeliveriesQuerySchema = z.object({
-  status: z.enum(['pending', 'delivered', 'failed']).optional(),
+  status: DeliveryStatusSchema.optional(),
   limit: z.coerce
     .number()
     .int()
@@ -86,7 +103,7 @@ export const DeliveriesSchema = z
       z.object({
         id: z.string().openapi({ description: 'The `webhook-id` every attempt carries.' }),
         type: z.string(),
-        status: z.enum(['pending', 'delivered', 'failed']),
+        status: DeliveryStatusSchema,
         attempts: z.int(),
         lastStatus: z.int().nullable(),
         lastError: z.string().nullable(),
@@ -97,3 +114,7 @@ export const DeliveriesSchema = z
   .openapi('WebhookDeliveries')
 
 export const WebhookTestSchema = z.object({ id: z.string() }).openapi('WebhookTest')
+
+export type WebhookJson = z.output<typeof WebhookSchema>
+export type DeliveryJson = z.output<typeof DeliveriesSchema>['deliveries'][number]
+export type DeliveryStatus = z.output<typeof DeliveryStatusSchema>

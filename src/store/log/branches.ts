@@ -1,7 +1,7 @@
 import type { BranchesPageJson } from '../../contract/schemas'
 import { lineageRuns, onLineage, type Rewind, type Run } from '../../core'
 import { jsonArray, jsonObject } from '../../json-stream'
-import type { Sql } from '../sql'
+import type { Sql } from '../../sql'
 import type { SessionLog } from './log'
 
 /** The run of messages a rewind took off the lineage, as it is recorded with the REWIND. */

@@ -1,5 +1,5 @@
 import type { SessionEvent } from '../../core'
-import type { Sql } from '../sql'
+import type { Sql } from '../../sql'
 import { ToolIds } from './tool-ids'
 
 /** An index kept beside the log (the full-text search index, `store/search`): told of each write's events in its transaction. */

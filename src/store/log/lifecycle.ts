@@ -1,5 +1,5 @@
-import type { Notice } from '../../core'
 import { log } from '../../log'
+import type { Notice } from '../../webhooks/notices'
 import type { Outbox } from './outbox'
 import type { SessionRecord } from './session-row'
 

@@ -3,7 +3,7 @@ import { env } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
 import { newSessionId } from '../../../test/helpers'
 import { atSeq, defaultEstimator, newCompactionEvent, newMessageEvent } from '../../core'
-import { Sql } from '../sql'
+import { Sql } from '../../sql'
 import { SessionLog } from './log'
 import { migrate } from './migrations'
 

@@ -16,7 +16,7 @@ import {
   rewindEventAt,
   type SessionEvent,
 } from '../../core'
-import { fragment, IDS_PER_STATEMENT, inChunks, type Sql } from '../sql'
+import { fragment, IDS_PER_STATEMENT, inChunks, type Sql } from '../../sql'
 import { bodyOf, PART_CHARS, splitParts } from './event-body'
 import { seqRuns } from './seq-runs'
 

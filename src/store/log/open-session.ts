@@ -7,7 +7,6 @@ import {
   type NewEvent,
   type NewMessageEvent,
   type NewRewindEvent,
-  type Notice,
   newestTurnSeqs,
   newRewindEvent,
   PackedColumns,
@@ -23,10 +22,10 @@ import {
   type ViewColumns,
   type ViewSnapshot,
 } from '../../core'
+import { type Notice, newNotice, turnNotice, usageEntry } from '../../webhooks/notices'
 import type { Branch, SessionBranches } from './branches'
 import type { LogIndexes } from './indexes'
 import type { SessionLog } from './log'
-import { newNotice, turnNotice, usageEntry } from './notices'
 import type { SessionPins } from './pins'
 import { planRewind } from './rewind-plan'
 import { hasExpired, type NewSessionInput, newRecord, type SessionRecord, type SessionRowCache } from './session-row'

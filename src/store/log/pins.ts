@@ -7,7 +7,7 @@ import {
   type ViewPins,
   viewPins,
 } from '../../core'
-import type { Sql } from '../sql'
+import type { Sql } from '../../sql'
 import type { SessionLog } from './log'
 
 /**

@@ -1,7 +1,6 @@
-import type { Notice } from '../../core'
 import { log } from '../../log'
+import { type Notice, newNotice } from '../../webhooks/notices'
 import type { Lifecycle } from './lifecycle'
-import { newNotice } from './notices'
 import { hasExpired, type SessionRecord, type SessionRowCache } from './session-row'
 import type { SessionWriter } from './session-writer'
 

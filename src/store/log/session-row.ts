@@ -6,12 +6,12 @@ import {
   EMPTY_STATS,
   type Metadata,
   NO_USAGE,
-  type Notice,
   UNCALIBRATED,
   type UsageTotals,
   type ViewStats,
 } from '../../core'
-import type { Sql } from '../sql'
+import type { Sql } from '../../sql'
+import type { Notice } from '../../webhooks/notices'
 import { migrate } from './migrations'
 
 /** The session row: owner, lifecycle, policy and the counters kept in step with every append. */

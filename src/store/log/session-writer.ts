@@ -3,18 +3,17 @@ import {
   atSeq,
   isBoundary,
   type NewEvent,
-  type Notice,
   type SessionEvent,
   SessionWipingError,
   VersionConflictError,
 } from '../../core'
-import type { Sql } from '../sql'
+import type { Sql } from '../../sql'
+import { boundaryNotices, type Notice } from '../../webhooks/notices'
 import type { Branch, SessionBranches } from './branches'
 import { eventJson } from './event-json'
 import type { LogIndexes } from './indexes'
 import type { Lifecycle } from './lifecycle'
 import type { SessionLog } from './log'
-import { boundaryNotices } from './notices'
 import type { SessionPins } from './pins'
 import { appendedNow, hasExpired, type SessionRecord, type SessionRowCache, writeRecord } from './session-row'
 import type { StepWrite } from './step-records'

@@ -8,7 +8,7 @@ import {
   type ShownMessage,
   type ShownOptions,
 } from '../../core'
-import type { Sql } from '../sql'
+import type { Sql } from '../../sql'
 import type { SessionLog } from './log'
 
 /** A step's key event's `step` column: where its reply is. */

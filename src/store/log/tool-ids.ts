@@ -1,5 +1,5 @@
 import type { SessionEvent } from '../../core'
-import { IDS_PER_STATEMENT, inChunks, type Sql } from '../sql'
+import { IDS_PER_STATEMENT, inChunks, type Sql } from '../../sql'
 
 /**
  * Every tool call id and tool response id the log holds (the `tool_ids` table), covered or not:

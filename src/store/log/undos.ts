@@ -1,4 +1,4 @@
-import type { Sql } from '../sql'
+import type { Sql } from '../../sql'
 
 /**
  * The undos of a session's passes, recorded in the same transaction as the COMPACTION that undoes

@@ -3,8 +3,8 @@ import { env } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
 import { newSessionId } from '../../../test/helpers'
 import { atSeq, defaultEstimator, newMessageEvent } from '../../core'
+import { Sql } from '../../sql'
 import { migrate } from '../log/migrations'
-import { Sql } from '../sql'
 import { SEARCH_PAGE_BYTES, SessionSearch } from './search'
 
 const message = (seq: number) =>

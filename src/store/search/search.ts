@@ -2,8 +2,8 @@ import { LIMITS } from '../../contract/limits'
 import type { SearchPosition } from '../../contract/schemas'
 import { MARK_CLOSE, MARK_OPEN, type QueryTerm, rankWindow, type SessionEvent, searchTextOf } from '../../core'
 import { log } from '../../log'
+import { fragment, literalLimit, type Sql } from '../../sql'
 import type { EventRow } from '../log/log'
-import { fragment, literalLimit, type Sql } from '../sql'
 import { indexedText } from './fts-expression'
 
 /**

@@ -1,4 +1,4 @@
-import { Sql } from '../sql'
+import { Sql } from '../../sql'
 
 /** A session as its user's index lists it. */
 export interface SessionIndexEntry {

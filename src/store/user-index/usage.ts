@@ -1,5 +1,5 @@
 import { addUsage, NO_USAGE, type UsageEntry, type UsageTotals } from '../../core'
-import { Sql } from '../sql'
+import { Sql } from '../../sql'
 
 /** A day's usage of one model (`GET /v1/usage`). */
 export type UsageDay = { date: string; model: string } & UsageTotals

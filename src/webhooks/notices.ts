@@ -1,6 +1,28 @@
-import { newNoticeId } from '../../contract/ids'
-import { clientCallsOf, type StepRecord, type Usage } from '../../contract/turn-result'
-import type { MessageEvent, NewEvent, Notice, SessionEvent, UsageEntry } from '../../core'
+/**
+ * What a session tells the world of what happened to it: one notice per turn, pass, rewind, fork,
+ * failure or ending, written with the change that caused it (a transactional outbox) and passed
+ * to its user's index object, which counts its usage and delivers it to the user's webhooks.
+ */
+import { newNoticeId } from '../contract/ids'
+import type { WebhookEventType } from '../contract/schemas/webhooks'
+import { clientCallsOf, type StepRecord, type Usage } from '../contract/turn-result'
+import type { MessageEvent, NewEvent, SessionEvent, UsageEntry } from '../core'
+
+/** One notice: a webhook event (`type`) or only usage to count (`usage.recorded`, never delivered). */
+export interface Notice {
+  /** Unique, and the same on every attempt to deliver it (`webhook-id`). */
+  id: string
+  type: WebhookEventType | 'usage.recorded'
+  /** When it happened (ISO 8601). */
+  timestamp: string
+  /** Thin: ids and counts, never message text. */
+  data: { sessionId: string } & Record<string, unknown>
+  usage?: UsageEntry
+}
+
+/** Whether an endpoint subscribed to `events` is sent a notice of `type`. */
+export const subscribes = (events: readonly string[], type: string): boolean =>
+  type !== 'usage.recorded' && (events.includes('*') || events.includes(type))
 
 /** A notice of `type` about the session `sessionId`, happening now. */
 export function newNotice(

@@ -1,5 +1,5 @@
-import type { Webhooks } from '../store/user-index/webhooks'
-import { attemptDelivery, DEFAULT_TIMEOUT_MS } from '../webhooks'
+import { attemptDelivery, DEFAULT_TIMEOUT_MS } from './attempt'
+import type { Webhooks } from './deliveries'
 
 /** Deliveries started by one run of the alarm (the rest are due at once again). */
 const BATCH = 25

@@ -1,28 +1,7 @@
-import { type Notice, nextAttemptAt, subscribes } from '../../core'
+import type { DeliveryJson, DeliveryStatus, WebhookJson } from '../contract/schemas/webhooks'
 import { Sql } from '../sql'
-
-/** A webhook endpoint as the API shows it (its secret only when created). */
-export interface WebhookJson {
-  id: string
-  url: string
-  events: string[]
-  description: string | null
-  createdAt: string
-  disabled: boolean
-}
-
-/** A delivery as the API shows it. */
-export interface DeliveryJson {
-  id: string
-  type: string
-  status: DeliveryStatus
-  attempts: number
-  lastStatus: number | null
-  lastError: string | null
-  createdAt: string
-}
-
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed'
+import { type Notice, subscribes } from './notices'
+import { nextAttemptAt } from './retry'
 
 /** A delivery due now, with what sending it takes. */
 export interface DueDelivery {

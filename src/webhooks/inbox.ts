@@ -1,5 +1,5 @@
-import type { Notice } from '../../core'
 import { Sql } from '../sql'
+import type { Notice } from './notices'
 
 /** How long a notice's id is remembered: longer than a session object retries handing it over. */
 const REMEMBER_MS = 3 * 24 * 3600 * 1000

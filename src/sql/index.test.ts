@@ -1,8 +1,8 @@
 import { runInDurableObject } from 'cloudflare:test'
 import { env } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
-import { newSessionId } from '../../../test/helpers'
-import { countRows, type RowCounts } from '../../../test/support/row-counts'
+import { newSessionId } from '../../test/helpers'
+import { countRows, type RowCounts } from '../../test/support/row-counts'
 import { fragment, inChunks, literalLimit, MAX_BOUND, Sql } from '.'
 
 /** Runs `fn` on a fresh Durable Object's real SQLite storage (a session object's, never otherwise used), its rows counted. */
