@@ -27,6 +27,7 @@ const pure = [
   'src/store/session/append-input.test.ts',
   'src/store/session/body-cache.test.ts',
   'src/store/session/fts-expression.test.ts',
+  'test/docs/**/*.test.ts',
 ]
 /** workerd with the Worker's configuration and the fake upstream as its model. */
 const withUpstream = (bindings: Record<string, string> = {}) =>
