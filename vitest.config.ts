@@ -28,6 +28,7 @@ const pure = [
   'src/history/append-input.test.ts',
   'src/store/log/body-cache.test.ts',
   'src/store/search/fts-expression.test.ts',
+  'test/docs/**/*.test.ts',
 ]
 /** workerd with the Worker's configuration and the fake upstream as its model. */
 const withUpstream = (bindings: Record<string, string> = {}) =>

@@ -1,14 +1,15 @@
 /**
- * The README's walkthrough as a script: its ```sh blocks, as written, cut into steps at the
- * output the README shows after a command (`# → …` lines, `…` standing for what is left out).
+ * The walkthrough as a script: the ```sh blocks of the README's walkthrough and of the guides'
+ * "with curl" sections, as written, cut into steps at the output the page shows after a command
+ * (`# → …` lines, `…` standing for what is left out).
  */
 import { readFileSync } from 'node:fs'
 
-/** What one step of the walkthrough must print: the README's output lines, each cut at `…`. */
+/** What one step of the walkthrough must print: the page's output lines, each cut at `…`. */
 export interface Step {
-  /** The commands since the previous step, as the README writes them (for a failure's message). */
+  /** The commands since the previous step, as the page writes them (for a failure's message). */
   commands: string
-  /** The README's output lines, as written. */
+  /** The page's output lines, as written. */
   shown: string[]
   /** The pieces the output must hold, in this order (the shown lines cut at `…`). */
   pieces: string[]
@@ -24,23 +25,26 @@ const OUTPUT = /^# → ?(.*)$/
 /** A line printed between two steps' output: nothing the service answers looks like it. */
 export const MARKER = '@@walkthrough-step@@'
 
-/** The ```sh blocks of the README section with this heading (up to the next `## ` heading). */
-export function shBlocks(readme: string, heading: string): string[] {
-  const start = readme.indexOf(`\n${heading}\n`)
-  if (start < 0) throw new Error(`README.md has no "${heading}" section`)
-  const rest = readme.slice(start + heading.length + 2)
+/** A section the walkthrough runs: a Markdown file and one of its `## ` headings. */
+export type Section = readonly [file: string, heading: string]
+
+/** The ```sh blocks of the section of `text` (the file `file`) with this heading (up to the next `## ` heading). */
+export function shBlocks(text: string, heading: string, file = 'README.md'): string[] {
+  const start = text.indexOf(`\n${heading}\n`)
+  if (start < 0) throw new Error(`${file} has no "${heading}" section`)
+  const rest = text.slice(start + heading.length + 2)
   const end = rest.search(/^## /m)
   const section = end < 0 ? rest : rest.slice(0, end)
   return [...section.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((match) => match[1]!)
 }
 
-/** The walkthrough of a README section: the script to run and what each step must print. */
-export function walkthroughOf(readme: string, heading: string): Walkthrough {
+/** The walkthrough of a section: the script to run and what each step must print. */
+export function walkthroughOf(text: string, heading: string, file = 'README.md'): Walkthrough {
   const lines: string[] = []
   const steps: Step[] = []
   let commands: string[] = []
   let shown: string[] | null = null
-  for (const block of shBlocks(readme, heading)) {
+  for (const block of shBlocks(text, heading, file)) {
     for (const line of block.split('\n')) {
       const output = OUTPUT.exec(line)
       if (output) {
@@ -64,10 +68,9 @@ export function walkthroughOf(readme: string, heading: string): Walkthrough {
   return { script: lines.join('\n'), steps }
 }
 
-/** The walkthrough of the repository's README: these sections' blocks, one after the other, in one script. */
-export function readmeWalkthrough(...headings: string[]): Walkthrough {
-  const readme = readFileSync('README.md', 'utf8')
-  const parts = headings.map((heading) => walkthroughOf(readme, heading))
+/** These sections' blocks (files relative to the repository's root), one after the other, in one script. */
+export function walkthrough(...sections: Section[]): Walkthrough {
+  const parts = sections.map(([file, heading]) => walkthroughOf(readFileSync(file, 'utf8'), heading, file))
   return { script: parts.map((part) => part.script).join('\n'), steps: parts.flatMap((part) => part.steps) }
 }
 
