@@ -32,6 +32,27 @@ module.exports = {
       from: { path: layer(name), pathNot: '\\.test\\.ts$' },
       to: above(...higher),
     })),
+    ...['webhooks', 'rate-limits'].map((room) => ({
+      name: `${room}-through-its-surface`,
+      severity: 'error',
+      comment: `src/${room} is a feature room: the rest of src/ uses what its index.ts exports, nothing inside it.`,
+      from: { path: '^src/', pathNot: [`^src/${room}/`, '\\.test\\.ts$'] },
+      to: { path: `^src/${room}/`, pathNot: `^src/${room}/index\\.ts$` },
+    })),
+    {
+      name: 'feature-rooms-stand-low',
+      severity: 'error',
+      comment: 'webhooks and rate-limits hold their rules and tables: they use the contract, the core and the utilities, nothing above.',
+      from: { path: '^src/(webhooks|rate-limits)/', pathNot: '\\.test\\.ts$' },
+      to: { path: '^src/', pathNot: ['^src/(webhooks|rate-limits|contract|core|sql|log|json-stream)/'] },
+    },
+    {
+      name: 'log-knows-no-search',
+      severity: 'error',
+      comment: 'store/search reads the log it indexes; the log is told of nothing above it (its index comes through an interface).',
+      from: { path: '^src/store/log/', pathNot: '\\.test\\.ts$' },
+      to: { path: ['^src/store/search/', '^src/store/session-storage\\.ts$'] },
+    },
     {
       name: 'core-is-pure',
       severity: 'error',

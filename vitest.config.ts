@@ -22,7 +22,7 @@ const pure = [
   'src/turns/**/*.test.ts',
   'src/doors/**/*.test.ts',
   'src/object/frames/**/*.test.ts',
-  'src/rate-limits/**/*.test.ts',
+  'src/rate-limits/limits.test.ts',
   'src/json-stream/**/*.test.ts',
   'src/webhooks/retry.test.ts',
   'src/history/append-input.test.ts',
@@ -67,7 +67,7 @@ export default defineConfig({
         test: {
           ...workers,
           name: 'workers',
-          include: ['src/{object,store,sql,history,reads,webhooks,http,models}/**/*.test.ts', 'test/**/*.test.ts'],
+          include: ['src/{object,store,sql,history,reads,webhooks,rate-limits,http,models}/**/*.test.ts', 'test/**/*.test.ts'],
           exclude: [
             'test/unconfigured/**',
             'test/misconfigured/**',

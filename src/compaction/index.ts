@@ -19,7 +19,7 @@ import { log } from '../log'
 import { chatModelBudget, modelSettings, NOT_CONFIGURED } from '../models/config'
 import { toServiceError, UpstreamError } from '../models/port'
 import { modelSummarizer } from '../models/summarizer'
-import { type Notice, newNotice } from '../webhooks/notices'
+import { type Notice, newNotice } from '../webhooks'
 
 /** The session a pass runs on: the core's store, and where the pass's notices go (its summary's usage, its failure). */
 export interface PassSession extends SessionStore {

@@ -5,7 +5,7 @@ import type { SessionParts } from '../store/log/open-session'
 import { viewAsOf } from '../store/log/rewind-plan'
 import { type NewSessionInput, newRecord, type SessionRecord } from '../store/log/session-row'
 import type { SessionStorage } from '../store/session-storage'
-import { newNotice } from '../webhooks/notices'
+import { newNotice } from '../webhooks'
 
 /** What a fork copies of its source (see {@link forkSourceOf}). */
 export interface ForkSource {

@@ -1,5 +1,5 @@
 import { DurableObject } from 'cloudflare:workers'
-import { RequestWindow } from '../store/request-shard/request-window'
+import { RequestWindow } from '../rate-limits'
 
 /**
  * One of the objects a user's request limit is counted in (see `./request-limit`): its share of

@@ -54,13 +54,13 @@ import { type NewSessionInput, sessionJson } from '../store/log/session-row'
 import type { SearchQuery } from '../store/search/lineage-search'
 import { SessionStorage } from '../store/session-storage'
 import { runTurn } from '../turns/run-turn'
-import { newNotice } from '../webhooks/notices'
+import { newNotice } from '../webhooks'
 import { sessionDirectory, sessionStub } from './address'
 import { BackgroundPass } from './background-pass'
 import { contextReport } from './context-report'
 import { type FrameBody, wholeWhenSmall } from './frames'
+import { turnLimiterOf } from './limits'
 import { LiveHub } from './live-hub'
-import { userTurnLimiter } from './turn-limiter'
 import { type RunSettings, TurnRunner } from './turn-runner'
 
 export type { AppendResult }
@@ -345,7 +345,7 @@ export class SessionObject extends DurableObject<Env> {
       const session = await this.storage.openExisting()
       const { tokensPerDay } = limitsOf(this.env)
       const limits = { turnsPerMinute: 0, tokensPerDay, maxQueuedTurns: 0 }
-      const limiter = userTurnLimiter(this.env, session.record()!.userId, limits)
+      const limiter = turnLimiterOf(this.env, session.record()!.userId, limits)
       const result = await requestedPass(this.compaction, session, request, this.env, limiter?.spend)
       return jsonAnswer(this.answers.compaction(result))
     })
@@ -372,7 +372,7 @@ export class SessionObject extends DurableObject<Env> {
     return {
       stream,
       door,
-      limiter: () => userTurnLimiter(this.env, address.userId, limitsOf(this.env)),
+      limiter: () => turnLimiterOf(this.env, address.userId, limitsOf(this.env)),
       onFailed: (error) => this.storage.notify(address.userId, [newNotice('turn.failed', address.sessionId, { error })]),
     }
   }

@@ -4,7 +4,7 @@ import { ERROR_STATUS, type ErrorBody, serviceErrorOf } from '../contract/errors
 import type { TokenEstimator } from '../core'
 import { log } from '../log'
 import { modelSettings } from '../models/config'
-import type { TurnLimiter } from '../turns/limiter'
+import type { TurnLimiter } from '../rate-limits'
 import { TurnQueue } from '../turns/queue'
 import type { PassScheduler, TurnDeps, TurnSession } from '../turns/session'
 import type { BackgroundPass } from './background-pass'

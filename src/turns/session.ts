@@ -21,7 +21,7 @@ import type {
   ToolCall,
 } from '../core'
 import type { ModelSettings } from '../models/config'
-import type { TurnLimiter } from './limiter'
+import type { TurnLimiter } from '../rate-limits'
 
 /** What a turn needs to know of its session before it builds the prompt: counters, not bodies. */
 export interface PromptState {

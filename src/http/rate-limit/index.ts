@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono'
-import { requestLimit } from '../../object/request-limit'
+import { requestLimitOf } from '../../object/limits'
 import { limitsOf, rateLimited } from '../../rate-limits'
 import type { AppEnv } from '../env'
 
@@ -15,7 +15,7 @@ export function requestLimiter(): MiddlewareHandler<AppEnv> {
   return async function limitRequests(c, next) {
     const { requestsPerMinute } = limitsOf(c.env)
     if (requestsPerMinute > 0) {
-      const refusal = await requestLimit(c.env, c.get('userId'), requestsPerMinute).admit()
+      const refusal = await requestLimitOf(c.env, c.get('userId'), requestsPerMinute).admit()
       if (refusal) throw rateLimited(refusal, Date.now())
     }
     await next()

@@ -1,5 +1,5 @@
 import { log } from '../../log'
-import type { Notice } from '../../webhooks/notices'
+import type { Notice } from '../../webhooks'
 import type { Outbox } from './outbox'
 import type { SessionRecord } from './session-row'
 

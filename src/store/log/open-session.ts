@@ -22,7 +22,7 @@ import {
   type ViewColumns,
   type ViewSnapshot,
 } from '../../core'
-import { type Notice, newNotice, turnNotice, usageEntry } from '../../webhooks/notices'
+import { type Notice, newNotice, turnNotice, usageEntry } from '../../webhooks'
 import type { Branch, SessionBranches } from './branches'
 import type { LogIndexes } from './indexes'
 import type { SessionLog } from './log'

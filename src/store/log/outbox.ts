@@ -1,5 +1,5 @@
 import type { Sql } from '../../sql'
-import type { Notice } from '../../webhooks/notices'
+import type { Notice } from '../../webhooks'
 import { type SessionRecord, type SessionRowCache, writeRecord } from './session-row'
 
 /** Notices kept in the session row while they wait: a turn's costs no row of its own. */

@@ -1,5 +1,5 @@
 import { log } from '../../log'
-import { type Notice, newNotice } from '../../webhooks/notices'
+import { type Notice, newNotice } from '../../webhooks'
 import type { Lifecycle } from './lifecycle'
 import { hasExpired, type SessionRecord, type SessionRowCache } from './session-row'
 import type { SessionWriter } from './session-writer'

@@ -11,7 +11,7 @@ import {
   type ViewStats,
 } from '../../core'
 import type { Sql } from '../../sql'
-import type { Notice } from '../../webhooks/notices'
+import type { Notice } from '../../webhooks'
 import { migrate } from './migrations'
 
 /** The session row: owner, lifecycle, policy and the counters kept in step with every append. */

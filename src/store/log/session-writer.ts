@@ -8,7 +8,7 @@ import {
   VersionConflictError,
 } from '../../core'
 import type { Sql } from '../../sql'
-import { boundaryNotices, type Notice } from '../../webhooks/notices'
+import { boundaryNotices, type Notice } from '../../webhooks'
 import type { Branch, SessionBranches } from './branches'
 import { eventJson } from './event-json'
 import type { LogIndexes } from './indexes'

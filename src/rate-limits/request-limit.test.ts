@@ -1,8 +1,8 @@
 import { evictDurableObject, runInDurableObject } from 'cloudflare:test'
 import { env } from 'cloudflare:workers'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { requestShardStub } from './address'
-import { requestLimit } from './request-limit'
+import { requestShardStub } from '../object/address'
+import { requestLimitOf } from '../object/limits'
 
 let users = 0
 const newUser = () => `sharded-${Date.now().toString(36)}-${++users}`
@@ -23,7 +23,9 @@ async function admitMany(userId: string, limit: number, count: number) {
   const results = []
   for (let sent = 0; sent < count; sent += 32)
     results.push(
-      ...(await Promise.all(Array.from({ length: Math.min(32, count - sent) }, () => requestLimit(env, userId, limit).admit()))),
+      ...(await Promise.all(
+        Array.from({ length: Math.min(32, count - sent) }, () => requestLimitOf(env, userId, limit).admit()),
+      )),
     )
   return {
     admitted: results.filter((refusal) => refusal === null).length,
@@ -50,17 +52,17 @@ describe('a request limit split over shards', () => {
     for (const refusal of refusals)
       expect(refusal).toEqual({ scope: 'requests', limit: 300, resetAt: Date.UTC(2026, 11, 1, 12, 1, 0) })
     vi.setSystemTime(Date.UTC(2026, 11, 1, 12, 1, 0))
-    expect(await requestLimit(env, user, 300).admit()).toBeNull()
+    expect(await requestLimitOf(env, user, 300).admit()).toBeNull()
   })
 
   it('a request taken back is admitted again, from whichever shard counted one', async () => {
     const user = newUser()
     expect((await admitMany(user, 200, 200)).admitted).toBe(200)
-    expect(await requestLimit(env, user, 200).admit()).not.toBeNull()
-    await requestLimit(env, user, 200).refund()
+    expect(await requestLimitOf(env, user, 200).admit()).not.toBeNull()
+    await requestLimitOf(env, user, 200).refund()
     expect((await counted(user, 2)).reduce((sum, used) => sum + used, 0)).toBe(199)
-    expect(await requestLimit(env, user, 200).admit()).toBeNull()
-    expect(await requestLimit(env, user, 200).admit()).not.toBeNull()
+    expect(await requestLimitOf(env, user, 200).admit()).toBeNull()
+    expect(await requestLimitOf(env, user, 200).admit()).not.toBeNull()
   })
 
   it('other users are unaffected, and a shard keeps its count when its object restarts', async () => {
@@ -68,7 +70,7 @@ describe('a request limit split over shards', () => {
     expect((await admitMany(user, 100, 100)).admitted).toBe(100)
     await evictDurableObject(requestShardStub(env, user, 0))
     vi.setSystemTime(Date.UTC(2026, 11, 1, 12, 0, 12)) // past what this isolate remembers of the refusal
-    expect(await requestLimit(env, user, 100).admit()).toMatchObject({ scope: 'requests', limit: 100 })
-    expect(await requestLimit(env, other, 100).admit()).toBeNull()
+    expect(await requestLimitOf(env, user, 100).admit()).toMatchObject({ scope: 'requests', limit: 100 })
+    expect(await requestLimitOf(env, other, 100).admit()).toBeNull()
   })
 })

@@ -1,8 +1,20 @@
 import { log } from '../log'
-import { limitsOf, rateLimited, type TurnLimits } from '../rate-limits'
-import type { TurnLimiter } from '../turns/limiter'
-import { userIndexStub } from './address'
-import { requestLimit } from './request-limit'
+import { type Refusal, rateLimited, type TurnLimits } from './limits'
+import type { RequestLimit } from './request-limit'
+import type { TurnLimiter } from './turn-limiter'
+
+/** The user's index object, as their turn limiter calls it (see `UserLimits`). */
+export interface UserCounterPort {
+  admitTurn(limits: Pick<TurnLimits, 'turnsPerMinute' | 'tokensPerDay'>): Promise<Refusal | null>
+  refundTurn(): Promise<void>
+  spend(tokens: number): Promise<void>
+}
+
+/** Where one user's counts are kept: their index object, and their request limit when one is on (null: none). */
+export interface UserCounters {
+  index(): UserCounterPort
+  requests(): RequestLimit | null
+}
 
 /** How long a turn refused by a full session queue is told to wait. */
 const QUEUE_RETRY_MS = 1000
@@ -13,19 +25,18 @@ const QUEUE_RETRY_MS = 1000
  * token quota is on; none at all when every limit is off.
  *
  * @example
- * const limiter = userTurnLimiter(env, address.userId, limits)
+ * const limiter = userTurnLimiter(limits, counters)
  */
-export function userTurnLimiter(env: Env, userId: string, limits: TurnLimits): TurnLimiter | undefined {
+export function userTurnLimiter(limits: TurnLimits, counters: UserCounters): TurnLimiter | undefined {
   const { turnsPerMinute, tokensPerDay, maxQueuedTurns } = limits
   if (turnsPerMinute === 0 && tokensPerDay === 0 && maxQueuedTurns === 0) return undefined
-  const index = () => userIndexStub(env, userId)
+  const index = () => counters.index()
   // A request a later limit refused counts toward none: taken back from the request shards. A take-back
   // that fails costs the user one request of their minute, never the refusal's own 429.
   const refundRequest = async () => {
-    const { requestsPerMinute } = limitsOf(env)
-    if (requestsPerMinute === 0) return
-    await requestLimit(env, userId, requestsPerMinute)
-      .refund()
+    await counters
+      .requests()
+      ?.refund()
       .catch((error: unknown) => log.warn('a refused request could not be taken back', { error: String(error) }))
   }
   return {

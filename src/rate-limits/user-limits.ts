@@ -1,5 +1,5 @@
-import { DAY_MS, MINUTE_MS, type Refusal, type TurnLimits, windowOf } from '../../rate-limits'
-import { Sql } from '../../sql'
+import { Sql } from '../sql'
+import { DAY_MS, MINUTE_MS, type Refusal, type TurnLimits, windowOf } from './limits'
 
 type Counter = 'turns' | 'tokens'
 const WINDOW: Record<Counter, number> = { turns: MINUTE_MS, tokens: DAY_MS }

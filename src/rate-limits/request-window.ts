@@ -1,5 +1,5 @@
-import { MINUTE_MS, windowOf } from '../../rate-limits'
-import { Sql } from '../../sql'
+import { Sql } from '../sql'
+import { MINUTE_MS, windowOf } from './limits'
 
 /** The one row's columns: the minute counted and what was counted in it. */
 interface Counted {

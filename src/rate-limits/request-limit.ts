@@ -1,5 +1,4 @@
-import { MINUTE_MS, type Refusal, requestShares, windowOf } from '../rate-limits'
-import { requestShardStub } from './address'
+import { MINUTE_MS, type Refusal, requestShares, windowOf } from './limits'
 
 /**
  * How long an isolate takes a shard's refusal as final. A share taken back meanwhile is found
@@ -21,6 +20,14 @@ function remember(key: string, until: number): void {
 /** A shard's key in what this isolate remembers. */
 const shardKey = (userId: string, shard: number) => `${shard}/${userId}`
 
+/** One of a user's `RequestShard` objects, as the limit calls it. */
+export interface RequestShardPort {
+  /** Counts a request against `share`, or answers when the minute that refused it ends. */
+  admit(share: number): Promise<number | null>
+  /** Takes back a request counted this minute (false: none was). */
+  takeBack(): Promise<boolean>
+}
+
 /** One user's request limit, counted across their shards (see {@link requestLimit}). */
 export interface RequestLimit {
   /** Counts a request in a shard with room, or answers the refusal when every shard is full. */
@@ -38,14 +45,14 @@ export interface RequestLimit {
  * within a second.
  *
  * @example
- * const refusal = await requestLimit(env, userId, 600).admit()
+ * const refusal = await requestLimit(userId, 600, (shard) => requestShardStub(env, userId, shard)).admit()
  * if (refusal) throw rateLimited(refusal, Date.now())
  */
-export function requestLimit(env: Env, userId: string, limit: number): RequestLimit {
+export function requestLimit(userId: string, limit: number, shardOf: (shard: number) => RequestShardPort): RequestLimit {
   const shares = requestShares(limit)
   const start = Math.floor(Math.random() * shares.length)
   const order = shares.map((_, i) => (start + i) % shares.length)
-  const stub = (shard: number) => requestShardStub(env, userId, shard)
+  const stub = shardOf
   return {
     async admit() {
       const now = Date.now()
