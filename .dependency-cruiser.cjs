@@ -2,7 +2,9 @@
  * The layers of src/ (docs/architecture.md): imports point down only, and nothing imports in a
  * circle. `npm run lint` checks it.
  *
- *   http → object → doors → turns → compaction → history, reads → models → store → webhooks → contract → core
+ *   http → wire, object → doors → turns → compaction → history, reads → models → store → webhooks → contract → core
+ *
+ * wire (the doors' translators, run in the Worker) and object (the Durable Objects) stand side by side.
  *
  * json-stream, log, sql and rate-limits are utilities any layer above the core may use.
  */
@@ -10,9 +12,9 @@ const layer = (name) => `^src/${name}/`
 const above = (...names) => ({ path: `^src/(${names.join('|')})/` })
 
 /** A layer and the layers above it, which it must not import. */
-const ORDER = ['http', 'object', 'doors', 'turns', 'compaction', 'history', 'reads', 'models', 'store', 'webhooks', 'contract']
+const ORDER = ['http', 'wire', 'object', 'doors', 'turns', 'compaction', 'history', 'reads', 'models', 'store', 'webhooks', 'contract']
 /** Rooms on one floor: neither imports the other. */
-const SIDE_BY_SIDE = { history: ['reads'], reads: ['history'] }
+const SIDE_BY_SIDE = { history: ['reads'], reads: ['history'], wire: ['object'] }
 const LAYERS = ORDER.slice(1).map((name, i) => [name, [...ORDER.slice(0, i + 1), ...(SIDE_BY_SIDE[name] ?? [])]])
 LAYERS.find(([name]) => name === 'contract')[1].push('rate-limits')
 

@@ -21,6 +21,7 @@ const pure = [
   'src/compaction/**/*.test.ts',
   'src/turns/**/*.test.ts',
   'src/doors/**/*.test.ts',
+  'src/wire/**/*.test.ts',
   'src/object/frames/**/*.test.ts',
   'src/rate-limits/limits.test.ts',
   'src/json-stream/**/*.test.ts',

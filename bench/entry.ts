@@ -27,10 +27,10 @@ import {
   project,
   type SessionEvent,
 } from '../src/core'
-import { chatCompletionInput } from '../src/doors/chat-completions/request'
+import { chatCompletionInput } from '../src/wire/chat-completions/request'
 import type { DoorInput } from '../src/doors/input'
-import { messagesInput } from '../src/doors/messages/request'
-import { responsesInput } from '../src/doors/responses/request'
+import { messagesInput } from '../src/wire/messages/request'
+import { responsesInput } from '../src/wire/responses/request'
 import { app } from '../src/http/app'
 import { authConfigOf, bearerJwt } from '../src/http/auth'
 import { TURN_EVENTS } from '../src/http/routes/turns'

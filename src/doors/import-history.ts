@@ -1,34 +1,15 @@
 import { ServiceError } from '../contract/errors'
-import type { JsonImport } from '../contract/schemas'
 import type { ClientMessage, SessionEvent, TokenEstimator } from '../core'
 import { turnEvent } from '../turns/open-step'
 import type { TurnSession } from '../turns/session'
-import { chatCompletionInput } from './chat-completions/request'
-import { chatgptHistory } from './chatgpt'
-import { messagesInput } from './messages/request'
 import { seedEvents } from './seed'
 
-/** A history brought from elsewhere, in the door layer's neutral shape. */
+/** A history brought from elsewhere (a JSON import, read by `wire/import`), in the doors' neutral shape. */
 export interface ImportedHistory {
   messages: ClientMessage[]
   /** Where each came from, for errors naming it (`messages[3]`). */
   fields: string[]
   system?: string
-}
-
-/** A JSON import's history: OpenAI chat messages and Anthropic Messages read as their doors read them, a ChatGPT conversation's current path. */
-export async function importedHistory(body: JsonImport): Promise<ImportedHistory> {
-  if (body.format === 'chatgpt') return chatgptHistory(body.conversation)
-  const input =
-    body.format === 'openai'
-      ? await chatCompletionInput({ model: 'import', messages: body.messages })
-      : await messagesInput({
-          model: 'import',
-          max_tokens: 1,
-          messages: body.messages,
-          ...(body.system ? { system: body.system } : {}),
-        })
-  return { messages: input.messages, fields: input.fields, ...(input.request.system ? { system: input.request.system } : {}) }
 }
 
 /**

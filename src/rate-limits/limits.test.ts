@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { ServiceError } from '../contract/errors'
-import { limitsOf, MAX_REQUEST_SHARDS, requestShares } from '.'
+import { limitsOf, MAX_REQUEST_SHARDS, requestShares } from './limits'
 
 describe('limitsOf', () => {
   it('reads each limit, with its default when unset', () => {

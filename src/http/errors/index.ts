@@ -2,9 +2,9 @@ import type { Context } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { type ErrorCode, ServiceError } from '../../contract/errors'
-import { anthropicError } from '../../doors/messages/errors'
-import { openAIError } from '../../doors/responses/errors'
 import { log } from '../../log'
+import { anthropicError } from '../../wire/messages/errors'
+import { openAIError } from '../../wire/responses/errors'
 
 /**
  * Whether a request is the Anthropic door's, whose errors are in Anthropic's shape: `/v1/messages`

@@ -16,8 +16,8 @@ import {
   UpdateConversationSchema,
 } from '../../contract/schemas'
 import type { MessageEvent } from '../../core'
-import { itemList, itemsOf, itemTarget, type ResponseItem } from '../../doors/responses/items'
-import { type Item, messagesOf } from '../../doors/responses/request'
+import { itemList, itemsOf, itemTarget, type ResponseItem } from '../../wire/responses/items'
+import { type Item, messagesOf } from '../../wire/responses/request'
 import { body, json, openAIErrors, routes, sessionOf } from './helpers'
 
 const PATH = '/v1/conversations/{id}'

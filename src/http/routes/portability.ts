@@ -12,9 +12,9 @@ import {
   parseImportLines,
   SessionParamsSchema,
 } from '../../contract/schemas'
-import { importedHistory } from '../../doors/import-history'
 import { userIndexStub } from '../../object/address'
 import type { SessionIndexCursor } from '../../store/user-index/session-index'
+import { importedHistory } from '../../wire/import'
 import { isJsonLines } from '../body'
 import { body, errors, json, routes, SESSION_PATH, sessionOf } from './helpers'
 

@@ -3,8 +3,8 @@ import type { Context } from 'hono'
 import { ServiceError, unwrap } from '../../contract/errors'
 import { ItemListSchema, ItemsQuerySchema, ResponseParamsSchema, SessionId } from '../../contract/schemas'
 import { answeringModel } from '../../doors'
-import { responseObject, responseTarget } from '../../doors/responses/answer'
-import { itemList, itemsOf } from '../../doors/responses/items'
+import { responseObject, responseTarget } from '../../wire/responses/answer'
+import { itemList, itemsOf } from '../../wire/responses/items'
 import { json, openAIErrors, routes, sessionOf } from './helpers'
 
 export const ResponseSchema = z

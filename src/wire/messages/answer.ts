@@ -1,7 +1,7 @@
 import { anthropicToolId } from '../../contract/anthropic-tool-id'
 import type { Usage } from '../../contract/turn-result'
 import type { Reasoning, ToolCall } from '../../core'
-import { answeringModel, type DoorAnswer, requestedCalls } from '..'
+import { answeringModel, type DoorAnswer, requestedCalls } from '../../doors'
 
 /**
  * The Messages door's answers on the Anthropic wire: a `message` object, or the events of a

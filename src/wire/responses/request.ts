@@ -1,7 +1,7 @@
 import { ServiceError } from '../../contract/errors'
 import type { ResponsesRequest, ToolChoiceInput, ToolInput } from '../../contract/schemas'
 import type { ClientMessage, Reasoning } from '../../core'
-import { type DoorInput, idempotencyOf } from '..'
+import { type DoorInput, idempotencyOf } from '../../doors'
 
 /**
  * An OpenAI Responses request as the door layer takes it: `instructions` and every system or

@@ -1,7 +1,7 @@
 import { toOpenAIToolCall } from '../../contract/openai-messages'
 import type { Usage } from '../../contract/turn-result'
 import type { ToolCall } from '../../core'
-import { answeringModel, type DoorAnswer, requestedCalls } from '..'
+import { answeringModel, type DoorAnswer, requestedCalls } from '../../doors'
 
 /**
  * The front door's answers on the OpenAI wire: a `chat.completion` object, or the

@@ -1,7 +1,7 @@
 import { fromOpenAIToolCall } from '../../contract/openai-messages'
 import type { ChatCompletionRequest, ChatMessageInput } from '../../contract/schemas'
 import type { ClientMessage } from '../../core'
-import { type DoorInput, idempotencyOf } from '..'
+import { type DoorInput, idempotencyOf } from '../../doors'
 
 /** A message's text: its content, or its text parts joined with a newline; null ≡ "". */
 const textOf = (content: ChatMessageInput['content']): string =>

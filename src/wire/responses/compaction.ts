@@ -1,4 +1,4 @@
-import type { DoorCompaction } from '../compaction'
+import type { DoorCompaction } from '../../doors/compaction'
 import { type ResponseContext, type ResponseEvent, responseId } from './answer'
 import { itemsOf } from './items'
 

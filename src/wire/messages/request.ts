@@ -1,6 +1,6 @@
 import type { MessagesMessage, MessagesRequest, ToolChoiceInput, ToolInput } from '../../contract/schemas'
 import type { ClientMessage } from '../../core'
-import { type DoorInput, idempotencyOf } from '..'
+import { type DoorInput, idempotencyOf } from '../../doors'
 
 /**
  * An Anthropic Messages request as the door layer takes it: the system prompt (its leading

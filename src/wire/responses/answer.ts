@@ -1,7 +1,7 @@
 import { fromBase64url, toBase64url } from '../../contract/base64url'
 import type { Usage } from '../../contract/turn-result'
 import type { ToolCall } from '../../core'
-import { answeringModel, type DoorAnswer, requestedCalls } from '..'
+import { answeringModel, type DoorAnswer, requestedCalls } from '../../doors'
 import { callItem, itemId, messageItem, outputText } from './items'
 
 /**
