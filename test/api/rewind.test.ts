@@ -12,6 +12,7 @@ import {
   newTag,
   numberedTurns,
   releaseUpstream,
+  system,
   turn,
   until,
   untilUpstreamReceived,
@@ -52,6 +53,24 @@ describe('POST /v1/sessions/:id/rewind', () => {
     // A new turn goes on from the restored view.
     await append(id, [user('question 2, edited', 'u2b')])
     expect(await viewIds(id)).toEqual(['S1', 'u1', 'a1', 'u2b'])
+  })
+
+  it('counts tokensEstimatedSaved as /view counts tokens: the latest system message only', async () => {
+    const id = newSessionId('rw')
+    await append(id, [system('Be brief.', 'S1'), user('question 1', 'u1'), assistant('answer 1', 'a1')])
+    await append(id, [system('From now on, answer at length and in French, please.', 'S2'), user('question 2', 'u2')])
+    const viewTokens = async () => (await call('GET', `/v1/sessions/${id}/view`)).body.tokens
+    const before = await viewTokens()
+    // Back before S2: S1 is the latest system message again, S2 and u2 leave.
+    const result = await rewind(id, { to: 'S2', position: 'before' })
+    expect(result.status, result.text).toBe(200)
+    expect(await viewIds(id)).toEqual(['S1', 'u1', 'a1'])
+    const after = await viewTokens()
+    expect(result.body.rewind.boundary).toMatchObject({
+      tokensBefore: before,
+      tokensAfter: after,
+      tokensEstimatedSaved: before - after,
+    })
   })
 
   it('brings an abandoned branch back from its tip, exactly as it was', async () => {

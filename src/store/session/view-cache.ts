@@ -4,7 +4,6 @@ import {
   columnsOf,
   concatColumns,
   isBoundary,
-  isInline,
   type MessageEvent,
   namedIds,
   PackedColumns,
@@ -14,6 +13,7 @@ import {
   type ViewPins,
   type ViewStats,
   viewAfter,
+  viewEntryOf,
 } from '../../core'
 import { BODY_CACHE_LIMITS, type BodyCache, isolateBodies } from './body-cache'
 import type { SessionLog, ViewEntry } from './log'
@@ -112,16 +112,16 @@ export class ViewCache {
         stats: (pins) =>
           before ? statsOfColumns(concatColumns(before, columnsOf(messages)), pins) : advanceStats(record.stats, messages, pins),
         install: () => {
-          if (this.columns) for (const event of messages) this.columns.push(entryOf(event))
+          if (this.columns) for (const event of messages) this.columns.push(viewEntryOf(event))
           keepBodies()
         },
       }
     }
     const columns = new PackedColumns()
     const fresh = new Map(this.naming)
-    for (const event of messages) fresh.set(event.id, entryOf(event))
+    for (const event of messages) fresh.set(event.id, viewEntryOf(event))
     this.naming.clear()
-    this.fill(columns, boundary, fresh, messages.filter((event) => event.seq > boundary.seq).map(entryOf))
+    this.fill(columns, boundary, fresh, messages.filter((event) => event.seq > boundary.seq).map(viewEntryOf))
     return {
       stats: (pins) => statsOfColumns(columns, pins),
       install: () => {
@@ -204,12 +204,3 @@ export class ViewCache {
     }
   }
 }
-
-const entryOf = (event: MessageEvent): ViewEntry => ({
-  seq: event.seq,
-  id: event.id,
-  tokens: event.tokens,
-  role: event.message.role,
-  synthetic: event.synthetic,
-  inline: isInline(event),
-})
