@@ -53,6 +53,8 @@ export interface TurnResult {
   context: PromptFitReport | null
   /** As the upstream reported it (the chat-completions door's finish_reason); absent for a stored result. */
   finishReason?: string | null
+  /** The stop sequence the reply stopped at, when the upstream said (the Messages door's `stop_sequence`); absent for a stored result. */
+  stopSequence?: string
 }
 
 /** A turn step as the log holds it: its reply, every event the request wrote, the usage recorded with it. */

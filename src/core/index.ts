@@ -23,7 +23,6 @@ export {
   lineage,
   lineageRuns,
   onLineage,
-  type Placed,
   prefixEnd,
   type RememberedSteps,
   type RewindStep,
@@ -111,6 +110,8 @@ export {
   pickColumns,
   seqsAt,
   type ViewColumns,
+  type ViewEntry,
+  viewEntryOf,
 } from './view/columns'
 export { advanceStats, EMPTY_STATS, statsOf, statsOfColumns, type ViewStats } from './view/stats'
 export { type CutWindow, cutWindow, DEFAULT_WINDOW, WINDOW_KINDS, type Window, windowProblem, windows } from './windows'

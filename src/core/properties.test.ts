@@ -25,7 +25,7 @@ import { compactListed, depsFor, ids, type ListedResult, msg, storeOf } from './
 import type { ModelFit } from './triggers'
 import { undoablePass, undoBoundary } from './undo'
 import { analyzeView } from './view'
-import { columnsOf } from './view/columns'
+import { columnsOf, viewEntryOf } from './view/columns'
 import type { Window } from './windows'
 
 type Draft = { role: Role; tokens: number; synthetic?: false }
@@ -179,7 +179,7 @@ async function run(ops: Op[]) {
       const prefix = store.log.slice(0, end)
       const boundary = rewindBoundary(columnsOf(before), {
         named: prefix.findLast(isBoundary)?.boundary ?? null,
-        view: project(prefix),
+        view: project(prefix).map(viewEntryOf),
       })
       if (boundary)
         store.appendNow([newRewindEvent({ id: `r${++counter}`, timestamp: 't' }, boundary, { ...point, reason: 'api' })])
@@ -260,7 +260,12 @@ function undoNewest(store: ReturnType<typeof storeOf>, before: MessageEvent[]) {
     const summary = new Set(pass.boundary.summary)
     const after = before.filter((event) => event.seq > pass.seq && !summary.has(event.id))
     const named = prefix.findLast(isBoundary)?.boundary ?? null
-    const boundary = undoBoundary(columnsOf(before), { named, view: project(prefix) }, after, pass.id)
+    const boundary = undoBoundary(
+      columnsOf(before),
+      { named, view: project(prefix).map(viewEntryOf) },
+      after.map(viewEntryOf),
+      pass.id,
+    )
     store.appendNow([newCompactionEvent({ id: `u${++counter}`, timestamp: 't' }, boundary)])
   }
   return { after: project(store.log), logAfter: store.log.length, undid: pass ? { pass } : null }

@@ -11,6 +11,8 @@ export interface DoorAnswer {
   usage: TurnResult['usage']
   /** As the upstream reported it (OpenAI's names: `stop`, `length`, `tool_calls`); for a stored result, `tool_calls` or `stop`. */
   finishReason: string
+  /** The stop sequence a completed reply stopped at, when its upstream said which (an Anthropic upstream). */
+  stopSequence?: string
   /** False for an answer the session did not store (see `passthroughTurn`). */
   stored: boolean
 }
@@ -18,8 +20,22 @@ export interface DoorAnswer {
 export function doorAnswer(result: TurnResult): DoorAnswer {
   const stored = result.status === 'requires_action' ? 'tool_calls' : 'stop'
   const finishReason = result.status === 'requires_action' ? 'tool_calls' : (result.finishReason ?? stored)
-  return { reply: result.reply, status: result.status, usage: result.usage, finishReason, stored: true }
+  return {
+    reply: result.reply,
+    status: result.status,
+    usage: result.usage,
+    finishReason,
+    ...completedStopSequence(result),
+    stored: true,
+  }
 }
+
+/** A completed reply's stop sequence, when its upstream named one. */
+export const completedStopSequence = (result: {
+  status: TurnResult['status']
+  stopSequence?: string | undefined
+}): Pick<DoorAnswer, 'stopSequence'> =>
+  result.status === 'completed' && result.stopSequence !== undefined ? { stopSequence: result.stopSequence } : {}
 
 /** The model an answer names: the one the upstream reported (stored with the reply), else the requested one. */
 export const answeringModel = (answer: DoorAnswer, requested: string) =>

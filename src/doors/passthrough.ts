@@ -9,7 +9,7 @@ import { admitted } from '../rate-limits'
 import { CallIds } from '../turns/call-ids'
 import { turnEvent } from '../turns/open-step'
 import type { TurnDeps } from '../turns/session'
-import type { DoorAnswer } from './answer'
+import { completedStopSequence, type DoorAnswer } from './answer'
 import type { DoorInput } from './input'
 import { seedEvents } from './seed'
 
@@ -79,6 +79,7 @@ export function passthroughTurn(input: DoorInput, deps: TurnDeps): Promise<DoorA
       status,
       usage: reply.usage,
       finishReason: status === 'requires_action' ? 'tool_calls' : (reply.finishReason ?? 'stop'),
+      ...completedStopSequence({ status, stopSequence: reply.stopSequence }),
       stored: false,
     }
   })

@@ -271,7 +271,9 @@ async function newMessagesTurn(
     const stored = shown.toolId ? callsAsShown(await session.newestTurn(), shown) : null
     const given = fresh.slice(0, results).map((message) => {
       const id = stored?.get(message.toolCallId!)?.id ?? message.toolCallId!
-      return message.isError ? { id, error: message.content } : { id, data: message.content }
+      // A tool message's content is text (only an assistant's may be null).
+      const text = message.content ?? ''
+      return message.isError ? { id, error: text } : { id, data: text }
     })
     const key = (at: number, part: 'id' | 'name') => `${fields[at]}.${part === 'id' ? input.toolCallIdField : 'name'}`
     const opened = await openContinuation(given, session, estimator, key)

@@ -33,6 +33,7 @@ export function forkSourceOf(
   const asOf = at === undefined ? null : viewAsOf(log, { to: at, position }, 'at')
   const seqs = asOf ? Int32Array.from(asOf.restored, (entry) => entry.seq) : allSeqs(view.snapshot(record))
   const pinned = asOf ? pins.pinnedAsOf(asOf.end) : new Set(pins.pinned().keys())
+  // Without a point, the log's newest event says where it was taken, whatever its type (docs/http-api.md, Forking).
   const eventId = at ?? (record.version === 0 ? null : log.range(record.version, record.version)[0]!.id)
   const events = [...view.eventsOf(seqs)]
   return {

@@ -92,6 +92,7 @@ app.use(
       'X-Tools-Omitted',
       'request-id',
       'Retry-After',
+      'x-should-retry',
       'X-RateLimit-Limit',
       'X-RateLimit-Remaining',
       'X-RateLimit-Reset',

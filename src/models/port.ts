@@ -40,6 +40,8 @@ export interface ChatReply {
   usage: Usage | null
   /** `stop`, `length`, `tool_calls`… as the upstream reported it (the front door passes it on). */
   finishReason: string | null
+  /** The stop sequence that ended the reply, when the upstream says which (Anthropic's `stop_sequence`; `finishReason` is `stop`). */
+  stopSequence?: string
   /** The model the upstream says answered, when it says (stored with the reply). */
   model?: string | null
   /** What the upstream returned of its reasoning, under its name (see the core's `Reasoning`). */

@@ -79,5 +79,6 @@ export async function recordStep(
     usage: recall.usage,
     context,
     finishReason: final.finishReason,
+    ...(final.stopSequence !== undefined ? { stopSequence: final.stopSequence } : {}),
   }
 }

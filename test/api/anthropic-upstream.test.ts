@@ -92,6 +92,37 @@ describe('a native Anthropic upstream (models named claude…)', () => {
     expect(Object.keys(elsewhere!.body)).not.toContain('output_config')
   })
 
+  it('passes a stop sequence’s stop on, plain and streamed, as Anthropic answers it; the OpenAI doors say stop', async () => {
+    const id = newSessionId()
+    const model = `claude-echo#${newTag()}`
+    const plain = await send(id, { model, stop_sequences: ['HALT'], messages: [u('one two HALT three')] })
+    expect(plain.status, plain.text).toBe(200)
+    expect(plain.body).toMatchObject({
+      content: [{ type: 'text', text: 'Echo: one two ' }],
+      stop_reason: 'stop_sequence',
+      stop_sequence: 'HALT',
+    })
+    const streamed = await send(id, { model, stream: true, stop_sequences: ['HALT'], messages: [u('four HALT five')] })
+    const frames = parseSSE(streamed.text)
+    expect(frames.find((f) => f.event === 'message_start')!.data.message).toMatchObject({
+      stop_reason: null,
+      stop_sequence: null,
+    })
+    expect(frames.find((f) => f.event === 'message_delta')!.data.delta).toEqual({
+      stop_reason: 'stop_sequence',
+      stop_sequence: 'HALT',
+    })
+    // Without one in the text: the turn's end, no sequence.
+    const ended = await send(id, { model, stop_sequences: ['HALT'], messages: [u('six')] })
+    expect(ended.body).toMatchObject({ stop_reason: 'end_turn', stop_sequence: null })
+    // Chat Completions has no such reason: a stop sequence is `stop`, as OpenAI answers it.
+    const chat = await call('POST', '/v1/chat/completions', {
+      body: { model, stop: ['HALT'], messages: [u('seven HALT eight')] },
+      headers: { 'X-Session-Id': newSessionId() },
+    })
+    expect(chat.body.choices[0]).toMatchObject({ message: { content: 'Echo: seven ' }, finish_reason: 'stop' })
+  })
+
   it('passes Anthropic’s own 429 and 529 on, with retry-after; a prompt it finds too long is "prompt is too long"', async () => {
     const id = newSessionId()
     const limited = await send(id, { model: `claude-limited#${newTag()}`, messages: [u('x')] })

@@ -70,6 +70,7 @@ describe('CORS_ORIGINS', () => {
       'X-Rewound',
       'request-id',
       'Retry-After',
+      'x-should-retry',
       'X-RateLimit-Limit',
       'X-RateLimit-Scope',
     ])

@@ -86,7 +86,7 @@ describe('a door on a history that left the session’s (ON_DIVERGE rewind, the 
       ({
         message,
       }: {
-        message: { role: string; content: string; toolCalls?: { id: string }[]; toolResponses?: { data: string }[] }
+        message: { role: string; content: string | null; toolCalls?: { id: string }[]; toolResponses?: { data: string }[] }
       }) =>
         message.toolResponses
           ? `tool: ${message.toolResponses.map((r) => r.data).join()}`
@@ -94,7 +94,8 @@ describe('a door on a history that left the session’s (ON_DIVERGE rewind, the 
     )
     expect(view).toEqual([
       'user: weather?',
-      'assistant:  → call_1',
+      // Its calls alone: content null, as sent.
+      'assistant: null → call_1',
       'tool: sun',
       'assistant: It is sunny.',
       'user: and tomorrow?',

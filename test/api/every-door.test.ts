@@ -53,6 +53,59 @@ describe('one session through every door', () => {
     ])
   })
 
+  it('an assistant message sent with its tool calls alone is stored with content null, seeded through any door', async () => {
+    const model = `echo#${newTag()}`
+    const seeds: Record<string, (id: string) => ReturnType<typeof chat>> = {
+      chat: (id) =>
+        chat(id, {
+          model,
+          messages: [
+            { role: 'user', content: 'Weather?' },
+            {
+              role: 'assistant',
+              content: null,
+              tool_calls: [{ id: 'w1', type: 'function', function: { name: 'get_weather', arguments: '{}' } }],
+            },
+            { role: 'tool', tool_call_id: 'w1', content: 'sunny' },
+            { role: 'assistant', content: 'Sunny.' },
+            { role: 'user', content: 'Thanks' },
+          ],
+        }),
+      messages: (id) =>
+        messages(id, {
+          model,
+          messages: [
+            u('Weather?'),
+            a([{ type: 'tool_use', id: 'w1', name: 'get_weather', input: {} }]),
+            u([{ type: 'tool_result', tool_use_id: 'w1', content: 'sunny' }]),
+            a('Sunny.'),
+            u('Thanks'),
+          ],
+        }),
+      responses: (id) =>
+        responses(id, {
+          model,
+          input: [
+            item('user', 'Weather?'),
+            { type: 'function_call', call_id: 'w1', name: 'get_weather', arguments: '{}' },
+            { type: 'function_call_output', call_id: 'w1', output: 'sunny' },
+            item('assistant', 'Sunny.'),
+            item('user', 'Thanks'),
+          ],
+        }),
+    }
+    for (const [door, seed] of Object.entries(seeds)) {
+      const id = newSessionId('doors')
+      const result = await seed(id)
+      expect(result.status, `${door}: ${result.text}`).toBe(200)
+      const replies = (await wholeLog(id)).filter((e) => e.message.role === 'assistant')
+      expect(
+        replies.map((e) => e.message.content),
+        door,
+      ).toEqual([null, 'Sunny.', 'Echo: Thanks'])
+    }
+  })
+
   it('a tool call asked on the Responses door is answered on the chat door and read on the Messages door', async () => {
     const id = newSessionId('doors')
     const tag = newTag()

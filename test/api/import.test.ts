@@ -209,6 +209,38 @@ describe('POST /v1/sessions/:id/import of a history from elsewhere (JSON)', () =
     ])
   })
 
+  it('an assistant message with content null (its tool calls alone) stays null through each format’s export and import', async () => {
+    const source = newSessionId('nulls')
+    await call('POST', `/v1/sessions/${source}/events`, {
+      body: {
+        events: [
+          { message: { role: 'system', content: 'Be brief.' } },
+          { message: { role: 'user', content: 'Weather?' } },
+          { message: { role: 'assistant', content: null, toolCalls: [{ id: 'w1', name: 'get_weather', arguments: '{}' }] } },
+          { message: { role: 'tool', content: null, toolResponses: [{ id: 'w1', name: 'get_weather', data: 'sunny' }] } },
+          { message: { role: 'assistant', content: 'Sunny.' } },
+        ],
+      },
+    })
+    const replies = async (id: string) =>
+      (await wholeLog(id)).filter((e) => e.message.role === 'assistant').map((e) => e.message.content)
+    expect(await replies(source)).toEqual([null, 'Sunny.'])
+    const jsonl = newSessionId('nulls')
+    const fromJsonl = await call('POST', `/v1/sessions/${jsonl}/import`, {
+      body: (await call('GET', `/v1/sessions/${source}/export`)).text,
+      headers: { 'Content-Type': 'application/x-ndjson' },
+    })
+    expect(fromJsonl.status, fromJsonl.text).toBe(200)
+    expect(await replies(jsonl)).toEqual([null, 'Sunny.'])
+    for (const format of ['openai', 'anthropic']) {
+      const exported = (await call('GET', `/v1/sessions/${source}/export?format=${format}`)).body
+      const target = newSessionId('nulls')
+      const result = await json(target, { format, ...exported })
+      expect(result.status, `${format}: ${result.text}`).toBe(200)
+      expect(await replies(target), format).toEqual([null, 'Sunny.'])
+    }
+  })
+
   it('a ChatGPT conversation: the path to its current node, hidden and empty messages left out', async () => {
     const node = (id: string, parent: string | null, role: string, text: string, extra: Record<string, unknown> = {}) => ({
       id,

@@ -160,6 +160,38 @@ describe('the Messages door’s headers and errors', () => {
     expect((await call('GET', `/v1/sessions/${id}`)).status).toBe(404)
   })
 
+  it('tells the client not to send again (x-should-retry: false) what would fail again: every 4xx but 408 and 429', async () => {
+    const id = newSessionId()
+    const noRetry = (result: { status: number; headers: Headers }) => [result.status, result.headers.get('x-should-retry')]
+    const noMax = await call('POST', '/v1/messages', {
+      body: { model: 'echo', messages: [u('x')] },
+      headers: { 'X-Session-Id': id },
+    })
+    expect(noRetry(noMax)).toEqual([400, 'false'])
+    const noToken = await send(id, { model: 'echo', messages: [u('x')] }, { Authorization: 'Bearer nope' })
+    expect(noRetry(noToken)).toEqual([401, 'false'])
+    expect((await send(id, { model: 'echo', messages: [u('one')] })).status).toBe(200)
+    // The SDKs retry a 409 unless told not to: a diverged history refused is refused again.
+    const diverged = await send(
+      id,
+      { model: 'echo', messages: [u('one'), a('Not what you said.'), u('two')] },
+      {
+        'X-On-Diverge': 'reject',
+      },
+    )
+    expectAnthropicError(diverged, 409, 'invalid_request_error')
+    expect(noRetry(diverged)).toEqual([409, 'false'])
+    const tooLong = await send(id, { model: 'echo', messages: [u('word '.repeat(40_000))], max_tokens: 100 })
+    expect(noRetry(tooLong)).toEqual([400, 'false'])
+    // What may succeed when sent again says nothing: a rate limit, an overload, an upstream failure.
+    expect(noRetry(await send(newSessionId(), { model: `claude-limited#${newTag()}`, messages: [u('x')] }))).toEqual([429, null])
+    expect(noRetry(await send(newSessionId(), { model: `claude-overloaded#${newTag()}`, messages: [u('x')] }))).toEqual([
+      529,
+      null,
+    ])
+    expect(noRetry(await send(newSessionId(), { model: `fail-500#${newTag()}`, messages: [u('x')] }))).toEqual([502, null])
+  })
+
   it('an upstream failure is an api_error; a prompt that cannot fit says "prompt is too long"', async () => {
     const id = newSessionId()
     const failed = await send(id, { model: `fail-400#${newTag()}`, messages: [u('x')] })

@@ -87,6 +87,33 @@ describe('POST /v1/sessions/:id/pins', () => {
     expect(await viewIds(id)).toEqual(['u4', 'a4'])
   })
 
+  it('a pinned question is no turn: /view, the Session’s stats and /context count the same turns', async () => {
+    const id = newSessionId('pin')
+    await append(id, [{ ...user('The task.', 'task'), pinned: true }, assistant('Understood.', 'ok')])
+    await append(id, [
+      user('question 2', 'u2'),
+      assistant('answer 2', 'a2'),
+      user('question 3', 'u3'),
+      assistant('answer 3', 'a3'),
+    ])
+    const turns = async () => [
+      (await call('GET', `/v1/sessions/${id}/view`)).body.turns,
+      (await call('GET', `/v1/sessions/${id}`)).body.stats.turns,
+      (await call('GET', `/v1/sessions/${id}/context`)).body.turns,
+    ]
+    // Appended pinned, the task is no turn.
+    expect(await turns()).toEqual([2, 2, 2])
+    // Held in front of the view by the pass: still none.
+    await compactNow(id)
+    expect(await viewIds(id)).toEqual(['task', 'u3', 'a3'])
+    expect(await turns()).toEqual([1, 1, 1])
+    await pins(id, { pin: ['u3'] })
+    expect(await turns()).toEqual([0, 0, 0])
+    // Unpinned, both are turns again, the one held in front too.
+    await pins(id, { unpin: ['task', 'u3'] })
+    expect(await turns()).toEqual([2, 2, 2])
+  })
+
   it('follows the lineage: a rewind that abandons a PINS event takes its pins away', async () => {
     const id = await numberedTurns(3, 'pin')
     expect((await pins(id, { pin: ['u1'] })).body.pinned).toEqual(['u1'])

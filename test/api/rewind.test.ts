@@ -12,6 +12,7 @@ import {
   newTag,
   numberedTurns,
   releaseUpstream,
+  system,
   turn,
   until,
   untilUpstreamReceived,
@@ -52,6 +53,24 @@ describe('POST /v1/sessions/:id/rewind', () => {
     // A new turn goes on from the restored view.
     await append(id, [user('question 2, edited', 'u2b')])
     expect(await viewIds(id)).toEqual(['S1', 'u1', 'a1', 'u2b'])
+  })
+
+  it('counts tokensEstimatedSaved as /view counts tokens: the latest system message only', async () => {
+    const id = newSessionId('rw')
+    await append(id, [system('Be brief.', 'S1'), user('question 1', 'u1'), assistant('answer 1', 'a1')])
+    await append(id, [system('From now on, answer at length and in French, please.', 'S2'), user('question 2', 'u2')])
+    const viewTokens = async () => (await call('GET', `/v1/sessions/${id}/view`)).body.tokens
+    const before = await viewTokens()
+    // Back before S2: S1 is the latest system message again, S2 and u2 leave.
+    const result = await rewind(id, { to: 'S2', position: 'before' })
+    expect(result.status, result.text).toBe(200)
+    expect(await viewIds(id)).toEqual(['S1', 'u1', 'a1'])
+    const after = await viewTokens()
+    expect(result.body.rewind.boundary).toMatchObject({
+      tokensBefore: before,
+      tokensAfter: after,
+      tokensEstimatedSaved: before - after,
+    })
   })
 
   it('brings an abandoned branch back from its tip, exactly as it was', async () => {
@@ -352,6 +371,26 @@ describe('POST /v1/sessions/:id/fork', () => {
     expect(copy.pendingToolCalls).toEqual(['call_9'])
     expect(copy.calibration).toEqual(source.calibration)
     expect(copy.tokens).toEqual(source.tokens)
+  })
+
+  it('without at: forkedFrom names the log’s newest event at the fork, whatever its type, and the version it ends', async () => {
+    const id = await conversation(2) // S1 u1 a1 u2 a2
+    const pinned = (await call('POST', `/v1/sessions/${id}/pins`, { body: { pin: ['u1'] } })).body.pins
+    const afterPins = (await fork(id, {})).body
+    expect(afterPins.forkedFrom).toEqual({ sessionId: id, eventId: pinned.id, position: 'at', version: 6 })
+    // The fork holds the view, not the PINS event: u1 is pinned in it all the same.
+    expect(await viewIds(afterPins.id)).toEqual(['S1', 'u1', 'a1', 'u2', 'a2'])
+    expect((await call('GET', `/v1/sessions/${afterPins.id}/context`)).body.pinned).toEqual(['u1'])
+    const back = (await rewind(id, { to: 'a1' })).body.rewind
+    const afterRewind = (await fork(id, {})).body
+    expect(afterRewind.forkedFrom).toEqual({ sessionId: id, eventId: back.id, position: 'at', version: 7 })
+    expect(await viewIds(afterRewind.id)).toEqual(['S1', 'u1', 'a1'])
+    // A session with no event yet: no event to name.
+    const empty = newSessionId('fork')
+    await call('POST', '/v1/sessions', { body: { id: empty } })
+    const ofEmpty = await fork(empty, {})
+    expect(ofEmpty.status, ofEmpty.text).toBe(201)
+    expect(ofEmpty.body.forkedFrom).toEqual({ sessionId: empty, eventId: null, position: 'at', version: 0 })
   })
 
   it('refuses an id that exists (409 session_exists), a point that is no message (400 naming at); an unknown source is a 404', async () => {

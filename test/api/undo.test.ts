@@ -1,5 +1,16 @@
 import { afterAll, describe, expect, it } from 'vitest'
-import { append, assistant, call, expectError, expectEveryLogWhole, newSessionId, newTag, numberedTurns, user } from '../helpers'
+import {
+  append,
+  assistant,
+  call,
+  expectError,
+  expectEveryLogWhole,
+  newSessionId,
+  newTag,
+  numberedTurns,
+  system,
+  user,
+} from '../helpers'
 
 // Every session these tests made: its log replays to its view, nothing left it but through a boundary.
 afterAll(expectEveryLogWhole)
@@ -49,6 +60,27 @@ describe('POST /v1/sessions/:id/compactions/:boundaryId/undo', () => {
     const again = (await compactNow(id)).body
     expect(again.unchanged).toBe(false)
     expect(await viewIds(id)).toEqual(['S1', ...again.summary.map((e: { id: string }) => e.id), 'u4', 'a4'])
+  })
+
+  it('counts its tokens as /view counts them: the latest system message only', async () => {
+    const id = newSessionId('undo')
+    await append(id, [system('Be brief.', 'S1'), user('question 1', 'u1'), assistant('answer 1', 'a1')])
+    await append(id, [system('From now on, answer at length and in French, please.', 'S2')])
+    await append(id, [user('question 2', 'u2'), assistant('answer 2', 'a2')])
+    const viewTokens = async () => (await call('GET', `/v1/sessions/${id}/view`)).body.tokens
+    const pass = (await compactNow(id)).body
+    expect(pass.unchanged).toBe(false)
+    const before = await viewTokens()
+    // Undone, the pass's covered turn comes back, and S1 with it: superseded, it counts for nothing.
+    const undone = await undo(id, pass.boundary.id)
+    expect(undone.status, undone.text).toBe(200)
+    expect(await viewIds(id)).toEqual(['S1', 'u1', 'a1', 'S2', 'u2', 'a2'])
+    const after = await viewTokens()
+    expect(undone.body.boundary.boundary).toMatchObject({
+      tokensBefore: before,
+      tokensAfter: after,
+      tokensEstimatedSaved: before - after,
+    })
   })
 
   it('only the newest pass not undone: an older one is 409 until the newer is undone; both undone give the view as if neither ran', async () => {

@@ -135,4 +135,33 @@ describe('@anthropic-ai/sdk against the Messages door', () => {
       unauthorized.messages.create({ model: 'echo', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }),
     ).rejects.toBeInstanceOf(Anthropic.AuthenticationError)
   })
+
+  it('does not send again what the service says would fail again (x-should-retry: false): a diverged history refused, a 409', async () => {
+    const id = newSessionId('anthropic')
+    await client(id).messages.create({ model: 'echo', max_tokens: 50, messages: [{ role: 'user', content: 'One' }] })
+    let attempts = 0
+    const counting: typeof fetch = (input, init) => {
+      attempts += 1
+      return fetch(input, init)
+    }
+    // Without the header the SDK would send a 409 three times (maxRetries: 2).
+    const retrying = new Anthropic({
+      baseURL: inject('apiBase').replace(/\/v1$/, ''),
+      apiKey: inject('apiKey'),
+      defaultHeaders: { 'X-Session-Id': id, 'X-On-Diverge': 'reject' },
+      maxRetries: 2,
+      fetch: counting,
+    })
+    const refused = retrying.messages.create({
+      model: 'echo',
+      max_tokens: 50,
+      messages: [
+        { role: 'user', content: 'One' },
+        { role: 'assistant', content: 'Not what was said.' },
+        { role: 'user', content: 'Two' },
+      ],
+    })
+    await expect(refused).rejects.toMatchObject({ status: 409 })
+    expect(attempts).toBe(1)
+  })
 })

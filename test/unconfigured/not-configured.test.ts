@@ -13,6 +13,16 @@ describe('with no model configured', () => {
     expect((await call('GET', `/v1/sessions/${id}/events`)).body.events).toHaveLength(1)
   })
 
+  it('the Messages door answers 529 overloaded_error, with x-should-retry: false: sent again, it would fail again', async () => {
+    const result = await call('POST', '/v1/messages', {
+      body: { model: 'claude-x', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] },
+      headers: { 'anthropic-version': '2023-06-01', 'X-Session-Id': newSessionId() },
+    })
+    expect(result.status, result.text).toBe(529)
+    expect(result.body.error.type).toBe('overloaded_error')
+    expect(result.headers.get('x-should-retry')).toBe('false')
+  })
+
   it('a compaction that asks for a summarizer is 503 not_configured and writes nothing', async () => {
     const id = newSessionId()
     await append(id, twoTurns())

@@ -15,6 +15,9 @@
  * | `long`         | 400 `prompt is too long`                                                    |
  * | `midfail`      | streams a piece of text, then an `error` event (`overloaded_error`)        |
  *
+ * Like Anthropic, a reply's text stops before the first of the request's `stop_sequences` it
+ * holds: `stop_reason` is then `stop_sequence` and `stop_sequence` that sequence.
+ *
  * Usage is counted like a prompt cache would: tokens (4 characters each) of the messages this
  * prompt shares, cache markers aside, with the previous prompt of its tag are `cache_read`; the
  * newest message is `input_tokens`; the rest `cache_creation`.
@@ -31,6 +34,7 @@ interface Body {
   tools?: { name: string }[]
   stream?: boolean
   max_tokens: number
+  stop_sequences?: string[]
 }
 interface Recorded {
   model: string
@@ -90,7 +94,32 @@ function answerOf(mode: string, arg: string | undefined, body: Body): Block[] {
   return [echo]
 }
 
-function stream(res: ServerResponse, model: string, blocks: Block[], usage: ReturnType<typeof usageOf>, failMidway: boolean) {
+/** The answer's stop: a tool call's, else where the text holds a stop sequence (cut before it), else the turn's end. */
+function stopOf(blocks: Block[], sequences: string[] = []): { stop_reason: string; stop_sequence: string | null } {
+  if (blocks.some((block) => block.type === 'tool_use')) return { stop_reason: 'tool_use', stop_sequence: null }
+  for (const block of blocks) {
+    if (block.type !== 'text') continue
+    const found = sequences
+      .map((sequence) => ({ sequence, at: block.text!.indexOf(sequence) }))
+      .filter(({ at }) => at >= 0)
+      .sort((a, b) => a.at - b.at)[0]
+    if (!found) continue
+    block.text = block.text!.slice(0, found.at)
+    return { stop_reason: 'stop_sequence', stop_sequence: found.sequence }
+  }
+  return { stop_reason: 'end_turn', stop_sequence: null }
+}
+
+type Stop = ReturnType<typeof stopOf>
+
+function stream(
+  res: ServerResponse,
+  model: string,
+  blocks: Block[],
+  stop: Stop,
+  usage: ReturnType<typeof usageOf>,
+  failMidway: boolean,
+) {
   res.writeHead(200, { 'Content-Type': 'text/event-stream' })
   const event = (type: string, data: Record<string, unknown>) =>
     res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`)
@@ -129,8 +158,7 @@ function stream(res: ServerResponse, model: string, blocks: Block[], usage: Retu
     }
     event('content_block_stop', { index })
   }
-  const stop = blocks.some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn'
-  event('message_delta', { delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens } })
+  event('message_delta', { delta: stop, usage: { output_tokens } })
   event('message_stop', {})
   res.end()
 }
@@ -159,20 +187,11 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
   if (mode === 'overloaded') return error(res, 529, 'overloaded_error', 'Overloaded')
   if (mode === 'long') return error(res, 400, 'invalid_request_error', 'prompt is too long: 250000 tokens > 200000 maximum')
   const blocks = answerOf(mode, arg, body)
+  const stop = stopOf(blocks, body.stop_sequences)
   const output = blocks.map((block) => block.text ?? JSON.stringify(block.input ?? '')).join('')
   const usage = usageOf(tag, body, output)
-  if (body.stream) return stream(res, body.model, blocks, usage, mode === 'midfail')
-  const stop = blocks.some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn'
-  send(res, 200, {
-    id: 'msg_fake',
-    type: 'message',
-    role: 'assistant',
-    model: body.model,
-    content: blocks,
-    stop_reason: stop,
-    stop_sequence: null,
-    usage,
-  })
+  if (body.stream) return stream(res, body.model, blocks, stop, usage, mode === 'midfail')
+  send(res, 200, { id: 'msg_fake', type: 'message', role: 'assistant', model: body.model, content: blocks, ...stop, usage })
 }
 
 export async function startFakeAnthropic(): Promise<{ url: string; server: Server }> {

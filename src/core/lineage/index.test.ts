@@ -3,7 +3,7 @@ import { atSeq, isBoundary, type NewEvent, type NewRewindEvent, type RewindPoint
 import { newRewindEvent } from '../events/new-event'
 import { project } from '../projection'
 import { compactListed, depsFor, events, idString, storeOf } from '../testing'
-import { columnsOf } from '../view/columns'
+import { columnsOf, viewEntryOf } from '../view/columns'
 import {
   leftBehind,
   lineage,
@@ -23,7 +23,10 @@ function rewindTo(log: readonly SessionEvent[], point: RewindPoint, id = `R${log
   const end = prefixEnd(point, seqOf(log))
   const prefix = log.slice(0, end)
   const named = prefix.findLast(isBoundary)
-  const boundary = rewindBoundary(columnsOf(project(log)), { named: named?.boundary ?? null, view: project(prefix) })
+  const boundary = rewindBoundary(columnsOf(project(log)), {
+    named: named?.boundary ?? null,
+    view: project(prefix).map(viewEntryOf),
+  })
   return boundary && newRewindEvent({ id, timestamp: 't' }, boundary, { ...point, reason: 'api' })
 }
 

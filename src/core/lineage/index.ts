@@ -1,5 +1,6 @@
 import type { Boundary, RewindPoint } from '../events'
-import type { ViewColumns } from '../view/columns'
+import { analyzeColumns } from '../view'
+import { PackedColumns, type ViewColumns, type ViewEntry } from '../view/columns'
 
 /** What the lineage walk needs of an event: its place, and a rewind's point. */
 export interface LineageEvent {
@@ -207,12 +208,6 @@ export function subtractRuns(a: readonly Run[], b: readonly Run[]): Run[] {
   return out
 }
 
-/** What a rewind needs of a message of a view: its place and tokens (and, in the view it restores, its id). */
-export interface Placed {
-  seq: number
-  tokens: number
-}
-
 /**
  * The boundary of a rewind: the view as of its point (`restored`: that prefix's newest boundary,
  * null when it has none, and its view) replacing the current one. The restored view keeps the
@@ -224,8 +219,8 @@ export interface Placed {
  * rewindBoundary(columnsOf(project(log)), { named: newestBoundaryBefore(p)?.boundary ?? null, view: project(log.slice(0, p)) })
  */
 export function rewindBoundary(
-  current: Pick<ViewColumns, 'length' | 'seq' | 'tokens'>,
-  restored: { named: Boundary | null; view: readonly (Placed & { id: string })[] },
+  current: ViewColumns,
+  restored: { named: Boundary | null; view: readonly ViewEntry[] },
 ): Boundary | null {
   const { view } = restored
   if (view.length === current.length && view.every((event, i) => event.seq === current.seq(i))) return null
@@ -235,24 +230,19 @@ export function rewindBoundary(
 /**
  * The boundary that names a view (`restored`: its events, and the boundary whose pinned and
  * summary parts it keeps) in place of the `current` one: what {@link rewindBoundary} writes, the
- * same view or not.
+ * same view or not. Its tokens before and after are each view's as `/view` counts them (the latest
+ * system message only).
  */
-export function viewBoundary(
-  current: Pick<ViewColumns, 'length' | 'seq' | 'tokens'>,
-  restored: { named: Boundary | null; view: readonly (Placed & { id: string })[] },
-): Boundary {
+export function viewBoundary(current: ViewColumns, restored: { named: Boundary | null; view: readonly ViewEntry[] }): Boundary {
   const { view, named } = restored
   const kept = new Set(view.map((event) => event.seq))
   const pinned = named?.pinned ?? []
   const summary = named?.summary ?? []
   const head = new Set([...pinned, ...summary])
-  let tokensBefore = 0
   let leaving = 0
-  for (let p = 0; p < current.length; p++) {
-    tokensBefore += current.tokens(p)
-    if (!kept.has(current.seq(p))) leaving++
-  }
-  const tokensAfter = view.reduce((total, event) => total + event.tokens, 0)
+  for (let p = 0; p < current.length; p++) if (!kept.has(current.seq(p))) leaving++
+  const tokensBefore = analyzeColumns(current).tokens
+  const tokensAfter = analyzeColumns(PackedColumns.of(view)).tokens
   return {
     pinned: [...pinned],
     summary: [...summary],

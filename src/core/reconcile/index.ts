@@ -10,11 +10,14 @@ import { RECALL_TOOL } from '../tool-pairs'
 /**
  * A message as a client sees and sends it, in the neutral shape every door translates into: its
  * system prompt aside, `system` is an inline system message (a door that shows them; see `isInline`).
+ * Only an assistant message's content may be null: one sent with its tool calls and no content,
+ * stored as null (as the service stores such a reply), matched as "" (null ≡ "").
  */
-export interface ClientMessage {
-  role: 'user' | 'assistant' | 'tool' | 'system'
-  /** null ≡ "". */
-  content: string
+export type ClientMessage = ClientMessageFields &
+  ({ role: 'assistant'; content: string | null } | { role: 'user' | 'tool' | 'system'; content: string })
+
+/** What a {@link ClientMessage} may carry besides its role and content. */
+interface ClientMessageFields {
   /** Assistant messages. */
   toolCalls?: ToolCall[]
   /** Tool messages. */
@@ -96,7 +99,7 @@ function sortKeys(value: unknown): unknown {
  */
 export function messageKey(message: ClientMessage): string {
   const calls = (message.toolCalls ?? []).map((call) => [call.id, call.name, canonicalArguments(call.arguments)])
-  return JSON.stringify([message.role, message.content, calls, message.toolCallId ?? null])
+  return JSON.stringify([message.role, message.content ?? '', calls, message.toolCallId ?? null])
 }
 
 /**

@@ -3,7 +3,7 @@ import { type CompactionEvent, isBoundary, type SessionEvent } from '../events'
 import { newCompactionEvent } from '../events/new-event'
 import { project } from '../projection'
 import { compactListed, depsFor, events, idString, recordingSummarizer, storeOf } from '../testing'
-import { columnsOf } from '../view/columns'
+import { columnsOf, viewEntryOf } from '../view/columns'
 import { undoablePass, undoBoundary } from '.'
 
 type Store = ReturnType<typeof storeOf>
@@ -33,8 +33,8 @@ function undo(store: Store, target: CompactionEvent) {
   const after = project(log).filter((event) => event.seq > target.seq && !summary.has(event.id))
   const boundary = undoBoundary(
     columnsOf(project(log)),
-    { named: named?.boundary ?? null, view: project(prefix) },
-    after,
+    { named: named?.boundary ?? null, view: project(prefix).map(viewEntryOf) },
+    after.map(viewEntryOf),
     target.id,
   )
   store.appendNow([newCompactionEvent({ id: `undo-${target.id}`, timestamp: 't' }, boundary)])

@@ -1,9 +1,6 @@
 import type { Boundary } from '../events'
-import { type Placed, viewBoundary } from '../lineage'
-import type { ViewColumns } from '../view/columns'
-
-/** A view's event as an undo needs it: its place, tokens and id. */
-type Entry = Placed & { id: string }
+import { viewBoundary } from '../lineage'
+import type { ViewColumns, ViewEntry } from '../view/columns'
 
 /**
  * The boundary of an undo: the view as if the pass had never run — the view just before it
@@ -15,9 +12,9 @@ type Entry = Placed & { id: string }
  * undoBoundary(columnsOf(project(log)), { named, view: project(log.slice(0, pass.seq - 1)) }, appendedSince, pass.id)
  */
 export function undoBoundary(
-  current: Pick<ViewColumns, 'length' | 'seq' | 'tokens'>,
-  before: { named: Boundary | null; view: readonly Entry[] },
-  after: readonly Entry[],
+  current: ViewColumns,
+  before: { named: Boundary | null; view: readonly ViewEntry[] },
+  after: readonly ViewEntry[],
   passId: string,
 ): Boundary {
   return { ...viewBoundary(current, { named: before.named, view: [...before.view, ...after] }), undoes: passId }

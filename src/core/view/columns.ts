@@ -71,6 +71,21 @@ export interface PackedEvent {
   inline?: boolean
 }
 
+/** What a view keeps of a message event, with its id (what a boundary names it by): no body. */
+export interface ViewEntry extends PackedEvent {
+  id: string
+}
+
+/** An event's {@link ViewEntry}. */
+export const viewEntryOf = (event: ViewEvent): ViewEntry => ({
+  seq: event.seq,
+  id: event.id,
+  tokens: event.tokens,
+  role: event.message.role,
+  synthetic: event.synthetic,
+  inline: isInline(event),
+})
+
 /**
  * View columns in typed arrays: 9 bytes an event, grown by doubling as events are appended. A
  * {@link prefix} stays what it was while later events are appended (growing copies the arrays;
@@ -116,6 +131,13 @@ export class PackedColumns implements ViewColumns {
   }
   inline(p: number): boolean {
     return (this.flags[p]! & INLINE) !== 0
+  }
+
+  /** Columns holding these events, in order. */
+  static of(events: Iterable<PackedEvent>): PackedColumns {
+    const columns = new PackedColumns()
+    for (const event of events) columns.push(event)
+    return columns
   }
 
   push(event: PackedEvent): void {

@@ -1,4 +1,5 @@
 import { isSystem, isTurnStart, type MessageSkeleton } from '../events'
+import { NO_PINS, type ViewPins } from '../pins'
 import { analyzeColumns } from '.'
 import { columnsOf, type ViewColumns } from './columns'
 
@@ -8,6 +9,7 @@ export interface ViewStats {
   viewEvents: number
   /** The view's tokens, as a token trigger measures them. */
   viewTokens: number
+  /** Turn starts as a pass counts them: a message pinned now starts none (see `analyzeColumns`). */
   turns: number
   /** The latest system message: a newer one replaces its tokens in the view's tokens. */
   latestSystem: { seq: number; tokens: number } | null
@@ -15,9 +17,9 @@ export interface ViewStats {
 
 export const EMPTY_STATS: ViewStats = { viewEvents: 0, viewTokens: 0, turns: 0, latestSystem: null }
 
-/** The stats of a view (O(view)): after a boundary, or on a cold start. */
-export function statsOfColumns(view: ViewColumns): ViewStats {
-  const analysis = analyzeColumns(view)
+/** The stats of a view with its pins (O(view)): after a boundary, or a change of pins. */
+export function statsOfColumns(view: ViewColumns, pins: ViewPins = NO_PINS): ViewStats {
+  const analysis = analyzeColumns(view, pins)
   const latest = analysis.latestSystem
   return {
     viewEvents: view.length,
@@ -28,16 +30,22 @@ export function statsOfColumns(view: ViewColumns): ViewStats {
 }
 
 /** The same, of a view given as events. */
-export const statsOf = (view: readonly (MessageSkeleton & { seq: number })[]): ViewStats => statsOfColumns(columnsOf(view))
+export const statsOf = (view: readonly (MessageSkeleton & { seq: number })[], pins: ViewPins = NO_PINS): ViewStats =>
+  statsOfColumns(columnsOf(view), pins)
 
 /**
- * The stats after messages are appended with no boundary among them (O(appended)): what a store
- * does on every ordinary append.
+ * The stats after messages are appended with no boundary among them and no change to the pins of
+ * the view's messages (O(appended)): what a store does on every ordinary append. `pins` says which
+ * of the appended ones are pinned.
  *
  * @example
  * advanceStats(statsOf(view), newMessages) // equals statsOf([...view, ...newMessages])
  */
-export function advanceStats(stats: ViewStats, appended: readonly (MessageSkeleton & { seq: number })[]): ViewStats {
+export function advanceStats(
+  stats: ViewStats,
+  appended: readonly (MessageSkeleton & { seq: number })[],
+  pins: ViewPins = NO_PINS,
+): ViewStats {
   let { viewEvents, viewTokens, turns, latestSystem } = stats
   for (const event of appended) {
     viewEvents += 1
@@ -47,7 +55,7 @@ export function advanceStats(stats: ViewStats, appended: readonly (MessageSkelet
       continue
     }
     viewTokens += event.tokens
-    if (isTurnStart(event)) turns += 1
+    if (isTurnStart(event) && !pins.pinned(event.seq)) turns += 1
   }
   return { viewEvents, viewTokens, turns, latestSystem }
 }

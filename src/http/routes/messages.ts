@@ -53,6 +53,7 @@ const MessageSchema = z
     model: z.string(),
     content: z.array(z.unknown()),
     stop_reason: z.string().nullable(),
+    stop_sequence: z.string().nullable(),
     usage: z.looseObject({ input_tokens: z.int(), output_tokens: z.int() }),
   })
   .openapi('AnthropicMessage', { description: 'An Anthropic message (streamed: its server-sent events).' })

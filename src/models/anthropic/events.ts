@@ -1,7 +1,7 @@
 import type { Reasoning } from '../../core'
 import { UpstreamError } from '../port'
 import type { StreamChunk } from '../stream'
-import { type AnthropicUsage, finishReasonOf, PROVIDER, REASONING_TYPES, usageOfAnthropic } from './wire'
+import { type AnthropicUsage, finishReasonOf, PROVIDER, REASONING_TYPES, stopSequenceOf, usageOfAnthropic } from './wire'
 
 /** Whether a status is one a client should see as it is (a 429, an overload) rather than as a 502. */
 export const passedOn = (status: number) => status === 429 || status === 529
@@ -20,6 +20,7 @@ interface StreamEvent {
     thinking?: string
     signature?: string
     stop_reason?: string | null
+    stop_sequence?: string | null
   }
   usage?: AnthropicUsage
   error?: { type?: string; message?: string }
@@ -29,7 +30,7 @@ interface StreamEvent {
  * Reads one Anthropic stream's events as chunks: text deltas; each `tool_use` block as a call at
  * its own index (its input from the `input_json_delta` pieces); each thinking block whole at its
  * stop (its text and signature put together); the usage of `message_start` completed by
- * `message_delta`'s, and the stop reason. An `error` event fails the stream with its type.
+ * `message_delta`'s, and the stop reason (with the stop sequence it stopped at). An `error` event fails the stream with its type.
  */
 export function eventReader(): (data: string) => StreamChunk | null {
   const callAt = new Map<number, number>()
@@ -74,7 +75,11 @@ export function eventReader(): (data: string) => StreamChunk | null {
       }
       case 'message_delta':
         usage = { ...usage, ...Object.fromEntries(Object.entries(event.usage ?? {}).filter(([, value]) => value !== null)) }
-        return { usage: usageOfAnthropic(usage), finishReason: finishReasonOf(event.delta?.stop_reason) ?? 'stop' }
+        return {
+          usage: usageOfAnthropic(usage),
+          finishReason: finishReasonOf(event.delta?.stop_reason) ?? 'stop',
+          ...stopSequenceOf(event.delta?.stop_reason, event.delta?.stop_sequence),
+        }
       case 'error': {
         const type = event.error?.type ?? 'api_error'
         const status = type === 'overloaded_error' ? 529 : type === 'rate_limit_error' ? 429 : 500

@@ -155,6 +155,21 @@ describe('anthropic', () => {
     ])
   })
 
+  it('reads a stop sequence’s stop: finish reason stop, and the sequence, plain and streamed', async () => {
+    const asked = request(`claude-echo#${tag()}`, {
+      messages: [{ role: 'user', content: 'one END two' }],
+      options: { stop: ['END'] },
+    })
+    const plain = await model.chat(asked)
+    expect(plain).toMatchObject({ content: 'Echo: one ', finishReason: 'stop', stopSequence: 'END' })
+    const streamed = await model.chat({ ...asked, onDelta: () => {} })
+    expect(streamed).toMatchObject({ content: 'Echo: one ', finishReason: 'stop', stopSequence: 'END' })
+    // No sequence met: none said.
+    const ended = await model.chat({ ...asked, messages: [{ role: 'user', content: 'three' }] })
+    expect(ended.finishReason).toBe('stop')
+    expect(ended).not.toHaveProperty('stopSequence')
+  })
+
   it('passes a Messages client’s other fields and anthropic-beta on', async () => {
     const t = tag()
     await model.chat(

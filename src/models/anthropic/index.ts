@@ -9,6 +9,7 @@ import {
   finishReasonOf,
   PROVIDER,
   REASONING_TYPES,
+  stopSequenceOf,
   usageOfAnthropic,
 } from './wire'
 
@@ -77,9 +78,13 @@ export function anthropic(options: AnthropicOptions): ChatModel {
   }
 
   async function complete(request: ChatRequest): Promise<ChatReply> {
-    const json = await http.json<{ model?: string; content?: Block[]; stop_reason?: string | null; usage?: AnthropicUsage }>(
-      (signal) => post(request, signal),
-    )
+    const json = await http.json<{
+      model?: string
+      content?: Block[]
+      stop_reason?: string | null
+      stop_sequence?: string | null
+      usage?: AnthropicUsage
+    }>((signal) => post(request, signal))
     if (!Array.isArray(json?.content)) throw new UpstreamError('malformed', 'the model answered without content')
     const text = json.content.flatMap((block) => (block.type === 'text' && typeof block.text === 'string' ? [block.text] : []))
     const toolCalls: ToolCall[] = json.content.flatMap((block) =>
@@ -96,6 +101,7 @@ export function anthropic(options: AnthropicOptions): ChatModel {
       toolCalls,
       usage: usageOfAnthropic(json.usage),
       finishReason: finishReasonOf(json.stop_reason),
+      ...stopSequenceOf(json.stop_reason, json.stop_sequence),
       model: typeof json.model === 'string' ? json.model : null,
     }
   }

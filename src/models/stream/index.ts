@@ -50,6 +50,8 @@ export interface StreamChunk {
   toolCalls?: ToolCallDelta[]
   usage?: Usage | null
   finishReason?: string | null
+  /** The stop sequence the reply stopped at (see `ChatReply.stopSequence`). */
+  stopSequence?: string
   model?: string | null
 }
 
@@ -78,6 +80,7 @@ export async function collectStream(body: ReadableStream<Uint8Array>, options: C
   let content = ''
   let started = false
   let finishReason: string | null = null
+  let stopSequence: string | undefined
   let usage: Usage | null = null
   let model: string | null = null
   let done = false
@@ -125,6 +128,7 @@ export async function collectStream(body: ReadableStream<Uint8Array>, options: C
         })
       }
       finishReason = chunk.finishReason ?? finishReason
+      stopSequence = chunk.stopSequence ?? stopSequence
     }
   } catch (error) {
     if (error instanceof UpstreamError)
@@ -142,6 +146,7 @@ export async function collectStream(body: ReadableStream<Uint8Array>, options: C
     toolCalls: complete,
     usage,
     finishReason,
+    ...(stopSequence !== undefined ? { stopSequence } : {}),
     model,
     ...(reasoning.length > 0 ? { reasoning } : {}),
   }

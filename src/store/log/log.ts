@@ -5,7 +5,6 @@ import {
   type Message,
   type Metadata,
   messageEventAt,
-  type PackedEvent,
   type PinChange,
   type PinsEvent,
   pinsEventAt,
@@ -15,6 +14,7 @@ import {
   rememberedSteps,
   rewindEventAt,
   type SessionEvent,
+  type ViewEntry,
 } from '../../core'
 import { fragment, IDS_PER_STATEMENT, inChunks, type Sql } from '../../sql'
 import { bodyOf, PART_CHARS, splitParts } from './event-body'
@@ -56,10 +56,7 @@ const rowsIn = (from: number, to: number) => Math.max(0, to - from + 1)
 /** Rows per statement when only the small columns are read (a view being loaded). */
 const ENTRY_BATCH = 4096
 
-/** What the view keeps of a message event: no body, no id. */
-export interface ViewEntry extends PackedEvent {
-  id: string
-}
+export type { ViewEntry }
 
 // Only a system message's metadata is read, for whether it is inline: other rows pay nothing.
 const ENTRY_COLUMNS = fragment(

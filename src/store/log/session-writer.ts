@@ -3,6 +3,7 @@ import {
   atSeq,
   isBoundary,
   type NewEvent,
+  NO_PINS,
   type SessionEvent,
   SessionWipingError,
   VersionConflictError,
@@ -109,12 +110,13 @@ export class SessionWriter {
     this.log.rewinds.forget()
   }
 
-  /** One write's transaction: when it throws, what was read of its rewinds inside it is forgotten too. */
+  /** One write's transaction: when it throws, what was read of its rewinds and pins inside it is forgotten too. */
   private transaction(work: () => void): void {
     try {
       this.storage.transactionSync(work)
     } catch (error) {
       this.log.rewinds.forget()
+      this.pins.reset()
       throw error
     }
   }
@@ -156,13 +158,16 @@ export class SessionWriter {
       rewinds: record.rewinds + sequenced.filter((event) => event.type === 'REWIND').length,
       pinEvents: record.pinEvents + sequenced.filter((event) => event.type === 'PINS').length,
       branches: record.branches + (branch ? 1 : 0),
-      stats: advance.stats,
+      // Counted in the transaction, once the pins after the write are recorded.
+      stats: record.stats,
       usage: notices.reduce((totals, notice) => (notice.usage ? addUsage(totals, notice.usage) : totals), record.usage),
       notices: record.notices,
       ...(sequenced.length > 0 ? appendedNow(record) : {}),
     }
     this.row.ensureSchema()
     const columns = step?.columns(sequenced)
+    // The pins count in the view's turns only where the write changes them or makes a new view.
+    const pinsCount = pinned.size > 0 || boundary !== undefined || sequenced.some((event) => event.type === 'PINS')
     this.transaction(() => {
       next.notices = this.lifecycle.outbox.place(record, notices)
       for (const event of sequenced) this.log.insert(event, columns?.get(event.seq) ?? null)
@@ -170,6 +175,7 @@ export class SessionWriter {
       if (undoes !== undefined) this.undos.record(sequenced.findLast((event) => event.type === 'COMPACTION')!.seq, undoes)
       if (pinned.size > 0 || sequenced.some((event) => event.type === 'PINS' || event.type === 'REWIND'))
         this.pins.record(sequenced, pinned, next.version)
+      next.stats = advance.stats(pinsCount ? this.pins.ofView(next.boundarySeq) : NO_PINS)
       this.indexes.index(sequenced)
       writeRecord(this.sql, next)
       step?.writeRest()

@@ -1,16 +1,19 @@
 import {
   advanceStats,
   type BoundaryEvent,
+  columnsOf,
+  concatColumns,
   isBoundary,
-  isInline,
   type MessageEvent,
   namedIds,
   PackedColumns,
   type SessionEvent,
   statsOfColumns,
   type ViewColumns,
+  type ViewPins,
   type ViewStats,
   viewAfter,
+  viewEntryOf,
 } from '../../core'
 import { BODY_CACHE_LIMITS, type BodyCache, isolateBodies } from './body-cache'
 import type { SessionLog, ViewEntry } from './log'
@@ -26,7 +29,8 @@ export const KEEP = { prompt: Number.POSITIVE_INFINITY, bulk: BODY_CACHE_LIMITS.
 
 /** The view after a write, computed before the write and installed once it committed. */
 export interface ViewAdvance {
-  stats: ViewStats
+  /** Its stats, counted with the pins after the write (which its PINS events and pinned appends change). */
+  stats(pins: ViewPins): ViewStats
   /** Makes the new view the cached one; call it only after the write committed. */
   install(): void
 }
@@ -87,8 +91,9 @@ export class ViewCache {
 
   /**
    * The view after `written` (events with their seqs, about to be appended to the record's log):
-   * its stats now, and the cached view replaced once the write committed. Without a boundary
-   * among them the stats just advance, with no need to load the view.
+   * its stats, and the cached view replaced once the write committed. Without a boundary or a
+   * PINS event among them the stats just advance, with no need to load the view; a PINS event
+   * counts the view again (pinning or unpinning a question changes its turns).
    */
   advance(record: SessionRecord, written: readonly SessionEvent[]): ViewAdvance {
     const messages = written.filter((event): event is MessageEvent => event.type === 'MESSAGE')
@@ -99,21 +104,26 @@ export class ViewCache {
     }
     const boundary = written.findLast(isBoundary)
     if (!boundary) {
+      // Read now, before the write: the log then still ends where the view does (a session with
+      // no event yet may have no tables to read).
+      const pinsChange = written.some((event) => event.type === 'PINS')
+      const before = !pinsChange ? null : record.version === 0 ? new PackedColumns() : this.snapshot(record)
       return {
-        stats: advanceStats(record.stats, messages),
+        stats: (pins) =>
+          before ? statsOfColumns(concatColumns(before, columnsOf(messages)), pins) : advanceStats(record.stats, messages, pins),
         install: () => {
-          if (this.columns) for (const event of messages) this.columns.push(entryOf(event))
+          if (this.columns) for (const event of messages) this.columns.push(viewEntryOf(event))
           keepBodies()
         },
       }
     }
     const columns = new PackedColumns()
     const fresh = new Map(this.naming)
-    for (const event of messages) fresh.set(event.id, entryOf(event))
+    for (const event of messages) fresh.set(event.id, viewEntryOf(event))
     this.naming.clear()
-    this.fill(columns, boundary, fresh, messages.filter((event) => event.seq > boundary.seq).map(entryOf))
+    this.fill(columns, boundary, fresh, messages.filter((event) => event.seq > boundary.seq).map(viewEntryOf))
     return {
-      stats: statsOfColumns(columns),
+      stats: (pins) => statsOfColumns(columns, pins),
       install: () => {
         this.columns = columns
         keepBodies()
@@ -194,12 +204,3 @@ export class ViewCache {
     }
   }
 }
-
-const entryOf = (event: MessageEvent): ViewEntry => ({
-  seq: event.seq,
-  id: event.id,
-  tokens: event.tokens,
-  role: event.message.role,
-  synthetic: event.synthetic,
-  inline: isInline(event),
-})

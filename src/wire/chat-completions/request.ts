@@ -30,7 +30,9 @@ export async function chatCompletionInput(body: ChatCompletionRequest, idempoten
     else if (message.role === 'user') messages.push({ role: 'user', content: text })
     else {
       const toolCalls = (message.tool_calls ?? []).map(fromOpenAIToolCall)
-      messages.push({ role: 'assistant', content: text, ...(toolCalls.length > 0 ? { toolCalls } : {}) })
+      // Its calls alone, with content null (or none): stored with content null, as sent.
+      const content = message.content == null && toolCalls.length > 0 ? null : text
+      messages.push({ role: 'assistant', content, ...(toolCalls.length > 0 ? { toolCalls } : {}) })
     }
   })
   const maxTokens = body.max_completion_tokens ?? body.max_tokens ?? undefined

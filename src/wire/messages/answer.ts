@@ -26,8 +26,16 @@ const STOP_REASON: Record<string, string> = {
   pause_turn: 'pause_turn',
 }
 
-const stopReason = (answer: DoorAnswer) =>
-  answer.status === 'requires_action' ? 'tool_use' : (STOP_REASON[answer.finishReason] ?? 'end_turn')
+/** The answer's `stop_reason` and `stop_sequence`: `stop_sequence` and the sequence when its upstream named one. */
+const stopOf = (answer: DoorAnswer) => ({
+  stop_reason:
+    answer.status === 'requires_action'
+      ? 'tool_use'
+      : answer.stopSequence !== undefined
+        ? 'stop_sequence'
+        : (STOP_REASON[answer.finishReason] ?? 'end_turn'),
+  stop_sequence: answer.stopSequence ?? null,
+})
 
 /**
  * Usage in Anthropic's meaning: `input_tokens` is what the upstream read of the (compacted)
@@ -84,8 +92,7 @@ export function anthropicMessage(answer: DoorAnswer, requested: string) {
       ...(text !== '' ? [{ type: 'text' as const, text }] : []),
       ...requestedCalls(answer).map(toolUse),
     ],
-    stop_reason: stopReason(answer),
-    stop_sequence: null,
+    ...stopOf(answer),
     usage: anthropicUsage(answer.usage),
   }
 }
@@ -173,7 +180,7 @@ export function messageStream(model: string) {
     end: (answer: DoorAnswer): StreamEvent[] => [
       ...close(),
       event('message_delta', {
-        delta: { stop_reason: stopReason(answer), stop_sequence: null },
+        delta: stopOf(answer),
         usage: anthropicUsage(answer.usage),
       }),
       event('message_stop'),

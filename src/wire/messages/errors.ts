@@ -1,4 +1,4 @@
-import type { ServiceError } from '../../contract/errors'
+import type { ErrorCode, ServiceError } from '../../contract/errors'
 
 /** An error of the Messages door: Anthropic's status, `{"type": "error", "error": {"type", "message"}}` and headers. */
 export interface AnthropicError {
@@ -23,24 +23,29 @@ const BY_STATUS: Record<number, { type: string; status?: number }> = {
 }
 
 /**
+ * Whether the same request sent again would fail again: a deployment with no model, and every 4xx
+ * but a timeout's and a rate limit's. The SDKs retry a 409 and a 529 by default; this says not to.
+ */
+const mustNotRetry = (code: ErrorCode, status: number) =>
+  code === 'not_configured' || (status >= 400 && status < 500 && status !== 408 && status !== 429)
+
+/**
  * A contract error in Anthropic's words. A prompt that cannot fit is a 400 that says "prompt is
- * too long" (what Anthropic says, and what clients such as Claude Code compact on).
+ * too long" (what Anthropic says, and what clients such as Claude Code compact on). An answer a
+ * client must not send again carries `x-should-retry: false`, which the Anthropic SDKs (and so
+ * Claude Code) obey before their own rules.
  *
  * @example
  * const { status, body } = anthropicError(new ServiceError('not_found', 'session not found'))
  */
 export function anthropicError(error: ServiceError): AnthropicError {
-  if (error.code === 'context_overflow') {
-    return {
-      status: 400,
-      body: { type: 'error', error: { type: 'invalid_request_error', message: `prompt is too long: ${error.message}` } },
-      headers: error.headers,
-    }
-  }
-  const mapped = BY_STATUS[error.status] ?? { type: 'api_error' }
+  const overflow = error.code === 'context_overflow'
+  const mapped = overflow ? { type: 'invalid_request_error', status: 400 } : (BY_STATUS[error.status] ?? { type: 'api_error' })
+  const status = mapped.status ?? error.status
+  const message = overflow ? `prompt is too long: ${error.message}` : error.message
   return {
-    status: mapped.status ?? error.status,
-    body: { type: 'error', error: { type: mapped.type, message: error.message } },
-    headers: error.headers,
+    status,
+    body: { type: 'error', error: { type: mapped.type, message } },
+    headers: mustNotRetry(error.code, status) ? { ...error.headers, 'x-should-retry': 'false' } : error.headers,
   }
 }

@@ -106,8 +106,10 @@ function neutralMessages(message: MessagesMessage, field: string): { message: Cl
     const toolCalls = blocks
       .filter((block) => block.type === 'tool_use')
       .map((block) => ({ id: block.id as string, name: block.name as string, arguments: JSON.stringify(block.input) }))
-    const content = textOf(message.content)
-    if (content === '' && toolCalls.length === 0) return []
+    const text = textOf(message.content)
+    if (text === '' && toolCalls.length === 0) return []
+    // Its calls with no text block: content null, as the service stores such a reply of Anthropic's.
+    const content = toolCalls.length > 0 && !blocks.some((block) => block.type === 'text') ? null : text
     // Thinking is kept with the message (as Anthropic's reasoning), never matched.
     const reasoning = blocks
       .filter((block) => block.type === 'thinking' || block.type === 'redacted_thinking')

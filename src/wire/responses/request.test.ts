@@ -76,9 +76,10 @@ describe('responsesInput', () => {
       },
       { role: 'tool', content: 'one', toolCallId: 'c1' },
       { role: 'tool', content: 'two', toolCallId: 'c2' },
+      // Calls alone: no content, as the service stores a reply of calls alone.
       {
         role: 'assistant',
-        content: '',
+        content: null,
         toolCalls: [
           { id: 'c3', name: 'f', arguments: '{}' },
           { id: 'c4', name: 'f', arguments: '{}' },

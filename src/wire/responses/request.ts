@@ -118,7 +118,7 @@ export function messagesOf(
         previous.toolCalls = [...(previous.toolCalls ?? []), call]
         if (reasoning.length > 0) previous.reasoning = [...(previous.reasoning ?? []), ...reasoning]
         reasoning = []
-      } else assistant({ role: 'assistant', content: '', toolCalls: [call] }, field)
+      } else assistant({ role: 'assistant', content: null, toolCalls: [call] }, field)
       joinable = true
       return
     }
