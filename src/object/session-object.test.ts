@@ -15,39 +15,54 @@ import {
   user,
   wholeLog,
 } from '../../test/helpers'
-import { defaultEstimator, newMessageEvent, project, statsOf, VersionConflictError } from '../core'
-import { SessionAnswers } from '../reads/answers'
+import type { EventInput } from '../contract/schemas'
+import { defaultEstimator, project, statsOf } from '../core'
 import { SessionStorage } from '../store/session-storage'
 import { sessionDirectory, sessionStub, userIndexStub } from './address'
 import type { SessionObject } from './session-object'
 
 const stubOf = (id: string, userId = 'alice') => sessionStub(env, userId, id)
-/** The view as `GET /view` answers it, read inside the object. */
-const viewOf = async (stored: SessionStorage) => {
-  const { log, view, branches, undos, pins } = stored.parts
-  const answers = new SessionAnswers(log, view, stored.lineage, branches, undos, pins)
-  return JSON.parse([...answers.viewOf(await stored.existing(), 'events')].join('')) as unknown
+/** The view as `GET /view` answers it, read from the object itself. */
+const viewOf = async (object: SessionObject) => {
+  const view = await object.readView()
+  if (!view.ok) throw new Error(JSON.stringify(view.error))
+  return JSON.parse(await new Response(view.value).text()) as unknown
 }
 
 describe('appends are all or nothing', () => {
-  it('a row failing mid-transaction leaves neither rows nor counters nor cached view changed', async () => {
+  it('a row failing mid-transaction leaves neither rows nor the object’s cached row, counters and view changed', async () => {
     const id = newSessionId()
     await append(id, [user('first', 'e1')])
     const before = await call('GET', `/v1/sessions/${id}/view`)
-    await runInDurableObject(stubOf(id), async (_instance, state) => {
-      // The session's storage as the object keeps it, written through the port compaction uses.
-      const stored = new SessionStorage(state.storage, sessionDirectory(env), defaultEstimator)
-      const event = (eventId: string) =>
-        newMessageEvent({ id: eventId, message: { role: 'user', content: eventId }, timestamp: 't' }, defaultEstimator)
-      const view = await viewOf(stored)
-      const session = await stored.openExisting()
-      // The second row repeats the first one's id: the UNIQUE constraint fails on it.
-      await expect(session.append([event('e2'), event('e2')], 1)).rejects.toThrow()
-      expect(state.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM events').one().n).toBe(1)
-      expect(state.storage.sql.exec<{ version: number }>('SELECT version FROM session').one().version).toBe(1)
-      expect(await viewOf(stored)).toEqual(view)
+    const address = { userId: 'alice', sessionId: id }
+    const input = (content: string, eventId: string): EventInput => ({ id: eventId, message: { role: 'user', content } })
+    await runInDurableObject(stubOf(id), async (instance: SessionObject, state) => {
+      const view = await viewOf(instance)
+      const session = await instance.get()
+      // The object's own append, its second event's row failing in storage.
+      const sql = state.storage.sql
+      const exec = sql.exec
+      let rows = 0
+      sql.exec = ((query: string, ...bindings: SqlStorageValue[]) => {
+        if (query.startsWith('INSERT INTO events') && ++rows === 2) throw new Error('injected: the second row is not written')
+        return exec.call(sql, query, ...bindings)
+      }) as typeof sql.exec
+      try {
+        const failed = await instance.append(address, [input('second', 'e2'), input('third', 'e3')]).then(String, String)
+        expect(failed).toContain('injected')
+      } finally {
+        sql.exec = exec
+      }
+      expect(rows).toBe(2)
+      expect(sql.exec<{ n: number }>('SELECT count(*) AS n FROM events').one().n).toBe(1)
+      expect(sql.exec<{ version: number }>('SELECT version FROM session').one().version).toBe(1)
+      expect(await instance.get()).toEqual(session)
+      expect(await viewOf(instance)).toEqual(view)
       // A stale version is refused before anything is written.
-      await expect(session.append([event('e3')], 0)).rejects.toThrow(VersionConflictError)
+      expect(await instance.append(address, [input('third', 'e3')], 0)).toMatchObject({
+        ok: false,
+        error: { code: 'version_conflict' },
+      })
     })
     expect((await call('GET', `/v1/sessions/${id}/view`)).body).toEqual(before.body)
     expect((await append(id, [user('second', 'e2')])).version).toBe(2)
@@ -175,10 +190,11 @@ describe('expiry', () => {
 
   it('an alarm that fires early reschedules itself instead of deleting', async () => {
     const id = newSessionId()
-    await call('POST', '/v1/sessions', { body: { id, ttlSeconds: 3600 } })
+    const created = await call('POST', '/v1/sessions', { body: { id, ttlSeconds: 3600 } })
     await runInDurableObject(stubOf(id), async (instance: SessionObject, state) => {
       await instance.alarm()
-      expect(await state.storage.getAlarm()).toBeGreaterThan(Date.now())
+      // Set again for the session's expiry, an hour on.
+      expect(await state.storage.getAlarm()).toBe(Date.parse(created.body.expiresAt))
     })
     expect((await call('GET', `/v1/sessions/${id}`)).status).toBe(200)
   })

@@ -196,7 +196,7 @@ describe('hostile input, generated', () => {
       },
       { requiredKeys: [] },
     ),
-    // Round three's bodies: a turn that edits or regenerates, a fork, pins, an import as JSON, a webhook.
+    // The edits' bodies: a turn that edits or regenerates, a fork, pins, an import as JSON, a webhook.
     fc.record(
       {
         content: fc.oneof(fc.string(), fc.integer()),
@@ -295,7 +295,7 @@ describe('hostile input, generated', () => {
   })
 })
 
-describe('hostile input, generated: round three’s files, reads and door headers', () => {
+describe('hostile input, generated: import files, reads with odd ids and queries, door headers', () => {
   /** Sends a body with its own Content-Type and extra headers. */
   async function sent(method: string, path: string, body: string | undefined, headers: Record<string, string>) {
     const response = await exports.default.fetch(

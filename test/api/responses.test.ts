@@ -347,30 +347,32 @@ describe('a Responses request that names no session', () => {
 
   it('gets a session of its own, named in conversation, that expires 30 days after its last write', async () => {
     const owner = `implicit-${newSessionId()}`
+    // Date, the service's clock, frozen: each expiry below is exact.
+    const start = Math.floor(Date.now() / 1000) * 1000
+    vi.useFakeTimers({ toFake: ['Date'] })
+    vi.setSystemTime(start)
     const first = await call('POST', '/v1/responses', { user: owner, body: { model: 'echo', input: 'Remember me' } })
     expect(first.status, first.text).toBe(200)
     const id = first.body.conversation.id as string
     expect(id).toMatch(/^conv_[0-9a-f]{32}$/)
     expect(first.headers.get('X-Session-Id')).toBe(id)
-    const created = Date.parse((await call('GET', `/v1/sessions/${id}`, { user: owner })).body.expiresAt)
-    expect(Math.abs(created - (Date.now() + 30 * day))).toBeLessThan(60_000)
+    const expiry = async () => (await call('GET', `/v1/sessions/${id}`, { user: owner })).body.expiresAt
+    expect(await expiry()).toBe(new Date(start + 30 * day).toISOString())
     // Twenty days on, a request going on from the first response writes again: the expiry moves.
-    vi.useFakeTimers({ toFake: ['Date'] })
-    vi.setSystemTime(Date.now() + 20 * day)
+    vi.setSystemTime(start + 20 * day)
     const second = await call('POST', '/v1/responses', {
       user: owner,
       body: { model: 'echo', previous_response_id: first.body.id, input: 'Still there?' },
     })
     expect(second.body.conversation).toEqual({ id })
-    const moved = Date.parse((await call('GET', `/v1/sessions/${id}`, { user: owner })).body.expiresAt)
-    expect(Math.abs(moved - (Date.now() + 30 * day))).toBeLessThan(60_000)
+    expect(await expiry()).toBe(new Date(start + 50 * day).toISOString())
     // Past the first expiry: still there, and its alarm reschedules instead of deleting; listed.
-    vi.setSystemTime(Date.now() + 20 * day)
+    vi.setSystemTime(start + 40 * day)
     await runDurableObjectAlarm(sessionStub(env, owner, id))
     expect((await call('GET', `/v1/sessions/${id}`, { user: owner })).status).toBe(200)
     expect((await call('GET', '/v1/sessions', { user: owner })).body.sessions.map((s: any) => s.id)).toEqual([id])
     // Past the moved one: the alarm wipes it; it is gone.
-    vi.setSystemTime(Date.now() + 11 * day)
+    vi.setSystemTime(start + 51 * day)
     expect(await runDurableObjectAlarm(sessionStub(env, owner, id))).toBe(true)
     expect((await call('GET', '/v1/sessions', { user: owner })).body.sessions).toEqual([])
     expectOpenAIError(

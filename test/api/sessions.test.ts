@@ -1,15 +1,27 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { append, call, expectError, newSessionId, user } from '../helpers'
 
+afterEach(() => vi.useRealTimers())
+
+/** Freezes Date, the service's clock, at a whole second; answers it (ISO times below are exact, not near the wall clock). */
+function frozenClock(): number {
+  const at = Math.floor(Date.now() / 1000) * 1000
+  vi.useFakeTimers({ toFake: ['Date'] })
+  vi.setSystemTime(at)
+  return at
+}
+const iso = (at: number) => new Date(at).toISOString()
+
 describe('POST /v1/sessions', () => {
   it('creates a session owned by the caller, with defaults', async () => {
     const id = newSessionId()
+    const now = frozenClock()
     const created = await call('POST', '/v1/sessions', { body: { id, metadata: { channel: 'web' } } })
     expect(created.status).toBe(201)
     expect(created.body).toEqual({
       id,
       userId: 'alice',
-      createdAt: expect.any(String),
+      createdAt: iso(now),
       expiresAt: null,
       idleTtlSeconds: null,
       metadata: { channel: 'web' },
@@ -18,7 +30,6 @@ describe('POST /v1/sessions', () => {
       stats: { events: 0, viewEvents: 0, viewTokens: 0, turns: 0 },
       forkedFrom: null,
     })
-    expect(Date.parse(created.body.createdAt)).toBeGreaterThan(Date.now() - 60_000)
   })
 
   it('makes up an id when none is given, and accepts an empty or absent body', async () => {
@@ -39,11 +50,10 @@ describe('POST /v1/sessions', () => {
   it('stores ttl and policy', async () => {
     const id = newSessionId()
     const policy = { trigger: { turnCount: 10 }, strategy: { window: { lastTurns: 4 } } }
+    const now = frozenClock()
     const created = await call('POST', '/v1/sessions', { body: { id, ttlSeconds: 3600, policy } })
     expect(created.body.policy).toEqual(policy)
-    const expires = Date.parse(created.body.expiresAt)
-    expect(expires).toBeGreaterThan(Date.now() + 3500_000)
-    expect(expires).toBeLessThanOrEqual(Date.now() + 3600_000)
+    expect(created.body.expiresAt).toBe(iso(now + 3600_000))
   })
 
   it('fills a policy without a strategy with the default one', async () => {
@@ -98,33 +108,36 @@ describe('GET /v1/sessions/:id', () => {
 })
 
 describe('idleTtlSeconds', () => {
-  afterEach(() => vi.useRealTimers())
   const hour = 3600_000
-  const expiry = async (id: string) => Date.parse((await call('GET', `/v1/sessions/${id}`)).body.expiresAt)
-  const near = (at: number, expected: number) => expect(Math.abs(at - expected)).toBeLessThan(60_000)
+  const expiry = async (id: string) => (await call('GET', `/v1/sessions/${id}`)).body.expiresAt
 
   it('expires a session that long after its last append; with ttlSeconds too, whichever comes first', async () => {
     const id = newSessionId()
+    const start = frozenClock()
     const created = await call('POST', '/v1/sessions', { body: { id, idleTtlSeconds: 3600, ttlSeconds: 5400 } })
     expect(created.body.idleTtlSeconds).toBe(3600)
-    near(await expiry(id), Date.now() + hour)
-    vi.useFakeTimers({ toFake: ['Date'] })
-    vi.setSystemTime(Date.now() + 0.25 * hour)
+    expect(await expiry(id)).toBe(iso(start + hour))
+    vi.setSystemTime(start + 0.25 * hour)
     await append(id, [user('still here')])
-    near(await expiry(id), Date.now() + hour)
+    expect(await expiry(id)).toBe(iso(start + 1.25 * hour))
     // At an hour, an append: the fixed expiry, an hour and a half after creation, comes first.
-    vi.setSystemTime(Date.now() + 0.75 * hour)
+    vi.setSystemTime(start + hour)
     await append(id, [user('and here')])
-    near(await expiry(id), Date.now() + 0.5 * hour)
+    expect(await expiry(id)).toBe(iso(start + 1.5 * hour))
   })
 
   it('is changed by a patch from the last append (0 or null: off), and counts no imported timestamp', async () => {
     const id = newSessionId()
+    const start = frozenClock()
     await call('POST', '/v1/sessions', { body: { id } })
     await append(id, [user('first')])
+    // A minute after the append, the patch: the expiry counts from the append.
+    vi.setSystemTime(start + 60_000)
     const on = await call('PATCH', `/v1/sessions/${id}`, { body: { idleTtlSeconds: 600 } })
     expect(on.body.idleTtlSeconds).toBe(600)
-    near(Date.parse(on.body.expiresAt), Date.now() + 600_000)
+    expect(on.body.expiresAt).toBe(iso(start + 600_000))
+    // Two minutes after it, an import of an event from 2020: an append then, whatever the event's timestamp.
+    vi.setSystemTime(start + 120_000)
     const event = {
       id: 'old',
       type: 'MESSAGE',
@@ -136,7 +149,7 @@ describe('idleTtlSeconds', () => {
       body: JSON.stringify(event),
       headers: { 'Content-Type': 'application/x-ndjson' },
     })
-    near(await expiry(id), Date.now() + 600_000)
+    expect(await expiry(id)).toBe(iso(start + 120_000 + 600_000))
     const off = await call('PATCH', `/v1/sessions/${id}`, { body: { idleTtlSeconds: 0 } })
     expect(off.body).toMatchObject({ idleTtlSeconds: null, expiresAt: null })
   })

@@ -255,11 +255,18 @@ describe('POST /v1/sessions/:id/turns', () => {
 
   it('serializes concurrent turns on one session: five whole pairs, each prompt seeing the previous ones', async () => {
     const id = newSessionId()
+    expect((await call('POST', '/v1/sessions', { body: { id } })).status).toBe(201)
     const tag = newTag()
-    // Sent at once (a slow model keeps them in flight together); the checks need no timing: whole pairs, each prompt one pair longer.
-    const results = await Promise.all(
-      [1, 2, 3, 4, 5].map((n) => turn(id, { content: `message ${n}`, model: `slow-100#${tag}`, compaction: false })),
-    )
+    const sent = [1, 2, 3, 4, 5].map((n) => turn(id, { content: `message ${n}`, model: `hold#${tag}`, compaction: false }))
+    // All five in flight together: the first holds the model, the other four wait behind it.
+    await untilUpstreamReceived(tag)
+    await until(async () => (await call('GET', `/v1/sessions/${id}/context`)).body.queued === 4, 'four turns queued')
+    // Then one at a time: the next reaches the model only once the one before is answered.
+    for (let n = 1; n <= 5; n++) {
+      await untilUpstreamReceived(tag, n)
+      expect(await releaseUpstream(tag)).toBe(1)
+    }
+    const results = await Promise.all(sent)
     expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200, 200])
     const events = await log(id)
     expect(events).toHaveLength(10)

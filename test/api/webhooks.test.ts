@@ -1,11 +1,11 @@
-import { runInDurableObject } from 'cloudflare:test'
+import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test'
 import { env } from 'cloudflare:workers'
 import { Webhook } from 'standardwebhooks'
-import { describe, expect, it } from 'vitest'
-import { sessionStub } from '../../src/object/address'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { sessionStub, userIndexStub } from '../../src/object/address'
 import type { sessionClient } from '../../src/object/session-client'
 import { append, assistant, call, newSessionId, turn, until, user } from '../helpers'
-import { attempts, bodies, deliveries, newUser, register } from '../support/webhook-receiver'
+import { type Attempt, attempts, bodies, deliveries, newUser, register } from '../support/webhook-receiver'
 
 describe('webhook endpoints', () => {
   it('are created with a whsec_ secret shown once, listed, read, changed and deleted, per user', async () => {
@@ -88,33 +88,59 @@ describe('webhook deliveries', () => {
 })
 
 describe('webhook retries', () => {
-  it('retries a failed attempt within 10 s, with the same webhook-id and a new timestamp', async () => {
+  afterEach(() => vi.useRealTimers())
+
+  /**
+   * An endpoint answering as `mode` says, and the first attempt to deliver it a turn.completed,
+   * made and recorded at `start`. Date, the service's clock, is frozen at a whole second an hour
+   * ahead, so neither the session's hand-over nor the user's deliveries go by an alarm of their
+   * own: the test runs each alarm, at the time it sets (`alarmAt`: that many ms after `start`).
+   */
+  async function firstAttempt(mode: string) {
     const as = newUser()
-    const hook = await register(as, 'fail-once')
-    await turn(newSessionId('wh'), { content: 'q' }, as)
-    await until(async () => (await attempts(hook.name)).length >= 2, 'the retry')
-    const [first, second] = await attempts(hook.name)
-    expect(first!.answered).toBe(500)
-    expect(second!.answered).toBe(200)
+    const hook = await register(as, mode, ['turn.completed'])
+    const start = Math.ceil(Date.now() / 1000) * 1000 + 3600_000
+    vi.useFakeTimers({ toFake: ['Date'] })
+    vi.setSystemTime(start)
+    const id = newSessionId('wh')
+    expect((await turn(id, { content: 'q' }, as)).status).toBe(200)
+    // The session hands its notice over to the user's index, whose alarm sends the delivery.
+    expect(await runDurableObjectAlarm(sessionStub(env, as, id))).toBe(true)
+    expect(await runDurableObjectAlarm(userIndexStub(env, as))).toBe(true)
+    await until(async () => (await deliveries(as, hook.id))[0]?.attempts === 1, 'the first attempt recorded')
+    const alarmAt = async (ms: number) => {
+      vi.setSystemTime(start + ms)
+      expect(await runDurableObjectAlarm(userIndexStub(env, as)), `an alarm set at ${ms} ms`).toBe(true)
+    }
+    const delivered = () => until(async () => (await deliveries(as, hook.id, 'delivered')).length === 1, 'the retry delivered')
+    /** Each attempt's `webhook-timestamp` (when it was made, in whole seconds), from `start`. */
+    const madeAt = (all: Attempt[]) => all.map((attempt) => Number(attempt.headers['webhook-timestamp']) - start / 1000)
+    return { as, hook, alarmAt, delivered, madeAt }
+  }
+
+  it('retries a failed attempt on the schedule, 5 s after it and not sooner, with the same webhook-id and its own timestamp', async () => {
+    const { as, hook, alarmAt, delivered, madeAt } = await firstAttempt('fail-once')
+    await alarmAt(4_999) // nothing is due yet (a retry sent now would say 4 s)
+    await alarmAt(5_000)
+    await delivered()
+    const all = await attempts(hook.name)
+    expect(all.map((attempt) => attempt.answered)).toEqual([500, 200])
+    expect(madeAt(all)).toEqual([0, 5])
+    const [first, second] = all
     expect(second!.headers['webhook-id']).toBe(first!.headers['webhook-id'])
-    expect(second!.at - first!.at).toBeLessThanOrEqual(10_000)
-    expect(Number(second!.headers['webhook-timestamp'])).toBeGreaterThan(Number(first!.headers['webhook-timestamp']))
     // Each attempt is signed for its own timestamp.
     expect(() => new Webhook(hook.secret).verify(second!.body, second!.headers)).not.toThrow()
-    await until(async () => (await deliveries(as, hook.id, 'delivered')).length === 1, 'the delivery recorded')
     expect((await deliveries(as, hook.id))[0]).toMatchObject({ status: 'delivered', attempts: 2, lastStatus: 200 })
   })
 
-  it('takes a Retry-After of at most 60 s as the next delay', async () => {
-    const as = newUser()
-    const hook = await register(as, 'retry-after')
-    await turn(newSessionId('wh'), { content: 'q' }, as)
-    await until(async () => (await attempts(hook.name)).length >= 2, 'the retry')
-    const [first, second] = await attempts(hook.name)
-    expect(first!.answered).toBe(503)
-    // Retry-After: 1, where the schedule's first retry waits 5 s.
-    expect(second!.at - first!.at).toBeGreaterThanOrEqual(1000)
-    expect(second!.at - first!.at).toBeLessThan(4000)
+  it('takes a receiver’s Retry-After in place of the schedule: a 503 asking for 1 s is retried 1 s after it, not 5', async () => {
+    const { hook, alarmAt, delivered, madeAt } = await firstAttempt('retry-after')
+    await alarmAt(999) // nothing is due yet (a retry sent now would say 0 s)
+    await alarmAt(1_000)
+    await delivered()
+    const all = await attempts(hook.name)
+    expect(all.map((attempt) => attempt.answered)).toEqual([503, 200])
+    expect(madeAt(all)).toEqual([0, 1])
   })
 
   it('retries a receiver that does not answer in time, recording why', async () => {

@@ -95,6 +95,8 @@ const counters = new Map<string, number>()
 /** Requests held by `hold` and `holdend`, by tag: each resolves when the test releases its tag. */
 const held = new Map<string, (() => void)[]>()
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+/** Writes `data` and waits until it is handed to the socket: a connection dropped then still delivers it first. */
+const written = (res: ServerResponse, data: string) => new Promise<void>((resolve) => res.write(data, () => resolve()))
 
 /** Waits until the test releases this request's tag. */
 const untilReleased = (request: ChatRequest) =>
@@ -168,8 +170,7 @@ async function answer(request: ChatRequest, content: string | null, options: Ans
     if (options.delayMs) await wait(options.delayMs)
     if (options.cut) {
       res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': '500' })
-      res.write('{"choices": [{"message": {"role": "assist')
-      await wait(50)
+      await written(res, '{"choices": [{"message": {"role": "assist')
       return res.destroy()
     }
     return sendJson(res, 200, {
@@ -186,11 +187,12 @@ async function answer(request: ChatRequest, content: string | null, options: Ans
   for (const [i, word] of words.entries()) {
     if (options.noisy) res.write(': keep-alive\n\n')
     if (options.delayMs) await wait(options.delayMs / Math.max(1, words.length))
-    res.write(chunk(body.model, { content: word }))
     if (options.cut && i === 1) {
-      await wait(50) // let the client see the first pieces, then drop the connection
+      // The first pieces out, then the connection dropped.
+      await written(res, chunk(body.model, { content: word }))
       return res.destroy()
     }
+    res.write(chunk(body.model, { content: word }))
   }
   if (options.beforeEnd) await options.beforeEnd()
   if (res.destroyed) return // the client went away meanwhile
@@ -238,12 +240,13 @@ function sendCalls(request: ChatRequest, calls: ToolCall[], cut = false, promptT
     res.write(
       chunk(body.model, { tool_calls: [{ index, ...(id ? { id } : {}), type: 'function', function: { name, arguments: '' } }] }),
     )
-    res.write(chunk(body.model, { tool_calls: [{ index, function: { arguments: args.slice(0, 3) } }] }))
+    const piece = chunk(body.model, { tool_calls: [{ index, function: { arguments: args.slice(0, 3) } }] })
     if (cut && index === calls.length - 1) {
-      // Mid-arguments, once the client has read what came before: the last call is never whole.
-      setTimeout(() => res.destroy(), 300)
+      // Mid-arguments, once what came before is out: the last call is never whole.
+      res.write(piece, () => res.destroy())
       return
     }
+    res.write(piece)
     res.write(chunk(body.model, { tool_calls: [{ index, function: { arguments: args.slice(3) } }] }))
   }
   res.write(chunk(body.model, {}, 'tool_calls'))
