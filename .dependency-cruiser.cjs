@@ -12,7 +12,20 @@ const layer = (name) => `^src/${name}/`
 const above = (...names) => ({ path: `^src/(${names.join('|')})/` })
 
 /** A layer and the layers above it, which it must not import. */
-const ORDER = ['http', 'wire', 'object', 'doors', 'turns', 'compaction', 'history', 'reads', 'models', 'store', 'webhooks', 'contract']
+const ORDER = [
+  'http',
+  'wire',
+  'object',
+  'doors',
+  'turns',
+  'compaction',
+  'history',
+  'reads',
+  'models',
+  'store',
+  'webhooks',
+  'contract',
+]
 /** Rooms on one floor: neither imports the other. */
 const SIDE_BY_SIDE = { history: ['reads'], reads: ['history'], wire: ['object'] }
 const LAYERS = ORDER.slice(1).map((name, i) => [name, [...ORDER.slice(0, i + 1), ...(SIDE_BY_SIDE[name] ?? [])]])
@@ -44,14 +57,16 @@ module.exports = {
     {
       name: 'feature-rooms-stand-low',
       severity: 'error',
-      comment: 'webhooks and rate-limits hold their rules and tables: they use the contract, the core and the utilities, nothing above.',
+      comment:
+        'webhooks and rate-limits hold their rules and tables: they use the contract, the core and the utilities, nothing above.',
       from: { path: '^src/(webhooks|rate-limits)/', pathNot: '\\.test\\.ts$' },
       to: { path: '^src/', pathNot: ['^src/(webhooks|rate-limits|contract|core|sql|log|json-stream)/'] },
     },
     {
       name: 'log-knows-no-search',
       severity: 'error',
-      comment: 'store/search reads the log it indexes; the log is told of nothing above it (its index comes through an interface).',
+      comment:
+        'store/search reads the log it indexes; the log is told of nothing above it (its index comes through an interface).',
       from: { path: '^src/store/log/', pathNot: '\\.test\\.ts$' },
       to: { path: ['^src/store/search/', '^src/store/session-storage\\.ts$'] },
     },

@@ -27,10 +27,7 @@ import {
   project,
   type SessionEvent,
 } from '../src/core'
-import { chatCompletionInput } from '../src/wire/chat-completions/request'
-import type { DoorInput } from '../src/doors/input'
-import { messagesInput } from '../src/wire/messages/request'
-import { responsesInput } from '../src/wire/responses/request'
+import type { DoorRequest } from '../src/doors'
 import { app } from '../src/http/app'
 import { authConfigOf, bearerJwt } from '../src/http/auth'
 import { TURN_EVENTS } from '../src/http/routes/turns'
@@ -40,6 +37,10 @@ import { sessionStub } from '../src/object/address'
 import { frameWriter } from '../src/object/frames'
 import { RequestShard } from '../src/object/request-shard'
 import { type JsonBody, SessionObject } from '../src/object/session-object'
+import { chatCompletionTranslation } from '../src/wire/chat-completions/request'
+import { doorRequestOf } from '../src/wire/door-request'
+import { messagesTranslation } from '../src/wire/messages/request'
+import { responsesTranslation } from '../src/wire/responses/request'
 import { countRows, type RowCounts } from '../test/support/row-counts'
 import { type Measured, message, type StorageWork } from './shared'
 
@@ -463,15 +464,17 @@ async function continuations(c: BenchContext, batch: number): Promise<Measured> 
   return { samples: [total / batch], rows }
 }
 
+/** A door request with no header set, from a wire format's translation (see `doorRequestOf`). */
+const plainDoor = (translation: Parameters<typeof doorRequestOf>[0], messages: unknown) =>
+  doorRequestOf(translation, messages, {}, {})
+
 /** A door's request as the session object takes it, from a client's messages, in each wire format. */
 const DOORS = {
-  chat: (messages: ChatMessageInput[]) => chatCompletionInput({ model: 'echo', messages }),
-  messages: (messages: ChatMessageInput[]) =>
-    messagesInput({
-      model: 'echo',
-      max_tokens: 1024,
-      messages: messages.map((m) => ({ role: m.role, content: typeof m.content === 'string' ? m.content : '' })),
-    }),
+  chat: (messages: ChatMessageInput[]) => plainDoor(chatCompletionTranslation({ model: 'echo', messages }), messages),
+  messages: (messages: ChatMessageInput[]) => {
+    const sent = messages.map((m) => ({ role: m.role, content: typeof m.content === 'string' ? m.content : '' }))
+    return plainDoor(messagesTranslation({ model: 'echo', max_tokens: 1024, messages: sent }), sent)
+  },
   // As Codex sends them: message items, the whole input every time.
   responses: async (messages: ChatMessageInput[]) => {
     const input = messages.map((m) => ({
@@ -481,7 +484,8 @@ const DOORS = {
         { type: m.role === 'assistant' ? 'output_text' : 'input_text', text: typeof m.content === 'string' ? m.content : '' },
       ],
     }))
-    return (await responsesInput(ResponsesRequestSchema.parse({ model: 'echo', input }))).input
+    const { translation, capsule } = responsesTranslation(ResponsesRequestSchema.parse({ model: 'echo', input }))
+    return { ...(await plainDoor(translation, input)), capsule }
   },
 }
 
@@ -539,7 +543,8 @@ async function regenerateTurn(c: BenchContext): Promise<void> {
 /** A chat-completions request editing the newest question: `history` is what came before it, as the client was shown it. */
 function doorRewinds(c: BenchContext, history: ChatMessageInput[]) {
   return async (i: number) => {
-    const input = await chatCompletionInput({ model: 'echo', messages: [...history, { role: 'user', content: `edited ${i}` }] })
+    const messages: ChatMessageInput[] = [...history, { role: 'user', content: `edited ${i}` }]
+    const input = await plainDoor(chatCompletionTranslation({ model: 'echo', messages }), messages)
     const text = await new Response(await sessionOf(c).door(addressOf(c), { ...input, onDiverge: 'rewind' })).text()
     if (!text.includes('{"type":"rewound"')) throw new Error(`door rewind: ${text.slice(0, 300)}`)
   }
@@ -727,7 +732,9 @@ const undos = (c: BenchContext, batch: number) =>
  * last 20 events meanwhile (its own policy put back after; a trigger that never fires).
  */
 async function responsesCompactions(c: BenchContext, batch: number): Promise<Measured> {
-  const { input } = await responsesInput(ResponsesRequestSchema.parse({ model: 'echo', input: [{ type: 'compaction_trigger' }] }))
+  const items = [{ type: 'compaction_trigger' }]
+  const { translation, capsule } = responsesTranslation(ResponsesRequestSchema.parse({ model: 'echo', input: items }))
+  const input = { ...(await plainDoor(translation, items)), capsule }
   const { policy } = outcomeValue<{ policy: unknown }>('get', await sessionOf(c).get())
   const keepTwenty = { trigger: { turnCount: 1_000_000 }, strategy: { window: { lastEvents: 20 } } }
   outcomeValue('patch', await sessionOf(c).patch({ policy: keepTwenty } as never))
@@ -735,7 +742,7 @@ async function responsesCompactions(c: BenchContext, batch: number): Promise<Mea
   try {
     return await timedEach(c, batch, {
       before: async () => input,
-      work: async (door: DoorInput) => new Response(await sessionOf(c).doorCompaction(addressOf(c), door)).text(),
+      work: async (door: DoorRequest) => new Response(await sessionOf(c).doorCompaction(addressOf(c), door)).text(),
       async after(text: string) {
         const done = text.indexOf(DONE)
         if (done < 0) throw new Error(`responses compaction: ${text.slice(0, 300)}`)

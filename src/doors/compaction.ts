@@ -3,7 +3,7 @@ import { ServiceError } from '../contract/errors'
 import type { MessageEvent } from '../core'
 import type { TurnDeps } from '../turns/session'
 import { sealCapsule } from './capsule'
-import type { DoorInput } from './input'
+import type { DoorRequest } from './request'
 import { storeNewMessages } from './turn'
 
 /** What a Responses client's compaction request is answered with. */
@@ -27,7 +27,7 @@ export interface DoorCompaction {
  * @example
  * const { capsule } = await doorCompaction(input, deps)
  */
-export async function doorCompaction(input: DoorInput, deps: TurnDeps, userId: string): Promise<DoorCompaction> {
+export async function doorCompaction(input: DoorRequest, deps: TurnDeps, userId: string): Promise<DoorCompaction> {
   await storeNewMessages(input, deps)
   const { session, models } = deps
   const state = await session.promptState()

@@ -1,7 +1,7 @@
 import { type ClientMessage, type Message, promptTokens, reconcile, type TokenEstimator, UNCALIBRATED } from '../core'
 import { turnEvent } from '../turns/open-step'
 import type { TurnSession } from '../turns/session'
-import { type DoorInput, shownOf } from './input'
+import { type DoorRequest, shownOf } from './request'
 
 /** A request message as the event it would be written as (a tool message as a one-response tool event). */
 function messageOf(message: ClientMessage): Message {
@@ -21,7 +21,7 @@ function messageOf(message: ClientMessage): Message {
  * await countPromptTokens(input, { session, estimator }) // 1834
  */
 export async function countPromptTokens(
-  input: DoorInput,
+  input: Pick<DoorRequest, 'messages' | 'shown' | 'request'>,
   deps: { session: TurnSession; estimator: TokenEstimator },
 ): Promise<number> {
   const { session, estimator } = deps

@@ -10,7 +10,7 @@ import { CallIds } from '../turns/call-ids'
 import { turnEvent } from '../turns/open-step'
 import type { TurnDeps } from '../turns/session'
 import { completedStopSequence, type DoorAnswer } from './answer'
-import type { DoorInput } from './input'
+import type { DoorRequest } from './request'
 import { seedEvents } from './seed'
 
 /**
@@ -22,7 +22,7 @@ import { seedEvents } from './seed'
  * @example
  * const answer = await passthroughTurn(input, deps) // answer.stored === false
  */
-export function passthroughTurn(input: DoorInput, deps: TurnDeps): Promise<DoorAnswer> {
+export function passthroughTurn(input: DoorRequest, deps: TurnDeps): Promise<DoorAnswer> {
   const { models, estimator, limiter } = deps
   const { request } = input
   if (!models.model) throw new ServiceError('not_configured', NOT_CONFIGURED)

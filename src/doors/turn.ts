@@ -1,4 +1,4 @@
-import { ServiceError, sessionNotFound } from '../contract/errors'
+import { ServiceError } from '../contract/errors'
 import { type StoredStep, storedResult, type TurnResult } from '../contract/turn-result'
 import {
   asksTurn,
@@ -8,15 +8,15 @@ import {
   type NewMessageEvent,
   type RewindPoint,
   RewindPointError,
-  reconcile,
 } from '../core'
 import { openContinuation, turnEvent } from '../turns/open-step'
 import { regenerate, runStep } from '../turns/run-turn'
 import type { TurnDeps } from '../turns/session'
 import { type DoorAnswer, doorAnswer } from './answer'
 import { capsulePoint } from './capsule'
-import { type DoorInput, shownOf } from './input'
 import { passthroughTurn } from './passthrough'
+import { type DoorFacts, type DoorPurpose, planDoorTurn, tailLength } from './plan'
+import { type DoorRequest, shownOf } from './request'
 import { callsAsShown, historyOf, inlineSystemEvent, seedEvents, strayResult } from './seed'
 
 /** How far back a diverged request's branch point is looked for, beyond the request's own length (messages). */
@@ -24,16 +24,19 @@ export const BRANCH_LOOKBACK = 10_000
 /** Lineage messages beyond a diverged request's length looked at first (see `divergedTurn`). */
 const NEAR_END = 16
 
+/** An empty tail: what a request is matched against when the session holds nothing (or it goes on from a reply). */
+const NO_TAIL = { messages: [], empty: true }
+
 /**
  * One door request: answered without the session when the client says it is auxiliary (see
- * `passthroughTurn`), else with the session's memory (see {@link sessionTurn}).
+ * `passthroughTurn`), else with the session's memory, as its plan says (see `planDoorTurn`).
  *
  * @example
- * const answer = await doorTurn({ messages: [{ role: 'user', content: 'Hi' }], fields: ['messages[0]'], toolCallIdField: 'tool_call_id', shown: { inline: false }, request: {} }, deps)
+ * const answer = await doorTurn(request, deps)
  */
-export async function doorTurn(input: DoorInput, deps: TurnDeps): Promise<DoorAnswer> {
-  if (input.passthrough) return passthroughTurn(input, deps)
-  const result = await sessionTurn(input, deps)
+export async function doorTurn(request: DoorRequest, deps: TurnDeps): Promise<DoorAnswer> {
+  if (request.mode === 'passthrough') return passthroughTurn(request, deps)
+  const result = await runDoorPlan(request, deps, 'answer')
   if (result === null) throw new Error('a door turn that stores only is not answered')
   return 'stored' in result ? result : doorAnswer(result)
 }
@@ -42,67 +45,59 @@ export async function doorTurn(input: DoorInput, deps: TurnDeps): Promise<DoorAn
  * Stores what a door request holds that the session does not, by the rules of a turn, without
  * calling the model (what a Responses compaction request does first).
  */
-export async function storeNewMessages(input: DoorInput, deps: TurnDeps): Promise<void> {
-  await sessionTurn({ ...input, storeOnly: true }, deps)
+export async function storeNewMessages(request: DoorRequest, deps: TurnDeps): Promise<void> {
+  await runDoorPlan(request, deps, 'store')
+}
+
+/** What the session holds that decides a request's plan (see {@link DoorFacts}); each read only when the plan can use it. */
+async function doorFacts(request: DoorRequest, deps: TurnDeps): Promise<DoorFacts> {
+  const { session } = deps
+  const state = await session.promptState()
+  const steps = state ? await session.stepLog() : null
+  const idempotent = request.idempotency && steps ? steps.idempotent(request.idempotency.key) : null
+  // A capsule is checked whatever the request goes on from: a made-up one is never taken.
+  const answered = idempotent !== null && request.idempotency !== null
+  const capsuleAt = request.capsule && !answered ? await capsulePoint(request.capsule, session) : undefined
+  const side = await isSideConversation(request, deps)
+  const tail =
+    steps && !answered && request.after === null
+      ? steps.clientTail(tailLength(request, { side }), shownOf(request), capsuleAt)
+      : NO_TAIL
+  return { exists: state !== null, idempotent, side, tail, capsuleAt }
 }
 
 /**
- * A door request with the session's memory: an `Idempotency-Key` seen before answers its first
- * result; the request's messages are reconciled with the lineage's (see the core's `reconcile`;
- * after a compaction capsule, with what follows the point it names) — a retry answers the stored
- * reply (or, asked to regenerate, a new one), a history that left the session's rewinds to where
- * it branched off (see {@link divergedTurn}), a side conversation is answered unstored (see
- * {@link isSideConversation}), nothing new after a capsule goes on (see {@link goOnTurn}), else
- * only what is new is written, with the reply, as one turn step (leading tool messages are a
- * continuation's results). With `storeOnly`, what is new is written and nothing is answered (null).
+ * A door request with the session's memory, run as its plan says (see `planDoorTurn`): a stored
+ * answer, a continuation, a rewind to where a diverged history branched off, a retry, a side
+ * conversation answered unstored, or what is new written with the reply as one turn step.
+ * With `store`, what is new is written and nothing is answered (null).
  */
-async function sessionTurn(input: DoorInput, deps: TurnDeps): Promise<TurnResult | DoorAnswer | null> {
-  const { session } = deps
-  if (input.mustExist && !(await session.promptState())) throw sessionNotFound()
-  const steps = await session.stepLog()
-  if (input.idempotency && steps) {
-    const found = steps.idempotent(input.idempotency.key)
-    if (found && found.hash !== input.idempotency.hash) {
-      throw new ServiceError('id_conflict', `Idempotency-Key "${input.idempotency.key}" was sent before with other messages`)
-    }
-    if (found) return storedResult(found.step)
+async function runDoorPlan(request: DoorRequest, deps: TurnDeps, purpose: DoorPurpose): Promise<TurnResult | DoorAnswer | null> {
+  const facts = await doorFacts(request, deps)
+  const plan = planDoorTurn(request, facts, purpose)
+  const store = purpose === 'store'
+  switch (plan.kind) {
+    case 'stored':
+      return storedResult(plan.step)
+    case 'stored_reply':
+      return storedResult((await deps.session.stepLog())!.storedReply(plan.seq))
+    case 'regenerate':
+      return regenerate(undefined, request.request, deps)
+    case 'continued':
+      return continuedTurn(request, plan.after, deps, store)
+    case 'diverged':
+      return divergedTurn(request, deps, facts.capsuleAt, store)
+    case 'go_on':
+      return goOnTurn(request, deps)
+    case 'nothing':
+      return null
+    case 'new':
+      if (plan.unlessSide) {
+        const { j } = branchPoint(request.messages, lineageTail(request, (await deps.session.stepLog())!))
+        if (j === 0) return passthroughTurn(request, deps)
+      }
+      return newMessagesTurn(request, plan.messages, plan.seeding, deps, store)
   }
-  // A capsule is checked whatever the request goes on from: a made-up one is never taken.
-  const after = input.capsule ? await capsulePoint(input.capsule, deps.session) : undefined
-  if (input.after !== undefined) return continuedTurn(input, input.after, deps)
-  // A resent request (not a side conversation's) may repeat a conversation's first: one message
-  // more of the tail shows whether the conversation holds more than the request.
-  const resent = input.retried === true && !(await isSideConversation(input, deps))
-  const tail = steps?.clientTail(input.messages.length + (resent ? 1 : 0), shownOf(input), after) ?? {
-    messages: [],
-    empty: true,
-  }
-  const reconciled = reconcile(
-    input.messages,
-    tail.messages.map((shown) => shown.message),
-    {
-      logIsEmpty: tail.empty && after === undefined,
-      continues: after !== undefined || input.storeOnly === true,
-      retried: resent,
-    },
-  )
-  if (reconciled.kind === 'refused') {
-    if (reconciled.code === 'history_diverged' && (input.onDiverge ?? 'rewind') === 'rewind')
-      return divergedTurn(input, deps, after)
-    throw new ServiceError(reconciled.code, `${input.fields[reconciled.at]}: ${reconciled.reason}`)
-  }
-  if (input.storeOnly && reconciled.kind !== 'new') return null
-  if (reconciled.kind === 'nothing_new') return goOnTurn(input, deps)
-  if (reconciled.kind === 'retry') {
-    if (input.regenerate) return regenerate(undefined, input.request, deps)
-    return storedResult(steps!.storedReply(tail.messages.at(-1)!.seq))
-  }
-  // Nothing of the request is known: a side conversation, when it shares nothing with the lineage.
-  if (reconciled.messages.length === input.messages.length && !tail.empty && (await isSideConversation(input, deps))) {
-    const { j } = branchPoint(input.messages, lineageTail(input, steps!))
-    if (j === 0) return passthroughTurn(input, deps)
-  }
-  return newMessagesTurn(input, reconciled.messages, reconciled.seeding, deps)
 }
 
 /**
@@ -110,7 +105,7 @@ async function sessionTurn(input: DoorInput, deps: TurnDeps): Promise<TurnResult
  * asks — a question or tool results no reply follows are answered now (the model goes on, as
  * after a compaction in the middle of an agent's loop); a reply answers it again (a retry).
  */
-async function goOnTurn(input: DoorInput, deps: TurnDeps): Promise<TurnResult> {
+async function goOnTurn(input: DoorRequest, deps: TurnDeps): Promise<TurnResult> {
   const last = (await deps.session.newestTurn()).at(-1)
   if (!last) throw new ServiceError('invalid_request', `${input.capsule!.field}: the session holds nothing to go on from`)
   if (last.message.role === 'assistant') return storedResult((await deps.session.stepLog())!.storedReply(last.seq))
@@ -123,13 +118,14 @@ async function goOnTurn(input: DoorInput, deps: TurnDeps): Promise<TurnResult> {
  * request sends is new. A reply the session does not hold is `previous_response_not_found`.
  */
 async function continuedTurn(
-  input: DoorInput,
-  after: NonNullable<DoorInput['after']>,
+  input: DoorRequest,
+  after: NonNullable<DoorRequest['after']>,
   deps: TurnDeps,
+  store: boolean,
 ): Promise<TurnResult | null> {
   if (!(await deps.session.promptState())) throw previousNotFound(after.responseId)
   const retried = await answeredAfter(input, after.replyId, deps)
-  if (retried && !input.regenerate && !input.storeOnly) return storedResult(retried)
+  if (retried && !input.regenerate && !store) return storedResult(retried)
   let rewound: { abandoned: number } | null
   try {
     rewound = deps.session.rewindFirst({ to: after.replyId, position: 'at' }, 'divergence', 'previous_response_id')
@@ -143,6 +139,7 @@ async function continuedTurn(
     input.messages,
     input.messages.some((message) => message.role === 'assistant'),
     deps,
+    store,
   )
 }
 
@@ -151,7 +148,7 @@ async function continuedTurn(
  * lineage holds right after the reply, when that is the request's messages and a reply to them (a
  * client retrying after a lost answer, with the same `previous_response_id`). Null otherwise.
  */
-async function answeredAfter(input: DoorInput, replyId: string, deps: TurnDeps): Promise<StoredStep | null> {
+async function answeredAfter(input: DoorRequest, replyId: string, deps: TurnDeps): Promise<StoredStep | null> {
   const replySeq = deps.session.seqOf(replyId)
   const steps = await deps.session.stepLog()
   if (replySeq === null || !steps || input.messages.length === 0) return null
@@ -170,7 +167,7 @@ const previousNotFound = (responseId: string) =>
   new ServiceError('previous_response_not_found', `previous_response_id: response "${responseId}" not found`)
 
 /** The lineage's messages a diverged request's branch point is looked for in (see {@link BRANCH_LOOKBACK}). */
-const lineageTail = (input: DoorInput, steps: NonNullable<Awaited<ReturnType<TurnDeps['session']['stepLog']>>>) =>
+const lineageTail = (input: DoorRequest, steps: NonNullable<Awaited<ReturnType<TurnDeps['session']['stepLog']>>>) =>
   steps.clientTail(input.messages.length + BRANCH_LOOKBACK, shownOf(input)).messages.map((shown) => shown.message)
 
 /**
@@ -178,7 +175,7 @@ const lineageTail = (input: DoorInput, steps: NonNullable<Awaited<ReturnType<Tur
  * client's title or classifier request on its session): on a door that has them, one whose
  * system prompt is not the session's.
  */
-async function isSideConversation(input: DoorInput, deps: TurnDeps): Promise<boolean> {
+async function isSideConversation(input: DoorRequest, deps: TurnDeps): Promise<boolean> {
   const system = input.request.system
   if (!input.sideConversations || system === undefined) return false
   return system !== (await deps.session.promptState())?.latestSystem?.content
@@ -195,7 +192,12 @@ async function isSideConversation(input: DoorInput, deps: TurnDeps): Promise<boo
  * goes back to the capsule's view (the client's copy stands on it), even when a rewind left it.
  * `onRewound` is told what the rewind abandons.
  */
-async function divergedTurn(input: DoorInput, deps: TurnDeps, after?: number): Promise<TurnResult | DoorAnswer | null> {
+async function divergedTurn(
+  input: DoorRequest,
+  deps: TurnDeps,
+  after: number | undefined,
+  store: boolean,
+): Promise<TurnResult | DoorAnswer | null> {
   const steps = (await deps.session.stepLog())!
   const lookBack = (count: number) => {
     const tail = steps.clientTail(count, shownOf(input), after)
@@ -236,25 +238,27 @@ async function divergedTurn(input: DoorInput, deps: TurnDeps, after?: number): P
     fresh,
     fresh.some((message) => message.role === 'assistant'),
     deps,
+    store,
   )
 }
 
-/** The request's new messages written with the reply, as one turn step (see {@link doorTurn}); with `storeOnly`, written alone. */
+/** The request's new messages written with the reply, as one turn step (see {@link doorTurn}); with `store`, written alone. */
 async function newMessagesTurn(
-  input: DoorInput,
+  input: DoorRequest,
   fresh: readonly ClientMessage[],
   seeding: boolean,
   deps: TurnDeps,
+  store: boolean,
 ): Promise<TurnResult | null> {
   const { session, estimator } = deps
   const start = input.messages.length - fresh.length
   const fields = input.fields.slice(start)
-  const step = { idempotency: input.idempotency }
+  const step = input.idempotency ? { idempotency: input.idempotency } : {}
   if (seeding) {
     // A seed after a branch point may begin with the results of the calls the view there owes.
     const owed = fresh[0]?.role === 'tool' ? callsAsShown(await session.newestTurn(), shownOf(input), true) : undefined
     const seeded = seedEvents(fresh, fields, estimator, owed)
-    if (input.storeOnly) {
+    if (store) {
       await session.writeHistory(seeded.added)
       return null
     }
@@ -289,7 +293,7 @@ async function newMessagesTurn(
         : turnEvent({ role: 'user', content: message.content }, estimator),
     )
   }
-  if (input.storeOnly) {
+  if (store) {
     await session.writeHistory(added)
     return null
   }

@@ -28,7 +28,8 @@ import { type ClientMessage, defaultEstimator, type MessageEvent, type SessionEv
 import {
   appendHistory,
   countPromptTokens,
-  type DoorInput,
+  createsOf,
+  type DoorRequest,
   doorCompaction,
   doorTurn,
   type StoredDoorAnswer,
@@ -306,11 +307,11 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   /** A door's request (see `src/doors`), creating the session when absent; frames as for {@link turn}, `done` a small answer. */
-  async door(address: SessionAddress, input: DoorInput): Promise<FrameBody> {
+  async door(address: SessionAddress, input: DoorRequest): Promise<FrameBody> {
     const frames = this.runner.run(
-      () => this.storage.open(address, input.creates),
+      () => this.storage.open(address, createsOf(input)),
       // A passthrough neither reads nor writes the session: it waits for no turn.
-      { ...this.runSettings(address, input.request.stream === true, true), queued: !input.passthrough },
+      { ...this.runSettings(address, input.request.stream === true, true), queued: input.mode !== 'passthrough' },
       (deps) => doorTurn(input, deps),
       (answer) => [JSON.stringify(answer)],
     )
@@ -318,9 +319,9 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   /** A Responses client's compaction (see `doorCompaction`); frames as for {@link door}, `done` carrying the capsule. */
-  doorCompaction(address: SessionAddress, input: DoorInput): Promise<FrameBody> {
+  doorCompaction(address: SessionAddress, input: DoorRequest): Promise<FrameBody> {
     const frames = this.runner.run(
-      () => this.storage.open(address, input.creates),
+      () => this.storage.open(address, createsOf(input)),
       this.runSettings(address, false, true),
       (deps) => doorCompaction(input, deps, address.userId),
       (result) => [JSON.stringify(result)],
@@ -329,7 +330,7 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   /** The tokens of the prompt a door request would send (see `countPromptTokens`): reads, never creates. */
-  countTokens(address: SessionAddress, input: DoorInput): Promise<Outcome<number>> {
+  countTokens(address: SessionAddress, input: Pick<DoorRequest, 'messages' | 'shown' | 'request'>): Promise<Outcome<number>> {
     return toOutcome(async () =>
       countPromptTokens(input, { session: await this.storage.open(address), estimator: this.storage.estimator }),
     )

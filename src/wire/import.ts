@@ -1,16 +1,16 @@
 import type { JsonImport } from '../contract/schemas'
 import type { ImportedHistory } from '../doors/import-history'
-import { chatCompletionInput } from './chat-completions/request'
+import { chatCompletionTranslation } from './chat-completions/request'
 import { chatgptHistory } from './chatgpt'
-import { messagesInput } from './messages/request'
+import { messagesTranslation } from './messages/request'
 
 /** A JSON import's history: OpenAI chat messages and Anthropic Messages read as their doors read them, a ChatGPT conversation's current path. */
-export async function importedHistory(body: JsonImport): Promise<ImportedHistory> {
+export function importedHistory(body: JsonImport): ImportedHistory {
   if (body.format === 'chatgpt') return chatgptHistory(body.conversation)
   const input =
     body.format === 'openai'
-      ? await chatCompletionInput({ model: 'import', messages: body.messages })
-      : await messagesInput({
+      ? chatCompletionTranslation({ model: 'import', messages: body.messages })
+      : messagesTranslation({
           model: 'import',
           max_tokens: 1,
           messages: body.messages,

@@ -105,3 +105,58 @@ export const ChatCompletionRequestSchema = z
 
 export type ChatCompletionRequest = z.output<typeof ChatCompletionRequestSchema>
 export type ChatMessageInput = ChatCompletionRequest['messages'][number]
+
+// ── the answers ───────────────────────────────────────────────────────────────────────────────
+
+const AnswerToolCallSchema = z.object({
+  id: z.string(),
+  type: z.literal('function'),
+  function: z.object({ name: z.string(), arguments: z.string() }),
+})
+
+export const ChatCompletionUsageSchema = z
+  .object({
+    prompt_tokens: z.int(),
+    completion_tokens: z.int(),
+    total_tokens: z.int(),
+    prompt_tokens_details: z.object({ cached_tokens: z.int() }).optional(),
+  })
+  .openapi('ChatCompletionUsage')
+
+export const ChatCompletionSchema = z
+  .object({
+    id: z.string().openapi({ description: '`chatcmpl-<reply event id>`: the same for a retry, streamed or not.' }),
+    object: z.literal('chat.completion'),
+    created: z.int(),
+    model: z.string(),
+    choices: z.array(
+      z.object({
+        index: z.literal(0),
+        message: z.object({
+          role: z.literal('assistant'),
+          content: z.string().nullable(),
+          tool_calls: z.array(AnswerToolCallSchema).optional(),
+        }),
+        finish_reason: z.string(),
+      }),
+    ),
+    usage: ChatCompletionUsageSchema.optional(),
+  })
+  .openapi('ChatCompletion', { description: 'An OpenAI chat.completion (streamed: chat.completion.chunk frames, then [DONE]).' })
+
+export const ChatCompletionChunkSchema = z
+  .object({
+    id: z.string(),
+    object: z.literal('chat.completion.chunk'),
+    created: z.int(),
+    model: z.string(),
+    choices: z.array(
+      z.object({ index: z.literal(0), delta: z.record(z.string(), z.unknown()), finish_reason: z.string().nullable() }),
+    ),
+    usage: ChatCompletionUsageSchema.nullable().optional(),
+  })
+  .openapi('ChatCompletionChunk')
+
+export type ChatCompletion = z.output<typeof ChatCompletionSchema>
+export type ChatCompletionUsage = z.output<typeof ChatCompletionUsageSchema>
+export type ChatCompletionChunk = z.output<typeof ChatCompletionChunkSchema>

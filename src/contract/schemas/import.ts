@@ -6,7 +6,7 @@ import { Id, MetadataSchema, Timestamp } from './common'
 import { BoundarySchema, RewindSchema, StoredMessageSchema } from './events'
 import { EXPORT_FORMAT } from './export'
 import { describeIssues } from './issues'
-import { AnthropicMessageSchema, TextBlocks } from './messages'
+import { MessagesMessageSchema, TextBlocks } from './messages'
 import { PolicySchema } from './policy'
 
 /**
@@ -132,7 +132,7 @@ export const JsonImportSchema = z
     z.looseObject({
       format: z.literal('anthropic'),
       system: z.union([z.string(), TextBlocks]).optional(),
-      messages: z.array(AnthropicMessageSchema).min(1).max(LIMITS.chatMessages),
+      messages: z.array(MessagesMessageSchema).min(1).max(LIMITS.chatMessages),
     }),
     z.looseObject({ format: z.literal('chatgpt'), conversation: ChatGPTConversationSchema }),
   ])

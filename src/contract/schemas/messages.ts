@@ -46,7 +46,7 @@ const UNSUPPORTED = new Set(['image', 'document', 'search_result', 'container_up
 
 const Block = z.looseObject({ type: z.string() })
 
-export const AnthropicMessageSchema = z
+export const MessagesMessageSchema = z
   .looseObject({
     role: z.string(),
     content: z.union([z.string(), z.array(Block).max(LIMITS.contentParts)]),
@@ -105,7 +105,7 @@ const ToolChoiceSchema = z.looseObject({
 /** The fields both routes read; `max_tokens` is required on `/v1/messages` only. */
 const fields = {
   model: z.string().min(1).max(256),
-  messages: z.array(AnthropicMessageSchema).min(1).max(LIMITS.chatMessages),
+  messages: z.array(MessagesMessageSchema).min(1).max(LIMITS.chatMessages),
   system: z.union([z.string(), TextBlocks]).optional(),
   metadata: z.looseObject({ user_id: z.string().max(4096).nullable().optional() }).optional(),
   stream: z.boolean().optional(),
@@ -145,3 +145,37 @@ export const CountTokensRequestSchema = z
 
 export type MessagesRequest = z.output<typeof CountTokensRequestSchema>
 export type MessagesMessage = MessagesRequest['messages'][number]
+
+// ── the answer ────────────────────────────────────────────────────────────────────────────────
+
+export const AnthropicUsageSchema = z
+  .object({
+    input_tokens: z.int(),
+    output_tokens: z.int(),
+    cache_creation_input_tokens: z.int(),
+    cache_read_input_tokens: z.int(),
+  })
+  .openapi('AnthropicUsage')
+
+export const AnthropicMessageSchema = z
+  .object({
+    id: z.string().openapi({ description: '`msg_<reply event id>`: the same for a retry, streamed or not.' }),
+    type: z.literal('message'),
+    role: z.literal('assistant'),
+    model: z.string(),
+    content: z.array(
+      z.union([
+        z.object({ type: z.literal('text'), text: z.string() }),
+        z.object({ type: z.literal('tool_use'), id: z.string(), name: z.string(), input: z.record(z.string(), z.unknown()) }),
+        z
+          .looseObject({ type: z.string() })
+          .openapi({ description: 'A thinking or redacted_thinking block, as the model sent it.' }),
+      ]),
+    ),
+    stop_reason: z.string().nullable(),
+    stop_sequence: z.string().nullable(),
+    usage: AnthropicUsageSchema,
+  })
+  .openapi('AnthropicMessage', { description: 'An Anthropic message (streamed: its server-sent events).' })
+
+export type AnthropicMessage = z.output<typeof AnthropicMessageSchema>

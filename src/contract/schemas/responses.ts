@@ -135,3 +135,54 @@ export const ItemListSchema = z
   .openapi('ItemList')
 
 export const ResponseParamsSchema = z.object({ id: z.string().min(1).max(600) })
+
+// ── the answers ───────────────────────────────────────────────────────────────────────────────
+
+/** An output or input item: each names the event it comes from (`msg_`, `fc_`, `fco_`, `rs_`, `cmp_`). */
+export const ResponseItemSchema = z
+  .looseObject({ id: z.string(), type: z.string() })
+  .openapi('ResponseItem', { description: 'A message, function_call, function_call_output, reasoning or compaction item.' })
+
+export const ResponseUsageSchema = z
+  .object({
+    input_tokens: z.int(),
+    input_tokens_details: z.object({ cached_tokens: z.int() }),
+    output_tokens: z.int(),
+    output_tokens_details: z.object({ reasoning_tokens: z.int() }),
+    total_tokens: z.int(),
+  })
+  .openapi('ResponseUsage')
+
+export const ResponseSchema = z
+  .object({
+    id: z
+      .string()
+      .openapi({ description: '`resp_<session, base64url>.<reply event id>` (stored), else `resp_<reply event id>`.' }),
+    object: z.literal('response'),
+    created_at: z.int(),
+    model: z.string(),
+    status: z.enum(['completed', 'incomplete', 'in_progress', 'failed']),
+    error: z.object({ code: z.string(), message: z.string() }).nullable(),
+    incomplete_details: z.object({ reason: z.string() }).nullable(),
+    instructions: z.null(),
+    conversation: z.object({ id: z.string() }).nullable(),
+    previous_response_id: z.string().nullable(),
+    store: z.boolean(),
+    output: z.array(ResponseItemSchema),
+    usage: ResponseUsageSchema.nullable(),
+  })
+  .openapi('Response', { description: 'An OpenAI response (streamed: its server-sent events).' })
+
+export const ResponseCompactionSchema = z
+  .object({
+    id: z.string(),
+    object: z.literal('response.compaction'),
+    created_at: z.int(),
+    output: z.array(ResponseItemSchema).openapi({ description: 'The view’s user messages, then the one compaction item.' }),
+    usage: ResponseUsageSchema,
+  })
+  .openapi('ResponseCompaction')
+
+export type ResponseObject = z.output<typeof ResponseSchema>
+export type ResponseCompaction = z.output<typeof ResponseCompactionSchema>
+export type ResponseUsage = z.output<typeof ResponseUsageSchema>

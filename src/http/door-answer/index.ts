@@ -1,24 +1,9 @@
 import type { Context } from 'hono'
 import type { SSEStreamingApi } from 'hono/streaming'
-import type { ServiceError } from '../../contract/errors'
-import type { Reasoning, ToolCall } from '../../core'
 import type { DoorAnswer } from '../../doors'
 import type { FrameBody } from '../../object/frames'
-import { type DoneFrame, type FrameEvents, readTurnAnswer, type TurnAnswer } from '../turn-answer'
-
-/** How a door's route writes an answer as server-sent events, in its wire format. */
-export interface DoorEvents {
-  start?(sse: SSEStreamingApi): Promise<void>
-  end?(sse: SSEStreamingApi): Promise<void>
-  text(sse: SSEStreamingApi, text: string): Promise<void>
-  toolCall(sse: SSEStreamingApi, call: ToolCall): Promise<void>
-  /** A reasoning block (a wire format that shows none leaves it out). */
-  reasoning?(sse: SSEStreamingApi, block: Reasoning): Promise<void>
-  error(sse: SSEStreamingApi, error: ServiceError): Promise<void>
-  /** The answer's end, once all of it went out. */
-  finish(sse: SSEStreamingApi, answer: DoorAnswer): Promise<void>
-  keepAlive?: FrameEvents['keepAlive']
-}
+import type { DoorEvents } from '../../wire/door-events'
+import { type DoneFrame, readTurnAnswer, type TurnAnswer } from '../turn-answer'
 
 /** A door turn's answer as a route reads it. */
 export interface DoorTurnAnswer extends Omit<TurnAnswer, 'stream'> {
@@ -81,4 +66,10 @@ export async function readDoorAnswer(
       })
     },
   })
+}
+
+/** A plain (not streamed) request's answer: whole, since nothing streams without `stream: true`. */
+export function wholeOf(answer: DoorTurnAnswer): DoorAnswer {
+  if (!answer.whole) throw new Error('a plain door request answered with a delta')
+  return answer.whole
 }

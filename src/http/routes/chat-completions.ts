@@ -1,16 +1,13 @@
 import { createRoute, z } from '@hono/zod-openapi'
-import type { SSEStreamingApi } from 'hono/streaming'
-import { ServiceError } from '../../contract/errors'
-import { LIMITS } from '../../contract/limits'
-import { ChatCompletionRequestSchema, SessionId } from '../../contract/schemas'
-import { answeringModel, onDivergeOf } from '../../doors'
+import { ChatCompletionRequestSchema, ChatCompletionSchema, SessionId } from '../../contract/schemas'
 import { modelSettings } from '../../models/config'
-import { chatCompletion, chunkWriter, completionId } from '../../wire/chat-completions/answer'
-import { chatCompletionInput } from '../../wire/chat-completions/request'
-import { readDoorAnswer } from '../door-answer'
-import { body, errors, isResent, RetryCountHeader, routes, sessionOf } from './helpers'
+import { chatCompletion } from '../../wire/chat-completions/answer'
+import { chatCompletionRequest, chatSessionOf } from '../../wire/chat-completions/request'
+import { ChatCompletionStream } from '../../wire/chat-completions/stream'
+import { readDoorAnswer, wholeOf } from '../door-answer'
+import { addressOf, body, DoorHeaders, errors, routes, sessionOf } from './helpers'
 
-const Headers = z.object({
+const Headers = DoorHeaders.extend({
   'x-session-id': SessionId.optional().openapi({
     description: 'The session (else the body’s `session_id`); created when absent.',
   }),
@@ -18,32 +15,7 @@ const Headers = z.object({
     .enum(['on', 'off'])
     .optional()
     .openapi({ description: '`on` offers the model the built-in recall_history tool (see /turns `recall`).' }),
-  'x-on-diverge': z.enum(['rewind', 'reject']).optional().openapi({
-    description:
-      'A history that left the session’s (an edit, a rewrite): `rewind` to where it branched off (the default, or ON_DIVERGE), or `reject` with a 409 `history_diverged`.',
-  }),
-  'x-regenerate': z.enum(['true', 'false']).optional().openapi({
-    description:
-      '`true`: a request that repeats an answered one gets a new reply (the old one leaves the view) instead of the stored one.',
-  }),
-  'idempotency-key': z
-    .string()
-    .min(1)
-    .max(LIMITS.idempotencyKeyChars)
-    .optional()
-    .openapi({ description: 'A repeat with the same key and messages returns the first result without calling the model.' }),
-  'x-stainless-retry-count': RetryCountHeader,
 })
-
-const ChatCompletionSchema = z
-  .looseObject({
-    id: z.string(),
-    object: z.literal('chat.completion'),
-    created: z.int(),
-    model: z.string(),
-    choices: z.array(z.unknown()),
-  })
-  .openapi('ChatCompletion', { description: 'An OpenAI chat.completion (streamed: chat.completion.chunk frames, then [DONE]).' })
 
 const completions = createRoute({
   method: 'post',
@@ -61,7 +33,7 @@ const completions = createRoute({
   },
 })
 
-/** The front door: `/v1/chat/completions`. */
+/** The chat-completions door: `/v1/chat/completions`. */
 export const chatCompletionRoutes = routes()
 chatCompletionRoutes.use('/v1/chat/completions', async (c, next) => {
   await next()
@@ -71,40 +43,15 @@ chatCompletionRoutes.use('/v1/chat/completions', async (c, next) => {
   if (id.success && id.data !== undefined && !c.res.headers.has('X-Session-Id')) c.res.headers.set('X-Session-Id', id.data)
 })
 chatCompletionRoutes.openapi(completions, async (c) => {
-  const request = c.req.valid('json')
+  const body = c.req.valid('json')
   const headers = c.req.valid('header')
-  const sessionId = headers['x-session-id'] ?? request.session_id
-  if (sessionId === undefined) {
-    throw new ServiceError(
-      'invalid_request',
-      'X-Session-Id: the header (or the body’s session_id) is required: it names the session',
-    )
-  }
+  const sessionId = chatSessionOf(headers['x-session-id'] ?? body.session_id)
   c.header('X-Session-Id', sessionId)
-  const input = await chatCompletionInput(request, headers['idempotency-key'])
-  if (headers['x-recall'] === 'on') input.request.recall = true
-  input.onDiverge = headers['x-on-diverge'] ?? onDivergeOf(c.env.ON_DIVERGE)
-  if (headers['x-regenerate'] === 'true') input.regenerate = true
-  if (isResent(headers)) input.retried = true
-  const address = { userId: c.get('userId'), sessionId }
-  const answer = await readDoorAnswer(sessionOf(c, sessionId).door(address, input))
+  const request = await chatCompletionRequest(body, headers, c.env)
+  const answer = await readDoorAnswer(sessionOf(c, sessionId).door(addressOf(c, sessionId), request))
   if (answer.rewound !== null) c.header('X-Rewound', String(answer.rewound))
-  const requested = request.model ?? modelSettings(c.env).chatModel
-  if (!request.stream) {
-    if (!answer.whole) throw new Error('a plain completion answered with a delta')
-    return c.json(chatCompletion(answer.whole, requested), 200)
-  }
-  const chunks = chunkWriter(completionId(answer.replyId!), requested)
-  const write = (sse: SSEStreamingApi, data: unknown) => sse.writeSSE({ data: JSON.stringify(data) })
-  return answer.stream(c, {
-    start: (sse) => write(sse, chunks.role()),
-    end: (sse) => sse.writeSSE({ data: '[DONE]' }),
-    text: (sse, text) => write(sse, chunks.content(text)),
-    toolCall: (sse, call) => write(sse, chunks.toolCall(call)),
-    error: (sse, error) => write(sse, { error: { ...error.body, type: error.code } }),
-    async finish(sse, done) {
-      await write(sse, { ...chunks.finish(done.finishReason), model: answeringModel(done, requested) })
-      if (request.stream_options?.include_usage) await write(sse, chunks.usage(done.usage))
-    },
-  })
+  const requested = body.model ?? modelSettings(c.env).chatModel
+  if (!body.stream) return c.json(chatCompletion(wholeOf(answer), requested), 200)
+  const includeUsage = body.stream_options?.include_usage === true
+  return answer.stream(c, new ChatCompletionStream(answer.replyId!, requested, { includeUsage }))
 })

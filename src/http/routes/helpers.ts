@@ -1,6 +1,7 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi'
 import type { Context, TypedResponse } from 'hono'
 import type { JSONParsed } from 'hono/utils/types'
+import { LIMITS } from '../../contract/limits'
 import { ErrorResponseSchema } from '../../contract/schemas'
 import { sessionClient } from '../../object/session-client'
 import type { AppEnv } from '../env'
@@ -49,22 +50,29 @@ export const RetryCountHeader = z.string().optional().openapi({
 })
 
 /**
- * Whether a door request counts as sent again when it is the whole conversation before the
- * stored reply (rule 4): the SDKs say so with `x-stainless-retry-count` of 1 or more. Claude Code
- * (`x-claude-code-session-id`) and Codex (`x-codex-turn-metadata`) send their whole history every
- * time and retry with no count (Claude Code's own retries say 0): in a session of their own
- * conversation (no `X-Session-Id` naming another) such a request can only be the same request
- * again — where several runs share a session, a new run may ask what an earlier one did.
+ * The headers every door reads alike (see `wire/door-request`), declared once: each door's
+ * `Headers` extends them with its own.
  */
-export const isResent = (headers: {
-  'x-session-id'?: string | undefined
-  'x-stainless-retry-count'?: string | undefined
-  'x-claude-code-session-id'?: string | undefined
-  'x-codex-turn-metadata'?: string | undefined
-}) =>
-  Number.parseInt(headers['x-stainless-retry-count'] ?? '', 10) >= 1 ||
-  (headers['x-session-id'] === undefined &&
-    (headers['x-claude-code-session-id'] !== undefined || headers['x-codex-turn-metadata'] !== undefined))
+export const DoorHeaders = z.object({
+  'x-on-diverge': z.enum(['rewind', 'reject']).optional().openapi({
+    description:
+      'A history that left the session’s (an edit, a rewrite): `rewind` to where it branched off (the default, or ON_DIVERGE), or `reject` with a 409 `history_diverged`.',
+  }),
+  'x-regenerate': z.enum(['true', 'false']).optional().openapi({
+    description:
+      '`true`: a request that repeats an answered one gets a new reply (the old one leaves the view) instead of the stored one.',
+  }),
+  'idempotency-key': z
+    .string()
+    .min(1)
+    .max(LIMITS.idempotencyKeyChars)
+    .optional()
+    .openapi({ description: 'A repeat with the same key and messages returns the first result without calling the model.' }),
+  'x-stainless-retry-count': RetryCountHeader,
+})
+
+/** The address of the caller's session `id`. */
+export const addressOf = (c: { get(key: 'userId'): string }, sessionId: string) => ({ userId: c.get('userId'), sessionId })
 
 /** A group of routes, validated with the API's hook. */
 export const routes = () => new OpenAPIHono<AppEnv>({ defaultHook: validationHook })

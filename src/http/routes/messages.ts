@@ -1,20 +1,17 @@
 import { createRoute, z } from '@hono/zod-openapi'
-import type { SSEStreamingApi } from 'hono/streaming'
-import { ServiceError, unwrap } from '../../contract/errors'
-import { LIMITS } from '../../contract/limits'
-import { CountTokensRequestSchema, MessagesRequestSchema, SessionId } from '../../contract/schemas'
-import { onDivergeOf } from '../../doors'
-import { anthropicMessage, messageId, messageStream, type StreamEvent } from '../../wire/messages/answer'
-import { anthropicError } from '../../wire/messages/errors'
-import { messagesInput } from '../../wire/messages/request'
-import { messagesSessionKey } from '../../wire/messages/session-key'
-import { readDoorAnswer } from '../door-answer'
-import { body, isResent, json, RetryCountHeader, routes, sessionOf } from './helpers'
+import { unwrap } from '../../contract/errors'
+import { AnthropicMessageSchema, CountTokensRequestSchema, MessagesRequestSchema, SessionId } from '../../contract/schemas'
+import { anthropicMessage } from '../../wire/messages/answer'
+import { messagesRequest, messagesTranslation } from '../../wire/messages/request'
+import { requiredSessionKey } from '../../wire/messages/session-key'
+import { MessageStream, PING_MS } from '../../wire/messages/stream'
+import { readDoorAnswer, wholeOf } from '../door-answer'
+import { addressOf, body, DoorHeaders, json, routes, sessionOf } from './helpers'
 
 /** The Anthropic API versions the door speaks. */
 const VERSIONS = ['2023-06-01', '2026-10-21'] as const
 
-const Headers = z.object({
+const Headers = DoorHeaders.extend({
   'x-session-id': SessionId.optional().openapi({
     description: 'The session (else `x-claude-code-session-id`, else the session in `metadata.user_id`); created when absent.',
   }),
@@ -32,10 +29,6 @@ const Headers = z.object({
       '`auxiliary` or `compaction` (Claude Code with CLAUDE_CODE_GATEWAY_HINT_HEADERS=1): sent to the model as it is, the session neither read nor written (`X-Stored: false`).',
   }),
   'anthropic-version': z.enum(VERSIONS).optional(),
-  'x-on-diverge': z.enum(['rewind', 'reject']).optional(),
-  'x-regenerate': z.enum(['true', 'false']).optional(),
-  'idempotency-key': z.string().min(1).max(LIMITS.idempotencyKeyChars).optional(),
-  'x-stainless-retry-count': RetryCountHeader,
 })
 
 const AnthropicErrorSchema = z
@@ -44,19 +37,6 @@ const AnthropicErrorSchema = z
 
 const anthropicErrors = (...statuses: number[]) =>
   Object.fromEntries(statuses.map((status) => [status, json(AnthropicErrorSchema, `Error (${status}), in Anthropic's shape`)]))
-
-const MessageSchema = z
-  .looseObject({
-    id: z.string(),
-    type: z.literal('message'),
-    role: z.literal('assistant'),
-    model: z.string(),
-    content: z.array(z.unknown()),
-    stop_reason: z.string().nullable(),
-    stop_sequence: z.string().nullable(),
-    usage: z.looseObject({ input_tokens: z.int(), output_tokens: z.int() }),
-  })
-  .openapi('AnthropicMessage', { description: 'An Anthropic message (streamed: its server-sent events).' })
 
 const messages = createRoute({
   method: 'post',
@@ -68,7 +48,10 @@ const messages = createRoute({
   responses: {
     200: {
       description: 'A message, or with `stream: true` its server-sent events',
-      content: { 'application/json': { schema: MessageSchema }, 'text/event-stream': { schema: MessageSchema } },
+      content: {
+        'application/json': { schema: AnthropicMessageSchema },
+        'text/event-stream': { schema: AnthropicMessageSchema },
+      },
     },
     ...anthropicErrors(400, 401, 409, 413, 429, 502, 529),
   },
@@ -85,9 +68,9 @@ const countTokens = createRoute({
   },
 })
 
-/** The session a request names, or the 400 that says how to name one. */
-function sessionKeyOf(headers: z.output<typeof Headers>, userId: string | null | undefined) {
-  const key = messagesSessionKey(
+/** The session a request names (see `requiredSessionKey`). */
+const sessionKeyOf = (headers: z.output<typeof Headers>, userId: string | null | undefined) =>
+  requiredSessionKey(
     {
       sessionId: headers['x-session-id'],
       claudeCodeSessionId: headers['x-claude-code-session-id'],
@@ -95,89 +78,28 @@ function sessionKeyOf(headers: z.output<typeof Headers>, userId: string | null |
     },
     userId,
   )
-  if (!key) {
-    throw new ServiceError(
-      'invalid_request',
-      'X-Session-Id: the header (or x-claude-code-session-id, or a session_id in metadata.user_id) is required: it names the session',
-    )
-  }
-  const checked = SessionId.safeParse(key.sessionId)
-  if (!checked.success) {
-    throw new ServiceError(
-      'invalid_request',
-      `session id "${key.sessionId}": ${checked.error.issues[0]?.message ?? 'is invalid'}`,
-    )
-  }
-  return key
-}
-
-const send = async (sse: SSEStreamingApi, events: StreamEvent[]) => {
-  for (const { event, data } of events) await sse.writeSSE({ event, data: JSON.stringify(data) })
-}
-
-/** Request classes Claude Code marks as not part of the conversation: answered without the session. */
-const PASSTHROUGH_CLASSES = new Set(['auxiliary', 'compaction'])
-
-/** Anthropic sends a ping at least this often while a stream waits. */
-const PING_MS = 10_000
 
 /** The Anthropic Messages door: `/v1/messages` and `/v1/messages/count_tokens`. */
 export const messagesRoutes = routes()
   .openapi(messages, async (c) => {
-    const request = c.req.valid('json')
+    const body = c.req.valid('json')
     const headers = c.req.valid('header')
-    const key = sessionKeyOf(headers, request.metadata?.user_id)
+    const key = sessionKeyOf(headers, body.metadata?.user_id)
     c.header('X-Session-Id', key.sessionId)
-    const input = await messagesInput(request, headers['idempotency-key'], c.req.header('anthropic-beta'))
-    input.onDiverge = headers['x-on-diverge'] ?? onDivergeOf(c.env.ON_DIVERGE)
-    if (headers['x-regenerate'] === 'true') input.regenerate = true
-    if (isResent(headers)) input.retried = true
-    if (key.parentSessionId) input.creates = { metadata: { parentSessionId: key.parentSessionId } }
-    input.sideConversations = true
-    input.passthrough = PASSTHROUGH_CLASSES.has(headers['x-claude-code-request-class'] ?? '')
-    const address = { userId: c.get('userId'), sessionId: key.sessionId }
+    const request = await messagesRequest(body, headers, c.env, key, c.req.header('anthropic-beta'))
     // A stream starts within PING_MS even when the turn waits (a pass making room, a slow model):
     // its pings say it goes on; an error after that is an `error` event.
-    const answer = await readDoorAnswer(sessionOf(c, key.sessionId).door(address, input), {
-      ...(request.stream ? { streamAfterMs: PING_MS } : {}),
-    })
+    const reading = sessionOf(c, key.sessionId).door(addressOf(c, key.sessionId), request)
+    const answer = await readDoorAnswer(reading, body.stream ? { streamAfterMs: PING_MS } : {})
     if (answer.rewound !== null) c.header('X-Rewound', String(answer.rewound))
     if (!answer.stored) c.header('X-Stored', 'false')
-    if (!request.stream) {
-      if (!answer.whole) throw new Error('a plain message answered with a delta')
-      return c.json(anthropicMessage(answer.whole, request.model), 200)
-    }
-    const events = messageStream(request.model)
-    // The message begins with its first block (or its end): its id is the reply's, known by then.
-    const begin = (sse: SSEStreamingApi) =>
-      answer.replyId === null ? Promise.resolve() : send(sse, events.begin(messageId(answer.replyId)))
-    return answer.stream(c, {
-      start: (sse) => (answer.first.type === 'waiting' ? send(sse, events.ping()) : begin(sse)),
-      text: async (sse, text) => {
-        await begin(sse)
-        await send(sse, events.text(text))
-      },
-      toolCall: async (sse, call) => {
-        await begin(sse)
-        await send(sse, events.toolCall(call))
-      },
-      reasoning: async (sse, block) => {
-        await begin(sse)
-        await send(sse, events.reasoning(block))
-      },
-      error: (sse, error) => sse.writeSSE({ event: 'error', data: JSON.stringify(anthropicError(error).body) }),
-      keepAlive: { everyMs: PING_MS, write: (sse) => send(sse, events.ping()) },
-      async finish(sse, done) {
-        await begin(sse)
-        await send(sse, events.end(done))
-      },
-    })
+    if (!body.stream) return c.json(anthropicMessage(wholeOf(answer), body.model), 200)
+    return answer.stream(c, new MessageStream(body.model, () => answer.replyId, answer.first.type === 'waiting'))
   })
   .openapi(countTokens, async (c) => {
-    const request = c.req.valid('json')
-    const headers = c.req.valid('header')
-    const key = sessionKeyOf(headers, request.metadata?.user_id)
-    const input = await messagesInput(request)
-    const address = { userId: c.get('userId'), sessionId: key.sessionId }
-    return c.json({ input_tokens: unwrap(await sessionOf(c, key.sessionId).countTokens(address, input)) }, 200)
+    const body = c.req.valid('json')
+    const key = sessionKeyOf(c.req.valid('header'), body.metadata?.user_id)
+    const counted = messagesTranslation(body)
+    const tokens = unwrap(await sessionOf(c, key.sessionId).countTokens(addressOf(c, key.sessionId), counted))
+    return c.json({ input_tokens: tokens }, 200)
   })

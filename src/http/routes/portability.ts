@@ -132,7 +132,7 @@ export const portabilityRoutes = routes()
     const parsed = JsonImportSchema.safeParse(value)
     if (!parsed.success)
       throw new ServiceError(issuesCode(parsed.error.issues), describeIssues(parsed.error.issues, 'json', value))
-    const history = await importedHistory(parsed.data)
+    const history = importedHistory(parsed.data)
     return c.json(unwrap(await sessionOf(c, id).importSession(address, { history })), 200)
   })
   .openapi(

@@ -1,32 +1,35 @@
 import { createRoute, z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
-import { type SSEStreamingApi, streamSSE } from 'hono/streaming'
+import { streamSSE } from 'hono/streaming'
 import { ServiceError, unwrap } from '../../contract/errors'
 import { newConversationId } from '../../contract/ids'
-import { LIMITS } from '../../contract/limits'
-import { CompactResponsesRequestSchema, type ResponsesRequest, ResponsesRequestSchema, SessionId } from '../../contract/schemas'
-import { type DoorCompaction, onDivergeOf } from '../../doors'
-import { type ResponseEvent, responseObject, responseStream } from '../../wire/responses/answer'
+import {
+  CompactResponsesRequestSchema,
+  ResponseCompactionSchema,
+  ResponseSchema,
+  type ResponsesRequest,
+  ResponsesRequestSchema,
+  SessionId,
+} from '../../contract/schemas'
+import type { DoorCompaction } from '../../doors'
+import { sendAll } from '../../wire/door-events'
+import { responseObject } from '../../wire/responses/answer'
 import { compactedWindow, compactionEvents, compactionResponse } from '../../wire/responses/compaction'
-import { openAIError } from '../../wire/responses/errors'
-import { itemsOf, itemTarget } from '../../wire/responses/items'
-import { referencedIds, responsesInput } from '../../wire/responses/request'
-import { implicitTtlOf, responsesPlace } from '../../wire/responses/session'
-import { readDoorAnswer } from '../door-answer'
+import { responsesRequest } from '../../wire/responses/request'
+import { responseContext } from '../../wire/responses/session'
+import { ResponseStream } from '../../wire/responses/stream'
+import { readDoorAnswer, wholeOf } from '../door-answer'
+import type { AppEnv } from '../env'
 import { readTurnAnswer } from '../turn-answer'
-import { body, isResent, json, openAIErrors, RetryCountHeader, routes, sessionOf } from './helpers'
-import { ResponseSchema, storedResponsesRoutes } from './stored-responses'
+import { addressOf, body, DoorHeaders, json, openAIErrors, routes, sessionOf } from './helpers'
+import { storedResponsesRoutes } from './stored-responses'
 
-const Headers = z.object({
+const Headers = DoorHeaders.extend({
   'x-session-id': SessionId.optional().openapi({
     description: 'The session, when the body names no `conversation`; created when absent.',
   }),
   'session-id': SessionId.optional().openapi({ description: 'Codex’s session header: the session, after X-Session-Id.' }),
   session_id: SessionId.optional(),
-  'x-on-diverge': z.enum(['rewind', 'reject']).optional(),
-  'x-regenerate': z.enum(['true', 'false']).optional(),
-  'idempotency-key': z.string().min(1).max(LIMITS.idempotencyKeyChars).optional(),
-  'x-stainless-retry-count': RetryCountHeader,
   'x-codex-turn-metadata': z.string().optional().openapi({
     description:
       'Sent by Codex on every request (it sends its whole history each time, and no retry count): without X-Session-Id, a request carrying it that is the whole conversation before the stored reply is a retry.',
@@ -49,20 +52,8 @@ const create = createRoute({
   },
 })
 
-const send = async (sse: SSEStreamingApi, events: ResponseEvent[]) => {
-  for (const { event, data } of events) await sse.writeSSE({ event, data: JSON.stringify(data) })
-}
-
 /** Where a request with no session and `store: false` runs: a session object that it never writes. */
 const UNSTORED = 'unstored-responses'
-
-/** The items a request refers to (`item_reference`), looked up in its session by the events they name. */
-async function referencedItems(c: Context, sessionId: string, ids: string[]) {
-  const events = [...new Set(ids.flatMap((id) => itemTarget(id)?.eventId ?? []))]
-  if (events.length === 0) return new Map<string, Record<string, unknown>>()
-  const found = unwrap(await sessionOf(c, sessionId).messagesByIds(events))
-  return new Map(found.flatMap(itemsOf).map((item) => [item.id as string, item]))
-}
 
 const compact = createRoute({
   method: 'post',
@@ -72,44 +63,26 @@ const compact = createRoute({
     'A pass of the session’s strategy now, with a summary. Answers the view’s user messages as items, then one `compaction` item whose `encrypted_content` stands for the view in a later request’s input.',
   request: { headers: Headers, ...body(CompactResponsesRequestSchema) },
   responses: {
-    200: json(z.looseObject({ object: z.literal('response.compaction'), output: z.array(z.unknown()) }), 'The compacted window'),
+    200: json(ResponseCompactionSchema, 'The compacted window'),
     ...openAIErrors(400, 401, 404, 409, 413, 429, 502, 503),
   },
 })
 
-/** A Responses request as its session object takes it: where it goes, and what it asks. */
-async function doorRequest(c: Context, request: ResponsesRequest, headers: z.output<typeof Headers>) {
-  const place = responsesPlace(request, headers, newConversationId)
-  const sessionId = place.sessionId ?? UNSTORED
-  const references = referencedIds(request)
-  const { input, omitted, compact } = await responsesInput(request, {
-    idempotencyKey: headers['idempotency-key'],
-    references:
-      references.length > 0 && !place.implicit && place.sessionId ? await referencedItems(c, sessionId, references) : undefined,
-  })
-  if (omitted.length > 0) c.header('X-Tools-Omitted', omitted.join(', '))
-  input.onDiverge = headers['x-on-diverge'] ?? onDivergeOf(c.env.ON_DIVERGE)
-  if (headers['x-regenerate'] === 'true') input.regenerate = true
-  if (isResent(headers)) input.retried = true
-  if (place.sessionId === null && input.capsule)
-    throw new ServiceError(
-      'invalid_request',
-      `${input.capsule.field}: a compaction item goes back to the session it was made in: name it`,
-    )
-  if (place.sessionId === null) input.passthrough = true
-  else c.header('X-Session-Id', place.sessionId)
-  if (place.mustExist) input.mustExist = true
-  if (place.after) input.after = place.after
-  if (place.implicit) input.creates = { idleTtlSeconds: implicitTtlOf(c.env.RESPONSES_IMPLICIT_TTL_SECONDS) }
-  const context = { model: request.model, conversation: place.sessionId, store: place.sessionId !== null }
-  return { place, sessionId, input, compact, context, address: { userId: c.get('userId'), sessionId } }
+/** A Responses request as its session object takes it (see `responsesRequest`), its omitted tools and session said in headers. */
+async function doorRequest(c: Context<AppEnv>, body: ResponsesRequest, headers: z.output<typeof Headers>) {
+  const lookUp = async (sessionId: string, ids: string[]) => unwrap(await sessionOf(c, sessionId).messagesByIds(ids))
+  const door = await responsesRequest(body, headers, c.env, newConversationId, lookUp)
+  if (door.omitted.length > 0) c.header('X-Tools-Omitted', door.omitted.join(', '))
+  if (door.place.sessionId !== null) c.header('X-Session-Id', door.place.sessionId)
+  const sessionId = door.place.sessionId ?? UNSTORED
+  return { ...door, sessionId, address: addressOf(c, sessionId) }
 }
 
 /** Runs a compaction of the request's session (see `doorCompaction`). */
-async function compaction(c: Context, request: Awaited<ReturnType<typeof doorRequest>>): Promise<DoorCompaction> {
-  if (request.place.sessionId === null)
+async function compaction(c: Context<AppEnv>, door: Awaited<ReturnType<typeof doorRequest>>): Promise<DoorCompaction> {
+  if (door.place.sessionId === null)
     throw new ServiceError('invalid_request', 'input: a compaction needs a session (conversation, X-Session-Id or session-id)')
-  const answer = await readTurnAnswer(sessionOf(c, request.sessionId).doorCompaction(request.address, request.input))
+  const answer = await readTurnAnswer(sessionOf(c, door.sessionId).doorCompaction(door.address, door.request))
   if (answer.first.type !== 'done') throw new Error('a compaction answered with a delta')
   return JSON.parse(await new Response(answer.first.result).text()) as DoorCompaction
 }
@@ -117,37 +90,19 @@ async function compaction(c: Context, request: Awaited<ReturnType<typeof doorReq
 /** The Responses door: `POST /v1/responses`, `POST /v1/responses/compact`. */
 export const responsesRoutes = routes()
   .openapi(create, async (c) => {
-    const request = c.req.valid('json')
-    const door = await doorRequest(c, request, c.req.valid('header'))
-    const { place, sessionId, input } = door
+    const body = c.req.valid('json')
+    const door = await doorRequest(c, body, c.req.valid('header'))
     if (door.compact) {
       const done = await compaction(c, door)
-      if (!request.stream) return c.json(compactionResponse(done, door.context), 200)
-      return streamSSE(c, (sse) => send(sse, compactionEvents(done, door.context)))
+      const context = { model: body.model, conversation: door.place.sessionId, store: true }
+      if (!body.stream) return c.json(compactionResponse(done, context), 200)
+      return streamSSE(c, (sse) => sendAll(sse, compactionEvents(done, context)))
     }
-    const answer = await readDoorAnswer(sessionOf(c, sessionId).door(door.address, input))
+    const answer = await readDoorAnswer(sessionOf(c, door.sessionId).door(door.address, door.request))
     if (answer.rewound !== null) c.header('X-Rewound', String(answer.rewound))
-    const context = {
-      model: request.model,
-      conversation: answer.stored ? place.sessionId : null,
-      store: answer.stored,
-      ...(place.after ? { previousResponseId: place.after.responseId } : {}),
-    }
-    if (!request.stream) {
-      if (!answer.whole) throw new Error('a plain response answered with a delta')
-      return c.json(responseObject(answer.whole, context), 200)
-    }
-    const events = responseStream(answer.replyId!, context)
-    return answer.stream(c, {
-      start: (sse) => send(sse, events.start()),
-      text: (sse, text) => send(sse, events.text(text)),
-      toolCall: (sse, call) => send(sse, events.toolCall(call)),
-      error: (sse, error) => {
-        const { code, message } = openAIError(error).body.error
-        return send(sse, events.failed(code, message))
-      },
-      finish: (sse, done) => send(sse, events.end(done)),
-    })
+    const context = responseContext(body.model, door.place, answer.stored)
+    if (!body.stream) return c.json(responseObject(wholeOf(answer), context), 200)
+    return answer.stream(c, new ResponseStream(answer.replyId!, context))
   })
   .openapi(compact, async (c) => {
     const door = await doorRequest(c, c.req.valid('json'), c.req.valid('header'))

@@ -1,15 +1,11 @@
-import { createRoute, z } from '@hono/zod-openapi'
+import { createRoute } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { ServiceError, unwrap } from '../../contract/errors'
-import { ItemListSchema, ItemsQuerySchema, ResponseParamsSchema, SessionId } from '../../contract/schemas'
+import { ItemListSchema, ItemsQuerySchema, ResponseParamsSchema, ResponseSchema, SessionId } from '../../contract/schemas'
 import { answeringModel } from '../../doors'
 import { responseObject, responseTarget } from '../../wire/responses/answer'
 import { itemList, itemsOf } from '../../wire/responses/items'
 import { json, openAIErrors, routes, sessionOf } from './helpers'
-
-export const ResponseSchema = z
-  .looseObject({ id: z.string(), object: z.literal('response'), status: z.string(), output: z.array(z.unknown()) })
-  .openapi('Response', { description: 'An OpenAI response (streamed: its server-sent events).' })
 
 const getResponse = createRoute({
   method: 'get',

@@ -1,7 +1,9 @@
+import { ServiceError } from '../../contract/errors'
 import { fromOpenAIToolCall } from '../../contract/openai-messages'
 import type { ChatCompletionRequest, ChatMessageInput } from '../../contract/schemas'
 import type { ClientMessage } from '../../core'
-import { type DoorInput, idempotencyOf } from '../../doors'
+import type { DoorRequest } from '../../doors'
+import { type DoorHeaderValues, doorRequestOf, type Translation } from '../door-request'
 
 /** A message's text: its content, or its text parts joined with a newline; null ≡ "". */
 const textOf = (content: ChatMessageInput['content']): string =>
@@ -13,9 +15,9 @@ const textOf = (content: ChatMessageInput['content']): string =>
  * the sampling fields in the turn's names (`max_completion_tokens` before `max_tokens`).
  *
  * @example
- * const input = await chatCompletionInput(body, c.req.header('Idempotency-Key'))
+ * const translation = chatCompletionTranslation(body)
  */
-export async function chatCompletionInput(body: ChatCompletionRequest, idempotencyKey?: string): Promise<DoorInput> {
+export function chatCompletionTranslation(body: ChatCompletionRequest): Translation {
   let system: string | undefined
   const messages: ClientMessage[] = []
   const fields: string[] = []
@@ -63,6 +65,35 @@ export async function chatCompletionInput(body: ChatCompletionRequest, idempoten
       ...(body.parallel_tool_calls !== undefined ? { parallelToolCalls: body.parallel_tool_calls } : {}),
       ...(Object.keys(options).length > 0 ? { options } : {}),
     },
-    ...(await idempotencyOf(idempotencyKey, body.messages)),
   }
+}
+
+/**
+ * The session a chat-completions request names (`X-Session-Id`, else the body's `session_id`),
+ * or the 400 that says how to name one.
+ */
+export function chatSessionOf(sessionId: string | undefined): string {
+  if (sessionId === undefined)
+    throw new ServiceError(
+      'invalid_request',
+      'X-Session-Id: the header (or the body’s session_id) is required: it names the session',
+    )
+  return sessionId
+}
+
+/**
+ * A chat-completions request as its session object takes it (see `doorRequestOf`); `X-Recall: on`
+ * offers the model `recall_history`.
+ *
+ * @example
+ * const request = await chatCompletionRequest(body, c.req.valid('header'), c.env)
+ */
+export async function chatCompletionRequest(
+  body: ChatCompletionRequest,
+  headers: DoorHeaderValues & { 'x-recall'?: 'on' | 'off' | undefined },
+  env: Pick<Env, 'ON_DIVERGE'>,
+): Promise<DoorRequest> {
+  const translation = chatCompletionTranslation(body)
+  if (headers['x-recall'] === 'on') translation.request.recall = true
+  return doorRequestOf(translation, body.messages, headers, env)
 }

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import { MessagesRequestSchema } from '../../contract/schemas'
-import { messagesInput, systemPrompt } from './request'
+import { messagesTranslation, systemPrompt } from './request'
 
 const request = (body: Record<string, unknown>) => MessagesRequestSchema.parse({ model: 'm', max_tokens: 100, ...body })
 
-describe('messagesInput', () => {
+describe('messagesTranslation', () => {
   it('maps blocks onto neutral messages, each named by the field it came from', async () => {
-    const input = await messagesInput(
+    const input = messagesTranslation(
       request({
         messages: [
           {
@@ -72,7 +72,7 @@ describe('messagesInput', () => {
   })
 
   it('leaves out an assistant message of thinking only, and a user message of tool results has no text message', async () => {
-    const input = await messagesInput(
+    const input = messagesTranslation(
       request({
         messages: [
           { role: 'assistant', content: [{ type: 'redacted_thinking', data: 'xx' }] },
@@ -84,7 +84,7 @@ describe('messagesInput', () => {
   })
 
   it('takes the client tools as function tools, server tools left out, and tool_choice in the turn’s names', async () => {
-    const input = await messagesInput(
+    const input = messagesTranslation(
       request({
         messages: [{ role: 'user', content: 'x' }],
         tools: [

@@ -1,6 +1,8 @@
 import type { MessagesMessage, MessagesRequest, ToolChoiceInput, ToolInput } from '../../contract/schemas'
 import type { ClientMessage } from '../../core'
-import { type DoorInput, idempotencyOf } from '../../doors'
+import type { DoorRequest } from '../../doors'
+import { type DoorHeaderValues, doorRequestOf, type Translation } from '../door-request'
+import type { MessagesSessionKey } from './session-key'
 
 /**
  * An Anthropic Messages request as the door layer takes it: the system prompt (its leading
@@ -9,7 +11,7 @@ import { type DoorInput, idempotencyOf } from '../../doors'
  * (named by its block), thinking left out of matching — and the client tools as function tools.
  *
  * @example
- * const input = await messagesInput(body, c.req.header('Idempotency-Key'))
+ * const translation = messagesTranslation(body, c.req.header('anthropic-beta'))
  */
 /** The request fields the door reads; every other one goes unchanged to an Anthropic upstream only. */
 const READ_FIELDS = new Set([
@@ -26,7 +28,7 @@ const READ_FIELDS = new Set([
   'tool_choice',
 ])
 
-export async function messagesInput(body: MessagesRequest, idempotencyKey?: string, beta?: string): Promise<DoorInput> {
+export function messagesTranslation(body: MessagesRequest, beta?: string): Translation {
   const messages: ClientMessage[] = []
   const fields: string[] = []
   body.messages.forEach((message, at) => {
@@ -66,7 +68,6 @@ export async function messagesInput(body: MessagesRequest, idempotencyKey?: stri
       ...(tools.length > 0 && choice ? choice : {}),
       ...(Object.keys(options).length > 0 ? { options } : {}),
     },
-    ...(await idempotencyOf(idempotencyKey, body.messages)),
   }
 }
 
@@ -176,4 +177,29 @@ function toolChoice(
     case 'tool':
       return { toolChoice: { type: 'function', function: { name: choice.name! } }, ...parallel }
   }
+}
+
+/** Request classes Claude Code marks as not part of the conversation: answered without the session. */
+const PASSTHROUGH_CLASSES = new Set(['auxiliary', 'compaction'])
+
+/**
+ * A Messages request as its session object takes it (see `doorRequestOf`): side conversations
+ * answered unstored, Claude Code's auxiliary and compaction requests (`x-claude-code-request-class`)
+ * passed through, a subagent's session created naming its parent.
+ *
+ * @example
+ * const request = await messagesRequest(body, headers, c.env, key, c.req.header('anthropic-beta'))
+ */
+export function messagesRequest(
+  body: MessagesRequest,
+  headers: DoorHeaderValues & { 'x-claude-code-request-class'?: string | undefined },
+  env: Pick<Env, 'ON_DIVERGE'>,
+  key: MessagesSessionKey,
+  beta?: string,
+): Promise<DoorRequest> {
+  return doorRequestOf(messagesTranslation(body, beta), body.messages, headers, env, {
+    mode: PASSTHROUGH_CLASSES.has(headers['x-claude-code-request-class'] ?? '') ? 'passthrough' : 'turn',
+    creates: key.parentSessionId ? { metadata: { parentSessionId: key.parentSessionId } } : {},
+    sideConversations: true,
+  })
 }

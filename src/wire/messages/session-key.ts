@@ -1,3 +1,6 @@
+import { ServiceError } from '../../contract/errors'
+import { SessionId } from '../../contract/schemas'
+
 /**
  * Which session a Messages request is about: `X-Session-Id`, else Claude Code's
  * `x-claude-code-session-id`, else the session named in `metadata.user_id` (JSON
@@ -11,7 +14,7 @@ export interface MessagesSessionKey {
   parentSessionId?: string
 }
 
-export interface SessionHeaders {
+export interface MessagesSessionHeaders {
   sessionId?: string
   claudeCodeSessionId?: string
   agentId?: string
@@ -38,8 +41,32 @@ export function sessionOfUserId(userId: string | null | undefined): string | und
  * @example
  * messagesSessionKey({ claudeCodeSessionId: 's1', agentId: 'a7' }, undefined) // { sessionId: 's1:a7', parentSessionId: 's1' }
  */
-export function messagesSessionKey(headers: SessionHeaders, userId: string | null | undefined): MessagesSessionKey | null {
+export function messagesSessionKey(
+  headers: MessagesSessionHeaders,
+  userId: string | null | undefined,
+): MessagesSessionKey | null {
   const main = headers.sessionId ?? headers.claudeCodeSessionId ?? sessionOfUserId(userId)
   if (main === undefined) return null
   return headers.agentId ? { sessionId: `${main}:${headers.agentId}`, parentSessionId: main } : { sessionId: main }
+}
+
+/**
+ * The session a request names (see {@link messagesSessionKey}), or the 400 that says how to name
+ * one; an id the API refuses is a 400 too.
+ */
+export function requiredSessionKey(headers: MessagesSessionHeaders, userId: string | null | undefined): MessagesSessionKey {
+  const key = messagesSessionKey(headers, userId)
+  if (!key) {
+    throw new ServiceError(
+      'invalid_request',
+      'X-Session-Id: the header (or x-claude-code-session-id, or a session_id in metadata.user_id) is required: it names the session',
+    )
+  }
+  const checked = SessionId.safeParse(key.sessionId)
+  if (!checked.success)
+    throw new ServiceError(
+      'invalid_request',
+      `session id "${key.sessionId}": ${checked.error.issues[0]?.message ?? 'is invalid'}`,
+    )
+  return key
 }

@@ -1,5 +1,7 @@
+import type { ResponseCompaction, ResponseObject } from '../../contract/schemas'
 import type { DoorCompaction } from '../../doors/compaction'
-import { type ResponseContext, type ResponseEvent, responseId } from './answer'
+import type { SseEvent } from '../door-events'
+import { type ResponseContext, responseId } from './answer'
 import { itemsOf } from './items'
 
 /**
@@ -28,7 +30,7 @@ const NO_USAGE = {
 }
 
 /** The response to a request ending with a `compaction_trigger`: output, the one compaction item. */
-export function compactionResponse(done: DoorCompaction, context: ResponseContext) {
+export function compactionResponse(done: DoorCompaction, context: ResponseContext): ResponseObject {
   return {
     id: compactionResponseId(done, context.conversation),
     object: 'response' as const,
@@ -47,7 +49,7 @@ export function compactionResponse(done: DoorCompaction, context: ResponseContex
 }
 
 /** The same response as server-sent events, numbered: created, in progress, the item added and done, completed. */
-export function compactionEvents(done: DoorCompaction, context: ResponseContext): ResponseEvent[] {
+export function compactionEvents(done: DoorCompaction, context: ResponseContext): SseEvent[] {
   const response = compactionResponse(done, context)
   const pending = { ...response, status: 'in_progress', output: [], usage: null }
   const item = compactionItem(done)
@@ -64,7 +66,7 @@ export function compactionEvents(done: DoorCompaction, context: ResponseContext)
 }
 
 /** `POST /v1/responses/compact`'s answer: the view's user messages as items, then the compaction item. */
-export const compactedWindow = (done: DoorCompaction, conversation: string) => ({
+export const compactedWindow = (done: DoorCompaction, conversation: string): ResponseCompaction => ({
   id: compactionResponseId(done, conversation),
   object: 'response.compaction' as const,
   created_at: Math.floor(Date.now() / 1000),

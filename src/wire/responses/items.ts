@@ -1,6 +1,6 @@
 import { ServiceError } from '../../contract/errors'
 import type { ItemsQuery } from '../../contract/schemas'
-import type { Message, Reasoning, ToolCall } from '../../core'
+import type { Message, MessageEvent, Reasoning, ToolCall } from '../../core'
 
 /**
  * Stored events as the Responses API's items, each with an id that names the event it comes
@@ -112,4 +112,17 @@ export function itemList(items: readonly ResponseItem[], query: ItemsQuery) {
     last_id: data.at(-1)?.id ?? null,
     has_more: start + query.limit < ordered.length,
   }
+}
+
+/**
+ * The items a request refers to (`item_reference`), by id: the events they name looked up
+ * (`lookUp`, in the request's session), each shown as its items.
+ */
+export async function referencedItems(
+  ids: readonly string[],
+  lookUp: (eventIds: string[]) => Promise<MessageEvent[]>,
+): Promise<Map<string, Record<string, unknown>>> {
+  const events = [...new Set(ids.flatMap((id) => itemTarget(id)?.eventId ?? []))]
+  if (events.length === 0) return new Map()
+  return new Map((await lookUp(events)).flatMap(itemsOf).map((item) => [item.id as string, item]))
 }

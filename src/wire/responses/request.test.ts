@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import { ResponsesRequestSchema } from '../../contract/schemas'
-import { responsesInput } from './request'
+import { responsesTranslation } from './request'
 
 const request = (body: Record<string, unknown>) => ResponsesRequestSchema.parse({ model: 'm', ...body })
 
-describe('responsesInput', () => {
+describe('responsesTranslation', () => {
   it('keeps reasoning items on the assistant message they come with, as the provider openai’s', async () => {
-    const { input } = await responsesInput(
+    const { translation: input } = responsesTranslation(
       request({
         input: [
           { role: 'user', content: 'q' },
@@ -37,18 +37,18 @@ describe('responsesInput', () => {
       { type: 'item_reference', id: 'fc_e1.0' },
       { type: 'function_call_output', call_id: 'c1', output: 'r' },
     ]
-    const { input: door } = await responsesInput(request({ input }), { references })
+    const { translation: door } = responsesTranslation(request({ input }), references)
     expect(door.messages.slice(1)).toEqual([
       { role: 'assistant', content: 'Hello', toolCalls: [{ id: 'c1', name: 'f', arguments: '{}' }] },
       { role: 'tool', content: 'r', toolCallId: 'c1' },
     ])
-    await expect(
-      responsesInput(request({ input: [...input, { type: 'item_reference', id: 'msg_gone' }] }), { references }),
-    ).rejects.toThrow("input[4].id: Item with id 'msg_gone' not found.")
+    expect(() =>
+      responsesTranslation(request({ input: [...input, { type: 'item_reference', id: 'msg_gone' }] }), references),
+    ).toThrow("input[4].id: Item with id 'msg_gone' not found.")
   })
 
   it('joins an assistant message and the calls after it, or calls alone, into one assistant message', async () => {
-    const { input } = await responsesInput(
+    const { translation: input } = responsesTranslation(
       request({
         input: [
           { role: 'user', content: 'q' },
@@ -90,7 +90,7 @@ describe('responsesInput', () => {
   })
 
   it('takes instructions and every system or developer message, in order, as the system prompt', async () => {
-    const { input } = await responsesInput(
+    const { translation: input } = responsesTranslation(
       request({
         instructions: 'A',
         input: [
@@ -111,16 +111,20 @@ describe('responsesInput', () => {
       { type: 'namespace', name: 'shell' },
       { type: 'mcp', server_label: 'docs' },
     ]
-    const { input, omitted } = await responsesInput(request({ input: 'q', tools, tool_choice: { type: 'function', name: 'f' } }))
+    const { translation: input, omitted } = responsesTranslation(
+      request({ input: 'q', tools, tool_choice: { type: 'function', name: 'f' } }),
+    )
     expect(input.request.tools).toEqual([{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }])
     expect(input.request.toolChoice).toEqual({ type: 'function', function: { name: 'f' } })
     expect(omitted).toEqual(['web_search', 'shell', 'docs'])
-    await expect(responsesInput(request({ input: 'q', tools, tool_choice: { type: 'web_search' } }))).rejects.toMatchObject({
-      code: 'unsupported',
-      message: 'tool_choice: it requires "web_search", which the service cannot offer',
-    })
-    await expect(
-      responsesInput(request({ input: 'q', tools: [{ type: 'web_search' }], tool_choice: 'required' })),
-    ).rejects.toThrow(/only tools the service cannot offer/)
+    expect(() => responsesTranslation(request({ input: 'q', tools, tool_choice: { type: 'web_search' } }))).toThrow(
+      expect.objectContaining({
+        code: 'unsupported',
+        message: 'tool_choice: it requires "web_search", which the service cannot offer',
+      }),
+    )
+    expect(() => responsesTranslation(request({ input: 'q', tools: [{ type: 'web_search' }], tool_choice: 'required' }))).toThrow(
+      /only tools the service cannot offer/,
+    )
   })
 })

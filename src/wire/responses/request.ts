@@ -1,7 +1,10 @@
 import { ServiceError } from '../../contract/errors'
 import type { ResponsesRequest, ToolChoiceInput, ToolInput } from '../../contract/schemas'
-import type { ClientMessage, Reasoning } from '../../core'
-import { type DoorInput, idempotencyOf } from '../../doors'
+import type { ClientMessage, MessageEvent, Reasoning } from '../../core'
+import type { DoorRequest } from '../../doors'
+import { type DoorHeaderValues, doorRequestOf, type Translation } from '../door-request'
+import { referencedItems } from './items'
+import { implicitTtlOf, type ResponsesPlace, type ResponsesSessionHeaders, responsesPlace } from './session'
 
 /**
  * An OpenAI Responses request as the door layer takes it: `instructions` and every system or
@@ -12,13 +15,13 @@ import { type DoorInput, idempotencyOf } from '../../doors'
  * named in `omitted`).
  *
  * @example
- * const { input, omitted } = await responsesInput(body)
+ * const { translation, capsule, omitted } = responsesTranslation(body)
  */
-export async function responsesInput(
+export function responsesTranslation(
   body: ResponsesRequest,
-  given: { idempotencyKey?: string; references?: ReadonlyMap<string, Record<string, unknown>> } = {},
-): Promise<{ input: DoorInput; omitted: string[]; compact: boolean }> {
-  const all = inputItems(body, given.references ?? new Map())
+  references: ReadonlyMap<string, Record<string, unknown>> = new Map(),
+): { translation: Translation; capsule: DoorRequest['capsule']; omitted: string[]; compact: boolean } {
+  const all = inputItems(body, references)
   // A last compaction_trigger asks for a compaction; the newest compaction item stands for all before it.
   const compact = all.at(-1)?.type === 'compaction_trigger'
   const items = compact ? all.slice(0, -1) : all
@@ -38,7 +41,8 @@ export async function responsesInput(
   return {
     omitted,
     compact,
-    input: {
+    capsule: at >= 0 ? { token: items[at]!.encrypted_content as string, field: `input[${at}].encrypted_content` } : null,
+    translation: {
       messages,
       fields,
       toolCallIdField: 'call_id',
@@ -56,8 +60,6 @@ export async function responsesInput(
         // A compaction threshold is a tokenCount trigger for this request.
         ...(threshold ? { compactionTrigger: { tokenCount: threshold } } : {}),
       },
-      ...(at >= 0 ? { capsule: { token: items[at]!.encrypted_content as string, field: `input[${at}].encrypted_content` } } : {}),
-      ...(await idempotencyOf(given.idempotencyKey, body.input)),
     },
   }
 }
@@ -197,4 +199,54 @@ function toolChoiceOf(
     'unsupported',
     `tool_choice: it requires "${choice.name ?? choice.type}", which the service cannot offer`,
   )
+}
+
+/** A Responses request as its session object takes it, with where it is answered and what the answer says of it. */
+export interface ResponsesDoorRequest {
+  place: ResponsesPlace
+  request: DoorRequest
+  /** Tools the service cannot offer, left out (`X-Tools-Omitted`). */
+  omitted: string[]
+  /** The input ends with a `compaction_trigger`: the request asks for a compaction. */
+  compact: boolean
+}
+
+/**
+ * A Responses request as its session object takes it (see `doorRequestOf`): where it is answered
+ * (see `responsesPlace`; with no session, unstored: passed through), its items (those it refers to
+ * by `item_reference` looked up in its session with `lookUp`: a second call to the session object,
+ * only for such a request), a compaction item's capsule, the response it goes on
+ * from. A capsule with no session named is a 400: it goes back to the session it was made in.
+ *
+ * @example
+ * const { place, request, omitted } = await responsesRequest(body, headers, c.env, newConversationId)
+ */
+export async function responsesRequest(
+  body: ResponsesRequest,
+  headers: DoorHeaderValues & ResponsesSessionHeaders,
+  env: Pick<Env, 'ON_DIVERGE' | 'RESPONSES_IMPLICIT_TTL_SECONDS'>,
+  newId: () => string,
+  lookUp?: (sessionId: string, eventIds: string[]) => Promise<MessageEvent[]>,
+): Promise<ResponsesDoorRequest> {
+  const place = responsesPlace(body, headers, newId)
+  const referenced = referencedIds(body)
+  const stored = place.sessionId !== null && !place.implicit
+  const found =
+    referenced.length > 0 && stored && lookUp
+      ? await referencedItems(referenced, (ids) => lookUp(place.sessionId!, ids))
+      : undefined
+  const { translation, capsule, omitted, compact } = responsesTranslation(body, found)
+  if (place.sessionId === null && capsule)
+    throw new ServiceError(
+      'invalid_request',
+      `${capsule.field}: a compaction item goes back to the session it was made in: name it`,
+    )
+  const request = await doorRequestOf(translation, body.input, headers, env, {
+    mode: place.sessionId === null ? 'passthrough' : 'turn',
+    mustExist: place.mustExist,
+    creates: place.implicit ? { idleTtlSeconds: implicitTtlOf(env.RESPONSES_IMPLICIT_TTL_SECONDS) } : {},
+    after: place.after ?? null,
+    capsule,
+  })
+  return { place, request, omitted, compact }
 }

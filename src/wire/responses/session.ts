@@ -2,7 +2,7 @@ import { ServiceError } from '../../contract/errors'
 import type { ResponsesRequest } from '../../contract/schemas'
 import { SessionId } from '../../contract/schemas'
 import { secondsSetting } from '../../contract/seconds-setting'
-import { responseTarget } from './answer'
+import { type ResponseContext, responseTarget } from './answer'
 
 /** Where a Responses request is answered. */
 export interface ResponsesPlace {
@@ -17,7 +17,7 @@ export interface ResponsesPlace {
 }
 
 /** The headers that may name a session, in the order they are taken. */
-export interface SessionHeaders {
+export interface ResponsesSessionHeaders {
   'x-session-id'?: string
   'session-id'?: string
   session_id?: string
@@ -32,7 +32,7 @@ export interface SessionHeaders {
  * @example
  * responsesPlace({ model: 'm', input: 'Hi', store: false }, {}, newId) // { sessionId: null, … }
  */
-export function responsesPlace(request: ResponsesRequest, headers: SessionHeaders, newId: () => string): ResponsesPlace {
+export function responsesPlace(request: ResponsesRequest, headers: ResponsesSessionHeaders, newId: () => string): ResponsesPlace {
   const conversation = typeof request.conversation === 'string' ? request.conversation : request.conversation?.id
   const previous = request.previous_response_id ?? undefined
   if (conversation !== undefined && previous !== undefined)
@@ -61,3 +61,11 @@ export const IMPLICIT_TTL_SECONDS = 30 * 24 * 3600
  */
 export const implicitTtlOf = (value: string | undefined): number =>
   secondsSetting('RESPONSES_IMPLICIT_TTL_SECONDS', value, IMPLICIT_TTL_SECONDS)
+
+/** What an answer says of where it stands: stored in the request's session or not, and the response it went on from. */
+export const responseContext = (model: string, place: ResponsesPlace, stored: boolean): ResponseContext => ({
+  model,
+  conversation: stored ? place.sessionId : null,
+  store: stored,
+  ...(place.after ? { previousResponseId: place.after.responseId } : {}),
+})
