@@ -35,7 +35,7 @@ export const benchBindings = (upstreamUrl: string) => {
     // Room for the ~10k-token views the sessions keep: a turn's prompt fits, so no pass runs to make room.
     CHAT_CONTEXT_TOKENS: plain('131072'),
     // One user seeds and measures far more than 600 requests a minute: the limits are off here
-    // (what they cost per request is in the README, "Rate limits and quotas").
+    // (what they cost per request: docs/http-api.md, "Rate limits").
     RATE_LIMIT_REQUESTS: plain('0'),
     RATE_LIMIT_TURNS: plain('0'),
     MAX_QUEUED_TURNS: plain('0'),

@@ -47,7 +47,7 @@ type Targets = ReturnType<typeof targetsOf>
 
 const compaction = JSON.stringify(NO_COMPACTION)
 
-/** A whole chat turn through the object, 10 a sample (run again beside the front door, on the same sessions). */
+/** A whole chat turn through the object, 10 a sample (run again beside the chat-completions door, on the same sessions). */
 const turnInWorkerd = ({ onOurs, keepShort }: Targets): Measurement => ({
   rounds: ROUNDS,
   after: keepShort,
@@ -111,9 +111,9 @@ function wholeTurns(targets: Targets) {
   return {
     turnRows: { rounds: 5, after: keepShort, sample: onOurs('turn-rows', { compaction }) },
     continuation: { rounds: ROUNDS, after: keepShort, sample: onOurs('tool-continuation', { batch: 5, compaction }) },
-    frontDoorOnlyNew: { rounds: ROUNDS, after: keepShort, sample: doorTurn(targets, 0) },
-    turnBesideFrontDoor: turnInWorkerd(targets),
-    frontDoorResending: { rounds: HALF_ROUNDS, after: keepShort, sample: doorTurn(targets, 1000) },
+    chatDoorOnlyNew: { rounds: ROUNDS, after: keepShort, sample: doorTurn(targets, 0) },
+    turnBesideChatDoor: turnInWorkerd(targets),
+    chatDoorResending: { rounds: HALF_ROUNDS, after: keepShort, sample: doorTurn(targets, 1000) },
     messagesDoorOnlyNew: { rounds: ROUNDS, after: keepShort, sample: doorTurn(targets, 0, 'messages') },
     turnBesideMessagesDoor: turnInWorkerd(targets),
     messagesDoorResending: { rounds: HALF_ROUNDS, after: keepShort, sample: doorTurn(targets, 1000, 'messages') },
@@ -186,7 +186,7 @@ function background(targets: Targets) {
   } satisfies Record<string, Measurement>
 }
 
-/** Issue 25's paths: a rewind and back, a regenerate, a front-door request that edits the newest question. */
+/** Issue 25's paths: a rewind and back, a regenerate, a chat-completions door request that edits the newest question. */
 function branches(targets: Targets) {
   const { worker, ours, onOurs, keepShort } = targets
   const doorRewind = async (key: Key) => {

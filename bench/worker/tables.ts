@@ -99,7 +99,7 @@ const floorAt = (r: Results, key: Key) => r.median('storageFloorPart', key) + r.
 
 const DOOR_NAMES = {
   continuation: 'tool continuation',
-  frontDoorOnlyNew: 'chat completions',
+  chatDoorOnlyNew: 'chat completions',
   messagesDoorOnlyNew: 'Messages',
   responsesDoorOnlyNew: 'Responses',
 }
@@ -136,7 +136,7 @@ const COLD_PARTS = {
 /** The paths of the first-byte table. */
 const FIRST_BYTE_PATHS = {
   service: 'a streamed `/turns` turn (dev server, Worker, session object, upstream)',
-  chat: 'a streamed chat completion (the front door)',
+  chat: 'a streamed chat completion (the chat-completions door)',
   messages: 'a streamed Messages request',
   responses: 'a streamed Responses request',
   proxy: 'a bare Worker proxying the model request to the same upstream (the floor for any Worker)',
@@ -244,10 +244,10 @@ export const TABLES: Table[] = [
       (r) => `continuation at ${n(LARGEST)} / at 1k (medians): ${growth(r, 'continuation', LARGEST, SMALLEST)} — target ≤ 1.2×`,
     ],
   },
-  doorTable('front door', 'a chat-completions turn', 'messages', [
-    'frontDoorOnlyNew',
-    'turnBesideFrontDoor',
-    'frontDoorResending',
+  doorTable('chat-completions door', 'a chat-completions turn', 'messages', [
+    'chatDoorOnlyNew',
+    'turnBesideChatDoor',
+    'chatDoorResending',
   ]),
   doorTable('Responses door', 'a Responses turn as Codex sends it', 'items', [
     'responsesDoorOnlyNew',
@@ -413,13 +413,13 @@ export const TABLES: Table[] = [
   {
     title: 'Every turn against the same floor, one RPC a turn (the doors only the new message, 10 a sample; the continuation 5)',
     measure: [
-      ['continuation', 'frontDoorOnlyNew', 'messagesDoorOnlyNew', 'responsesDoorOnlyNew'],
+      ['continuation', 'chatDoorOnlyNew', 'messagesDoorOnlyNew', 'responsesDoorOnlyNew'],
       ['bareUpstream', 'floorOverRpc'],
     ],
     columns: [
       logEvents,
       median('floor over RPC', 'floorOverRpc'),
-      ...(['continuation', 'frontDoorOnlyNew', 'messagesDoorOnlyNew', 'responsesDoorOnlyNew'] as const).map((name) =>
+      ...(['continuation', 'chatDoorOnlyNew', 'messagesDoorOnlyNew', 'responsesDoorOnlyNew'] as const).map((name) =>
         column(
           `${DOOR_NAMES[name]} (÷ floor)`,
           (key, r) => `${ms(r.median(name, key))} (${ratio(r.median(name, key), r.median('floorOverRpc', key))})`,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { LIMITS } from '../contract/limits'
+import { SIZE_LIMITS } from '../contract/limits'
 import { atSeq, defaultEstimator, newMessageEvent, type SessionEvent } from '../core'
 import { checkAppendInputs, planAppend } from './append-input'
 
@@ -15,7 +15,7 @@ describe('checkAppendInputs', () => {
   })
 
   it('refuses an event over the content limit with a 413 naming it', () => {
-    const big = input('x'.repeat(LIMITS.eventContentBytes + 1))
+    const big = input('x'.repeat(SIZE_LIMITS.eventContentBytes + 1))
     expect(() => checkAppendInputs([input('small'), big])).toThrow(
       expect.objectContaining({ status: 413, message: expect.stringMatching(/^events\[1\]: /) }),
     )

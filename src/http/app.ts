@@ -1,7 +1,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
 import { requestId } from 'hono/request-id'
 import { ServiceError } from '../contract/errors'
-import { LIMITS } from '../contract/limits'
+import { SIZE_LIMITS } from '../contract/limits'
 import { authConfigOf, bearerJwt } from './auth'
 import { jsonBody } from './body'
 import { cors, corsOrigins } from './cors'
@@ -103,7 +103,7 @@ app.use(
 )
 app.use('/v1/*', async (c, next) => (isPublic(c.req.path) ? next() : auth(c, next)))
 app.use('/v1/*', async (c, next) => (isPublic(c.req.path) ? next() : limit(c, next)))
-app.use('/v1/*', jsonBody({ maxBytes: LIMITS.requestBytes }))
+app.use('/v1/*', jsonBody({ maxBytes: SIZE_LIMITS.requestBytes }))
 
 app.route('/', apiRoutes)
 app.route('/', inspectorRoutes)

@@ -5,7 +5,7 @@ import type { ChatModel } from './port'
 import { withRetries } from './retry'
 import { workersAI } from './workers-ai'
 
-/** What a deployment's variables say about models (see the README's Configuration). */
+/** What a deployment's variables say about models (docs/guides/configuration.md). */
 export interface ModelSettings {
   /** Null when neither an OpenAI-compatible upstream nor the AI binding is configured. */
   model: ChatModel | null

@@ -38,7 +38,7 @@ export interface ChatReply {
   toolCalls: ToolCall[]
   /** As the upstream reported it; null when it did not. */
   usage: Usage | null
-  /** `stop`, `length`, `tool_calls`… as the upstream reported it (the front door passes it on). */
+  /** `stop`, `length`, `tool_calls`… as the upstream reported it (the chat-completions door passes it on). */
   finishReason: string | null
   /** The stop sequence that ended the reply, when the upstream says which (Anthropic's `stop_sequence`; `finishReason` is `stop`). */
   stopSequence?: string

@@ -2,7 +2,7 @@ import { DurableObject } from 'cloudflare:workers'
 import { type Compactor, compactor } from '../compaction'
 import { requestedPass } from '../compaction/requested'
 import { type Outcome, toOutcome, unwrap } from '../contract/errors'
-import { LIMITS } from '../contract/limits'
+import { SIZE_LIMITS } from '../contract/limits'
 import type {
   CompactInput,
   ContextJson,
@@ -49,8 +49,8 @@ import {
 } from '../history'
 import { jsonAnswer } from '../json-stream'
 import { limitsOf } from '../rate-limits'
-import { SessionAnswers, type ViewFormat } from '../reads/answers'
 import { DoorReads } from '../reads/door-reads'
+import { SessionReads, type ViewFormat } from '../reads/session-reads'
 import { type NewSessionInput, sessionJson } from '../store/log/session-row'
 import type { SearchQuery } from '../store/search/lineage-search'
 import { SessionStorage } from '../store/session-storage'
@@ -85,7 +85,7 @@ export class SessionObject extends DurableObject<Env> {
   static readonly estimator: TokenEstimator = defaultEstimator
 
   private readonly storage: SessionStorage
-  private readonly answers: SessionAnswers
+  private readonly reads: SessionReads
   private readonly doorReads: DoorReads
   private readonly compaction: Compactor
   private readonly runner: TurnRunner
@@ -105,7 +105,7 @@ export class SessionObject extends DurableObject<Env> {
       ended: () => live.closeAll('the session ended'),
     })
     const { log, view, branches, undos, pins } = this.storage.parts
-    this.answers = new SessionAnswers(log, view, this.storage.lineage, branches, undos, pins)
+    this.reads = new SessionReads(log, view, this.storage.lineage, branches, undos, pins)
     this.doorReads = new DoorReads(this.storage.parts, () => this.storage.find())
     this.compaction = compactor({ env, estimator })
     this.passes = new BackgroundPass((work) => ctx.waitUntil(work))
@@ -151,51 +151,51 @@ export class SessionObject extends DurableObject<Env> {
 
   // ── reads ────────────────────────────────────────────────────────────────────────────────
 
-  /** A page of the log, COMPACTION events included, from `after` on (see `LIMITS.eventsPage`). */
+  /** A page of the log, COMPACTION events included, from `after` on (see `SIZE_LIMITS.eventsPage`). */
   readLog(after: number, limit: number): Promise<Outcome<JsonBody>> {
-    return this.read((record) => this.answers.logPage(record, after, limit))
+    return this.read((record) => this.reads.logPage(record, after, limit))
   }
 
   /** The view: what the model is shown. */
   readView(format: ViewFormat = 'events'): Promise<Outcome<JsonBody>> {
-    return this.read((record) => this.answers.viewOf(record, format))
+    return this.read((record) => this.reads.viewOf(record, format))
   }
 
-  /** An export of the session (see `SessionAnswers.exportOf`), streamed when large. */
+  /** An export of the session (see `SessionReads.exportOf`), streamed when large. */
   exportSession(format: ExportFormat): Promise<Outcome<JsonBody>> {
-    return this.read((record) => this.answers.exportOf(record, format))
+    return this.read((record) => this.reads.exportOf(record, format))
   }
 
-  /** A page of search hits over every event of the session, covered or not (see `SessionAnswers.search`). */
+  /** A page of search hits over every event of the session, covered or not (see `SessionReads.search`). */
   search(query: SearchQuery): Promise<Outcome<JsonBody>> {
     return toOutcome(() => {
       // The query is checked before the session is looked up.
-      const page = this.answers.search(query)
+      const page = this.reads.search(query)
       return this.readJson(page)
     })
   }
 
   /** A page of the session's compactions, newest first, before the seq `before`. */
   readCompactions(before: number, limit: number): Promise<Outcome<JsonBody>> {
-    return this.read((record) => this.answers.compactions(record, before, limit))
+    return this.read((record) => this.reads.compactions(record, before, limit))
   }
 
   /** A page of the branches rewinds abandoned, newest first, before the seq `before`. */
   readBranches(before: number, limit: number): Promise<Outcome<JsonBody>> {
-    return this.read((record) => this.answers.branches(record, before, limit))
+    return this.read((record) => this.reads.branches(record, before, limit))
   }
 
   /** What the session holds, what the model would see of it, and what compaction did: read-only, O(view). */
   context(): Promise<Outcome<ContextJson>> {
     return toOutcome(async () => {
-      const facts = this.answers.facts(await this.storage.existing())
+      const facts = this.reads.facts(await this.storage.existing())
       return contextReport(facts, this.env, { compacting: this.passes.compacting, queued: this.runner.waiting })
     })
   }
 
-  /** The session's message events with these ids (at most {@link LIMITS.chatMessages}), as stored: what a door's item reference names. */
+  /** The session's message events with these ids (at most {@link SIZE_LIMITS.chatMessages}), as stored: what a door's item reference names. */
   messagesByIds(ids: string[]): Promise<Outcome<MessageEvent[]>> {
-    return toOutcome(() => this.doorReads.messagesByIds(ids.slice(0, LIMITS.chatMessages)))
+    return toOutcome(() => this.doorReads.messagesByIds(ids.slice(0, SIZE_LIMITS.chatMessages)))
   }
 
   /** A stored reply as a door answers it again, with the messages its request added (null: no such reply). */
@@ -219,7 +219,7 @@ export class SessionObject extends DurableObject<Env> {
     const record = await this.storage.find()
     if (!record) return new Response(null, { status: 404 })
     const after = Math.min(Number(url.searchParams.get('after') ?? -1), record.version)
-    const backlog = after < 0 ? [] : [...this.answers.eventsAfter(record, after, LIVE_BACKLOG_BYTES)]
+    const backlog = after < 0 ? [] : [...this.reads.eventsAfter(record, after, LIVE_BACKLOG_BYTES)]
     return this.live.subscribe(backlog, (backlog.at(-1)?.seq ?? after) < record.version && after >= 0)
   }
 
@@ -301,7 +301,7 @@ export class SessionObject extends DurableObject<Env> {
       () => this.storage.open(address),
       this.runSettings(address, input.stream === true, false),
       (deps) => runTurn(input, deps),
-      (result) => this.answers.turn(result),
+      (result) => this.reads.turn(result),
     )
     return input.stream ? frames : wholeWhenSmall(frames)
   }
@@ -348,7 +348,7 @@ export class SessionObject extends DurableObject<Env> {
       const limits = { turnsPerMinute: 0, tokensPerDay, maxQueuedTurns: 0 }
       const limiter = turnLimiterOf(this.env, session.record()!.userId, limits)
       const result = await requestedPass(this.compaction, session, request, this.env, limiter?.spend)
-      return jsonAnswer(this.answers.compaction(result))
+      return jsonAnswer(this.reads.compaction(result))
     })
   }
 

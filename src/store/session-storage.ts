@@ -21,7 +21,7 @@ import {
   SessionRowCache,
 } from './log/session-row'
 import { SessionWriter, type WriteListener } from './log/session-writer'
-import { StepRecords } from './log/step-records'
+import { StepLog } from './log/step-log'
 import { SessionUndos } from './log/undos'
 import { ViewCache } from './log/view-cache'
 import { LineageSearch } from './search/lineage-search'
@@ -67,7 +67,7 @@ export class SessionStorage {
     const writer = new SessionWriter(storage, sql, log, view, indexes, row, this.lifecycle, branches, undos, pins, listener)
     this.lineage = new LineageSearch(log, view, this.searchIndex)
     const search = this.lineage
-    this.parts = { log, view, steps: new StepRecords(sql, log), indexes, row, writer, search, branches, undos, pins }
+    this.parts = { log, view, steps: new StepLog(sql, log), indexes, row, writer, search, branches, undos, pins }
     this.end = new SessionEnd(row, writer, this.lifecycle)
   }
 

@@ -4,7 +4,7 @@
  */
 import type { Compactor, PassSession } from '../compaction'
 import type { Policy } from '../contract/schemas'
-import type { StepRecord, StoredStep } from '../contract/turn-result'
+import type { StepRecord } from '../contract/turn-result'
 import type {
   Calibration,
   MessageEvent,
@@ -15,13 +15,12 @@ import type {
   RewindReason,
   SessionEvent,
   SessionInfo,
-  ShownMessage,
-  ShownOptions,
   TokenEstimator,
   ToolCall,
 } from '../core'
 import type { ModelSettings } from '../models/config'
 import type { TurnLimiter } from '../rate-limits'
+import type { StepLog } from '../store/log/step-log'
 
 /** What a turn needs to know of its session before it builds the prompt: counters, not bodies. */
 export interface PromptState {
@@ -33,35 +32,6 @@ export interface PromptState {
   calibration: Calibration
   /** The latest system message of the view. */
   latestSystem: { tokens: number; content: string } | null
-}
-
-/** What a session recorded of the turn steps written to it: what retries are answered from. */
-export interface StepLog {
-  /** The completed turn whose user event has this id; 'conflict' when the id is in the log as something else. */
-  completedTurn(id: string, content: string): StoredStep | 'conflict' | null
-  /** The regenerate whose REWIND has this id; 'conflict' when the id is in the log as something else. */
-  regenerated(id: string): StoredStep | 'conflict' | null
-  /** The step the event of this id opened (a continuation's tool event); null when none was. */
-  storedStep(id: string): StoredStep | null
-  /** The step whose reply is the event of this seq (a reply appended through /events: that reply alone). */
-  storedReply(seq: number): StoredStep
-  /** The step an `Idempotency-Key` was recorded with: the request's hash, and the step. */
-  idempotent(key: string): { hash: string; step: StoredStep } | null
-  /**
-   * The end of the log as the client was shown it (see the core's `clientMessagesOf`), oldest
-   * first: its trailing assistant messages and the `count` messages before them, read backwards;
-   * `empty` when the session holds no such message at all. Only what follows the event at
-   * `after` (a seq), when given: what a request whose compaction capsule stands for the rest sends.
-   */
-  clientTail(count: number, shown?: ShownOptions, after?: number): { messages: ShownMessage[]; empty: boolean }
-  /**
-   * The rewind point whose view is the one as of the event at `seq` (a capsule's; 0: the empty
-   * log), its boundary's summary events with it: before the next message a client was shown,
-   * when no boundary comes first; else no message names that view, and the point is the last
-   * shown message at or before `seq` (the view before a pass, uncompacted: nothing lost). Null
-   * when neither follows `seq` (the lineage's view is that one).
-   */
-  viewAt(seq: number): RewindPoint | null
 }
 
 /** The session a chat turn runs on: the compaction core's storage port plus what a turn reads and writes. */

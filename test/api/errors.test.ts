@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { LIMITS } from '../../src/contract/limits'
+import { SIZE_LIMITS } from '../../src/contract/limits'
 import { call, expectError, newSessionId, user } from '../helpers'
 
 describe('the error contract', () => {
@@ -48,7 +48,7 @@ describe('the error contract', () => {
   })
 
   it('413 for a body over the limit', async () => {
-    const huge = JSON.stringify({ events: [user('x'.repeat(LIMITS.requestBytes))] })
+    const huge = JSON.stringify({ events: [user('x'.repeat(SIZE_LIMITS.requestBytes))] })
     const result = await call('POST', `/v1/sessions/${newSessionId()}/events`, { body: huge })
     expectError(result, 413, 'payload_too_large')
   })
@@ -142,7 +142,7 @@ describe('GET /v1/openapi.json', () => {
     expect(Object.keys(body.paths['/v1/sessions/{id}/turns'].post.responses)).toEqual(
       expect.arrayContaining(['200', '404', '409']),
     )
-    // The front door.
+    // The chat-completions door.
     expect(body.components.schemas.ChatCompletionRequest.properties).toMatchObject({ messages: {}, stream: {}, tools: {} })
     expect(body.paths['/v1/chat/completions'].post.parameters.map((p: { name: string }) => p.name)).toEqual([
       'x-session-id',

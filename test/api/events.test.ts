@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { LIMITS } from '../../src/contract/limits'
+import { SIZE_LIMITS } from '../../src/contract/limits'
 import { append, assistant, call, expectError, newSessionId, user } from '../helpers'
 
 const events = (sessionId: string, query = '') => call('GET', `/v1/sessions/${sessionId}/events${query}`)
@@ -108,7 +108,7 @@ describe('POST /v1/sessions/:id/events', () => {
 
   it('accepts content at the size limit and refuses one byte more with 413, writing nothing', async () => {
     const id = newSessionId()
-    const limit = LIMITS.eventContentBytes
+    const limit = SIZE_LIMITS.eventContentBytes
     // Multi-byte text counts in UTF-8 bytes: 'é' is 2 bytes.
     const atLimit = 'é'.repeat(limit / 2)
     const stored = await append(id, [user(atLimit, 'big')])
@@ -122,7 +122,7 @@ describe('POST /v1/sessions/:id/events', () => {
 
   it('counts tool arguments and data towards the size limit', async () => {
     const id = newSessionId()
-    const half = 'a'.repeat(LIMITS.eventContentBytes / 2)
+    const half = 'a'.repeat(SIZE_LIMITS.eventContentBytes / 2)
     const message = { role: 'tool', content: half, toolResponses: [{ id: 'c', name: 'f', data: `${half}b` }] }
     expectError(await call('POST', `/v1/sessions/${id}/events`, { body: { events: [{ message }] } }), 413, 'payload_too_large')
   })

@@ -93,7 +93,7 @@ describe('faults in tool loops', () => {
     const id = newSessionId('race')
     const tag = newTag()
     await turn(id, { content: 'Weather in Paris and Rome?', model: `agent-r1,r2#${tag}`, tools: WEATHER })
-    // The history as the client was shown it, for the front door's continuation.
+    // The history as the client was shown it, for the chat-completions door's continuation.
     const shown = (await call('GET', `/v1/sessions/${id}/view?format=openai`)).body.messages
     const results = (city: string) => [
       { id: 'r1', data: `${city} 18 degrees` },
@@ -101,7 +101,7 @@ describe('faults in tool loops', () => {
     ]
     const viaTurns = (city: string) => turn(id, { toolResults: results(city), model: `agent-r1,r2#${tag}`, tools: WEATHER })
     // The strict reconciliation: other results for answered calls are refused, not a new branch.
-    const viaFrontDoor = (city: string) =>
+    const viaChatDoor = (city: string) =>
       call('POST', '/v1/chat/completions', {
         headers: { 'X-Session-Id': id, 'X-On-Diverge': 'reject' },
         body: {
@@ -113,9 +113,9 @@ describe('faults in tool loops', () => {
     const answers = await Promise.all([
       viaTurns('Paris'),
       viaTurns('Paris'),
-      viaFrontDoor('Paris'),
+      viaChatDoor('Paris'),
       viaTurns('Lyon'),
-      viaFrontDoor('Lyon'),
+      viaChatDoor('Lyon'),
     ])
     const events = await expectWhole(id)
     // Exactly one continuation was written: one tool event with both results, one reply.
@@ -126,7 +126,7 @@ describe('faults in tool loops', () => {
     for (const [i, answer] of answers.entries()) {
       const sameResults = (i < 3 ? 'Paris' : 'Lyon') === city
       if (!sameResults) {
-        // Other results for calls answered already: a 409 (through the front door, the client's
+        // Other results for calls answered already: a 409 (through the chat-completions door, the client's
         // history then differs from the session's).
         expect(answer.status, answer.text).toBe(409)
         expect(['id_conflict', 'history_diverged']).toContain(answer.body.error.code)

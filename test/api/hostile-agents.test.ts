@@ -166,7 +166,7 @@ const chatBody = fc.record(
 )
 const header = (value: fc.Arbitrary<string>) => fc.option(value, { nil: undefined })
 
-describe('hostile input for agents, the front door, search and insight, generated', () => {
+describe('hostile input for agents, the chat-completions door, search and insight, generated', () => {
   it('turns with tools and tool results: never a 500; a 4xx writes nothing', async () => {
     await fc.assert(
       fc.asyncProperty(

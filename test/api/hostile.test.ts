@@ -7,7 +7,7 @@
 import { exports } from 'cloudflare:workers'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { LIMITS } from '../../src/contract/limits'
+import { SIZE_LIMITS } from '../../src/contract/limits'
 import { append, assistant, type Call, call, newSessionId, tokenFor, user } from '../helpers'
 
 /** A 4xx in the contract's shape. */
@@ -126,7 +126,7 @@ describe('hostile input, table-driven', () => {
       '🙂 é 日本語 \u202e rtl \ufeff bom 𝒜',
       'an astral symbol \ud83e\udd51 (a surrogate pair)',
       '<|endoftext|> <script>alert(1)</script>',
-      'x'.repeat(LIMITS.eventContentBytes),
+      'x'.repeat(SIZE_LIMITS.eventContentBytes),
     ]
     const written = await call('POST', `/v1/sessions/${id}/events`, {
       body: {

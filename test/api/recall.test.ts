@@ -103,7 +103,7 @@ describe('recall: the model may look up what compaction hid', () => {
     expect(next.status, next.text).toBe(200)
   })
 
-  it('through the front door with X-Recall: on; the client’s resent history reconciles without the recall messages', async () => {
+  it('through the chat-completions door with X-Recall: on; the client’s resent history reconciles without the recall messages', async () => {
     const id = await withCoveredFact()
     const headers = { 'X-Session-Id': id, 'X-Recall': 'on' }
     const first = await call('POST', '/v1/chat/completions', {

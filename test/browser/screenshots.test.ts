@@ -5,7 +5,7 @@ import { demoSession, openSession } from './demo'
 import { expectSelfContained, haveChromium, launch, newPage, newUser, signIn } from './helpers'
 
 /**
- * The README's pictures of the inspector. `INSPECTOR_SCREENSHOTS=1 npx vitest run --project
+ * The inspector's pictures in docs/guides/inspector.md. `INSPECTOR_SCREENSHOTS=1 npx vitest run --project
  * browser test/browser/screenshots.test.ts` writes them into docs/screenshots; otherwise into
  * .artifacts/browser/readme, checked all the same: each a small PNG.
  */
@@ -32,7 +32,7 @@ async function showDemo(page: Page, token: string, id: string) {
   return page.locator('.tool-card')
 }
 
-describe.skipIf(!haveChromium)('screenshots of the inspector for the README', () => {
+describe.skipIf(!haveChromium)('screenshots of the inspector for its guide', () => {
   let browser: Browser
   beforeAll(async () => {
     browser = await launch()

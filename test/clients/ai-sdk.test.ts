@@ -13,7 +13,7 @@ const provider = (sessionId: string) =>
     includeUsage: true,
   })
 
-describe('the AI SDK (ai + @ai-sdk/openai-compatible) against the front door', () => {
+describe('the AI SDK (ai + @ai-sdk/openai-compatible) against the chat-completions door', () => {
   it('generateText and streamText: the replies, stored in the session', async () => {
     const id = newSessionId()
     const plain = await generateText({ model: provider(id)('echo'), prompt: 'Hi there', maxRetries: 0 })

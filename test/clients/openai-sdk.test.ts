@@ -16,7 +16,7 @@ const weather: OpenAI.ChatCompletionTool = {
   function: { name: 'get_weather', description: 'The weather in a city', parameters: { type: 'object', properties: {} } },
 }
 
-describe('the openai package against the front door', () => {
+describe('the openai package against the chat-completions door', () => {
   it('a plain reply: a chat.completion, and the session holds the message and the reply', async () => {
     const id = newSessionId()
     const completion = await client(id).chat.completions.create({

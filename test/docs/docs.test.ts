@@ -110,4 +110,14 @@ describe('the docs', () => {
     )
     expect([...anchors]).toEqual(['a-title', 'what-the-session-holds-context', 'events-webhooks-a-live-stream', 'a-title-1'])
   })
+
+  it('describe every folder of src/, and each room of src/store, in architecture.md', () => {
+    const page = readFileSync(join(ROOT, 'docs/architecture.md'), 'utf8')
+    const folders = (under: string) =>
+      readdirSync(join(ROOT, under), { withFileTypes: true })
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => `${under}/${entry.name}/`)
+    const missing = [...folders('src'), ...folders('src/store')].filter((folder) => !page.includes(`**\`${folder}\`**`))
+    expect(missing).toEqual([])
+  })
 })

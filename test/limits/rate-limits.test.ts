@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { userIndexStub } from '../../src/object/address'
 import { type Call, call, newSessionId, newTag, releaseUpstream, turn as turnAs, untilUpstreamReceived } from '../helpers'
 
-const LIMITS = { requests: 8, turns: 3, tokens: 400, queued: 2 }
+const SIZE_LIMITS = { requests: 8, turns: 3, tokens: 400, queued: 2 }
 
 let users = 0
 const newUser = () => `limited-${Date.now().toString(36)}-${++users}`
@@ -50,13 +50,13 @@ afterEach(() => {
 describe('rate limits per user', () => {
   it('RATE_LIMIT_REQUESTS: the limit is allowed, the next is refused until the minute turns; other users are unaffected', async () => {
     const [user, other] = [newUser(), newUser()]
-    for (let i = 0; i < LIMITS.requests; i++) expect((await get(user, '/v1/sessions')).status).toBe(200)
-    const refused = expectRefused(await get(user, '/v1/sessions'), 'requests', LIMITS.requests)
+    for (let i = 0; i < SIZE_LIMITS.requests; i++) expect((await get(user, '/v1/sessions')).status).toBe(200)
+    const refused = expectRefused(await get(user, '/v1/sessions'), 'requests', SIZE_LIMITS.requests)
     expect(refused.retryAfter).toBe(50)
     expect(refused.reset).toBe(Date.UTC(2026, 11, 1, 12, 1, 0) / 1000)
     // Nothing is written on a 429, appends included.
     const body = { events: [{ message: { role: 'user', content: 'hi' } }] }
-    expectRefused(await call('POST', '/v1/sessions/x/events', { user, body }), 'requests', LIMITS.requests)
+    expectRefused(await call('POST', '/v1/sessions/x/events', { user, body }), 'requests', SIZE_LIMITS.requests)
     expect((await get(other, '/v1/sessions')).status).toBe(200)
     vi.setSystemTime(Date.UTC(2026, 11, 1, 12, 1, 0))
     expect((await get(user, '/v1/sessions/x')).status).toBe(404)
@@ -69,7 +69,7 @@ describe('rate limits per user', () => {
     expect(results.map((r) => r.status).sort()).toEqual([200, 200, 200, 429, 429])
     for (const [i, result] of results.entries())
       if (result.status === 429) {
-        expectRefused(result, 'turns', LIMITS.turns)
+        expectRefused(result, 'turns', SIZE_LIMITS.turns)
         expect((await get(user, `/v1/sessions/s${i}`)).status).toBe(404) // nothing written, not even the session
       }
   })
@@ -82,7 +82,7 @@ describe('rate limits per user', () => {
     expect((await turn(user, id, { content: 'two', model: 'fail-500' })).status).toBe(502)
     expect((await completion(user, 'front', 'three')).status).toBe(200)
     const version = (await get(user, `/v1/sessions/${id}`)).body.version
-    expectRefused(await turn(user, id, { content: 'four' }), 'turns', LIMITS.turns)
+    expectRefused(await turn(user, id, { content: 'four' }), 'turns', SIZE_LIMITS.turns)
     expect((await get(user, `/v1/sessions/${id}`)).body.version).toBe(version)
     // A retry answered from storage is never refused and never counted.
     const retry = await turn(user, id, { id: 'u1', content: 'one' })
@@ -93,10 +93,10 @@ describe('rate limits per user', () => {
   it('a turn that never reaches the model (413) does not count; a refused turn counts toward no limit', async () => {
     const user = newUser()
     expect((await turn(user, 'a', { content: 'word '.repeat(20_000) })).status).toBe(413) // request 1, no turn
-    for (let i = 0; i < LIMITS.turns; i++) expect((await turn(user, 'a', { content: `fits ${i}` })).status).toBe(200) // requests 2–4
-    expectRefused(await turn(user, 'a', { content: 'again' }), 'turns', LIMITS.turns) // refused: no request counted
-    for (let i = 1 + LIMITS.turns; i < LIMITS.requests; i++) expect((await get(user, '/v1/sessions')).status).toBe(200)
-    expectRefused(await get(user, '/v1/sessions'), 'requests', LIMITS.requests)
+    for (let i = 0; i < SIZE_LIMITS.turns; i++) expect((await turn(user, 'a', { content: `fits ${i}` })).status).toBe(200) // requests 2–4
+    expectRefused(await turn(user, 'a', { content: 'again' }), 'turns', SIZE_LIMITS.turns) // refused: no request counted
+    for (let i = 1 + SIZE_LIMITS.turns; i < SIZE_LIMITS.requests; i++) expect((await get(user, '/v1/sessions')).status).toBe(200)
+    expectRefused(await get(user, '/v1/sessions'), 'requests', SIZE_LIMITS.requests)
   })
 
   it('TOKEN_QUOTA_DAILY: the turn that crosses it completes, later turns are refused until the UTC day turns; reads and appends go on', async () => {
@@ -105,10 +105,10 @@ describe('rate limits per user', () => {
     const big = { id: 'big', content: `a question long enough to cross the quota at once: ${'word '.repeat(500)}` }
     const crossing = await turn(user, 'q', big)
     expect(crossing.status).toBe(200)
-    expect(crossing.body.usage.totalTokens).toBeGreaterThan(LIMITS.tokens)
-    const refused = expectRefused(await turn(user, 'q', { content: 'more' }), 'tokens', LIMITS.tokens)
+    expect(crossing.body.usage.totalTokens).toBeGreaterThan(SIZE_LIMITS.tokens)
+    const refused = expectRefused(await turn(user, 'q', { content: 'more' }), 'tokens', SIZE_LIMITS.tokens)
     expect(refused.reset).toBe(Date.UTC(2026, 11, 2) / 1000)
-    expectRefused(await completion(user, 'q2', 'x'), 'tokens', LIMITS.tokens)
+    expectRefused(await completion(user, 'q2', 'x'), 'tokens', SIZE_LIMITS.tokens)
     expect((await get(user, '/v1/sessions/q/view')).status).toBe(200)
     const noted = { events: [{ message: { role: 'user', content: 'noted' } }] }
     expect((await call('POST', '/v1/sessions/q/events', { user, body: noted })).status).toBe(201)
@@ -129,14 +129,14 @@ describe('rate limits per user', () => {
     })
     expect(pass.status).toBe(200)
     expect(pass.body.summary.length).toBeGreaterThan(0)
-    expectRefused(await turn(user, 'c', { content: 'after the summary' }), 'tokens', LIMITS.tokens)
+    expectRefused(await turn(user, 'c', { content: 'after the summary' }), 'tokens', SIZE_LIMITS.tokens)
   })
 
   it('keeps its counts when the user’s index object restarts', async () => {
     const user = newUser()
-    for (let i = 0; i < LIMITS.turns; i++) expect((await turn(user, 'r', { content: `turn ${i}` })).status).toBe(200)
+    for (let i = 0; i < SIZE_LIMITS.turns; i++) expect((await turn(user, 'r', { content: `turn ${i}` })).status).toBe(200)
     await evictDurableObject(userIndexStub(env, user))
-    expectRefused(await turn(user, 'r', { content: 'one more' }), 'turns', LIMITS.turns)
+    expectRefused(await turn(user, 'r', { content: 'one more' }), 'turns', SIZE_LIMITS.turns)
   })
 
   it('MAX_QUEUED_TURNS: one turn more than may wait on a session is refused (scope session), the rest run after the running one', async () => {
@@ -146,7 +146,7 @@ describe('rate limits per user', () => {
     await untilUpstreamReceived(tag) // it holds the session: its model call is waiting
     const more = ['second', 'third', 'fourth'].map((content) => turn(user, 'busy', { content }))
     // While the session is held only a refusal can answer: whichever of the three came last.
-    expectRefused(await Promise.race(more), 'session', LIMITS.queued)
+    expectRefused(await Promise.race(more), 'session', SIZE_LIMITS.queued)
     await releaseUpstream(tag)
     const [held, ...rest] = await Promise.all([running, ...more])
     expect(held!.status).toBe(200)

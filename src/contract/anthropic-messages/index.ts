@@ -9,7 +9,7 @@ import type { OpenAIMessage } from '../openai-messages'
  */
 
 export type AnthropicBlock = Record<string, unknown> & { type: string }
-export type AnthropicMessage = { role: 'user' | 'assistant' | 'system'; content: AnthropicBlock[] }
+export type AnthropicRequestMessage = { role: 'user' | 'assistant' | 'system'; content: AnthropicBlock[] }
 
 /** The name reasoning from Anthropic is kept under. */
 export const ANTHROPIC = 'anthropic'
@@ -30,7 +30,7 @@ export const textBlock = (text: string | null): AnthropicBlock => ({
 })
 
 /** One message other than a tool result, as Anthropic's. */
-function anthropicMessage(message: Exclude<OpenAIMessage, { role: 'tool' }>): AnthropicMessage {
+function anthropicMessage(message: Exclude<OpenAIMessage, { role: 'tool' }>): AnthropicRequestMessage {
   if (message.role !== 'assistant') return { role: message.role, content: [textBlock(message.content)] }
   const calls = (message.tool_calls ?? []).map((call) => ({
     type: 'tool_use',
@@ -56,8 +56,8 @@ function anthropicMessage(message: Exclude<OpenAIMessage, { role: 'tool' }>): An
  * @example
  * [...anthropicMessages([{ role: 'tool', tool_call_id: 'c1', content: 'ok' }])] // [{ role: 'user', content: [tool_result] }]
  */
-export function* anthropicMessages(messages: Iterable<OpenAIMessage>): Generator<AnthropicMessage> {
-  let results: AnthropicMessage | null = null
+export function* anthropicMessages(messages: Iterable<OpenAIMessage>): Generator<AnthropicRequestMessage> {
+  let results: AnthropicRequestMessage | null = null
   for (const message of messages) {
     if (message.role === 'tool') {
       const result = { type: 'tool_result', tool_use_id: anthropicToolId(message.tool_call_id), content: message.content }

@@ -1,8 +1,8 @@
 import { type Message, utf8Length } from '../../core'
 import { ServiceError } from '../errors'
 
-/** The service's documented limits (README "Limits"). */
-export const LIMITS = {
+/** The service's sizes and counts a request may reach (docs/http-api.md, "Limits"); rate limits are `rate-limits`. */
+export const SIZE_LIMITS = {
   /** Largest request body. */
   requestBytes: 8 * 1024 * 1024,
   /** An event's content: the UTF-8 bytes of its text, tool arguments and tool data together. */
@@ -19,7 +19,7 @@ export const LIMITS = {
   toolItems: 128,
   /** Tool call ids and names. */
   toolNameChars: 256,
-  /** Messages in one chat-completions request (the front door), and content parts in one message. */
+  /** Messages in one chat-completions request (the chat-completions door), and content parts in one message. */
   chatMessages: 10_000,
   contentParts: 256,
   /** An `Idempotency-Key` header. */
@@ -44,7 +44,7 @@ export const ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/
 
 /**
  * An event's size as the contract measures it: the UTF-8 bytes of its text, tool arguments and
- * tool data together (checked against {@link LIMITS.eventContentBytes}).
+ * tool data together (checked against {@link SIZE_LIMITS.eventContentBytes}).
  *
  * @example
  * contentBytes({ role: 'user', content: 'héllo' }) // 6
@@ -59,9 +59,9 @@ export function contentBytes(message: Message): number {
 /** The 413 for a message over the event content limit, naming where it is. */
 export function contentTooLarge(where: string, message: Message): ServiceError | null {
   const bytes = contentBytes(message)
-  if (bytes <= LIMITS.eventContentBytes) return null
+  if (bytes <= SIZE_LIMITS.eventContentBytes) return null
   return new ServiceError(
     'payload_too_large',
-    `${where}: ${bytes} bytes of content; the limit is ${LIMITS.eventContentBytes} bytes per event`,
+    `${where}: ${bytes} bytes of content; the limit is ${SIZE_LIMITS.eventContentBytes} bytes per event`,
   )
 }

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi'
-import { LIMITS } from '../limits'
+import { SIZE_LIMITS } from '../limits'
 import { BeforeSeq, Limit, MetadataSchema, SessionId } from './common'
 import { EventSchema } from './events'
 import { TtlSeconds } from './sessions'
@@ -45,7 +45,7 @@ export const RewindResponseSchema = z
 export type RewindJson = z.output<typeof RewindResponseSchema>
 
 export const BranchesQuerySchema = z.strictObject({
-  limit: Limit(LIMITS.compactionsPage),
+  limit: Limit(SIZE_LIMITS.compactionsPage),
   before: BeforeSeq('branches abandoned by rewinds'),
 })
 

@@ -1,10 +1,10 @@
 import { z } from '@hono/zod-openapi'
-import { LIMITS } from '../limits'
+import { SIZE_LIMITS } from '../limits'
 import { Id } from './common'
 import { ChatOptionsSchema, ToolChoiceSchema, ToolSchema, toolFieldsProblem } from './tools'
 
 /**
- * `POST /v1/chat/completions`: the OpenAI Chat Completions request as the front door takes it.
+ * `POST /v1/chat/completions`: the OpenAI Chat Completions request as the chat-completions door takes it.
  * The honoured fields are checked; the ones it cannot honour are refused by name (a client
  * asking for them would get something other than it asked for); any other field is ignored.
  */
@@ -12,21 +12,21 @@ import { ChatOptionsSchema, ToolChoiceSchema, ToolSchema, toolFieldsProblem } fr
 /** Message content: text, or parts of which only text ones are taken (joined with a newline). */
 const Content = z.union([
   z.string(),
-  z.array(z.looseObject({ type: z.string(), text: z.string().optional() })).max(LIMITS.contentParts),
+  z.array(z.looseObject({ type: z.string(), text: z.string().optional() })).max(SIZE_LIMITS.contentParts),
 ])
 
 const ToolCallSchema = z.looseObject({
-  id: z.string().min(1).max(LIMITS.toolNameChars),
+  id: z.string().min(1).max(SIZE_LIMITS.toolNameChars),
   type: z.literal('function'),
-  function: z.looseObject({ name: z.string().min(1).max(LIMITS.toolNameChars), arguments: z.string() }),
+  function: z.looseObject({ name: z.string().min(1).max(SIZE_LIMITS.toolNameChars), arguments: z.string() }),
 })
 
 export const ChatMessageSchema = z
   .looseObject({
     role: z.string(),
     content: Content.nullable().optional(),
-    tool_calls: z.array(ToolCallSchema).min(1).max(LIMITS.toolItems).optional(),
-    tool_call_id: z.string().min(1).max(LIMITS.toolNameChars).optional(),
+    tool_calls: z.array(ToolCallSchema).min(1).max(SIZE_LIMITS.toolItems).optional(),
+    tool_call_id: z.string().min(1).max(SIZE_LIMITS.toolNameChars).optional(),
   })
   .superRefine((message, ctx) => {
     const issue = (path: (string | number)[], text: string) => ctx.addIssue({ code: 'custom', path, message: text })
@@ -54,7 +54,7 @@ export const ChatMessageSchema = z
     if (message.role === 'tool' && message.tool_call_id === undefined) issue(['tool_call_id'], 'is required')
   })
 
-/** A field the front door cannot honour, refused with a reason. */
+/** A field the chat-completions door cannot honour, refused with a reason. */
 const refused = (reason: string) =>
   z
     .unknown()
@@ -64,11 +64,11 @@ const refused = (reason: string) =>
 export const ChatCompletionRequestSchema = z
   .looseObject({
     model: z.string().min(1).max(256).optional(),
-    messages: z.array(ChatMessageSchema).min(1).max(LIMITS.chatMessages),
+    messages: z.array(ChatMessageSchema).min(1).max(SIZE_LIMITS.chatMessages),
     stream: z.boolean().optional(),
     stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullable().optional(),
     session_id: Id.optional(),
-    tools: z.array(ToolSchema).min(1).max(LIMITS.toolItems).optional(),
+    tools: z.array(ToolSchema).min(1).max(SIZE_LIMITS.toolItems).optional(),
     tool_choice: ToolChoiceSchema.optional(),
     parallel_tool_calls: z.boolean().optional(),
     temperature: ChatOptionsSchema.shape.temperature.nullable(),

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi'
-import { ID_PATTERN, LIMITS } from '../limits'
+import { ID_PATTERN, SIZE_LIMITS } from '../limits'
 
 export const ID_RULE = 'must be 1–128 characters of A-Z a-z 0-9 . _ : -'
 
@@ -33,10 +33,10 @@ export const MetadataSchema = z
   .custom<Record<string, unknown>>(isJsonObject, 'must be a JSON object')
   .superRefine((value, ctx) => {
     // Depth first: serializing a very deep value would overflow the stack.
-    if (depthOf(value, LIMITS.metadataDepth) > LIMITS.metadataDepth) {
-      ctx.addIssue({ code: 'custom', message: `must not be nested deeper than ${LIMITS.metadataDepth} levels` })
-    } else if (new TextEncoder().encode(JSON.stringify(value)).length > LIMITS.metadataBytes) {
-      ctx.addIssue({ code: 'custom', message: `must serialize to at most ${LIMITS.metadataBytes} bytes of JSON` })
+    if (depthOf(value, SIZE_LIMITS.metadataDepth) > SIZE_LIMITS.metadataDepth) {
+      ctx.addIssue({ code: 'custom', message: `must not be nested deeper than ${SIZE_LIMITS.metadataDepth} levels` })
+    } else if (new TextEncoder().encode(JSON.stringify(value)).length > SIZE_LIMITS.metadataBytes) {
+      ctx.addIssue({ code: 'custom', message: `must serialize to at most ${SIZE_LIMITS.metadataBytes} bytes of JSON` })
     }
   })
   .openapi('Metadata', { type: 'object', additionalProperties: true, example: { channel: 'web' } })

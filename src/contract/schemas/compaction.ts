@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi'
-import { LIMITS } from '../limits'
+import { SIZE_LIMITS } from '../limits'
 import { BeforeSeq, Id, Limit, SessionParamsSchema } from './common'
 import { EventSchema } from './events'
 import { StrategySchema, TriggerSchema } from './policy'
@@ -37,7 +37,7 @@ export const CompactionResultSchema = z
   .openapi('CompactionResult')
 
 export const CompactionsQuerySchema = z.strictObject({
-  limit: Limit(LIMITS.compactionsPage),
+  limit: Limit(SIZE_LIMITS.compactionsPage),
   before: BeforeSeq('boundaries'),
 })
 
@@ -86,8 +86,12 @@ export type CompactionsPageJson = z.output<typeof CompactionsPageSchema>
 
 export const PinsRequestSchema = z
   .strictObject({
-    pin: z.array(Id).max(LIMITS.eventsPerAppend).optional().openapi({ description: 'Messages to pin: no pass covers them.' }),
-    unpin: z.array(Id).max(LIMITS.eventsPerAppend).optional().openapi({ description: 'Messages to unpin: ordinary again.' }),
+    pin: z
+      .array(Id)
+      .max(SIZE_LIMITS.eventsPerAppend)
+      .optional()
+      .openapi({ description: 'Messages to pin: no pass covers them.' }),
+    unpin: z.array(Id).max(SIZE_LIMITS.eventsPerAppend).optional().openapi({ description: 'Messages to unpin: ordinary again.' }),
     expectedVersion: z.int().min(0).optional().openapi({ description: 'Stale → 409 `version_conflict`.' }),
   })
   .superRefine((input, ctx) => {

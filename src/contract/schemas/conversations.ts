@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi'
-import { LIMITS } from '../limits'
+import { SIZE_LIMITS } from '../limits'
 import { MetadataSchema, SessionId } from './common'
 import { InputItemSchema } from './responses'
 
@@ -8,7 +8,7 @@ import { InputItemSchema } from './responses'
  * the lineage's messages as Responses items.
  */
 
-const Items = z.array(InputItemSchema).max(LIMITS.eventsPerAppend)
+const Items = z.array(InputItemSchema).max(SIZE_LIMITS.eventsPerAppend)
 
 export const CreateConversationSchema = z
   .looseObject({ items: Items.nullable().optional(), metadata: MetadataSchema.nullable().optional() })

@@ -1,20 +1,20 @@
 import { z } from '@hono/zod-openapi'
 import type { Problem } from '../../core'
-import { ID_PATTERN, LIMITS } from '../limits'
+import { ID_PATTERN, SIZE_LIMITS } from '../limits'
 import { ID_RULE, Id, Limit, MetadataSchema, Timestamp } from './common'
 
 export const ToolCallSchema = z
   .strictObject({
-    id: z.string().min(1).max(LIMITS.toolNameChars),
-    name: z.string().min(1).max(LIMITS.toolNameChars),
+    id: z.string().min(1).max(SIZE_LIMITS.toolNameChars),
+    name: z.string().min(1).max(SIZE_LIMITS.toolNameChars),
     arguments: z.string(),
   })
   .openapi('ToolCall')
 
 const ToolResponseSchema = z
   .strictObject({
-    id: z.string().min(1).max(LIMITS.toolNameChars),
-    name: z.string().min(1).max(LIMITS.toolNameChars),
+    id: z.string().min(1).max(SIZE_LIMITS.toolNameChars),
+    name: z.string().min(1).max(SIZE_LIMITS.toolNameChars),
     data: z.string(),
   })
   .openapi('ToolResponse')
@@ -22,8 +22,8 @@ const ToolResponseSchema = z
 const MessageFields = {
   role: z.enum(['system', 'user', 'assistant', 'tool']),
   content: z.string().nullable(),
-  toolCalls: z.array(ToolCallSchema).min(1).max(LIMITS.toolItems).optional(),
-  toolResponses: z.array(ToolResponseSchema).min(1).max(LIMITS.toolItems).optional(),
+  toolCalls: z.array(ToolCallSchema).min(1).max(SIZE_LIMITS.toolItems).optional(),
+  toolResponses: z.array(ToolResponseSchema).min(1).max(SIZE_LIMITS.toolItems).optional(),
 }
 
 /** What a message must hold, by its role. */
@@ -49,7 +49,7 @@ export const StoredMessageSchema = z
     ...MessageFields,
     reasoning: z
       .array(z.looseObject({ provider: z.string(), type: z.string() }))
-      .max(LIMITS.contentParts)
+      .max(SIZE_LIMITS.contentParts)
       .optional(),
   })
   .superRefine(messageRules)
@@ -80,8 +80,8 @@ export type EventInput = Omit<z.output<typeof EventInputSchema>, 'type' | 'synth
  * appendProblem([{ id: 'a' }, { id: 'a' }]) // { path: ['events', 1, 'id'], message: '"a" is also the id of events[0]' }
  */
 export function appendProblem(events: readonly { id?: string; pinned?: boolean; message?: { role: string } }[]): Problem | null {
-  if (events.length === 0 || events.length > LIMITS.eventsPerAppend) {
-    return { path: ['events'], message: `must hold 1 to ${LIMITS.eventsPerAppend} events` }
+  if (events.length === 0 || events.length > SIZE_LIMITS.eventsPerAppend) {
+    return { path: ['events'], message: `must hold 1 to ${SIZE_LIMITS.eventsPerAppend} events` }
   }
   const seen = new Map<string, number>()
   for (const [i, { id, pinned, message }] of events.entries()) {
@@ -98,7 +98,7 @@ export function appendProblem(events: readonly { id?: string; pinned?: boolean; 
 
 export const AppendRequestSchema = z
   .strictObject({
-    events: z.array(EventInputSchema).min(1).max(LIMITS.eventsPerAppend),
+    events: z.array(EventInputSchema).min(1).max(SIZE_LIMITS.eventsPerAppend),
     expectedVersion: z.int().min(0).optional(),
   })
   .superRefine((body, ctx) => {
@@ -161,7 +161,7 @@ export const LogQuerySchema = z.strictObject({
     .refine(Number.isSafeInteger, 'is too large')
     .optional()
     .openapi({ param: { name: 'after', in: 'query' }, type: 'integer' }),
-  limit: Limit(LIMITS.eventsPage),
+  limit: Limit(SIZE_LIMITS.eventsPage),
 })
 
 export const LogPageSchema = z

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import { ServiceError } from '../errors'
-import { LIMITS } from '../limits'
+import { SIZE_LIMITS } from '../limits'
 import { ChatMessageSchema } from './chat-completions'
 import { Id, MetadataSchema, Timestamp } from './common'
 import { BoundarySchema, RewindSchema, StoredMessageSchema } from './events'
@@ -15,7 +15,7 @@ import { PolicySchema } from './policy'
  * line first when the part holds it.
  */
 
-const Ids = z.array(Id).max(LIMITS.eventsPerAppend * 10)
+const Ids = z.array(Id).max(SIZE_LIMITS.eventsPerAppend * 10)
 const ImportBoundary = z.strictObject({
   ...BoundarySchema.shape,
   pinned: Ids,
@@ -94,8 +94,11 @@ export function parseImportLines(text: string): ImportLines {
     else result.events.push({ line, event: parsed.data as ImportEvent })
   }
   if (result.events.length === 0 && result.header === null) throw new ServiceError('invalid_request', 'body: no lines to import')
-  if (result.events.length > LIMITS.importEvents)
-    throw new ServiceError('payload_too_large', `body: at most ${LIMITS.importEvents} events an import: send the file in parts`)
+  if (result.events.length > SIZE_LIMITS.importEvents)
+    throw new ServiceError(
+      'payload_too_large',
+      `body: at most ${SIZE_LIMITS.importEvents} events an import: send the file in parts`,
+    )
   return result
 }
 
@@ -128,11 +131,11 @@ export type ChatGPTConversation = z.output<typeof ChatGPTConversationSchema>
 /** A history without event ids, as JSON: into an absent or empty session only. */
 export const JsonImportSchema = z
   .discriminatedUnion('format', [
-    z.looseObject({ format: z.literal('openai'), messages: z.array(ChatMessageSchema).min(1).max(LIMITS.chatMessages) }),
+    z.looseObject({ format: z.literal('openai'), messages: z.array(ChatMessageSchema).min(1).max(SIZE_LIMITS.chatMessages) }),
     z.looseObject({
       format: z.literal('anthropic'),
       system: z.union([z.string(), TextBlocks]).optional(),
-      messages: z.array(MessagesMessageSchema).min(1).max(LIMITS.chatMessages),
+      messages: z.array(MessagesMessageSchema).min(1).max(SIZE_LIMITS.chatMessages),
     }),
     z.looseObject({ format: z.literal('chatgpt'), conversation: ChatGPTConversationSchema }),
   ])

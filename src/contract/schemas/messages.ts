@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi'
-import { LIMITS } from '../limits'
+import { SIZE_LIMITS } from '../limits'
 import { depthOf } from './common'
 import { unsupportedIssue } from './issues'
 
@@ -12,22 +12,25 @@ import { unsupportedIssue } from './issues'
 /** A JSON object value (a tool's input schema, a call's input), nested no deeper than metadata may be. */
 const JsonObject = z
   .record(z.string(), z.unknown())
-  .refine((value) => depthOf(value, LIMITS.metadataDepth) <= LIMITS.metadataDepth, {
-    message: `must not be nested deeper than ${LIMITS.metadataDepth} levels`,
+  .refine((value) => depthOf(value, SIZE_LIMITS.metadataDepth) <= SIZE_LIMITS.metadataDepth, {
+    message: `must not be nested deeper than ${SIZE_LIMITS.metadataDepth} levels`,
   })
 
 /** The block types a message may hold, by role; each checked for the fields the door reads. */
 const BLOCK_FIELDS: Record<string, Record<string, z.ZodType>> = {
   text: { text: z.string() },
   tool_use: {
-    id: z.string().min(1).max(LIMITS.toolNameChars),
-    name: z.string().min(1).max(LIMITS.toolNameChars),
+    id: z.string().min(1).max(SIZE_LIMITS.toolNameChars),
+    name: z.string().min(1).max(SIZE_LIMITS.toolNameChars),
     input: JsonObject,
   },
   tool_result: {
-    tool_use_id: z.string().min(1).max(LIMITS.toolNameChars),
+    tool_use_id: z.string().min(1).max(SIZE_LIMITS.toolNameChars),
     content: z
-      .union([z.string(), z.array(z.looseObject({ type: z.string(), text: z.string().optional() })).max(LIMITS.contentParts)])
+      .union([
+        z.string(),
+        z.array(z.looseObject({ type: z.string(), text: z.string().optional() })).max(SIZE_LIMITS.contentParts),
+      ])
       .optional(),
     is_error: z.boolean().optional(),
   },
@@ -49,7 +52,7 @@ const Block = z.looseObject({ type: z.string() })
 export const MessagesMessageSchema = z
   .looseObject({
     role: z.string(),
-    content: z.union([z.string(), z.array(Block).max(LIMITS.contentParts)]),
+    content: z.union([z.string(), z.array(Block).max(SIZE_LIMITS.contentParts)]),
   })
   .superRefine((message, ctx) => {
     const issue = (path: (string | number)[], text: string) => ctx.addIssue({ code: 'custom', path, message: text })
@@ -86,11 +89,11 @@ export const MessagesMessageSchema = z
     })
   })
 
-export const TextBlocks = z.array(z.looseObject({ type: z.literal('text'), text: z.string() })).max(LIMITS.contentParts)
+export const TextBlocks = z.array(z.looseObject({ type: z.literal('text'), text: z.string() })).max(SIZE_LIMITS.contentParts)
 
 /** A client tool (`input_schema`); a server tool (`type` other than `custom`) is kept for an Anthropic upstream only. */
 const ToolSchema = z.looseObject({
-  name: z.string().min(1).max(LIMITS.toolNameChars),
+  name: z.string().min(1).max(SIZE_LIMITS.toolNameChars),
   type: z.string().optional(),
   description: z.string().max(65_536).optional(),
   input_schema: JsonObject.optional(),
@@ -105,14 +108,14 @@ const ToolChoiceSchema = z.looseObject({
 /** The fields both routes read; `max_tokens` is required on `/v1/messages` only. */
 const fields = {
   model: z.string().min(1).max(256),
-  messages: z.array(MessagesMessageSchema).min(1).max(LIMITS.chatMessages),
+  messages: z.array(MessagesMessageSchema).min(1).max(SIZE_LIMITS.chatMessages),
   system: z.union([z.string(), TextBlocks]).optional(),
   metadata: z.looseObject({ user_id: z.string().max(4096).nullable().optional() }).optional(),
   stream: z.boolean().optional(),
   stop_sequences: z.array(z.string().min(1)).max(16).optional(),
   temperature: z.number().min(0).max(1).optional(),
   top_p: z.number().gt(0).max(1).optional(),
-  tools: z.array(ToolSchema).max(LIMITS.toolItems).optional(),
+  tools: z.array(ToolSchema).max(SIZE_LIMITS.toolItems).optional(),
   tool_choice: ToolChoiceSchema.optional(),
 }
 const MaxTokens = z.int().min(1).max(1_000_000)

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi'
-import { LIMITS } from '../limits'
+import { SIZE_LIMITS } from '../limits'
 import { Id } from './common'
 import { unsupportedIssue } from './issues'
 
@@ -69,7 +69,7 @@ const FunctionTool = z.looseObject({ type: z.string(), name: z.string().optional
 
 const RequestFields = {
   model: z.string().min(1).max(256),
-  input: z.union([z.string(), z.array(InputItemSchema).max(LIMITS.chatMessages)]),
+  input: z.union([z.string(), z.array(InputItemSchema).max(SIZE_LIMITS.chatMessages)]),
   instructions: z.string().nullable().optional(),
   stream: z.boolean().nullable().optional(),
   store: z.boolean().nullable().optional(),
@@ -78,7 +78,7 @@ const RequestFields = {
     .nullable()
     .optional(),
   previous_response_id: z.string().nullable().optional(),
-  tools: z.array(FunctionTool).max(LIMITS.toolItems).optional(),
+  tools: z.array(FunctionTool).max(SIZE_LIMITS.toolItems).optional(),
   tool_choice: z
     .union([z.enum(['auto', 'none', 'required']), z.looseObject({ type: z.string(), name: z.string().optional() })])
     .optional(),

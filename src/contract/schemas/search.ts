@@ -1,11 +1,11 @@
 import { z } from '@hono/zod-openapi'
-import { LIMITS } from '../limits'
+import { SIZE_LIMITS } from '../limits'
 import { Limit } from './common'
 import { EventSchema } from './events'
 
 /**
  * Where a page of search hits starts. Matches are ranked a window at a time: the newest
- * `LIMITS.searchRankWindow` matches with a seq below `below` (null: the whole log), then the window below.
+ * `SIZE_LIMITS.searchRankWindow` matches with a seq below `below` (null: the whole log), then the window below.
  */
 export interface SearchPosition {
   below: number | null
@@ -32,13 +32,13 @@ export const SearchQuerySchema = z.strictObject({
   q: z
     .string()
     .min(1, 'is required')
-    .max(LIMITS.searchQueryChars, `must be at most ${LIMITS.searchQueryChars} characters`)
+    .max(SIZE_LIMITS.searchQueryChars, `must be at most ${SIZE_LIMITS.searchQueryChars} characters`)
     .openapi({
       param: { name: 'q', in: 'query' },
       description:
         'Plain text: every word must occur (whole words, case- and accent-insensitive); `word*` is a prefix, `"a phrase"` matches in order; operators mean nothing.',
     }),
-  limit: Limit(LIMITS.searchPage),
+  limit: Limit(SIZE_LIMITS.searchPage),
   scope: z
     .enum(['all', 'covered', 'view'])
     .optional()
@@ -82,8 +82,8 @@ export const SearchPageSchema = z
   })
   .openapi('SearchPage', {
     description:
-      `Best match first (full-text relevance), ties newest first, ranked ${LIMITS.searchRankWindow} matches at a time ` +
-      `(the newest ${LIMITS.searchRankWindow}, then the ${LIMITS.searchRankWindow} before them, ...).`,
+      `Best match first (full-text relevance), ties newest first, ranked ${SIZE_LIMITS.searchRankWindow} matches at a time ` +
+      `(the newest ${SIZE_LIMITS.searchRankWindow}, then the ${SIZE_LIMITS.searchRankWindow} before them, ...).`,
   })
 
 /** `GET /search`: a page of hits. */

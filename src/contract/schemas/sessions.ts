@@ -1,11 +1,11 @@
 import { z } from '@hono/zod-openapi'
-import { LIMITS } from '../limits'
+import { SIZE_LIMITS } from '../limits'
 import { Limit, MetadataSchema, SessionId } from './common'
 import { PolicySchema } from './policy'
 
-export const TtlSeconds = z.int().min(1).max(LIMITS.ttlSeconds)
+export const TtlSeconds = z.int().min(1).max(SIZE_LIMITS.ttlSeconds)
 /** The session expires this long after its last append (0 or null: never for being idle). */
-export const IdleTtlSeconds = z.int().min(0).max(LIMITS.ttlSeconds).nullable().openapi({
+export const IdleTtlSeconds = z.int().min(0).max(SIZE_LIMITS.ttlSeconds).nullable().openapi({
   description:
     'The session expires this long after its last append (its creation while it has none); 0 or null: off. With ttlSeconds too, whichever comes first.',
 })
@@ -75,7 +75,7 @@ export const SessionListSchema = z
 export type SessionListJson = z.output<typeof SessionListSchema>
 
 export const ListQuerySchema = z.strictObject({
-  limit: Limit(LIMITS.sessionsPage),
+  limit: Limit(SIZE_LIMITS.sessionsPage),
   cursor: z
     .string()
     .min(1)

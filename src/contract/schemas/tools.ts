@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi'
-import { LIMITS } from '../limits'
+import { SIZE_LIMITS } from '../limits'
 import { depthOf } from './common'
 
 /** OpenAI's rule for function names. */
@@ -8,8 +8,8 @@ const FUNCTION_NAME = /^[A-Za-z0-9_-]{1,64}$/
 /** A JSON object value (a tool's parameters, a response format's schema), nested no deeper than metadata may be. */
 const JsonObject = z
   .record(z.string(), z.unknown())
-  .refine((value) => depthOf(value, LIMITS.metadataDepth) <= LIMITS.metadataDepth, {
-    message: `must not be nested deeper than ${LIMITS.metadataDepth} levels`,
+  .refine((value) => depthOf(value, SIZE_LIMITS.metadataDepth) <= SIZE_LIMITS.metadataDepth, {
+    message: `must not be nested deeper than ${SIZE_LIMITS.metadataDepth} levels`,
   })
 
 export const ToolSchema = z
@@ -66,8 +66,8 @@ export type ChatOptions = z.output<typeof ChatOptionsSchema>
 
 export const ToolResultSchema = z
   .strictObject({
-    id: z.string().min(1).max(LIMITS.toolNameChars),
-    name: z.string().min(1).max(LIMITS.toolNameChars).optional(),
+    id: z.string().min(1).max(SIZE_LIMITS.toolNameChars),
+    name: z.string().min(1).max(SIZE_LIMITS.toolNameChars).optional(),
     data: z.string().optional(),
     error: z.string().optional(),
   })
@@ -81,7 +81,7 @@ export const ToolResultSchema = z
 
 /** The tool fields of a turn request, with the checks that span them. */
 export const toolFields = {
-  tools: z.array(ToolSchema).min(1).max(LIMITS.toolItems).optional(),
+  tools: z.array(ToolSchema).min(1).max(SIZE_LIMITS.toolItems).optional(),
   toolChoice: ToolChoiceSchema.optional(),
   parallelToolCalls: z.boolean().optional(),
   options: ChatOptionsSchema.optional(),

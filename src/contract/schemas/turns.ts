@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi'
-import { LIMITS } from '../limits'
+import { SIZE_LIMITS } from '../limits'
 import { RewindPointSchema } from './branches'
 import { Id } from './common'
 import { CompactionResultSchema } from './compaction'
@@ -16,7 +16,7 @@ export const TurnRequestSchema = z
     toolResults: z
       .array(ToolResultSchema)
       .min(1)
-      .max(LIMITS.toolItems)
+      .max(SIZE_LIMITS.toolItems)
       .optional()
       .openapi({ description: 'Results for the newest turn’s pending tool calls: the same turn continues.' }),
     system: z.string().min(1, 'must not be empty').optional(),

@@ -29,7 +29,7 @@ let cl100k: GptEncoding | null = null
 /**
  * The default estimator: gpt-tokenizer with `cl100k_base`. Only this encoding's table is
  * bundled (1.2 MB); `o200k_base` would add 4 MB to the Worker for estimates within a few percent
- * of these, so a deployment that wants it swaps this encoding's name and table (see the README).
+ * of these, so a deployment that wants it swaps this encoding's name and table (docs/architecture.md, "Token estimates").
  * The encoder's maps are built when first asked to count (~50 ms in Node); the rank table itself
  * still loads with the bundle.
  */

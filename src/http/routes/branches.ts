@@ -1,7 +1,7 @@
 import { createRoute } from '@hono/zod-openapi'
 import { ServiceError, unwrap } from '../../contract/errors'
 import { newSessionId } from '../../contract/ids'
-import { LIMITS } from '../../contract/limits'
+import { SIZE_LIMITS } from '../../contract/limits'
 import {
   BranchesPageSchema,
   BranchesQuerySchema,
@@ -56,7 +56,7 @@ export const branchRoutes = routes()
     return c.json(fork, 201)
   })
   .openapi(listBranches, async (c) => {
-    const { limit = LIMITS.compactionsPage.default, before = Number.MAX_SAFE_INTEGER } = c.req.valid('query')
+    const { limit = SIZE_LIMITS.compactionsPage.default, before = Number.MAX_SAFE_INTEGER } = c.req.valid('query')
     const page = unwrap(await sessionOf(c, c.req.valid('param').id).readBranches(before, limit))
     return streamedJson<typeof BranchesPageSchema>(c, page)
   })

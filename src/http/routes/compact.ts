@@ -1,6 +1,6 @@
 import { createRoute } from '@hono/zod-openapi'
 import { unwrap } from '../../contract/errors'
-import { LIMITS } from '../../contract/limits'
+import { SIZE_LIMITS } from '../../contract/limits'
 import {
   CompactionResultSchema,
   CompactionsPageSchema,
@@ -72,7 +72,7 @@ export const compactRoutes = routes()
   )
   .openapi(sessionContext, async (c) => c.json(unwrap(await sessionOf(c, c.req.valid('param').id).context()), 200))
   .openapi(listCompactions, async (c) => {
-    const { limit = LIMITS.compactionsPage.default, before = Number.MAX_SAFE_INTEGER } = c.req.valid('query')
+    const { limit = SIZE_LIMITS.compactionsPage.default, before = Number.MAX_SAFE_INTEGER } = c.req.valid('query')
     const page = unwrap(await sessionOf(c, c.req.valid('param').id).readCompactions(before, limit))
     return streamedJson<typeof CompactionsPageSchema>(c, page)
   })

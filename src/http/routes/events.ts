@@ -1,6 +1,6 @@
 import { createRoute } from '@hono/zod-openapi'
 import { unwrap } from '../../contract/errors'
-import { LIMITS } from '../../contract/limits'
+import { SIZE_LIMITS } from '../../contract/limits'
 import {
   AppendRequestSchema,
   AppendResponseSchema,
@@ -33,7 +33,7 @@ const readLog = createRoute({
   responses: {
     200: json(
       LogPageSchema,
-      `A page of the log: at most \`limit\` events, fewer when they are large (a page ends after the event that brings it to ${LIMITS.eventsPage.bytes / 1024 / 1024} MiB of JSON); \`nextAfter\` continues, null at the end`,
+      `A page of the log: at most \`limit\` events, fewer when they are large (a page ends after the event that brings it to ${SIZE_LIMITS.eventsPage.bytes / 1024 / 1024} MiB of JSON); \`nextAfter\` continues, null at the end`,
     ),
     ...errors(400, 401, 404),
   },
@@ -58,7 +58,7 @@ export const eventRoutes = routes()
     return c.json({ version: result.version, events: result.events }, result.written ? 201 : 200)
   })
   .openapi(readLog, async (c) => {
-    const { after = 0, limit = LIMITS.eventsPage.default } = c.req.valid('query')
+    const { after = 0, limit = SIZE_LIMITS.eventsPage.default } = c.req.valid('query')
     return streamedJson<typeof LogPageSchema>(c, unwrap(await sessionOf(c, c.req.valid('param').id).readLog(after, limit)))
   })
   .openapi(readView, async (c) => {

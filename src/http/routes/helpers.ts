@@ -1,7 +1,7 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi'
 import type { Context, TypedResponse } from 'hono'
 import type { JSONParsed } from 'hono/utils/types'
-import { LIMITS } from '../../contract/limits'
+import { SIZE_LIMITS } from '../../contract/limits'
 import { ErrorResponseSchema } from '../../contract/schemas'
 import { sessionClient } from '../../object/session-client'
 import type { AppEnv } from '../env'
@@ -65,7 +65,7 @@ export const DoorHeaders = z.object({
   'idempotency-key': z
     .string()
     .min(1)
-    .max(LIMITS.idempotencyKeyChars)
+    .max(SIZE_LIMITS.idempotencyKeyChars)
     .optional()
     .openapi({ description: 'A repeat with the same key and messages returns the first result without calling the model.' }),
   'x-stainless-retry-count': RetryCountHeader,

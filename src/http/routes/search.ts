@@ -1,6 +1,6 @@
 import { createRoute } from '@hono/zod-openapi'
 import { unwrap } from '../../contract/errors'
-import { LIMITS } from '../../contract/limits'
+import { SIZE_LIMITS } from '../../contract/limits'
 import { SEARCH_START, SearchPageSchema, SearchQuerySchema, SessionParamsSchema } from '../../contract/schemas'
 import { errors, json, routes, SESSION_PATH, sessionOf, streamedJson } from './helpers'
 
@@ -14,7 +14,7 @@ const searchSession = createRoute({
 
 /** Full-text search of a session's log. */
 export const searchRoutes = routes().openapi(searchSession, async (c) => {
-  const { q, limit = LIMITS.searchPage.default, scope = 'all', role, cursor = SEARCH_START, branches } = c.req.valid('query')
+  const { q, limit = SIZE_LIMITS.searchPage.default, scope = 'all', role, cursor = SEARCH_START, branches } = c.req.valid('query')
   const query = { q, limit, scope, from: cursor, branches: branches ?? 'lineage', ...(role ? { role } : {}) }
   return streamedJson<typeof SearchPageSchema>(c, unwrap(await sessionOf(c, c.req.valid('param').id).search(query)))
 })

@@ -1,7 +1,7 @@
 import { createRoute } from '@hono/zod-openapi'
 import { unwrap } from '../../contract/errors'
 import { newSessionId } from '../../contract/ids'
-import { LIMITS } from '../../contract/limits'
+import { SIZE_LIMITS } from '../../contract/limits'
 import {
   CreateSessionRequestSchema,
   ListQuerySchema,
@@ -62,7 +62,7 @@ export const sessionRoutes = routes()
     return c.json(session, 201)
   })
   .openapi(listSessions, async (c) => {
-    const { limit = LIMITS.sessionsPage.default, cursor } = c.req.valid('query')
+    const { limit = SIZE_LIMITS.sessionsPage.default, cursor } = c.req.valid('query')
     const page = await userIndexStub(c.env, c.get('userId')).page(
       limit,
       cursor ? decodeCursor(cursor) : null,

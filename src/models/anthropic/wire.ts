@@ -1,7 +1,7 @@
 import {
   ANTHROPIC,
   type AnthropicBlock,
-  type AnthropicMessage,
+  type AnthropicRequestMessage,
   anthropicMessages,
   textBlock,
 } from '../../contract/anthropic-messages'
@@ -25,7 +25,7 @@ export const REASONING_TYPES = new Set(['thinking', 'redacted_thinking'])
 /** The service's prompt-cache marker: on the system prompt and on the newest message (a client's are never sent). */
 const CACHE = { type: 'ephemeral' } as const
 
-export type { AnthropicMessage }
+export type { AnthropicRequestMessage }
 
 /**
  * A prompt as Anthropic messages (see `contract/anthropic-messages`): its first system message is
@@ -34,7 +34,7 @@ export type { AnthropicMessage }
  */
 export function anthropicPrompt(messages: readonly OpenAIMessage[]): {
   system: AnthropicBlock[] | undefined
-  messages: AnthropicMessage[]
+  messages: AnthropicRequestMessage[]
 } {
   const first = messages[0]
   const system = first?.role === 'system' ? [{ ...textBlock(first.content), cache_control: CACHE }] : undefined

@@ -121,7 +121,7 @@ const WHOLE_BYTES = 256 * 1024
 /**
  * A turn's frames for a caller that needs none of them before the turn ends (a plain request):
  * read to the end in the object and sent as one string, which crosses RPC much faster than a
- * stream of a few chunks (BENCHMARKS.md, "Where a turn's time goes"); past 256 KiB, or if the
+ * stream of a few chunks (bench/history.md: where the turn's time goes, issue 31's first pass); past 256 KiB, or if the
  * frames fail, the stream from where the reading got to, as it would have come.
  *
  * @example

@@ -30,7 +30,7 @@ import type { SessionPins } from './pins'
 import { planRewind } from './rewind-plan'
 import { hasExpired, type NewSessionInput, newRecord, type SessionRecord, type SessionRowCache } from './session-row'
 import type { SessionWriter } from './session-writer'
-import type { StepRecords } from './step-records'
+import type { StepLog } from './step-log'
 import type { SessionUndos } from './undos'
 import { KEEP, type ViewCache } from './view-cache'
 
@@ -38,7 +38,7 @@ import { KEEP, type ViewCache } from './view-cache'
 export interface SessionParts {
   log: SessionLog
   view: ViewCache
-  steps: StepRecords
+  steps: StepLog
   indexes: LogIndexes
   row: SessionRowCache
   writer: SessionWriter
@@ -242,7 +242,7 @@ export class OpenSession {
     })
   }
 
-  async stepLog(): Promise<StepRecords | null> {
+  async stepLog(): Promise<StepLog | null> {
     return this.current() ? this.parts.steps : null
   }
 

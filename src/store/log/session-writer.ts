@@ -17,7 +17,7 @@ import type { Lifecycle } from './lifecycle'
 import type { SessionLog } from './log'
 import type { SessionPins } from './pins'
 import { appendedNow, hasExpired, type SessionRecord, type SessionRowCache, writeRecord } from './session-row'
-import type { StepWrite } from './step-records'
+import type { StepWrite } from './step-log'
 import type { SessionUndos } from './undos'
 
 const NONE: ReadonlySet<string> = new Set()

@@ -1,4 +1,4 @@
-import { LIMITS } from '../../contract/limits'
+import { SIZE_LIMITS } from '../../contract/limits'
 import type { SearchPosition } from '../../contract/schemas'
 import { MARK_CLOSE, MARK_OPEN, type QueryTerm, rankWindow, type SessionEvent, searchTextOf } from '../../core'
 import { log } from '../../log'
@@ -152,7 +152,7 @@ export class SessionSearch {
   /**
    * The events matching a search, in ranked order from `from` on, each with its position (a
    * cursor's content); only those of `role` when given and with a seq in [`atLeast`, `below`).
-   * Ranked a window at a time (`LIMITS.searchRankWindow` newest matches, best first and ties
+   * Ranked a window at a time (`SIZE_LIMITS.searchRankWindow` newest matches, best first and ties
    * newest first, then the window below), read as asked for.
    */
   *ranked(
@@ -169,7 +169,7 @@ export class SessionSearch {
       const { seqs, found } = window
       page = 0
       for (let i = offset; i < seqs.length; i++) yield { seq: seqs[i]!, at: { below, offset: i }, found: found.get(seqs[i]!) }
-      if (seqs.length < LIMITS.searchRankWindow) return
+      if (seqs.length < SIZE_LIMITS.searchRankWindow) return
       below = Math.min(...seqs)
       offset = 0
     }
@@ -201,7 +201,7 @@ export class SessionSearch {
     below: number,
     atLeast: number,
   ): { seqs: number[]; found: Map<number, PageHit> } {
-    const size = LIMITS.searchRankWindow
+    const size = SIZE_LIMITS.searchRankWindow
     // Newest first is rowid order (rowid = -seq): FTS5 walks its doclists forward.
     const [from, to] = [-below, -atLeast]
     // The newest of the window first, ready for a page: enough for a whole page and one more.

@@ -31,7 +31,7 @@ const TRAILING_REPLIES = 1000
  * of calling the model again: kept in the `step` column of the step's key event and reply,
  * `idempotency` pointing Idempotency-Keys at key events. Used only while the session exists.
  */
-export class StepRecords {
+export class StepLog {
   constructor(
     private readonly sql: Sql,
     private readonly log: SessionLog,

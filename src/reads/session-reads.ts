@@ -1,5 +1,5 @@
 import { ServiceError } from '../contract/errors'
-import { LIMITS } from '../contract/limits'
+import { SIZE_LIMITS } from '../contract/limits'
 import type {
   CompactionResultJson,
   CompactionsPageJson,
@@ -36,7 +36,7 @@ const json = (value: unknown) => JSON.stringify(value)
 
 /**
  * A page of the log after `after`, as of `version`: at most `limit` events, ending after the
- * event that brings it to `LIMITS.eventsPage.bytes` of JSON (so a page of large events holds
+ * event that brings it to `SIZE_LIMITS.eventsPage.bytes` of JSON (so a page of large events holds
  * fewer); `nextAfter` is the last seq sent while the log goes on, null at its end.
  */
 function logPageJson(log: SessionLog, version: number, after: number, limit: number, pinned: PinnedSeqs): Generator<string> {
@@ -49,7 +49,7 @@ function logPageJson(log: SessionLog, version: number, after: number, limit: num
       count += 1
       bytes += utf8Length(event.json)
       last = event.seq
-      if (count >= limit || bytes >= LIMITS.eventsPage.bytes) break
+      if (count >= limit || bytes >= SIZE_LIMITS.eventsPage.bytes) break
     }
   }
   return jsonObject<LogPageJson>({
@@ -155,7 +155,7 @@ function* compactionsJson(
 export type ViewFormat = 'events' | 'openai'
 
 /** One session's large answers, as JSON text made from its log and view while the reader takes it. */
-export class SessionAnswers {
+export class SessionReads {
   constructor(
     private readonly log: SessionLog,
     private readonly view: ViewCache,
