@@ -1,5 +1,6 @@
 import type { Context } from 'hono'
 import type { SSEStreamingApi } from 'hono/streaming'
+import type { Reasoning, ToolCall } from '../../core'
 import type { DoorAnswer } from '../../doors'
 import type { FrameBody } from '../../object/frames'
 import type { DoorEvents } from '../../wire/door-events'
@@ -44,13 +45,14 @@ export async function readDoorAnswer(
           await write?.(sse, value)
         }
       return frames(c, {
-        start: events.start,
-        end: events.end,
+        // The door's stream is an object with state: its methods are called on it.
+        start: events.start && ((sse) => events.start!(sse)),
+        end: events.end && ((sse) => events.end!(sse)),
         keepAlive: events.keepAlive,
-        delta: piece(events.text),
-        toolCall: piece(events.toolCall),
-        ...(events.reasoning ? { reasoning: piece(events.reasoning) } : {}),
-        error: events.error,
+        delta: piece((sse, text: string) => events.text(sse, text)),
+        toolCall: piece((sse, call: ToolCall) => events.toolCall(sse, call)),
+        ...(events.reasoning ? { reasoning: piece((sse, block: Reasoning) => events.reasoning!(sse, block)) } : {}),
+        error: (sse, error) => events.error(sse, error),
         async done(sse, frame) {
           const done = whole ?? (await answerOf(frame))
           if (answer.replyId === null) answer.replyId = done.reply.id

@@ -7,7 +7,7 @@ import { ChatCompletionStream } from '../../wire/chat-completions/stream'
 import { readDoorAnswer, wholeOf } from '../door-answer'
 import { addressOf, body, DoorHeaders, errors, routes, sessionOf } from './helpers'
 
-const Headers = DoorHeaders.extend({
+const Headers = z.object({
   'x-session-id': SessionId.optional().openapi({
     description: 'The session (else the body’s `session_id`); created when absent.',
   }),
@@ -15,6 +15,7 @@ const Headers = DoorHeaders.extend({
     .enum(['on', 'off'])
     .optional()
     .openapi({ description: '`on` offers the model the built-in recall_history tool (see /turns `recall`).' }),
+  ...DoorHeaders.shape,
 })
 
 const completions = createRoute({

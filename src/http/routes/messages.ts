@@ -11,7 +11,7 @@ import { addressOf, body, DoorHeaders, json, routes, sessionOf } from './helpers
 /** The Anthropic API versions the door speaks. */
 const VERSIONS = ['2023-06-01', '2026-10-21'] as const
 
-const Headers = DoorHeaders.extend({
+const Headers = z.object({
   'x-session-id': SessionId.optional().openapi({
     description: 'The session (else `x-claude-code-session-id`, else the session in `metadata.user_id`); created when absent.',
   }),
@@ -29,6 +29,7 @@ const Headers = DoorHeaders.extend({
       '`auxiliary` or `compaction` (Claude Code with CLAUDE_CODE_GATEWAY_HINT_HEADERS=1): sent to the model as it is, the session neither read nor written (`X-Stored: false`).',
   }),
   'anthropic-version': z.enum(VERSIONS).optional(),
+  ...DoorHeaders.shape,
 })
 
 const AnthropicErrorSchema = z

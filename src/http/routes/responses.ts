@@ -24,12 +24,13 @@ import { readTurnAnswer } from '../turn-answer'
 import { addressOf, body, DoorHeaders, json, openAIErrors, routes, sessionOf } from './helpers'
 import { storedResponsesRoutes } from './stored-responses'
 
-const Headers = DoorHeaders.extend({
+const Headers = z.object({
   'x-session-id': SessionId.optional().openapi({
     description: 'The session, when the body names no `conversation`; created when absent.',
   }),
   'session-id': SessionId.optional().openapi({ description: 'Codex’s session header: the session, after X-Session-Id.' }),
   session_id: SessionId.optional(),
+  ...DoorHeaders.shape,
   'x-codex-turn-metadata': z.string().optional().openapi({
     description:
       'Sent by Codex on every request (it sends its whole history each time, and no retry count): without X-Session-Id, a request carrying it that is the whole conversation before the stored reply is a retry.',
