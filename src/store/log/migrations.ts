@@ -114,6 +114,11 @@ const MIGRATIONS: string[] = [
   // Segments written before keep their pages until merging rewrites them.
   `INSERT INTO search (search, rank) VALUES ('pgsz', 500);
    INSERT INTO search (search, rank) VALUES ('usermerge', 2);`,
+  // v15: images and documents, stored once by their SHA-256 (`blobs`: what the bytes are;
+  // `blob_chunks`: the bytes, in pieces under a value's limit).
+  `CREATE TABLE blobs (hash TEXT PRIMARY KEY, media_type TEXT NOT NULL, bytes INTEGER NOT NULL,
+     chunks INTEGER NOT NULL, width INTEGER, height INTEGER, pages INTEGER) WITHOUT ROWID;
+   CREATE TABLE blob_chunks (hash TEXT NOT NULL, n INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (hash, n)) WITHOUT ROWID;`,
 ]
 
 /**

@@ -1,0 +1,112 @@
+import type { Sql } from '../../sql'
+import { type BlobCache, isolateBlobs } from './blob-cache'
+
+/** What is known of a stored blob, read from its bytes when it came. */
+export interface BlobInfo {
+  mediaType: string
+  /** Its decoded size. */
+  bytes: number
+  width?: number
+  height?: number
+  /** A PDF's page count, when it could be read. */
+  pages?: number
+}
+
+/** A blob a request brought: stored with the first event that names it, by its name (`sha256:<hex>`). */
+export interface StagedBlob extends BlobInfo {
+  ref: string
+  data: Uint8Array
+}
+
+/** A chunk of a blob's bytes: one row's value, well under a value's 2 MB limit. */
+export const BLOB_CHUNK_BYTES = 1024 * 1024
+
+type InfoRow = { hash: string; media_type: string; bytes: number; width: number | null; height: number | null; pages: number | null }
+
+const infoOf = (row: InfoRow): BlobInfo => ({
+  mediaType: row.media_type,
+  bytes: row.bytes,
+  ...(row.width !== null ? { width: row.width } : {}),
+  ...(row.height !== null ? { height: row.height } : {}),
+  ...(row.pages !== null ? { pages: row.pages } : {}),
+})
+
+/**
+ * A session's images and documents: each stored once by its SHA-256 however often it is sent,
+ * in chunks (`blob_chunks`) with what is known of it (`blobs`), written in the transaction of the
+ * first event that names it and deleted with the session. Bytes read for a prompt are kept in the
+ * isolate's blob cache, so a screenshot resent on every turn is read from storage once.
+ *
+ * @example
+ * blobs.write([{ ref, mediaType: 'image/png', bytes: data.byteLength, data }]) // inside the write's transaction
+ * blobs.read(ref) // the bytes
+ */
+export class SessionBlobs {
+  private owner: number
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly cache: BlobCache = isolateBlobs,
+  ) {
+    this.owner = cache.newOwner()
+  }
+
+  /** What is stored of these blobs, by name: one row each; a name the session does not hold is absent. */
+  info(refs: readonly string[]): Map<string, BlobInfo> {
+    const found = new Map<string, BlobInfo>()
+    for (const ref of new Set(refs)) {
+      const row = this.sql.first<InfoRow>`SELECT hash, media_type, bytes, width, height, pages FROM blobs WHERE hash = ${ref}`
+      if (row) found.set(ref, infoOf(row))
+    }
+    return found
+  }
+
+  /** Writes the blobs not stored yet (call it inside the write's transaction); answers how many it wrote. */
+  write(blobs: Iterable<StagedBlob>): number {
+    let written = 0
+    for (const blob of blobs) {
+      if (this.sql.first`SELECT 1 AS held FROM blobs WHERE hash = ${blob.ref}`) continue
+      const chunks = Math.max(1, Math.ceil(blob.data.byteLength / BLOB_CHUNK_BYTES))
+      this.sql.run`INSERT INTO blobs (hash, media_type, bytes, chunks, width, height, pages)
+        VALUES (${blob.ref}, ${blob.mediaType}, ${blob.data.byteLength}, ${chunks}, ${blob.width ?? null}, ${blob.height ?? null}, ${blob.pages ?? null})`
+      for (let n = 0; n < chunks; n++) {
+        const piece = blob.data.slice(n * BLOB_CHUNK_BYTES, (n + 1) * BLOB_CHUNK_BYTES)
+        this.sql.run`INSERT INTO blob_chunks (hash, n, data) VALUES (${blob.ref}, ${n}, ${piece.buffer})`
+      }
+      written++
+    }
+    return written
+  }
+
+  /** A blob's bytes (null: the session holds none by that name), kept in the isolate's cache for the next prompt. */
+  read(ref: string): Uint8Array | null {
+    const kept = this.cache.get(this.owner, ref)
+    if (kept) return kept
+    const pieces = [...this.chunks(ref)]
+    if (pieces.length === 0) return null
+    const data = pieces.length === 1 ? pieces[0]! : concat(pieces)
+    this.cache.keep(this.owner, ref, data)
+    return data
+  }
+
+  /** A blob's bytes, chunk by chunk as the reader takes them (a download: one chunk held at a time). */
+  *chunks(ref: string): Generator<Uint8Array> {
+    for (const row of this.sql.each<{ data: ArrayBuffer }>`SELECT data FROM blob_chunks WHERE hash = ${ref} ORDER BY n`)
+      yield new Uint8Array(row.data)
+  }
+
+  /** Forgets what the isolate kept of this session's blobs (the session was wiped). */
+  reset(): void {
+    this.owner = this.cache.newOwner()
+  }
+}
+
+function concat(pieces: Uint8Array[]): Uint8Array {
+  const all = new Uint8Array(pieces.reduce((total, piece) => total + piece.byteLength, 0))
+  let at = 0
+  for (const piece of pieces) {
+    all.set(piece, at)
+    at += piece.byteLength
+  }
+  return all
+}
