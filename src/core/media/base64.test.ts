@@ -40,37 +40,53 @@ describe('decodeBase64', () => {
       ok: false,
       code: 'invalid_character',
       at: 4,
-      message: 'invalid base64: a space at 4',
+      message: 'invalid base64 at character 4: a space is not a base64 character',
     })
     expect(decodeBase64('Zm9v\nYmFy')).toMatchObject({
       ok: false,
       code: 'invalid_character',
       at: 4,
-      message: 'invalid base64: a line break at 4',
+      message: 'invalid base64 at character 4: a line break is not a base64 character',
     })
     expect(decodeBase64('Zm9v-mFy')).toMatchObject({
       ok: false,
       code: 'invalid_character',
-      message: "invalid base64: '-' (base64url; standard base64 uses + and /) at 4",
+      message: "invalid base64 at character 4: '-' (base64url; standard base64 uses + and /) is not a base64 character",
     })
     expect(decodeBase64('Zm9vé')).toMatchObject({ ok: false, code: 'invalid_character', at: 4 })
     expect(decodeBase64('Zm9v\u0000')).toMatchObject({
       code: 'invalid_character',
-      message: 'invalid base64: the control character U+0000 at 4',
+      message: 'invalid base64 at character 4: the control character U+0000 is not a base64 character',
     })
     expect(decodeBase64('Zm9v😀')).toMatchObject({ code: 'invalid_character', at: 4 })
   })
 
   it('says when padding is misplaced or wrong', () => {
-    expect(decodeBase64('Zg=v')).toMatchObject({ ok: false, code: 'bad_padding', at: 2 })
-    expect(decodeBase64('Zm8==')).toMatchObject({ ok: false, code: 'bad_padding', at: 3 })
+    expect(decodeBase64('Zg=v')).toMatchObject({
+      ok: false,
+      code: 'bad_padding',
+      at: 2,
+      message: "invalid base64 at character 2: '=' before the end of the data",
+    })
+    expect(decodeBase64('Zm8==')).toMatchObject({
+      ok: false,
+      code: 'bad_padding',
+      at: 3,
+      message: "invalid base64 at character 3: 2 '=' after 3 data characters (padding only fills the last group up to 4)",
+    })
     expect(decodeBase64('Zg===')).toMatchObject({ ok: false, code: 'bad_padding' })
     expect(decodeBase64('Zm9v=')).toMatchObject({ ok: false, code: 'bad_padding' })
     expect(decodeBase64('====')).toMatchObject({ ok: false, code: 'bad_padding', at: 0 })
   })
 
   it('says when the length cannot be a whole number of bytes', () => {
-    expect(decodeBase64('Zm9vY')).toMatchObject({ ok: false, code: 'wrong_length', at: 5 })
+    expect(decodeBase64('Zm9vY')).toMatchObject({
+      ok: false,
+      code: 'wrong_length',
+      at: 5,
+      message:
+        'invalid base64 at character 5: 5 data characters leave one over (the last group of a whole number of bytes has 2 or 3)',
+    })
     expect(decodeBase64('Z')).toMatchObject({ ok: false, code: 'wrong_length' })
     expect(decodeBase64('Z===')).toMatchObject({ ok: false, code: 'wrong_length' })
   })

@@ -8,9 +8,16 @@
 /** Why a text is not base64. */
 export type Base64ProblemCode = 'invalid_character' | 'bad_padding' | 'wrong_length'
 
-export type Base64Result =
-  | { ok: true; bytes: Uint8Array }
-  | { ok: false; code: Base64ProblemCode; message: string /** The character index it was found at. */; at: number }
+/** Why a text is not base64: `detail` says what, at character `at`; `message` says both. */
+export interface Base64Problem {
+  ok: false
+  code: Base64ProblemCode
+  at: number
+  detail: string
+  message: string
+}
+
+export type Base64Result = { ok: true; bytes: Uint8Array } | Base64Problem
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'
 const PAD = 0x3d // '='
@@ -23,7 +30,13 @@ const VALUES = (() => {
 })()
 const CODES = Uint8Array.from(ALPHABET, (c) => c.charCodeAt(0))
 
-const problem = (code: Base64ProblemCode, at: number, message: string): Base64Result => ({ ok: false, code, at, message })
+const problem = (code: Base64ProblemCode, at: number, detail: string): Base64Problem => ({
+  ok: false,
+  code,
+  at,
+  detail,
+  message: `invalid base64 at character ${at}: ${detail}`,
+})
 
 /** A character as a message names it: visible ones quoted, the invisible by name or code. */
 function describeCharacter(code: number): string {
@@ -48,30 +61,30 @@ function trailingPads(text: string): number {
  * @example
  * decodeBase64('aGk=') // { ok: true, bytes: Uint8Array [104, 105] }
  * decodeBase64('aGk')  // the same: padding is optional
- * decodeBase64('aG k') // { ok: false, code: 'invalid_character', at: 2, message: 'invalid base64: a space at 2' }
+ * decodeBase64('aG k') // { ok: false, code: 'invalid_character', at: 2, message: 'invalid base64 at character 2: a space is not a base64 character', … }
  */
 export function decodeBase64(text: string): Base64Result {
   const pads = trailingPads(text)
   const length = text.length - pads // the data characters
   for (let i = 0; i < length; i++) {
     const code = text.charCodeAt(i)
-    if (code === PAD) return problem('bad_padding', i, `invalid base64: '=' at ${i} before the end of the data`)
+    if (code === PAD) return problem('bad_padding', i, "'=' before the end of the data")
     if (code > 0xff || VALUES[code]! < 0) {
-      return problem('invalid_character', i, `invalid base64: ${describeCharacter(code)} at ${i}`)
+      return problem('invalid_character', i, `${describeCharacter(code)} is not a base64 character`)
     }
   }
   if (length % 4 === 1) {
     return problem(
       'wrong_length',
       length,
-      `invalid base64: ${length} data characters leave one over (a whole number of bytes needs 2 or 3 in the last group)`,
+      `${length} data characters leave one over (the last group of a whole number of bytes has 2 or 3)`,
     )
   }
   if (pads > 0 && (pads > 2 || (length + pads) % 4 !== 0)) {
     return problem(
       'bad_padding',
       length,
-      `invalid base64: ${pads} '=' after ${length} data characters (padding fills the last group of 4)`,
+      `${pads} '=' after ${length} data characters (padding only fills the last group up to 4)`,
     )
   }
   return { ok: true, bytes: decodeValid(text, length) }
