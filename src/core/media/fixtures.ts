@@ -67,6 +67,20 @@ export function png(width: number, height: number): Uint8Array {
   ])
 }
 
+/** Only the head of a PNG: the signature and its IHDR chunk, for sizes too large to fill with pixels. */
+export const pngHeader = (width: number, height: number): Uint8Array =>
+  Uint8Array.from([
+    0x89,
+    0x50,
+    0x4e,
+    0x47,
+    0x0d,
+    0x0a,
+    0x1a,
+    0x0a,
+    ...pngChunk('IHDR', [...u32be(width), ...u32be(height), 8, 2, 0, 0, 0]),
+  ])
+
 /** A JPEG marker segment: `FF`, the marker, length (2 BE, counting itself), payload. */
 const segment = (marker: number, payload: number[]) => [0xff, marker, ...u16be(payload.length + 2), ...payload]
 
