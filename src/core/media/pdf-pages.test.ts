@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { latin1, pdf } from './fixtures'
-import { pdfPageCount } from './pdf-pages'
+import { latin1, pdf, pdfWithObjectStream, zlib } from './fixtures'
+import { pdfPageCount, pdfPageCountDeep } from './pdf-pages'
 
 /** A PDF's bytes as text (one character a byte), to edit a fixture. */
 const textOf = (bytes: Uint8Array) => Array.from(bytes, (b) => String.fromCharCode(b)).join('')
@@ -163,5 +163,40 @@ describe('pdfPageCount', () => {
     }
     // Every whole dictionary counted once: the header overwrites the first, the last is cut.
     expect(pdfPageCount(fill('<< /Type /Page >> '))).toBe(Math.floor(size / 18) - 1)
+  })
+})
+
+describe('pdfPageCountDeep', () => {
+  it('counts the pages of a PDF 1.5 whose objects are all in a compressed object stream', async () => {
+    const bytes = await pdfWithObjectStream(4)
+    expect(pdfPageCount(bytes)).toBeNull()
+    expect(await pdfPageCountDeep(bytes)).toBe(4)
+  })
+
+  it('counts the page objects inside when the stream holds no root /Count', async () => {
+    const objects = latin1('4 0 5 40\n<< /Type /Page /Parent 3 0 R >>\n<< /Type /Page /Parent 3 0 R >>\n')
+    const stream = await zlib(objects)
+    const bytes = Uint8Array.from([
+      ...latin1(`%PDF-1.5\n1 0 obj << /Type /ObjStm /N 2 /First 9 /Filter [/FlateDecode] /Length ${stream.length} >>\nstream\n`),
+      ...stream,
+      ...latin1('\nendstream endobj\n3 0 obj << /Type /Page >> endobj\n%%EOF\n'),
+    ])
+    expect(pdfPageCount(bytes)).toBe(1)
+    expect(await pdfPageCountDeep(bytes)).toBe(3)
+  })
+
+  it('answers as pdfPageCount when the root is visible, and null for what is not a PDF', async () => {
+    expect(await pdfPageCountDeep(pdf(3))).toBe(3)
+    expect(await pdfPageCountDeep(new TextEncoder().encode('hello'))).toBeNull()
+  })
+
+  it('leaves alone streams that are not FlateDecode object streams, and survives damaged ones', async () => {
+    const pages = latin1('<< /Type /Page >> << /Type /Page >>')
+    const stream = await zlib(pages)
+    const wrap = (dictionary: string, data: Uint8Array) =>
+      Uint8Array.from([...latin1(`%PDF-1.5\n1 0 obj ${dictionary}\nstream\n`), ...data, ...latin1('\nendstream endobj\n%%EOF')])
+    expect(await pdfPageCountDeep(wrap('<< /Filter /FlateDecode /Length 9 >>', stream))).toBeNull() // a content stream
+    expect(await pdfPageCountDeep(wrap('<< /Type /ObjStm /N 2 /First 0 >>', pages))).toBeNull() // not compressed: raw data is skipped
+    expect(await pdfPageCountDeep(wrap('<< /Type /ObjStm /Filter /FlateDecode >>', latin1('garbage')))).toBeNull()
   })
 })

@@ -6,12 +6,14 @@
  * The page tree's root (the /Type /Pages dictionary with no /Parent) says how many pages the
  * document has in its /Count; when it cannot be read, the /Type /Page objects are counted.
  * Strings, comments and stream data are stepped over, so text that merely mentions `/Type /Page`
- * is not counted. Objects inside compressed object streams (PDF 1.5+) are not visible to this
- * pass: see {@link pdfObjectStreams}.
+ * is not counted. Objects inside compressed object streams (PDF 1.5+; pdfTeX writes its pages
+ * there by default) are invisible to that pass: {@link pdfPageCountDeep} inflates them too.
  */
 
+import { inflateZlib } from './inflate'
+
 /** What one pass over a PDF's bytes found. */
-export interface PdfScan {
+interface PdfScan {
   /** Dictionaries with /Type /Page. */
   pageObjects: number
   /** The /Count of the last page tree root (/Type /Pages without /Parent), when one was read. */
@@ -91,15 +93,45 @@ export function pdfPageCount(bytes: Uint8Array): number | null {
   return pageCountOf(scan, bytes.length)
 }
 
+/** All object streams of one file together inflate to at most this much (a deflate bomb stops here). */
+export const MAX_INFLATED_BYTES = 64 * 1024 * 1024
+
+/**
+ * {@link pdfPageCount}, also looking inside the file's compressed object streams when the first
+ * pass found no sane root /Count: each FlateDecode object stream is inflated (together at most
+ * {@link MAX_INFLATED_BYTES}) and read by the same pass.
+ *
+ * @example
+ * await pdfPageCountDeep(pdflatexOutput) // 12, where pdfPageCount answers null
+ */
+export async function pdfPageCountDeep(bytes: Uint8Array): Promise<number | null> {
+  if (!hasPdfHeader(bytes)) return null
+  const scan = scanPdf(bytes)
+  if (saneRoot(scan.rootCount, bytes.length)) return scan.rootCount
+  const counted: Pick<PdfScan, 'pageObjects' | 'rootCount'> = { pageObjects: scan.pageObjects, rootCount: null }
+  let budget = MAX_INFLATED_BYTES
+  for (const { start, end } of scan.objectStreams) {
+    if (budget <= 0) break
+    const objects = await inflateZlib(bytes.subarray(start, end), budget)
+    budget -= objects.length
+    const inner = scanPdf(objects)
+    counted.pageObjects += inner.pageObjects
+    if (inner.rootCount !== null) counted.rootCount = inner.rootCount
+  }
+  return pageCountOf(counted, bytes.length)
+}
+
+/** A root /Count worth believing: at least 1, and no more pages than the file has bytes. */
+const saneRoot = (count: number | null, fileSize: number): count is number => count !== null && count >= 1 && count <= fileSize
+
 /** The count a scan supports: the root's /Count when sane, else the page objects, else null. */
-export function pageCountOf(scan: Pick<PdfScan, 'pageObjects' | 'rootCount'>, fileSize: number): number | null {
-  const { rootCount, pageObjects } = scan
-  if (rootCount !== null && rootCount >= 1 && rootCount <= fileSize) return rootCount
-  return pageObjects >= 1 ? pageObjects : null
+function pageCountOf(scan: Pick<PdfScan, 'pageObjects' | 'rootCount'>, fileSize: number): number | null {
+  if (saneRoot(scan.rootCount, fileSize)) return scan.rootCount
+  return scan.pageObjects >= 1 ? scan.pageObjects : null
 }
 
 /** Whether `%PDF-` starts within the first 1,024 bytes. */
-export function hasPdfHeader(bytes: Uint8Array): boolean {
+function hasPdfHeader(bytes: Uint8Array): boolean {
   const last = Math.min(bytes.length, HEADER_WINDOW)
   for (let at = bytes.indexOf(C.percent); at >= 0 && at < last; at = bytes.indexOf(C.percent, at + 1)) {
     if (matchesAt(bytes, at, HEADER)) return true
@@ -111,7 +143,7 @@ export function hasPdfHeader(bytes: Uint8Array): boolean {
  * One pass over PDF tokens: page objects, page tree roots and compressed object streams.
  * `bytes` may be a whole file or the objects of a decompressed object stream.
  */
-export function scanPdf(bytes: Uint8Array): PdfScan {
+function scanPdf(bytes: Uint8Array): PdfScan {
   const scan: PdfScan = { pageObjects: 0, rootCount: null, objectStreams: [] }
   const frames: Frame[] = []
   let hidden = 0 // dictionaries open beyond MAX_DEPTH
