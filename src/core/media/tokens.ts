@@ -19,16 +19,22 @@ export type ImageDetail = 'low' | 'high' | 'auto'
  * 1092×1092 (1.19 MP, the largest square not resized) ≈ 1590. The token limit is taken as
  * exactly 1,600, i.e. 1,200,000 px (the page's "1.15 megapixels" is a latency recommendation,
  * and its own 1092×1092 example is larger).
+ *
+ * Later versions of that page count 28×28-px patches instead (⌈w/28⌉ × ⌈h/28⌉, at most 1,568;
+ * up to 4,784 on models with a high-resolution tier). The round-four spec names the /750 rule,
+ * which is what this follows; the two agree within a few percent below the cap.
  */
 const ANTHROPIC = { longEdge: 1568, maxPixels: 1600 * 750, pixelsPerToken: 750 } as const
 
 /**
- * OpenAI, "Images and vision", calculating costs (https://platform.openai.com/docs/guides/vision,
+ * OpenAI, "Vision", calculating costs (https://platform.openai.com/docs/guides/vision/calculating-costs,
  * GPT-4o-class models): `detail: low` costs 85 tokens whatever the size; `high` (and `auto`,
  * counted as high: the model may choose it) scales the image to fit within 2048×2048, then so
  * that its shortest side is 768 px, and costs 170 tokens for each 512-px tile covering it plus 85.
- * Its examples: 1024×1024 high = 765; 2048×4096 high = 1105; low = 85. Small images are not
- * scaled up (as OpenAI's billing shows: 500×500 high is one tile, 255).
+ * Its examples: 1024×1024 high = 765; 2048×4096 high = 1105; 4096×8192 low = 85. The guide does
+ * not say whether a smaller image is scaled up to 768: it is not, as measured usage shows (a
+ * 128×64 image at high on gpt-4o: 267 input tokens with a five-word prompt, i.e. one tile, 255;
+ * https://community.openai.com/t/1262691).
  */
 const OPENAI = { base: 85, perTile: 170, tile: 512, fitWithin: 2048, shortSide: 768 } as const
 /** The most tiles an image can need after the two scalings: 768×2048 is 2 × 4. */
