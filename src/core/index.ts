@@ -33,6 +33,7 @@ export {
   rewindTargetProblem,
   viewBoundary,
 } from './lineage'
+export * from './media'
 export { applyPins, NO_PINS, type ViewPins, viewPins } from './pins'
 export { formatProblem, type Problem } from './problem'
 export { extendView, project, viewAfter, viewMembership } from './projection'

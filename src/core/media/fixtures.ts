@@ -200,3 +200,61 @@ export function pdf(pages: number, pageSeparator = ' '): Uint8Array {
 
 /** A string of code points below 256 as one byte each. */
 export const latin1 = (text: string): Uint8Array => Uint8Array.from(text, (c) => c.charCodeAt(0))
+
+/** The parts of the Compression Streams API the fixtures use, typed locally (the core has no DOM types). */
+type Compressor = new (
+  format: 'deflate',
+) => {
+  readable: { getReader(): { read(): Promise<{ done: boolean; value?: Uint8Array }> } }
+  writable: { getWriter(): { write(chunk: Uint8Array): Promise<void>; close(): Promise<void> } }
+}
+
+/** Bytes compressed as a zlib stream (RFC 1950) by the platform's `CompressionStream`. */
+export async function zlib(bytes: Uint8Array): Promise<Uint8Array> {
+  const Compression = (globalThis as unknown as { CompressionStream: Compressor }).CompressionStream
+  const stream = new Compression('deflate')
+  const writer = stream.writable.getWriter()
+  writer.write(bytes).then(() => writer.close())
+  const reader = stream.readable.getReader()
+  const out: number[] = []
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) out.push(...chunk.value!)
+  return Uint8Array.from(out)
+}
+
+/**
+ * A whole PDF 1.5 whose objects are all in one compressed object stream, as pdfTeX writes them
+ * (ISO 32000-1 §7.5.7–7.5.8): the header; object 1, the /Type /ObjStm (/N objects, /First the
+ * offset of the first after the header of "number offset" pairs, FlateDecode) holding the
+ * catalog (2), the page tree root (3, /Count) and the pages (4…); then a cross-reference stream
+ * (/Type /XRef, /W [1 2 1]: type 0 free, 1 at an offset, 2 in object stream 1 at an index) with
+ * /Root; startxref. No /Type /Page is visible without inflating object 1.
+ */
+export async function pdfWithObjectStream(pages: number): Promise<Uint8Array> {
+  const inner = [
+    '<< /Type /Catalog /Pages 3 0 R >>',
+    `<< /Type /Pages /Kids [${Array.from({ length: pages }, (_, i) => `${i + 4} 0 R`).join(' ')}] /Count ${pages} >>`,
+    ...Array.from({ length: pages }, () => '<< /Type /Page /Parent 3 0 R /MediaBox [0 0 612 792] >>'),
+  ]
+  let body = ''
+  const pairs: string[] = []
+  inner.forEach((object, i) => {
+    pairs.push(`${i + 2} ${body.length}`)
+    body += `${object}\n`
+  })
+  const header = `${pairs.join(' ')}\n`
+  const compressed = await zlib(latin1(header + body))
+  const head = `%PDF-1.5\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /ObjStm /N ${inner.length} /First ${header.length} /Filter /FlateDecode /Length ${compressed.length} >>\nstream\n`
+  const afterStream = '\nendstream\nendobj\n'
+  const xrefAt = head.length + compressed.length + afterStream.length
+  const xrefNumber = inner.length + 2
+  const entry = (type: number, field2: number, field3: number) => [type, (field2 >> 8) & 0xff, field2 & 0xff, field3]
+  const entries = [
+    ...entry(0, 0, 255),
+    ...entry(1, '%PDF-1.5\n%\xe2\xe3\xcf\xd3\n'.length, 0),
+    ...inner.flatMap((_, i) => entry(2, 1, i)),
+    ...entry(1, xrefAt, 0),
+  ]
+  const xref = `${xrefNumber} 0 obj\n<< /Type /XRef /Size ${xrefNumber + 1} /W [1 2 1] /Root 2 0 R /Length ${entries.length} >>\nstream\n`
+  const tail = `\nendstream\nendobj\nstartxref\n${xrefAt}\n%%EOF\n`
+  return Uint8Array.from([...latin1(head), ...compressed, ...latin1(afterStream + xref), ...entries, ...latin1(tail)])
+}
