@@ -11,8 +11,8 @@ import { Sessions } from 'agents/sessions'
 import { type Context, Hono } from 'hono'
 import type { OpenAIMessage } from '../src/contract/openai-messages'
 import {
+  type AppendInput,
   type ChatMessageInput,
-  type EventInput,
   ResponsesRequestSchema,
   SEARCH_START,
   type TurnInput,
@@ -39,6 +39,7 @@ import { RequestShard } from '../src/object/request-shard'
 import { type JsonBody, SessionObject } from '../src/object/session-object'
 import { chatCompletionTranslation } from '../src/wire/chat-completions/request'
 import { doorRequestOf } from '../src/wire/door-request'
+import { MediaIntake } from '../src/wire/media'
 import { messagesTranslation } from '../src/wire/messages/request'
 import { responsesTranslation } from '../src/wire/responses/request'
 import { countRows, type RowCounts } from '../test/support/row-counts'
@@ -118,9 +119,9 @@ const eventOf = (row: EventRow): SessionEvent => {
 }
 
 /** A turn's storage work as two appends: the user message, then the reply (an agent's: with the call, then its result). */
-function turnAppends(at: number, work: StorageWork): [EventInput[], EventInput[]] {
-  const user: EventInput = { message: { role: 'user', content: message(at) } }
-  const reply: EventInput = { message: { role: 'assistant', content: message(at + 1) } }
+function turnAppends(at: number, work: StorageWork): [AppendInput[], AppendInput[]] {
+  const user: AppendInput = { message: { role: 'user', content: message(at) } }
+  const reply: AppendInput = { message: { role: 'assistant', content: message(at + 1) } }
   if (work === 'turn') return [[user], [reply]]
   const call = { id: `k${thisRun()}-${at}`, name: 'lookup', arguments: JSON.stringify({ q: message(at) }) }
   const result = { id: call.id, name: 'lookup', data: `result ${at}: `.repeat(20) }
@@ -470,21 +471,35 @@ const plainDoor = (translation: Parameters<typeof doorRequestOf>[0], messages: u
 
 /** A door's request as the session object takes it, from a client's messages, in each wire format. */
 const DOORS = {
-  chat: (messages: ChatMessageInput[]) => plainDoor(chatCompletionTranslation({ model: 'echo', messages }), messages),
-  messages: (messages: ChatMessageInput[]) => {
+  chat: async (messages: ChatMessageInput[]) =>
+    plainDoor(await chatCompletionTranslation({ model: 'echo', messages }, new MediaIntake()), messages),
+  messages: async (messages: ChatMessageInput[]) => {
     const sent = messages.map((m) => ({ role: m.role, content: typeof m.content === 'string' ? m.content : '' }))
-    return plainDoor(messagesTranslation({ model: 'echo', max_tokens: 1024, messages: sent }), sent)
+    return plainDoor(await messagesTranslation({ model: 'echo', max_tokens: 1024, messages: sent }, new MediaIntake()), sent)
   },
   // As Codex sends them: message items, the whole input every time.
   responses: async (messages: ChatMessageInput[]) => {
-    const input = messages.map((m) => ({
-      type: 'message',
-      role: m.role,
-      content: [
-        { type: m.role === 'assistant' ? 'output_text' : 'input_text', text: typeof m.content === 'string' ? m.content : '' },
-      ],
-    }))
-    const { translation, capsule } = responsesTranslation(ResponsesRequestSchema.parse({ model: 'echo', input }))
+    const text = (m: ChatMessageInput) => (typeof m.content === 'string' ? m.content : '')
+    // Tool results and calls as Codex sends them: function_call_output and function_call items.
+    const input = messages.flatMap((m): Record<string, unknown>[] => {
+      if (m.role === 'tool') return [{ type: 'function_call_output', call_id: m.tool_call_id, output: text(m) }]
+      const calls = (m.tool_calls ?? []).map((call) => ({ type: 'function_call', call_id: call.id, ...call.function }))
+      const said =
+        text(m) === '' && calls.length > 0
+          ? []
+          : [
+              {
+                type: 'message',
+                role: m.role,
+                content: [{ type: m.role === 'assistant' ? 'output_text' : 'input_text', text: text(m) }],
+              },
+            ]
+      return [...said, ...calls]
+    })
+    const { translation, capsule } = await responsesTranslation(
+      ResponsesRequestSchema.parse({ model: 'echo', input }),
+      new MediaIntake(),
+    )
     return { ...(await plainDoor(translation, input)), capsule }
   },
 }
@@ -544,7 +559,7 @@ async function regenerateTurn(c: BenchContext): Promise<void> {
 function doorRewinds(c: BenchContext, history: ChatMessageInput[]) {
   return async (i: number) => {
     const messages: ChatMessageInput[] = [...history, { role: 'user', content: `edited ${i}` }]
-    const input = await plainDoor(chatCompletionTranslation({ model: 'echo', messages }), messages)
+    const input = await plainDoor(await chatCompletionTranslation({ model: 'echo', messages }, new MediaIntake()), messages)
     const text = await new Response(await sessionOf(c).door(addressOf(c), { ...input, onDiverge: 'rewind' })).text()
     if (!text.includes('{"type":"rewound"')) throw new Error(`door rewind: ${text.slice(0, 300)}`)
   }
@@ -733,7 +748,10 @@ const undos = (c: BenchContext, batch: number) =>
  */
 async function responsesCompactions(c: BenchContext, batch: number): Promise<Measured> {
   const items = [{ type: 'compaction_trigger' }]
-  const { translation, capsule } = responsesTranslation(ResponsesRequestSchema.parse({ model: 'echo', input: items }))
+  const { translation, capsule } = await responsesTranslation(
+    ResponsesRequestSchema.parse({ model: 'echo', input: items }),
+    new MediaIntake(),
+  )
   const input = { ...(await plainDoor(translation, items)), capsule }
   const { policy } = outcomeValue<{ policy: unknown }>('get', await sessionOf(c).get())
   const keepTwenty = { trigger: { turnCount: 1_000_000 }, strategy: { window: { lastEvents: 20 } } }

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks'
 import type { Api } from './api'
 import { ErrorNote, Loading } from './errors'
-import { count, counted, sessionPath, time } from './format'
+import { contentText, count, counted, sessionPath, time } from './format'
 import { EventJsonView, JsonToggle } from './json'
 import { MessageText } from './markdown'
 import { MarkerRow } from './marker-row'
@@ -126,7 +126,7 @@ function SummaryPart({ part }: { part: EventJson }) {
   const [json, setJson] = useState(false)
   return (
     <div class="summary-part" data-seq={part.seq}>
-      <MessageText text={part.message?.content ?? ''} raw={raw} class="summary-text" />
+      <MessageText text={contentText(part.message?.content ?? '')} raw={raw} class="summary-text" />
       <div class="meta">
         <span>
           summary #{part.seq} · {count(part.tokens)} tokens

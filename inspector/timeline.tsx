@@ -3,7 +3,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import type { Api } from './api'
 import { type Alternatives, BranchSwitch } from './branch-switch'
 import { CompactionRow, undoState } from './compaction-row'
-import { count, counted, time } from './format'
+import { contentText, count, counted, time } from './format'
 import { EventJsonView, JsonToggle } from './json'
 import { MessageText } from './markdown'
 import { MarkerRow } from './marker-row'
@@ -124,7 +124,7 @@ function EventRow({
   const focused = marks.focus === event.seq
   const message = event.message
   const role = message?.role ?? 'event'
-  const content = message?.content ?? ''
+  const content = contentText(message?.content ?? '')
   const classes = ['event', role, covered && 'covered', wouldCover && 'would-cover', focused && 'focused']
   return (
     <li class={classes.filter(Boolean).join(' ')} data-seq={event.seq}>
@@ -161,7 +161,11 @@ function EventRow({
       {message?.toolResponses
         ?.filter((response) => !pairing.results.has(response.id))
         .map((response, i) => (
-          <ToolResultBlock key={i} result={{ event, ...response, error: toolErrorsOf(event).includes(response.id) }} orphan />
+          <ToolResultBlock
+            key={i}
+            result={{ event, ...response, data: contentText(response.data), error: toolErrorsOf(event).includes(response.id) }}
+            orphan
+          />
         ))}
     </li>
   )

@@ -1,7 +1,7 @@
 import type { JSX } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { pendingToolCalls } from '../src/core/tool-pairs'
-import { count, time } from './format'
+import { contentText, count, time } from './format'
 import { EventJsonView, JsonToggle, prettyJson } from './json'
 import type { EventJson, ToolCall } from './types'
 
@@ -50,7 +50,7 @@ export function pairTools(events: EventJson[], newestLoaded: boolean): Pairing {
     for (const response of responses) {
       if (!calls.has(response.id)) continue
       const list = results.get(response.id) ?? []
-      list.push({ event, ...response, error: errors.has(response.id) })
+      list.push({ event, ...response, data: contentText(response.data), error: errors.has(response.id) })
       results.set(response.id, list)
     }
     if (responses.every((response) => calls.has(response.id)) && !event.message?.content) folded.add(event.seq)

@@ -32,6 +32,8 @@ interface AppVariables {
   /** `max_tokens` for replies and for summaries. */
   CHAT_MAX_TOKENS?: string
   SUMMARY_MAX_TOKENS?: string
+  /** `placeholder`: images and documents reach the model as their placeholder text (a model without vision); default `bytes`. */
+  IMAGES_TO_MODEL?: string
   /** Time allowed for a model to start answering, and between two streamed chunks. */
   MODEL_TIMEOUT_MS?: string
   /** Requests per user per minute (default 600; 0 = off). */

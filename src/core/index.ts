@@ -34,6 +34,20 @@ export {
   viewBoundary,
 } from './lineage'
 export * from './media'
+export {
+  blobRefsOf,
+  contentKey,
+  contentOf,
+  isMediaPart,
+  isStoredPart,
+  isUrlPart,
+  type MediaPart,
+  mediaOf,
+  partsOf,
+  renderText,
+  textOf,
+} from './parts'
+export { partPlaceholder } from './parts/placeholder'
 export { applyPins, NO_PINS, type ViewPins, viewPins } from './pins'
 export { formatProblem, type Problem } from './problem'
 export { extendView, project, viewAfter, viewMembership } from './projection'
@@ -52,6 +66,7 @@ export {
 export { type QueryTerm, queryTerms, type RecallHit, searchTextOf } from './search'
 export { MARK_CLOSE, MARK_OPEN, type MarkedMatch, rankWindow } from './search/rank'
 export {
+  MissingBlobError,
   RewindPointError,
   SessionEndedError,
   SessionExistsError,

@@ -8,6 +8,7 @@ import { toServiceError, UpstreamError } from '../models/port'
 import { admitted } from '../rate-limits'
 import { CallIds } from '../turns/call-ids'
 import { turnEvent } from '../turns/open-step'
+import { promptMedia } from '../turns/prompt-media'
 import type { TurnDeps } from '../turns/session'
 import { completedStopSequence, type DoorAnswer } from './answer'
 import type { DoorRequest } from './request'
@@ -39,7 +40,7 @@ export function passthroughTurn(input: DoorRequest, deps: TurnDeps): Promise<Doo
     try {
       reply = await model.chat({
         model: request.model ?? models.chatModel,
-        messages: toOpenAIMessages(prompt, request.system ?? null),
+        messages: toOpenAIMessages(prompt, request.system ?? null, promptMedia(deps.session, request, models)),
         maxTokens: maxTokens ?? models.replyTokens,
         onDelta: request.stream ? deps.onDelta : undefined,
         onReasoning: request.stream ? deps.onReasoning : undefined,

@@ -11,6 +11,7 @@ import {
   type SessionEvent,
   type TokenEstimator,
 } from '../core'
+import type { StagedBlob } from '../core/media/blob'
 import type { SessionParts } from '../store/log/open-session'
 import { planRewind } from '../store/log/rewind-plan'
 import { type NewSessionInput, newRecord, type SessionRecord } from '../store/log/session-row'
@@ -31,6 +32,7 @@ export function importEvents(
   { events }: ImportLines,
   estimator: TokenEstimator,
   creates: NewSessionInput,
+  blobs: ReadonlyMap<string, StagedBlob> = new Map(),
 ): ImportResultJson & { created: boolean } {
   const { log, writer, row } = parts
   const stored = existing ? log.byIds(events.map(({ event }) => event.id)) : new Map<string, SessionEvent>()
@@ -66,7 +68,7 @@ export function importEvents(
       const events = run.map(({ event }) => newEventOf(event, estimator))
       inLine(
         run[0]!.line,
-        () => writer.commit(record, events, runOptions(parts, record, run)),
+        () => writer.commit(record, events, { ...runOptions(parts, record, run), blobs }),
         'what it names does not make a view here',
       )
       record = row.stored()!
@@ -194,10 +196,11 @@ export async function importJsonl(
   storage: SessionStorage,
   address: SessionAddress,
   lines: ImportLines,
+  blobs: ReadonlyMap<string, StagedBlob> = new Map(),
 ): Promise<ImportResultJson> {
   const creates = storage.creating({ metadata: lines.header?.metadata ?? {}, policy: lines.header?.policy ?? null })
   const found = await storage.find()
-  const { created, ...result } = importEvents(storage.parts, found, address, lines, storage.estimator, creates)
+  const { created, ...result } = importEvents(storage.parts, found, address, lines, storage.estimator, creates, blobs)
   if (created) await storage.parts.writer.created(storage.parts.row.stored()!)
   return result
 }

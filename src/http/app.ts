@@ -103,7 +103,12 @@ app.use(
 )
 app.use('/v1/*', async (c, next) => (isPublic(c.req.path) ? next() : auth(c, next)))
 app.use('/v1/*', async (c, next) => (isPublic(c.req.path) ? next() : limit(c, next)))
-app.use('/v1/*', jsonBody({ maxBytes: SIZE_LIMITS.requestBytes }))
+/** Routes whose bodies may carry images and documents (round4.md §1): up to 32 MiB, the others 8 MiB. */
+const MEDIA_ROUTES =
+  /^\/v1\/(sessions\/[^/]+\/(events|turns|import)|chat\/completions|messages(\/count_tokens)?|responses(\/compact)?|conversations(\/[^/]+\/items)?)$/
+const bodies = jsonBody({ maxBytes: SIZE_LIMITS.requestBytes })
+const mediaBodies = jsonBody({ maxBytes: SIZE_LIMITS.mediaRequestBytes })
+app.use('/v1/*', async (c, next) => (MEDIA_ROUTES.test(c.req.path) ? mediaBodies(c, next) : bodies(c, next)))
 
 app.route('/', apiRoutes)
 app.route('/', inspectorRoutes)

@@ -1,13 +1,14 @@
 import { DurableObject } from 'cloudflare:workers'
 import { type Compactor, compactor } from '../compaction'
 import { requestedPass } from '../compaction/requested'
+import type { BlobUpload } from '../contract/blob-upload'
 import { type Outcome, toOutcome, unwrap } from '../contract/errors'
 import { SIZE_LIMITS } from '../contract/limits'
 import type {
+  AppendInput,
   CompactInput,
   ContextJson,
   CreateSessionInput,
-  EventInput,
   ExportFormat,
   ForkInput,
   ImportLines,
@@ -63,6 +64,7 @@ import { type FrameBody, wholeWhenSmall } from './frames'
 import { turnLimiterOf } from './limits'
 import { LiveHub } from './live-hub'
 import { type RunSettings, TurnRunner } from './turn-runner'
+import { type RequestBlobs, requestBlobs, withKnownBlobs } from './uploads'
 
 export type { AppendResult }
 
@@ -104,8 +106,7 @@ export class SessionObject extends DurableObject<Env> {
       written: (events) => live.events(events),
       ended: () => live.closeAll('the session ended'),
     })
-    const { log, view, branches, undos, pins } = this.storage.parts
-    this.reads = new SessionReads(log, view, this.storage.lineage, branches, undos, pins)
+    this.reads = new SessionReads(this.storage)
     this.doorReads = new DoorReads(this.storage.parts, () => this.storage.find())
     this.compaction = compactor({ env, estimator })
     this.passes = new BackgroundPass((work) => ctx.waitUntil(work))
@@ -193,6 +194,28 @@ export class SessionObject extends DurableObject<Env> {
     })
   }
 
+  /**
+   * A blob's bytes as a stream read a chunk at a time, with its media type and size; null when the
+   * session holds none by that name (or there is no session: a 404 either way).
+   */
+  readBlob(ref: string): Promise<Outcome<{ mediaType: string; bytes: number; body: ReadableStream<Uint8Array> } | null>> {
+    return toOutcome(async () => {
+      if (!(await this.storage.find())) return null
+      const info = this.storage.blobs.info([ref]).get(ref)
+      if (!info) return null
+      const chunks = this.storage.blobs.chunks(ref)
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          const next = chunks.next()
+          if (next.done) controller.close()
+          else controller.enqueue(next.value)
+        },
+        cancel: () => void chunks.return(undefined),
+      })
+      return { mediaType: info.mediaType, bytes: info.bytes, body }
+    })
+  }
+
   /** The session's message events with these ids (at most {@link SIZE_LIMITS.chatMessages}), as stored: what a door's item reference names. */
   messagesByIds(ids: string[]): Promise<Outcome<MessageEvent[]>> {
     return toOutcome(() => this.doorReads.messagesByIds(ids.slice(0, SIZE_LIMITS.chatMessages)))
@@ -234,17 +257,30 @@ export class SessionObject extends DurableObject<Env> {
 
   // ── history edits (src/history) ──────────────────────────────────────────────────────────
 
-  /** Appends events all together or not at all, creating the session when it does not exist. */
-  append(address: SessionAddress, inputs: EventInput[], expectedVersion?: number): Promise<Outcome<AppendResult>> {
-    return toOutcome(() => appendEvents(this.storage, address, inputs, expectedVersion))
+  /** Appends events all together or not at all, creating the session when it does not exist; `upload`: their images and documents. */
+  append(
+    address: SessionAddress,
+    inputs: AppendInput[],
+    expectedVersion?: number,
+    upload?: BlobUpload | null,
+  ): Promise<Outcome<AppendResult>> {
+    return toOutcome(async () => {
+      const { staged, known } = await requestBlobs(this.storage, upload)
+      return appendEvents(this.storage, address, withKnownBlobs(inputs, known), expectedVersion, staged)
+    })
   }
 
   /** An import after a running turn: a `jsonl` export's lines, or a history without ids (`importHistory`). */
-  importSession(address: SessionAddress, input: { lines: ImportLines } | { history: ImportedHistory }) {
+  importSession(
+    address: SessionAddress,
+    input: { lines: ImportLines } | { history: ImportedHistory },
+    upload?: BlobUpload | null,
+  ) {
     return this.exclusive(async (): Promise<ImportResultJson> => {
-      if ('lines' in input) return importJsonl(this.storage, address, input.lines)
-      const written = await importHistory(input.history, {
-        session: await this.storage.open(address),
+      const { staged, known } = await requestBlobs(this.storage, upload)
+      if ('lines' in input) return importJsonl(this.storage, address, withKnownBlobs(input.lines, known), staged)
+      const written = await importHistory(withKnownBlobs(input.history, known), {
+        session: await this.storage.open(address, undefined, staged),
         estimator: this.storage.estimator,
       })
       return { imported: written.length, skipped: 0, version: written.at(-1)!.seq }
@@ -282,10 +318,14 @@ export class SessionObject extends DurableObject<Env> {
   appendHistory(
     address: SessionAddress,
     input: { messages: ClientMessage[]; fields: string[]; creates?: NewSessionInput },
+    upload?: BlobUpload | null,
   ): Promise<Outcome<SessionEvent[]>> {
     return this.exclusive(async () => {
-      const session = input.creates ? await this.storage.open(address, input.creates) : await this.storage.openExisting()
-      return appendHistory(input.messages, input.fields, { session, estimator: this.storage.estimator })
+      const { staged, known } = await requestBlobs(this.storage, upload)
+      const session = input.creates
+        ? await this.storage.open(address, input.creates, staged)
+        : await this.storage.openExisting(staged)
+      return appendHistory(withKnownBlobs(input.messages, known), input.fields, { session, estimator: this.storage.estimator })
     })
   }
 
@@ -296,34 +336,37 @@ export class SessionObject extends DurableObject<Env> {
    * `./frames`): a streamed turn's at once, as a stream; a plain turn's whole when it ends, when
    * small. The turn runs to the end even if the caller stops reading.
    */
-  async turn(address: SessionAddress, input: TurnInput): Promise<FrameBody> {
+  async turn(address: SessionAddress, input: TurnInput, upload?: BlobUpload | null): Promise<FrameBody> {
+    const blobs = this.requestBlobs(upload)
     const frames = this.runner.run(
-      () => this.storage.open(address),
+      async () => this.storage.open(address, undefined, (await blobs).staged),
       this.runSettings(address, input.stream === true, false),
-      (deps) => runTurn(input, deps),
+      async (deps) => runTurn(withKnownBlobs(input, (await blobs).known), deps),
       (result) => this.reads.turn(result),
     )
     return input.stream ? frames : wholeWhenSmall(frames)
   }
 
   /** A door's request (see `src/doors`), creating the session when absent; frames as for {@link turn}, `done` a small answer. */
-  async door(address: SessionAddress, input: DoorRequest): Promise<FrameBody> {
+  async door(address: SessionAddress, input: DoorRequest, upload?: BlobUpload | null): Promise<FrameBody> {
+    const blobs = this.requestBlobs(upload)
     const frames = this.runner.run(
-      () => this.storage.open(address, createsOf(input)),
+      async () => this.storage.open(address, createsOf(input), (await blobs).staged),
       // A passthrough neither reads nor writes the session: it waits for no turn.
       { ...this.runSettings(address, input.request.stream === true, true), queued: input.mode !== 'passthrough' },
-      (deps) => doorTurn(input, deps),
+      async (deps) => doorTurn(withKnownBlobs(input, (await blobs).known), deps),
       (answer) => [JSON.stringify(answer)],
     )
     return input.request.stream ? frames : wholeWhenSmall(frames)
   }
 
   /** A Responses client's compaction (see `doorCompaction`); frames as for {@link door}, `done` carrying the capsule. */
-  doorCompaction(address: SessionAddress, input: DoorRequest): Promise<FrameBody> {
+  doorCompaction(address: SessionAddress, input: DoorRequest, upload?: BlobUpload | null): Promise<FrameBody> {
+    const blobs = this.requestBlobs(upload)
     const frames = this.runner.run(
-      () => this.storage.open(address, createsOf(input)),
+      async () => this.storage.open(address, createsOf(input), (await blobs).staged),
       this.runSettings(address, false, true),
-      (deps) => doorCompaction(input, deps, address.userId),
+      async (deps) => doorCompaction(withKnownBlobs(input, (await blobs).known), deps, address.userId),
       (result) => [JSON.stringify(result)],
     )
     return wholeWhenSmall(frames)
@@ -361,6 +404,14 @@ export class SessionObject extends DurableObject<Env> {
 
   private async readJson(answer: (record: Awaited<ReturnType<SessionStorage['existing']>>) => Iterable<string>) {
     return jsonAnswer(answer(await this.storage.existing()))
+  }
+
+  /** A request's images and documents, read as it arrives (its failure is the run's: see the runner's `open`). */
+  private requestBlobs(upload: BlobUpload | null | undefined): Promise<RequestBlobs> {
+    const blobs = requestBlobs(this.storage, upload)
+    // Awaited by the run; a failure is answered there, never left unhandled meanwhile.
+    blobs.catch(() => {})
+    return blobs
   }
 
   /** Work that waits for the session's running turn, nothing else running meanwhile. */

@@ -1,8 +1,10 @@
 import type { CreateSessionInput, PatchSessionInput } from '../contract/schemas'
 import type { SessionAddress } from '../contract/session-address'
 import { SessionExistsError, SessionMissingError, type TokenEstimator } from '../core'
+import type { StagedBlob } from '../core/media/blob'
 import { Sql } from '../sql'
 import type { Notice } from '../webhooks'
+import { SessionBlobs } from './log/blobs'
 import { SessionBranches } from './log/branches'
 import { LogIndexes } from './log/indexes'
 import { Lifecycle, type SessionDirectory } from './log/lifecycle'
@@ -38,6 +40,8 @@ import { SessionSearch } from './search/search'
 export class SessionStorage {
   /** The parts use cases read and write through (the writer is the one way anything is written). */
   readonly parts: SessionParts
+  /** The session's images and documents. */
+  readonly blobs: SessionBlobs
   /** The full-text search index. */
   readonly searchIndex: SessionSearch
   /** The lineage searched through it (`GET /search`, `recall_history`). */
@@ -64,10 +68,25 @@ export class SessionStorage {
     const branches = new SessionBranches(sql, log)
     const undos = new SessionUndos(sql)
     const pins = new SessionPins(sql, log)
-    const writer = new SessionWriter(storage, sql, log, view, indexes, row, this.lifecycle, branches, undos, pins, listener)
+    this.blobs = new SessionBlobs(sql)
+    const writer = new SessionWriter(
+      storage,
+      sql,
+      log,
+      view,
+      indexes,
+      row,
+      this.lifecycle,
+      branches,
+      undos,
+      pins,
+      this.blobs,
+      listener,
+    )
     this.lineage = new LineageSearch(log, view, this.searchIndex)
     const search = this.lineage
-    this.parts = { log, view, steps: new StepLog(sql, log), indexes, row, writer, search, branches, undos, pins }
+    const { blobs } = this
+    this.parts = { log, view, steps: new StepLog(sql, log), indexes, row, writer, search, branches, undos, pins, blobs }
     this.end = new SessionEnd(row, writer, this.lifecycle)
   }
 
@@ -91,17 +110,20 @@ export class SessionStorage {
     return record
   }
 
-  /** The session for one request that may create it: its first write does (with `created`), when it does not exist. */
-  async open(address: SessionAddress, created?: NewSessionInput): Promise<OpenSession> {
+  /**
+   * The session for one request that may create it: its first write does (with `created`), when
+   * it does not exist. `blobs`: the images and documents the request brought.
+   */
+  async open(address: SessionAddress, created?: NewSessionInput, blobs?: ReadonlyMap<string, StagedBlob>): Promise<OpenSession> {
     const found = await this.find()
     // The deployment's defaults are read only for a session this request may create.
-    return new OpenSession(this.parts, address, found, found ? (created ?? {}) : this.creating(created ?? {}))
+    return new OpenSession(this.parts, address, found, found ? (created ?? {}) : this.creating(created ?? {}), blobs)
   }
 
   /** The session for one request that needs it to exist, or {@link SessionMissingError}. */
-  async openExisting(): Promise<OpenSession> {
+  async openExisting(blobs?: ReadonlyMap<string, StagedBlob>): Promise<OpenSession> {
     const record = await this.existing()
-    return new OpenSession(this.parts, { userId: record.userId, sessionId: record.id }, record)
+    return new OpenSession(this.parts, { userId: record.userId, sessionId: record.id }, record, {}, blobs)
   }
 
   /** Creates the session with no event; {@link SessionExistsError} when it exists. */

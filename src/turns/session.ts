@@ -54,6 +54,8 @@ export interface TurnSession extends PassSession {
   rewindFirst(point: RewindPoint, reason: RewindReason, field: string, id?: string): { abandoned: number } | null
   /** Which of these tool call ids the log already holds (by any call or response, covered or not). */
   usedToolIds(ids: readonly string[]): Set<string>
+  /** A blob's bytes for a prompt (the request's own, or the session's); null when neither holds it. */
+  blobData(ref: string): Uint8Array | null
   /** Appends a turn step's events in one transaction with its record for retries, creating the session if needed. */
   writeTurn(events: NewMessageEvent[], step: StepRecord & { calibration: Calibration }): Promise<SessionEvent[]>
   /** Appends a history a client seeds the session with, ahead of its first turn, creating the session if needed. */

@@ -1,9 +1,10 @@
 import { toOpenAIMessages } from '../contract/openai-messages'
 import type { PromptFitReport } from '../contract/turn-result'
-import { allSeqs, type NewMessageEvent, RECALL_TOOL, type ToolCall } from '../core'
+import { allSeqs, type NewMessageEvent, RECALL_TOOL, type ToolCall, textOf } from '../core'
 import { type ChatReply, toServiceError, UpstreamError } from '../models/port'
 import { CallIds } from './call-ids'
 import { fitPrompt, overflow, planFit } from './fit-prompt'
+import { promptMedia } from './prompt-media'
 import { RECALL_DEFINITION } from './recall'
 import type { TurnDeps } from './session'
 import type { PreparedStep, StepRequest } from './step'
@@ -36,7 +37,8 @@ export class StepCaller {
   async call(extra: NewMessageEvent[] = [], offerRecall = this.request.recall === true): Promise<ChatReply> {
     const { step, request, deps } = this
     const view = await deps.session.readEvents(allSeqs((await deps.session.readView()).view))
-    const system = step.systemEvent?.message.content ?? (await deps.session.promptState())?.latestSystem?.content ?? null
+    const stepSystem = step.systemEvent ? textOf(step.systemEvent.message.content) : undefined
+    const system = stepSystem ?? (await deps.session.promptState())?.latestSystem?.content ?? null
     this.ids = this.newIds()
     const ids = this.ids
     let position = 0
@@ -45,7 +47,7 @@ export class StepCaller {
     deps.onReply?.(step.replyId, true, step.keyId ?? step.added[0]?.id ?? step.replyId)
     const reply = await step.model.chat({
       model: step.modelName,
-      messages: toOpenAIMessages([...view, ...step.added, ...extra], system),
+      messages: toOpenAIMessages([...view, ...step.added, ...extra], system, promptMedia(deps.session, request, deps.models)),
       maxTokens: step.replyTokens,
       onDelta: request.stream || deps.watched?.() ? deps.onDelta : undefined,
       onReasoning: request.stream ? deps.onReasoning : undefined,

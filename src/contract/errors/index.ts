@@ -1,4 +1,5 @@
 import {
+  MissingBlobError,
   RewindPointError,
   SessionEndedError,
   SessionExistsError,
@@ -113,7 +114,8 @@ export function serviceErrorOf(error: unknown): ServiceError | null {
   if (error instanceof SessionExistsError) return new ServiceError('session_exists', error.message)
   if (error instanceof SessionWipingError)
     return new ServiceError('unavailable', error.message, { 'Retry-After': WIPING_RETRY_SECONDS })
-  if (error instanceof RewindPointError) return new ServiceError('invalid_request', error.message)
+  if (error instanceof RewindPointError || error instanceof MissingBlobError)
+    return new ServiceError('invalid_request', error.message)
   return null
 }
 

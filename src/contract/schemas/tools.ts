@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import { SIZE_LIMITS } from '../limits'
 import { depthOf } from './common'
+import { ContentInputSchema } from './parts'
 
 /** OpenAI's rule for function names. */
 const FUNCTION_NAME = /^[A-Za-z0-9_-]{1,64}$/
@@ -68,7 +69,7 @@ export const ToolResultSchema = z
   .strictObject({
     id: z.string().min(1).max(SIZE_LIMITS.toolNameChars),
     name: z.string().min(1).max(SIZE_LIMITS.toolNameChars).optional(),
-    data: z.string().optional(),
+    data: ContentInputSchema.optional().openapi({ description: 'What the tool returned: text, or parts (a screenshot).' }),
     error: z.string().optional(),
   })
   .refine((result) => (result.data === undefined) !== (result.error === undefined), {

@@ -1,9 +1,11 @@
 import { z } from '@hono/zod-openapi'
+import type { Content, ToolResultInput } from '../../core'
 import { SIZE_LIMITS } from '../limits'
 import { RewindPointSchema } from './branches'
 import { Id } from './common'
 import { CompactionResultSchema } from './compaction'
 import { EventSchema, ToolCallSchema } from './events'
+import { ContentInputSchema } from './parts'
 import { PolicySchema } from './policy'
 import { ToolResultSchema, toolFields, toolFieldsProblem } from './tools'
 
@@ -12,7 +14,10 @@ export const TurnRequestSchema = z
     id: Id.optional().openapi({
       description: 'The user event’s id (content turns), or the REWIND’s (a regenerate): a retried id answers the stored result.',
     }),
-    content: z.string().min(1, 'must not be empty').optional().openapi({ description: 'A new user message: a new turn.' }),
+    content: z
+      .union([z.string().min(1, 'must not be empty'), ContentInputSchema])
+      .optional()
+      .openapi({ description: 'A new user message: a new turn. Text, or parts (images and documents).' }),
     toolResults: z
       .array(ToolResultSchema)
       .min(1)
@@ -30,6 +35,9 @@ export const TurnRequestSchema = z
     regenerate: z.literal(true).optional().openapi({
       description:
         'Without content or toolResults: the newest turn’s reply is taken out of the view (one REWIND) and the model answers its user message again.',
+    }),
+    images: z.enum(['placeholder']).optional().openapi({
+      description: '`placeholder`: each image and document goes to the model as its placeholder text (a model without vision).',
     }),
     recall: z.boolean().optional().openapi({
       description: 'Offer the model the built-in recall_history tool: it may look up what compaction hid (at most 3 rounds).',
@@ -71,8 +79,14 @@ export const TurnRequestSchema = z
   })
   .openapi('TurnRequest')
 
-/** A chat turn as the session object takes it. */
-export type TurnInput = z.output<typeof TurnRequestSchema>
+/** A chat turn as a client sends it. */
+export type TurnRequest = z.output<typeof TurnRequestSchema>
+
+/** A chat turn as the session object takes it: its images and documents read by the Worker (`wire/media`). */
+export type TurnInput = Omit<TurnRequest, 'content' | 'toolResults'> & {
+  content?: Content
+  toolResults?: ToolResultInput[]
+}
 
 export const UsageSchema = z
   .object({

@@ -1,4 +1,5 @@
-import { isInline, type MessageEvent, type Reasoning, type ToolCall } from '../events'
+import { type Content, isInline, type MessageEvent, type Reasoning, type ToolCall } from '../events'
+import { contentKey } from '../parts'
 import { RECALL_TOOL } from '../tool-pairs'
 
 /**
@@ -14,7 +15,7 @@ import { RECALL_TOOL } from '../tool-pairs'
  * stored as null (as the service stores such a reply), matched as "" (null ≡ "").
  */
 export type ClientMessage = ClientMessageFields &
-  ({ role: 'assistant'; content: string | null } | { role: 'user' | 'tool' | 'system'; content: string })
+  ({ role: 'assistant'; content: Content | null } | { role: 'user' | 'tool' | 'system'; content: Content })
 
 /** What a {@link ClientMessage} may carry besides its role and content. */
 interface ClientMessageFields {
@@ -66,7 +67,7 @@ export function clientMessagesOf(event: MessageEvent, shown: ShownOptions = { in
     .map((call) => (shown.toolId ? { ...call, id: toolId(call.id) } : call))
   const content = message.content ?? ''
   if (message.role === 'assistant') {
-    if (content === '' && calls.length === 0) return []
+    if (contentKey(content) === '' && calls.length === 0) return []
     return [{ role: 'assistant', content, ...(calls.length > 0 ? { toolCalls: calls } : {}) }]
   }
   return [{ role: 'user', content }]
@@ -99,7 +100,7 @@ function sortKeys(value: unknown): unknown {
  */
 export function messageKey(message: ClientMessage): string {
   const calls = (message.toolCalls ?? []).map((call) => [call.id, call.name, canonicalArguments(call.arguments)])
-  return JSON.stringify([message.role, message.content ?? '', calls, message.toolCallId ?? null])
+  return JSON.stringify([message.role, contentKey(message.content), calls, message.toolCallId ?? null])
 }
 
 /**

@@ -1,16 +1,22 @@
 import type { Message } from '../events'
+import { mediaOf, textOf } from '../parts'
 
 /**
  * Search over a session's events, as plain text: what an event is found by, and how a query a
  * person typed becomes a full-text expression that can never be a syntax error.
  */
 
-/** The text an event is found by: its content, its tool calls' names and arguments, its tool results' names and data. */
+/**
+ * The text an event is found by: its content's text, its tool calls' names and arguments, its tool
+ * results' names and text, and the titles of its documents.
+ */
 export function searchTextOf(message: Message): string {
   const parts: string[] = []
-  if (message.content) parts.push(message.content)
+  const text = textOf(message.content)
+  if (text) parts.push(text)
   for (const call of message.toolCalls ?? []) parts.push(call.name, call.arguments)
-  for (const response of message.toolResponses ?? []) parts.push(response.name, response.data)
+  for (const response of message.toolResponses ?? []) parts.push(response.name, textOf(response.data))
+  for (const part of mediaOf(message)) if (part.title) parts.push(part.title)
   return parts.join('\n')
 }
 

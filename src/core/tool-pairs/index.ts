@@ -1,4 +1,4 @@
-import { isTurnStart, type Message } from '../events'
+import { type Content, isTurnStart, type Message } from '../events'
 
 /** What the pairing reads of an event: its message, and whether compaction wrote it. */
 type Paired = { message: Message; synthetic: boolean }
@@ -19,7 +19,7 @@ export const NO_RESULT = '{"error":"no result was recorded"}'
 /** One message of a pairing-safe rendering: a stored event, or one tool result placed after its call. */
 export type PairedMessage<E extends Paired = Paired> =
   | { kind: 'event'; event: E }
-  | { kind: 'result'; id: string; name: string; data: string; placeholder: boolean }
+  | { kind: 'result'; id: string; name: string; data: Content; placeholder: boolean }
 
 /** Where the newest turn starts in a view (its index; the view's length when it has no turn). */
 const newestTurnStart = (view: readonly Paired[]): number => {

@@ -1,6 +1,6 @@
 import type { Context } from 'hono'
 import type { SSEStreamingApi } from 'hono/streaming'
-import type { Reasoning, ToolCall } from '../../core'
+import { type Reasoning, type ToolCall, textOf } from '../../core'
 import type { DoorAnswer } from '../../doors'
 import type { FrameBody } from '../../object/frames'
 import type { DoorEvents } from '../../wire/door-events'
@@ -59,7 +59,8 @@ export async function readDoorAnswer(
           // A stored answer (a retry) comes whole: its reply goes out as its pieces.
           if (!streamed) {
             for (const block of done.reply.message.reasoning ?? []) await events.reasoning?.(sse, block)
-            if (done.reply.message.content) await events.text(sse, done.reply.message.content)
+            const text = textOf(done.reply.message.content)
+            if (text) await events.text(sse, text)
             if (done.status === 'requires_action')
               for (const call of done.reply.message.toolCalls ?? []) await events.toolCall(sse, call)
           }

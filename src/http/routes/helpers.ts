@@ -4,6 +4,7 @@ import type { JSONParsed } from 'hono/utils/types'
 import { SIZE_LIMITS } from '../../contract/limits'
 import { ErrorResponseSchema } from '../../contract/schemas'
 import { sessionClient } from '../../object/session-client'
+import { blobUrl } from '../../wire/blob-url'
 import type { AppEnv } from '../env'
 import { validationHook } from '../validation'
 
@@ -70,6 +71,12 @@ export const DoorHeaders = z.object({
     .openapi({ description: 'A repeat with the same key and messages returns the first result without calling the model.' }),
   'x-stainless-retry-count': RetryCountHeader,
 })
+
+/**
+ * Where a client reads a blob of the session `sessionId`: its absolute URL on this service (what a
+ * Responses item shows for a stored image or document, and what the doors read back as the blob).
+ */
+export const blobUrlOf = (c: { req: { url: string } }, sessionId: string) => blobUrl(new URL(c.req.url).origin, sessionId)
 
 /** The address of the caller's session `id`. */
 export const addressOf = (c: { get(key: 'userId'): string }, sessionId: string) => ({ userId: c.get('userId'), sessionId })

@@ -1,3 +1,4 @@
+import { blobRoutes } from './blobs'
 import { branchRoutes } from './branches'
 import { chatCompletionRoutes } from './chat-completions'
 import { compactRoutes } from './compact'
@@ -19,6 +20,7 @@ import { webhookRoutes } from './webhooks'
 export const apiRoutes = routes()
   .route('/', sessionRoutes)
   .route('/', eventRoutes)
+  .route('/', blobRoutes)
   .route('/', portabilityRoutes)
   .route('/', compactRoutes)
   .route('/', branchRoutes)

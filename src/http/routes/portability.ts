@@ -14,7 +14,8 @@ import {
 } from '../../contract/schemas'
 import { userIndexStub } from '../../object/address'
 import type { SessionIndexCursor } from '../../store/user-index/session-index'
-import { importedHistory } from '../../wire/import'
+import { importedHistory, jsonlMedia } from '../../wire/import'
+import { MediaIntake } from '../../wire/media'
 import { isJsonLines } from '../body'
 import { body, errors, json, routes, SESSION_PATH, sessionOf } from './helpers'
 
@@ -116,7 +117,9 @@ export const portabilityRoutes = routes()
     const type = c.req.header('Content-Type')
     if (isJsonLines(type)) {
       const lines = parseImportLines(await c.req.text())
-      return c.json(unwrap(await sessionOf(c, id).importSession(address, { lines })), 200)
+      const media = new MediaIntake()
+      await jsonlMedia(lines, media)
+      return c.json(unwrap(await sessionOf(c, id).importSession(address, { lines }, media.upload())), 200)
     }
     if (!/^application\/json\s*(;|$)/i.test(type ?? ''))
       throw new ServiceError(
@@ -132,8 +135,9 @@ export const portabilityRoutes = routes()
     const parsed = JsonImportSchema.safeParse(value)
     if (!parsed.success)
       throw new ServiceError(issuesCode(parsed.error.issues), describeIssues(parsed.error.issues, 'json', value))
-    const history = importedHistory(parsed.data)
-    return c.json(unwrap(await sessionOf(c, id).importSession(address, { history })), 200)
+    const media = new MediaIntake()
+    const history = await importedHistory(parsed.data, media)
+    return c.json(unwrap(await sessionOf(c, id).importSession(address, { history }, media.upload())), 200)
   })
   .openapi(
     exportAll,

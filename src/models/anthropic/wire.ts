@@ -5,7 +5,7 @@ import {
   anthropicMessages,
   textBlock,
 } from '../../contract/anthropic-messages'
-import type { OpenAIMessage } from '../../contract/openai-messages'
+import { type OpenAIMessage, openAIText } from '../../contract/openai-messages'
 import type { Usage } from '../../contract/turn-result'
 import type { ChatRequest } from '../port'
 
@@ -37,7 +37,7 @@ export function anthropicPrompt(messages: readonly OpenAIMessage[]): {
   messages: AnthropicRequestMessage[]
 } {
   const first = messages[0]
-  const system = first?.role === 'system' ? [{ ...textBlock(first.content), cache_control: CACHE }] : undefined
+  const system = first?.role === 'system' ? [{ ...textBlock(openAIText(first.content)), cache_control: CACHE }] : undefined
   const out = [...anthropicMessages(system ? messages.slice(1) : messages)]
   const newest = out.at(-1)?.content
   if (newest?.length) newest[newest.length - 1] = { ...newest.at(-1)!, cache_control: CACHE }

@@ -1,27 +1,19 @@
+import { type Content, MissingBlobError, type NewEvent, type Part } from '../../core'
+import type { BlobInfo, StagedBlob } from '../../core/media/blob'
 import type { Sql } from '../../sql'
 import { type BlobCache, isolateBlobs } from './blob-cache'
-
-/** What is known of a stored blob, read from its bytes when it came. */
-export interface BlobInfo {
-  mediaType: string
-  /** Its decoded size. */
-  bytes: number
-  width?: number
-  height?: number
-  /** A PDF's page count, when it could be read. */
-  pages?: number
-}
-
-/** A blob a request brought: stored with the first event that names it, by its name (`sha256:<hex>`). */
-export interface StagedBlob extends BlobInfo {
-  ref: string
-  data: Uint8Array
-}
 
 /** A chunk of a blob's bytes: one row's value, well under a value's 2 MB limit. */
 export const BLOB_CHUNK_BYTES = 1024 * 1024
 
-type InfoRow = { hash: string; media_type: string; bytes: number; width: number | null; height: number | null; pages: number | null }
+type InfoRow = {
+  hash: string
+  media_type: string
+  bytes: number
+  width: number | null
+  height: number | null
+  pages: number | null
+}
 
 const infoOf = (row: InfoRow): BlobInfo => ({
   mediaType: row.media_type,
@@ -61,11 +53,10 @@ export class SessionBlobs {
     return found
   }
 
-  /** Writes the blobs not stored yet (call it inside the write's transaction); answers how many it wrote. */
+  /** Writes blobs the session does not hold yet (see {@link resolve}; call it inside the write's transaction); answers how many. */
   write(blobs: Iterable<StagedBlob>): number {
     let written = 0
     for (const blob of blobs) {
-      if (this.sql.first`SELECT 1 AS held FROM blobs WHERE hash = ${blob.ref}`) continue
       const chunks = Math.max(1, Math.ceil(blob.data.byteLength / BLOB_CHUNK_BYTES))
       this.sql.run`INSERT INTO blobs (hash, media_type, bytes, chunks, width, height, pages)
         VALUES (${blob.ref}, ${blob.mediaType}, ${blob.data.byteLength}, ${chunks}, ${blob.width ?? null}, ${blob.height ?? null}, ${blob.pages ?? null})`
@@ -95,6 +86,44 @@ export class SessionBlobs {
       yield new Uint8Array(row.data)
   }
 
+  /**
+   * Events as they are written: each stored part's facts (type, size, pixels, pages) as its blob's —
+   * the staged one's when the write brings it, else the stored one's (one row) — and the staged
+   * blobs they name that are not stored yet, to be written with them. A name the write neither
+   * brings nor the session holds is a {@link MissingBlobError}: no event names a missing blob.
+   */
+  resolve(events: readonly NewEvent[], staged: ReadonlyMap<string, StagedBlob>): { events: NewEvent[]; write: StagedBlob[] } {
+    const write = new Map<string, StagedBlob>()
+    const known = new Map<string, BlobInfo>()
+    const infoOf = (ref: string): BlobInfo => {
+      const found = known.get(ref) ?? staged.get(ref) ?? this.info([ref]).get(ref)
+      if (!found) throw new MissingBlobError(ref)
+      known.set(ref, found)
+      const brought = staged.get(ref)
+      if (brought && !write.has(ref) && !this.sql.first`SELECT 1 AS held FROM blobs WHERE hash = ${ref}`) write.set(ref, brought)
+      return found
+    }
+    const parts = (content: Content): Content =>
+      typeof content === 'string'
+        ? content
+        : content.map((part: Part) => ('blob' in part ? withInfo(part, infoOf(part.blob)) : part))
+    const resolved = events.map((event) => {
+      if (event.type !== 'MESSAGE' || !holdsParts(event.message)) return event
+      const { message } = event
+      return {
+        ...event,
+        message: {
+          ...message,
+          content: message.content === null ? null : parts(message.content),
+          ...(message.toolResponses
+            ? { toolResponses: message.toolResponses.map((response) => ({ ...response, data: parts(response.data) })) }
+            : {}),
+        },
+      }
+    })
+    return { events: resolved, write: [...write.values()] }
+  }
+
   /** Forgets what the isolate kept of this session's blobs (the session was wiped). */
   reset(): void {
     this.owner = this.cache.newOwner()
@@ -109,4 +138,21 @@ function concat(pieces: Uint8Array[]): Uint8Array {
     at += piece.byteLength
   }
   return all
+}
+
+/** Whether a message's content or a tool response holds parts (text alone is a string). */
+const holdsParts = (message: { content: Content | null; toolResponses?: { data: Content }[] }) =>
+  Array.isArray(message.content) || (message.toolResponses ?? []).some((response) => Array.isArray(response.data))
+
+/** A part with its blob's facts, whatever it said of them (a client's `blob` source says none). */
+function withInfo<P extends { blob: string }>(part: P, info: BlobInfo): P {
+  const { width: _w, height: _h, pages: _p, ...rest } = part as P & BlobInfo
+  return {
+    ...rest,
+    mediaType: info.mediaType,
+    bytes: info.bytes,
+    ...(info.width !== undefined ? { width: info.width } : {}),
+    ...(info.height !== undefined ? { height: info.height } : {}),
+    ...(info.pages !== undefined ? { pages: info.pages } : {}),
+  } as P
 }

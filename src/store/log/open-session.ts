@@ -19,10 +19,13 @@ import {
   type SessionInfo,
   SessionMissingError,
   statsOfColumns,
+  textOf,
   type ViewColumns,
   type ViewSnapshot,
 } from '../../core'
+import type { StagedBlob } from '../../core/media/blob'
 import { type Notice, newNotice, turnNotice, usageEntry } from '../../webhooks'
+import type { SessionBlobs } from './blobs'
 import type { Branch, SessionBranches } from './branches'
 import type { LogIndexes } from './indexes'
 import type { SessionLog } from './log'
@@ -47,6 +50,7 @@ export interface SessionParts {
   branches: SessionBranches
   undos: SessionUndos
   pins: SessionPins
+  blobs: SessionBlobs
 }
 
 const EMPTY_VIEW = new PackedColumns().prefix()
@@ -74,6 +78,8 @@ export class OpenSession {
     found: SessionRecord | null,
     /** What the session is created with when this request's first write creates it. */
     private readonly created: NewSessionInput = {},
+    /** The images and documents the request brought: each stored with the first event its writes name it in. */
+    private readonly blobs: ReadonlyMap<string, StagedBlob> = new Map(),
   ) {
     this.incarnation = found?.createdAt ?? null
   }
@@ -216,7 +222,9 @@ export class OpenSession {
   async append(events: NewEvent[], expectedVersion: number): Promise<SessionEvent[]> {
     const record = this.writable()
     if (!record) throw new SessionMissingError()
-    return this.carryingRewind(events, (all, branch) => this.parts.writer.commit(record, all, { expectedVersion, branch }))
+    return this.carryingRewind(events, (all, branch) =>
+      this.parts.writer.commit(record, all, { expectedVersion, branch, blobs: this.blobs }),
+    )
   }
 
   // ── the chat turn's session ──────────────────────────────────────────────────────────────
@@ -237,7 +245,7 @@ export class OpenSession {
         policy: record.policy,
         viewTokens: stats.viewTokens,
         calibration: record.calibration,
-        latestSystem: latest && system ? { tokens: latest.tokens, content: system.message.content ?? '' } : null,
+        latestSystem: latest && system ? { tokens: latest.tokens, content: textOf(system.message.content) } : null,
       }
     })
   }
@@ -259,6 +267,11 @@ export class OpenSession {
     return record ? this.parts.search.recallHits(record, query, limit) : []
   }
 
+  /** A blob's bytes for a prompt: the request's own (not stored yet), else the session's; null when neither holds it. */
+  blobData(ref: string): Uint8Array | null {
+    return this.blobs.get(ref)?.data ?? (this.current() ? this.parts.blobs.read(ref) : null)
+  }
+
   usedToolIds(ids: readonly string[]): Set<string> {
     return this.current() ? this.parts.indexes.toolIds.used(ids) : new Set()
   }
@@ -268,14 +281,21 @@ export class OpenSession {
     const calibrated = { ...record, calibration: step.calibration, lastUsage: step.usage }
     const stepWrite = this.parts.steps.writeOf(step)
     const written = await this.carryingRewind(events, (all, branch) =>
-      this.parts.writer.write(calibrated, all, { step: stepWrite, branch, notices: [turnNotice(record.id, all, step)] }),
+      this.parts.writer.write(calibrated, all, {
+        step: stepWrite,
+        branch,
+        notices: [turnNotice(record.id, all, step)],
+        blobs: this.blobs,
+      }),
     )
     return written.events
   }
 
   async writeHistory(events: NewMessageEvent[]): Promise<SessionEvent[]> {
     const record = this.writable() ?? newRecord(this.address, this.created)
-    const written = await this.carryingRewind(events, (all, branch) => this.parts.writer.write(record, all, { branch }))
+    const written = await this.carryingRewind(events, (all, branch) =>
+      this.parts.writer.write(record, all, { branch, blobs: this.blobs }),
+    )
     return written.events
   }
 }
