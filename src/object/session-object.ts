@@ -196,11 +196,11 @@ export class SessionObject extends DurableObject<Env> {
 
   /**
    * A blob's bytes as a stream read a chunk at a time, with its media type and size; null when the
-   * session holds none by that name (or there is no session: a 404 either way).
+   * session holds none by that name.
    */
   readBlob(ref: string): Promise<Outcome<{ mediaType: string; bytes: number; body: ReadableStream<Uint8Array> } | null>> {
     return toOutcome(async () => {
-      if (!(await this.storage.find())) return null
+      await this.storage.existing()
       const info = this.storage.blobs.info([ref]).get(ref)
       if (!info) return null
       const chunks = this.storage.blobs.chunks(ref)

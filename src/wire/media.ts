@@ -18,6 +18,7 @@ import type { StagedBlob } from '../core/media/blob'
 import { parseDataUrl } from '../core/media/data-url'
 import { imageSize } from '../core/media/image-size'
 import { blobRef } from '../core/media/parts'
+import { pdfPageCountDeep } from '../core/media/pdf-pages'
 import { mediaTypeProblem, normalizeMediaType, sniffMediaType } from '../core/media/sniff'
 import { blobOfUrl } from './blob-url'
 
@@ -68,7 +69,13 @@ export class MediaIntake {
     const mediaType = normalizeMediaType(declared)
     const ref = blobRef(await sha256Hex(data))
     const size = type === 'image' ? imageSize(data, mediaType) : null
-    const known = { mediaType, bytes: data.byteLength, ...(size ? { width: size.width, height: size.height } : {}) }
+    const pages = mediaType === 'application/pdf' ? await pdfPageCountDeep(data) : null
+    const known = {
+      mediaType,
+      bytes: data.byteLength,
+      ...(size ? { width: size.width, height: size.height } : {}),
+      ...(pages !== null ? { pages } : {}),
+    }
     if (!this.staged.has(ref)) this.staged.set(ref, { ref, ...known, data })
     return { type, blob: ref, ...known, ...extras } satisfies StoredPart
   }

@@ -96,6 +96,7 @@ describe('GET /v1/openapi.json', () => {
       '/v1/responses/{id}/input_items',
       '/v1/sessions',
       '/v1/sessions/{id}',
+      '/v1/sessions/{id}/blobs/{blob}',
       '/v1/sessions/{id}/branches',
       '/v1/sessions/{id}/compact',
       '/v1/sessions/{id}/compactions',

@@ -41,16 +41,20 @@
  *
  * Usage comes from the wire only: prompt tokens are a token per 4 characters of what the prompt
  * carries (message contents, tool calls' names and arguments, the tools' JSON) plus 2 a message
- * for its framing; completion tokens a token per 4 characters of the answer.
+ * for its framing, and 85 an image or file part (OpenAI's low-detail image); completion tokens a
+ * token per 4 characters of the answer. A content of parts is read as OpenAI's: its text parts'
+ * text, an `image_url` as `[image]`, a `file` as `[file]` (what echo answers).
  *
  * Every request is recorded on arrival (with the usage it was answered with, once answered);
  * `GET /__requests?tag=<tag>` returns those of a tag.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 
+type WirePart = { type: string; text?: string; image_url?: { url: string }; file?: { file_data: string } }
+
 type WireMessage = {
   role: string
-  content: string | null
+  content: string | WirePart[] | null
   tool_calls?: { id: string; function: { name: string; arguments: string } }[]
   tool_call_id?: string
 }
@@ -108,9 +112,17 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8')
 }
 
+/** A content's text as this fake reads it: a string, or its parts' (`[image]` and `[file]` for the others). */
+const textOf = (content: WireMessage['content']): string =>
+  typeof content === 'string' || content === null
+    ? (content ?? '')
+    : content
+        .map((part) => (part.type === 'text' ? (part.text ?? '') : part.type === 'image_url' ? '[image]' : '[file]'))
+        .join(' ')
+
 const echoOf = (messages: WireMessage[]) => {
   const lastUser = [...messages].reverse().find((m) => m.role === 'user')
-  return `Echo: ${(lastUser?.content ?? '').slice(0, 200)}`
+  return `Echo: ${textOf(lastUser?.content ?? null).slice(0, 200)}`
 }
 
 /** Prompt tokens as this fake counts them (see the header): from the wire, nothing else. */
@@ -118,6 +130,8 @@ function promptTokensOf(body: ChatBody): number {
   let characters = body.tools ? JSON.stringify(body.tools).length : 0
   for (const m of body.messages) {
     characters += typeof m.content === 'string' ? m.content.length : 0
+    for (const part of Array.isArray(m.content) ? m.content : [])
+      characters += part.type === 'text' ? (part.text ?? '').length : 85 * 4
     for (const c of m.tool_calls ?? []) characters += c.function.name.length + c.function.arguments.length
   }
   return Math.ceil(characters / 4) + 2 * body.messages.length
@@ -260,7 +274,7 @@ function sendCalls(request: ChatRequest, calls: ToolCall[], cut = false, promptT
 /** The contents of the tool messages that end the prompt (what the model was just given). */
 function trailingToolResults(messages: WireMessage[]): string[] {
   const results: string[] = []
-  for (let i = messages.length - 1; i >= 0 && messages[i]!.role === 'tool'; i--) results.unshift(messages[i]!.content ?? '')
+  for (let i = messages.length - 1; i >= 0 && messages[i]!.role === 'tool'; i--) results.unshift(textOf(messages[i]!.content))
   return results
 }
 
@@ -312,7 +326,7 @@ const MODES: Record<string, (request: ChatRequest) => unknown> = {
   cut: (r) => echo(r, { cut: true }),
   hang: () => {}, // never answers; the client's timeout ends it
   context: (r) => {
-    const size = r.body.messages.reduce((n, m) => n + (m.content?.length ?? 0), 0)
+    const size = r.body.messages.reduce((n, m) => n + textOf(m.content).length, 0)
     if (size <= Number(r.arg)) return echo(r)
     return sendError(r.res, 400, `This model's maximum context length is ${r.arg} characters; the messages hold ${size}.`, {
       code: 'context_length_exceeded',
@@ -334,7 +348,7 @@ const MODES: Record<string, (request: ChatRequest) => unknown> = {
   reader: (r) => {
     const [result] = trailingToolResults(r.body.messages)
     if (result !== undefined) return answer(r, `Read: ${result}`)
-    const lastUser = [...r.body.messages].reverse().find((m) => m.role === 'user')?.content ?? ''
+    const lastUser = textOf([...r.body.messages].reverse().find((m) => m.role === 'user')?.content ?? null)
     const path = /READ:(\S+)/.exec(lastUser)?.[1]
     return path ? sendCalls(r, [{ id: 'read_1', name: 'Read', arguments: JSON.stringify({ file_path: path }) }]) : echo(r)
   },
@@ -342,7 +356,7 @@ const MODES: Record<string, (request: ChatRequest) => unknown> = {
     const promptTokens = r.arg === undefined ? undefined : Number(r.arg)
     const [result] = trailingToolResults(r.body.messages)
     if (result !== undefined) return answer(r, `Ran: ${result.trim().split('\n').at(-1)}`, { promptTokens })
-    const lastUser = [...r.body.messages].reverse().find((m) => m.role === 'user')?.content ?? ''
+    const lastUser = textOf([...r.body.messages].reverse().find((m) => m.role === 'user')?.content ?? null)
     const command = /RUN:(.+)$/m.exec(lastUser)?.[1]
     const call = { id: 'shell_1', name: 'exec_command', arguments: JSON.stringify({ cmd: command }) }
     return command ? sendCalls(r, [call], false, promptTokens) : echo(r, { promptTokens })

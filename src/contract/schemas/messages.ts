@@ -42,9 +42,7 @@ const BLOCK_FIELDS: Record<string, Record<string, z.ZodType>> = {
     content: z
       .union([
         z.string(),
-        z
-          .array(z.looseObject({ type: z.string(), text: z.string().optional(), source: z.unknown() }))
-          .max(SIZE_LIMITS.contentParts),
+        z.array(z.looseObject({ type: z.string(), text: z.string().optional() })).max(SIZE_LIMITS.contentParts),
       ])
       .optional(),
     is_error: z.boolean().optional(),

@@ -87,8 +87,11 @@ export const PartInputSchema = z
 
 export type PartInput = z.output<typeof PartInputSchema>
 
+/** Parts as a client sends them: at least one. */
+export const PartsInputSchema = z.array(PartInputSchema).min(1).max(SIZE_LIMITS.contentParts)
+
 /** Content as a client sends it: text, or parts. */
-export const ContentInputSchema = z.union([z.string(), z.array(PartInputSchema).min(1).max(SIZE_LIMITS.contentParts)])
+export const ContentInputSchema = z.union([z.string(), PartsInputSchema])
 export type ContentInput = z.output<typeof ContentInputSchema>
 
 /** A stored part as an export writes it: the first event that names a blob carries its bytes too (`data`, base64). */

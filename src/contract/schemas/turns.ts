@@ -5,7 +5,7 @@ import { RewindPointSchema } from './branches'
 import { Id } from './common'
 import { CompactionResultSchema } from './compaction'
 import { EventSchema, ToolCallSchema } from './events'
-import { ContentInputSchema } from './parts'
+import { PartsInputSchema } from './parts'
 import { PolicySchema } from './policy'
 import { ToolResultSchema, toolFields, toolFieldsProblem } from './tools'
 
@@ -15,7 +15,7 @@ export const TurnRequestSchema = z
       description: 'The user event’s id (content turns), or the REWIND’s (a regenerate): a retried id answers the stored result.',
     }),
     content: z
-      .union([z.string().min(1, 'must not be empty'), ContentInputSchema])
+      .union([z.string().min(1, 'must not be empty'), PartsInputSchema])
       .optional()
       .openapi({ description: 'A new user message: a new turn. Text, or parts (images and documents).' }),
     toolResults: z

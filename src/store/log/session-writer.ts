@@ -153,6 +153,7 @@ export class SessionWriter {
     if (expectedVersion !== undefined && expectedVersion !== record.version) {
       throw new VersionConflictError(expectedVersion, record.version)
     }
+    this.row.ensureSchema()
     // Each part takes its blob's facts; a blob named but neither brought nor held is refused here.
     const media = this.blobs.resolve(events, options.blobs ?? NO_BLOBS)
     const sequenced = media.events.map((event, i) => atSeq(event, record.version + 1 + i))
@@ -173,7 +174,6 @@ export class SessionWriter {
       notices: record.notices,
       ...(sequenced.length > 0 ? appendedNow(record) : {}),
     }
-    this.row.ensureSchema()
     const columns = step?.columns(sequenced)
     // The pins count in the view's turns only where the write changes them or makes a new view.
     const pinsCount = pinned.size > 0 || boundary !== undefined || sequenced.some((event) => event.type === 'PINS')

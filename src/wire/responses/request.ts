@@ -188,11 +188,6 @@ async function itemContent(field: string, content: unknown, media: MediaIntake):
   for (const [j, part] of (content as ItemPart[]).entries()) {
     const where = `${field}[${j}]`
     if (part.type === 'input_image' || part.type === 'input_file') {
-      if (part.file_id !== undefined)
-        throw new ServiceError(
-          'unsupported',
-          `${where}.file_id: files by id are not supported: send the bytes (image_url, file_data)`,
-        )
       if (part.type === 'input_image') {
         const detail = part.detail ? { detail: part.detail } : {}
         parts.push(await media.url(`${where}.image_url`, 'image', String(part.image_url ?? ''), detail))
