@@ -5,6 +5,9 @@ import type { EventJson } from './types'
 /** A message's content as text: its text, each image or document as its placeholder. */
 export const contentText = (content: NonNullable<EventJson['message']>['content']): string => renderText(content, partPlaceholder)
 
+/** A content's text alone, its images and documents left to be shown as themselves (see `media.tsx`). */
+export const textAlone = (content: NonNullable<EventJson['message']>['content']): string => renderText(content, () => '')
+
 /** Numbers and times as the page shows them. */
 export const count = (n: number) => n.toLocaleString('en-US')
 /** A count and its noun, plural unless it is one: `counted(1, 'compaction')` is "1 compaction". */

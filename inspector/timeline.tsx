@@ -3,10 +3,11 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import type { Api } from './api'
 import { type Alternatives, BranchSwitch } from './branch-switch'
 import { CompactionRow, undoState } from './compaction-row'
-import { contentText, count, counted, time } from './format'
+import { count, counted, textAlone, time } from './format'
 import { EventJsonView, JsonToggle } from './json'
 import { MessageText } from './markdown'
 import { MarkerRow } from './marker-row'
+import { BlobReaderContext, blobReader, MediaParts } from './media'
 import { type MessageActions, MessageButtons } from './message-actions'
 import { type Marks, type Pairing, pairTools, ToolCard, ToolResultBlock, toolErrorsOf } from './tool-card'
 import type { EventJson } from './types'
@@ -60,49 +61,52 @@ export function Timeline(props: TimelineProps) {
     const found = alternatives.get(at)
     return found && <BranchSwitch api={api} sessionId={sessionId} alternatives={found} onWritten={actions.onWritten} />
   }
+  const blobs = useMemo(() => blobReader(api, sessionId), [api, sessionId])
   return (
-    <section ref={section} class="timeline" aria-labelledby="timeline-title">
-      <h3 id="timeline-title">Log</h3>
-      {earlier && (
-        <button type="button" class="earlier" onClick={earlier}>
-          Load earlier events
-        </button>
-      )}
-      {events.length === 0 ? (
-        <p class="empty">This session has no events yet.</p>
-      ) : (
-        <ol>
-          {!earlier && switchAt(null)}
-          {events
-            .filter((event) => !summaryIds.has(event.id) && !pairing.folded.has(event.seq))
-            .map((event) => (
-              <Fragment key={event.seq}>
-                {event.type === 'COMPACTION' ? (
-                  <CompactionRow
-                    api={api}
-                    sessionId={sessionId}
-                    event={event}
-                    undone={undo.undone.has(event.id)}
-                    onUndone={event.seq === undo.undoable ? actions.onWritten : null}
-                  />
-                ) : event.type === 'REWIND' ? (
-                  <RewindRow event={event} />
-                ) : event.type === 'PINS' ? (
-                  <PinsRow event={event} />
-                ) : (
-                  <EventRow event={event} pairing={pairing} marks={marks} actions={actions} />
-                )}
-                {event.type === 'MESSAGE' && switchAt(event.id)}
-              </Fragment>
-            ))}
-        </ol>
-      )}
-      {newest && (
-        <button type="button" class="earlier" onClick={newest}>
-          Back to the newest events
-        </button>
-      )}
-    </section>
+    <BlobReaderContext.Provider value={blobs}>
+      <section ref={section} class="timeline" aria-labelledby="timeline-title">
+        <h3 id="timeline-title">Log</h3>
+        {earlier && (
+          <button type="button" class="earlier" onClick={earlier}>
+            Load earlier events
+          </button>
+        )}
+        {events.length === 0 ? (
+          <p class="empty">This session has no events yet.</p>
+        ) : (
+          <ol>
+            {!earlier && switchAt(null)}
+            {events
+              .filter((event) => !summaryIds.has(event.id) && !pairing.folded.has(event.seq))
+              .map((event) => (
+                <Fragment key={event.seq}>
+                  {event.type === 'COMPACTION' ? (
+                    <CompactionRow
+                      api={api}
+                      sessionId={sessionId}
+                      event={event}
+                      undone={undo.undone.has(event.id)}
+                      onUndone={event.seq === undo.undoable ? actions.onWritten : null}
+                    />
+                  ) : event.type === 'REWIND' ? (
+                    <RewindRow event={event} />
+                  ) : event.type === 'PINS' ? (
+                    <PinsRow event={event} />
+                  ) : (
+                    <EventRow event={event} pairing={pairing} marks={marks} actions={actions} />
+                  )}
+                  {event.type === 'MESSAGE' && switchAt(event.id)}
+                </Fragment>
+              ))}
+          </ol>
+        )}
+        {newest && (
+          <button type="button" class="earlier" onClick={newest}>
+            Back to the newest events
+          </button>
+        )}
+      </section>
+    </BlobReaderContext.Provider>
   )
 }
 
@@ -124,7 +128,7 @@ function EventRow({
   const focused = marks.focus === event.seq
   const message = event.message
   const role = message?.role ?? 'event'
-  const content = contentText(message?.content ?? '')
+  const content = textAlone(message?.content ?? '')
   const classes = ['event', role, covered && 'covered', wouldCover && 'would-cover', focused && 'focused']
   return (
     <li class={classes.filter(Boolean).join(' ')} data-seq={event.seq}>
@@ -149,6 +153,7 @@ function EventRow({
       </div>
       {json && <EventJsonView event={event} />}
       {content !== '' && <MessageText text={content} raw={raw} />}
+      <MediaParts content={message?.content ?? null} />
       {message?.toolCalls?.map((call) => (
         <ToolCard
           key={call.id}
@@ -163,7 +168,13 @@ function EventRow({
         .map((response, i) => (
           <ToolResultBlock
             key={i}
-            result={{ event, ...response, data: contentText(response.data), error: toolErrorsOf(event).includes(response.id) }}
+            result={{
+              event,
+              ...response,
+              data: textAlone(response.data),
+              media: response.data,
+              error: toolErrorsOf(event).includes(response.id),
+            }}
             orphan
           />
         ))}

@@ -1,8 +1,10 @@
 import type { JSX } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
+import type { Content } from '../src/core/events'
 import { pendingToolCalls } from '../src/core/tool-pairs'
-import { contentText, count, time } from './format'
+import { count, textAlone, time } from './format'
 import { EventJsonView, JsonToggle, prettyJson } from './json'
+import { MediaParts } from './media'
 import type { EventJson, ToolCall } from './types'
 
 /** One stored result of a tool call: the response, the tool event holding it, and whether it was sent as an error. */
@@ -10,7 +12,9 @@ export interface ToolResult {
   event: EventJson
   id: string
   name: string
+  /** Its text (images and documents apart, in `media`). */
   data: string
+  media: Content
   error: boolean
 }
 
@@ -50,7 +54,7 @@ export function pairTools(events: EventJson[], newestLoaded: boolean): Pairing {
     for (const response of responses) {
       if (!calls.has(response.id)) continue
       const list = results.get(response.id) ?? []
-      list.push({ event, ...response, data: contentText(response.data), error: errors.has(response.id) })
+      list.push({ event, ...response, data: textAlone(response.data), media: response.data, error: errors.has(response.id) })
       results.set(response.id, list)
     }
     if (responses.every((response) => calls.has(response.id)) && !event.message?.content) folded.add(event.seq)
@@ -140,7 +144,14 @@ export function ToolCard({
  */
 export function ToolResultBlock({ result, marks, orphan = false }: { result: ToolResult; marks?: Marks; orphan?: boolean }) {
   const pretty = prettyJson(result.data)
-  const body = <pre class={pretty === null ? 'tool-text' : 'code json'}>{pretty ?? result.data}</pre>
+  const body = (
+    <>
+      {(result.data !== '' || typeof result.media === 'string') && (
+        <pre class={pretty === null ? 'tool-text' : 'code json'}>{pretty ?? result.data}</pre>
+      )}
+      <MediaParts content={result.media} />
+    </>
+  )
   if (orphan || !marks)
     return (
       <div class={`tool-result orphan${result.error ? ' failed' : ''}`}>

@@ -36,6 +36,43 @@ export function uploadOf(staged: readonly StagedBlob[], refs: readonly { ref: st
 }
 
 /**
+ * Reads an upload's stream in pieces of the lengths asked for, holding no more than one piece and
+ * what the stream's last read brought past it.
+ *
+ * @example
+ * const reader = new UploadReader(upload.bytes)
+ * const first = await reader.take(upload.blobs[0].bytes)
+ */
+export class UploadReader {
+  private readonly reader: ReadableStreamDefaultReader<Uint8Array>
+  private buffered: Uint8Array[] = []
+  private held = 0
+
+  constructor(stream: ReadableStream<Uint8Array>) {
+    this.reader = stream.getReader()
+  }
+
+  /** The next `length` bytes of the stream. */
+  async take(length: number): Promise<Uint8Array> {
+    while (this.held < length) {
+      const { done, value } = await this.reader.read()
+      if (done) throw new Error('an upload ended before its blobs did')
+      this.buffered.push(value)
+      this.held += value.byteLength
+    }
+    const all = this.buffered.length === 1 ? this.buffered[0]! : concat(this.buffered, this.held)
+    this.buffered = all.byteLength > length ? [all.subarray(length)] : []
+    this.held -= length
+    return all.subarray(0, length)
+  }
+
+  /** Lets the stream go (the reader took what it needed). */
+  release(): void {
+    this.reader.releaseLock()
+  }
+}
+
+/**
  * The staged blobs of an upload, read from its stream (each cut at its length), by name.
  *
  * @example
@@ -44,23 +81,9 @@ export function uploadOf(staged: readonly StagedBlob[], refs: readonly { ref: st
 export async function readUpload(upload: BlobUpload | null | undefined): Promise<Map<string, StagedBlob>> {
   const staged = new Map<string, StagedBlob>()
   if (!upload?.bytes) return staged
-  const reader = upload.bytes.getReader()
-  let buffered: Uint8Array[] = []
-  let held = 0
-  const take = async (length: number): Promise<Uint8Array> => {
-    while (held < length) {
-      const { done, value } = await reader.read()
-      if (done) throw new Error('an upload ended before its blobs did')
-      buffered.push(value)
-      held += value.byteLength
-    }
-    const all = buffered.length === 1 ? buffered[0]! : concat(buffered, held)
-    buffered = all.byteLength > length ? [all.subarray(length)] : []
-    held -= length
-    return all.subarray(0, length)
-  }
-  for (const blob of upload.blobs) staged.set(blob.ref, { ...blob, data: await take(blob.bytes) })
-  reader.releaseLock()
+  const reader = new UploadReader(upload.bytes)
+  for (const blob of upload.blobs) staged.set(blob.ref, { ...blob, data: await reader.take(blob.bytes) })
+  reader.release()
   return staged
 }
 

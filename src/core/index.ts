@@ -63,7 +63,7 @@ export {
   type ShownMessage,
   type ShownOptions,
 } from './reconcile'
-export { type QueryTerm, queryTerms, type RecallHit, searchTextOf } from './search'
+export { type DocumentText, type QueryTerm, queryTerms, type RecallHit, searchTextOf } from './search'
 export { MARK_CLOSE, MARK_OPEN, type MarkedMatch, rankWindow } from './search/rank'
 export {
   MissingBlobError,

@@ -1,6 +1,7 @@
+import type { BlobUpload } from '../contract/blob-upload'
 import type { ForkedFrom, Policy } from '../contract/schemas'
 import type { SessionAddress } from '../contract/session-address'
-import { allSeqs, type Calibration, type MessageEvent, type Metadata, type RewindPosition } from '../core'
+import { allSeqs, blobRefsOf, type Calibration, type MessageEvent, type Metadata, type RewindPosition } from '../core'
 import type { SessionParts } from '../store/log/open-session'
 import { viewAsOf } from '../store/log/rewind-plan'
 import { type NewSessionInput, newRecord, type SessionRecord } from '../store/log/session-row'
@@ -16,6 +17,8 @@ export interface ForkSource {
   policy: Policy | null
   calibration: Calibration
   forkedFrom: ForkedFrom
+  /** The images and documents `events` name, streamed to the fork (null: none). */
+  blobs: BlobUpload | null
 }
 
 /**
@@ -37,6 +40,7 @@ export function forkSourceOf(
   const eventId = at ?? (record.version === 0 ? null : log.range(record.version, record.version)[0]!.id)
   const events = [...view.eventsOf(seqs)]
   return {
+    blobs: parts.blobs.upload([...new Set(events.flatMap((event) => blobRefsOf(event.message)))]),
     events,
     pinned: events.flatMap((event) => (pinned.has(event.id) ? [event.id] : [])),
     metadata: record.metadata,
@@ -83,7 +87,7 @@ export function createFork(
   })
   const forked = newNotice('session.forked', fork.forkedFrom.sessionId, { forkId: address.sessionId })
   const options = { pinned: new Set(fork.pinned), copied: true, notices: [forked] }
-  return storage.createWith(forkRecord(address, fork, creates), forkEvents(fork), options)
+  return storage.createWith(forkRecord(address, fork, creates), forkEvents(fork), options, fork.blobs)
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { BlobUpload } from '../contract/blob-upload'
 import type { CreateSessionInput, PatchSessionInput } from '../contract/schemas'
 import type { SessionAddress } from '../contract/session-address'
 import { SessionExistsError, SessionMissingError, type TokenEstimator } from '../core'
@@ -139,8 +140,17 @@ export class SessionStorage {
     record: SessionRecord,
     events: Parameters<SessionWriter['write']>[1],
     options?: Parameters<SessionWriter['write']>[2],
+    copied?: BlobUpload | null,
   ): Promise<SessionRecord> {
     if (await this.find()) throw new SessionExistsError(record.id)
+    if (copied) {
+      // The blobs first, streamed in (a fork's: there may be more than memory should hold), then
+      // the events naming them; what an earlier copy left unfinished is cleared first.
+      this.parts.row.ensureSchema()
+      this.blobs.clear()
+      await this.blobs.copy(copied)
+      if (await this.find()) throw new SessionExistsError(record.id)
+    }
     return (await this.parts.writer.write(record, events, options)).record
   }
 

@@ -137,6 +137,44 @@ describe('images and documents on the native API', () => {
     })
     const found = await call('GET', `/v1/sessions/${id}/search?q=quarterly`)
     expect(found.body.hits.map((hit: any) => hit.event.id)).toEqual([written.events[0].id])
+    // A text/plain document is found by its text, which no event holds.
+    const notes = new TextEncoder().encode('Minutes: the walrus budget was approved.\n')
+    const plain = await append(id, [userWith({ type: 'document', mediaType: 'text/plain', data: encodeBase64(notes) })])
+    expect(plain.events[0].message.content[0]).toEqual({
+      type: 'document',
+      mediaType: 'text/plain',
+      blob: await blobOf(notes),
+      bytes: notes.byteLength,
+    })
+    const walrus = await call('GET', `/v1/sessions/${id}/search?q=walrus`)
+    expect(walrus.body.hits.map((hit: any) => hit.event.id)).toEqual([plain.events[0].id])
+  })
+
+  it('copies into a fork the blobs its view names, and no others, however large', async () => {
+    const id = newSessionId('media')
+    // A document over two chunks (1 MiB each), then an image.
+    const long = new TextEncoder().encode('the quick brown fox jumps over the lazy dog\n'.repeat(60_000))
+    const first = await append(id, [
+      userWith({ type: 'document', mediaType: 'text/plain', title: 'Fox', data: encodeBase64(long) }),
+    ])
+    await append(id, [userWith(image())])
+    expect(await blobRows(id)).toEqual({ blobs: 2, chunks: 4 })
+    const asOfFirst = await call('POST', `/v1/sessions/${id}/fork`, { body: { at: first.events[0].id } })
+    expect(asOfFirst.status, asOfFirst.text).toBe(201)
+    const fork = asOfFirst.body.id
+    expect(await blobRows(fork)).toEqual({ blobs: 1, chunks: 3 })
+    const copied = await fetchBlob(fork, await blobOf(long))
+    expect(copied.status).toBe(200)
+    expect(new Uint8Array(await copied.arrayBuffer())).toEqual(long)
+    expect((await fetchBlob(fork, await blobOf(PNG))).status).toBe(404)
+    // The whole view: both, and the fork's log names them as the source's does.
+    const whole = await call('POST', `/v1/sessions/${id}/fork`, { body: {} })
+    expect(await blobRows(whole.body.id)).toEqual({ blobs: 2, chunks: 4 })
+    expect((await wholeLog(whole.body.id)).map((event) => event.message.content)).toEqual(
+      (await wholeLog(id)).map((event) => event.message.content),
+    )
+    const png = await fetchBlob(whole.body.id, await blobOf(PNG))
+    expect(new Uint8Array(await png.arrayBuffer())).toEqual(PNG)
   })
 
   it('erases the bytes with the session', async () => {

@@ -1,7 +1,11 @@
+import { type BlobUpload, UploadReader } from '../../contract/blob-upload'
 import { type Content, MissingBlobError, type NewEvent, type Part } from '../../core'
 import type { BlobInfo, StagedBlob } from '../../core/media/blob'
 import type { Sql } from '../../sql'
 import { type BlobCache, isolateBlobs } from './blob-cache'
+
+/** How much of a text/plain document the search index takes: its start, enough to find it by. */
+export const INDEXED_DOCUMENT_BYTES = 256 * 1024
 
 /** A chunk of a blob's bytes: one row's value, well under a value's 2 MB limit. */
 export const BLOB_CHUNK_BYTES = 1024 * 1024
@@ -84,6 +88,80 @@ export class SessionBlobs {
   *chunks(ref: string): Generator<Uint8Array> {
     for (const row of this.sql.each<{ data: ArrayBuffer }>`SELECT data FROM blob_chunks WHERE hash = ${ref} ORDER BY n`)
       yield new Uint8Array(row.data)
+  }
+
+  /**
+   * A text/plain blob's text, its first {@link INDEXED_DOCUMENT_BYTES} (what search indexes of
+   * it): the staged bytes when the write brings them, else the stored ones; null for any other type.
+   */
+  text(ref: string, staged: ReadonlyMap<string, StagedBlob>): string | null {
+    const brought = staged.get(ref)
+    const info = brought ?? this.info([ref]).get(ref)
+    if (info?.mediaType !== 'text/plain') return null
+    const bytes = brought?.data ?? this.firstChunk(ref)
+    return bytes ? new TextDecoder().decode(bytes.subarray(0, INDEXED_DOCUMENT_BYTES)) : null
+  }
+
+  private firstChunk(ref: string): Uint8Array | null {
+    const row = this.sql.first<{ data: ArrayBuffer }>`SELECT data FROM blob_chunks WHERE hash = ${ref} AND n = 0`
+    return row ? new Uint8Array(row.data) : null
+  }
+
+  /**
+   * These blobs, those the session holds, as an upload (a fork's copy): their facts, and their
+   * bytes read one chunk (one row) at a time as the stream is pulled. Null when it holds none.
+   */
+  upload(refs: readonly string[]): BlobUpload | null {
+    const held = [...this.info(refs)].map(([ref, info]) => ({ ref, ...info }))
+    if (held.length === 0) return null
+    const sql = this.sql
+    const pieces = (function* () {
+      for (const blob of held)
+        for (let n = 0; n * BLOB_CHUNK_BYTES < blob.bytes || n === 0; n++) {
+          const row = sql.first<{ data: ArrayBuffer }>`SELECT data FROM blob_chunks WHERE hash = ${blob.ref} AND n = ${n}`
+          if (!row) throw new Error(`blob ${blob.ref} lacks its chunk ${n}`)
+          yield new Uint8Array(row.data)
+        }
+    })()
+    const bytes = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        const next = pieces.next()
+        if (next.done) controller.close()
+        else controller.enqueue(next.value)
+      },
+      cancel: () => void pieces.return(undefined),
+    })
+    return { blobs: held, refs: [], bytes }
+  }
+
+  /**
+   * Writes an upload's blobs that the session does not hold, a chunk at a time as they arrive (a
+   * fork's copy may be larger than an isolate should hold at once); each blob's row is written
+   * after its chunks, so a blob is held only once it is whole.
+   */
+  async copy(upload: BlobUpload): Promise<void> {
+    if (!upload.bytes) return
+    const reader = new UploadReader(upload.bytes)
+    for (const blob of upload.blobs) {
+      const held = this.info([blob.ref]).has(blob.ref)
+      const chunks = Math.max(1, Math.ceil(blob.bytes / BLOB_CHUNK_BYTES))
+      for (let n = 0; n < chunks; n++) {
+        const piece = await reader.take(Math.min(BLOB_CHUNK_BYTES, blob.bytes - n * BLOB_CHUNK_BYTES))
+        if (!held)
+          this.sql.run`INSERT OR REPLACE INTO blob_chunks (hash, n, data) VALUES (${blob.ref}, ${n}, ${piece.slice().buffer})`
+      }
+      if (!held)
+        this.sql.run`INSERT INTO blobs (hash, media_type, bytes, chunks, width, height, pages)
+          VALUES (${blob.ref}, ${blob.mediaType}, ${blob.bytes}, ${chunks}, ${blob.width ?? null}, ${blob.height ?? null}, ${blob.pages ?? null})`
+    }
+    reader.release()
+  }
+
+  /** Deletes every blob: what a copy that did not finish left in an object that holds no session. */
+  clear(): void {
+    this.sql.run`DELETE FROM blob_chunks`
+    this.sql.run`DELETE FROM blobs`
+    this.reset()
   }
 
   /**

@@ -186,7 +186,7 @@ export class SessionWriter {
       if (pinned.size > 0 || sequenced.some((event) => event.type === 'PINS' || event.type === 'REWIND'))
         this.pins.record(sequenced, pinned, next.version)
       next.stats = advance.stats(pinsCount ? this.pins.ofView(next.boundarySeq) : NO_PINS)
-      this.indexes.index(sequenced)
+      this.indexes.index(sequenced, (ref) => this.blobs.text(ref, options.blobs ?? NO_BLOBS))
       writeRecord(this.sql, next)
       step?.writeRest()
     })
