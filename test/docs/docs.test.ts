@@ -34,6 +34,7 @@ const GUIDES = [
   'codex',
   'agents-sdk',
   'browser-app',
+  'images',
   'branches',
   'compaction',
   'portability',

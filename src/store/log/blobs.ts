@@ -1,5 +1,5 @@
 import { type BlobUpload, UploadReader } from '../../contract/blob-upload'
-import { type Content, MissingBlobError, type NewEvent, type Part } from '../../core'
+import { type Content, MissingBlobError, type NewEvent, type Part, type StoredPart } from '../../core'
 import type { BlobInfo, StagedBlob } from '../../core/media/blob'
 import type { Sql } from '../../sql'
 import { type BlobCache, isolateBlobs } from './blob-cache'
@@ -222,15 +222,20 @@ function concat(pieces: Uint8Array[]): Uint8Array {
 const holdsParts = (message: { content: Content | null; toolResponses?: { data: Content }[] }) =>
   Array.isArray(message.content) || (message.toolResponses ?? []).some((response) => Array.isArray(response.data))
 
-/** A part with its blob's facts, whatever it said of them (a client's `blob` source says none). */
-function withInfo<P extends { blob: string }>(part: P, info: BlobInfo): P {
-  const { width: _w, height: _h, pages: _p, ...rest } = part as P & BlobInfo
+/**
+ * A part with its blob's facts, whatever it said of them (a client's `blob` source says none), its
+ * fields in the contract's order: type, mediaType, blob, bytes, width, height, pages, title, detail.
+ */
+function withInfo<P extends StoredPart>(part: P, info: BlobInfo): P {
   return {
-    ...rest,
+    type: part.type,
     mediaType: info.mediaType,
+    blob: part.blob,
     bytes: info.bytes,
     ...(info.width !== undefined ? { width: info.width } : {}),
     ...(info.height !== undefined ? { height: info.height } : {}),
     ...(info.pages !== undefined ? { pages: info.pages } : {}),
+    ...(part.title !== undefined ? { title: part.title } : {}),
+    ...(part.detail !== undefined ? { detail: part.detail } : {}),
   } as P
 }
