@@ -61,8 +61,8 @@ const rangeEnd = (prefix: string) => `${prefix}\u{10FFFF}`
  * One user's memory files in their memory object's SQLite: every version of every path kept
  * (`memory_versions`), each path's newest (`memory_files`, a delete included, so that versions
  * go on counting after one), and the directories files were made in (`memory_dirs`: a directory
- * stays until it is deleted or renamed, as on a disk). Storage only: what a change may do is
- * `MemoryTree`'s to decide.
+ * stays until it is deleted or renamed, as on a disk). The tables are made by the first write.
+ * Storage only: what a change may do is `MemoryTree`'s to decide.
  *
  * @example
  * const table = new MemoryTable(ctx.storage.sql)
@@ -70,14 +70,28 @@ const rangeEnd = (prefix: string) => `${prefix}\u{10FFFF}`
  */
 export class MemoryTable {
   private readonly sql: Sql
+  /** Whether the tables exist (null: not looked yet). A user who never wrote a file has no memory storage at all. */
+  private made: boolean | null = null
 
   constructor(storage: SqlStorage) {
     this.sql = new Sql(storage)
-    this.create()
   }
 
-  /** The tables, made when missing (also after an erasure dropped them all). */
-  create(): void {
+  /** Whether the tables exist: looked up once per instance, so a read of a store never written writes nothing. */
+  private exists(): boolean {
+    this.made ??= this.sql.first`SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = 'memory_files'` !== null
+    return this.made
+  }
+
+  /** The storage was erased, or a transaction that may have made the tables rolled back: look again. */
+  recheck(): void {
+    this.made = null
+  }
+
+  /** The tables, made by the first write. */
+  private create(): void {
+    if (this.exists()) return
+    this.made = true
     this.sql.run`CREATE TABLE IF NOT EXISTS memory_files (
       path TEXT PRIMARY KEY, version INTEGER NOT NULL, size INTEGER NOT NULL, deleted INTEGER NOT NULL, updated_at TEXT NOT NULL)`
     this.sql.run`CREATE TABLE IF NOT EXISTS memory_versions (
@@ -91,12 +105,14 @@ export class MemoryTable {
 
   /** The path's newest version (null: never written). */
   head(path: string): FileHead | null {
+    if (!this.exists()) return null
     const row = this.sql.first<HeadRow>`SELECT path, version, size, deleted, updated_at FROM memory_files WHERE path = ${path}`
     return row ? headOf(row) : null
   }
 
   /** One version of a path (null: none such). */
   version(path: string, version: number): FileVersion | null {
+    if (!this.exists()) return null
     const row = this.sql.first<VersionRow>`SELECT version, size, deleted, created_at, content, moved_from, moved_to
       FROM memory_versions WHERE path = ${path} AND version = ${version}`
     return row ? versionOf(row) : null
@@ -104,23 +120,27 @@ export class MemoryTable {
 
   /** Every version of a path, oldest first, without their content. */
   versions(path: string): FileVersion[] {
+    if (!this.exists()) return []
     return this.sql.all<VersionRow>`SELECT version, size, deleted, created_at, NULL AS content, moved_from, moved_to
         FROM memory_versions WHERE path = ${path} ORDER BY version`.map(versionOf)
   }
 
   /** The live files whose path starts with `prefix`, in path order (by UTF-8 bytes). */
   files(prefix: string): FileHead[] {
+    if (!this.exists()) return []
     return this.sql.all<HeadRow>`SELECT path, version, size, deleted, updated_at FROM memory_files
         WHERE path >= ${prefix} AND path < ${rangeEnd(prefix)} AND deleted = 0 ORDER BY path`.map(headOf)
   }
 
   /** Whether a directory was made at this path (and not deleted or renamed since). */
   isDir(path: string): boolean {
+    if (!this.exists()) return false
     return this.sql.first`SELECT 1 AS found FROM memory_dirs WHERE path = ${path}` !== null
   }
 
   /** The directories inside `dir`, at any depth. */
   dirsInside(dir: string): string[] {
+    if (!this.exists()) return []
     const prefix = `${dir}/`
     return this.sql.all<{
       path: string
@@ -129,6 +149,7 @@ export class MemoryTable {
 
   /** How many live files there are. */
   liveFiles(): number {
+    if (!this.exists()) return 0
     return this.sql.first<{ files: number }>`SELECT files FROM memory_count`?.files ?? 0
   }
 
@@ -137,6 +158,7 @@ export class MemoryTable {
    * the path's new head.
    */
   addVersion(path: string, content: string | null, now: string, moved: { from?: string; to?: string } = {}): FileHead {
+    this.create()
     const before = this.head(path)
     const version = (before?.version ?? 0) + 1
     const size = content === null ? 0 : utf8.encode(content).length
@@ -156,15 +178,18 @@ export class MemoryTable {
   }
 
   addDir(path: string): void {
+    this.create()
     this.sql.run`INSERT OR IGNORE INTO memory_dirs (path) VALUES (${path})`
   }
 
   removeDir(path: string): void {
+    if (!this.exists()) return
     this.sql.run`DELETE FROM memory_dirs WHERE path = ${path}`
   }
 
   /** Every version of every path, in path then version order, after `after`: at most `limit`, or fewer once they hold `chars` characters of content. */
   page(after: { path: string; version: number } | null, limit: number, chars: number): (FileVersion & { path: string })[] {
+    if (!this.exists()) return []
     const from = after ?? { path: '', version: 0 }
     const rows = this.sql.each<
       VersionRow & { path: string }

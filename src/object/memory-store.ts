@@ -83,7 +83,7 @@ export class MemoryStore extends DurableObject<Env> {
       }
       const tree = this.tree()
       const now = new Date().toISOString()
-      return this.ctx.storage.transactionSync(() => runMemoryCommand(input, tree, now))
+      return this.inTransaction(() => runMemoryCommand(input, tree, now))
     })
   }
 
@@ -100,7 +100,7 @@ export class MemoryStore extends DurableObject<Env> {
   /** Erases every file and every version (the user erased all): nothing is left to read. */
   async eraseAll(): Promise<void> {
     await this.ctx.storage.deleteAll()
-    this.table.create()
+    this.table.recheck()
   }
 
   private tree(): MemoryTree {
@@ -116,7 +116,17 @@ export class MemoryStore extends DurableObject<Env> {
     return toOutcome(() => {
       const files = this.files()
       const now = new Date().toISOString()
-      return this.ctx.storage.transactionSync(() => work(files, now))
+      return this.inTransaction(() => work(files, now))
     })
+  }
+
+  /** Work in one transaction; one that throws writes nothing (the tables it may have made included). */
+  private inTransaction<T>(work: () => T): T {
+    try {
+      return this.ctx.storage.transactionSync(work)
+    } catch (error) {
+      this.table.recheck()
+      throw error
+    }
   }
 }

@@ -1,7 +1,9 @@
+import { runInDurableObject } from 'cloudflare:test'
 import { env } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
 import { app } from '../../src/http/app'
-import { type Call, call, expectError, tokenFor } from '../helpers'
+import { memoryStub } from '../../src/object/address'
+import { append, type Call, call, expectError, newSessionId, tokenFor, user } from '../helpers'
 
 /** Each test a user of its own: a memory store is per user. */
 let users = 0
@@ -329,5 +331,94 @@ describe('concurrent writers to one file', () => {
     expect(lines[0]).toBe('start')
     expect(lines.slice(1).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `line ${i}`).sort())
     expect(await versions(as, 'lines.md')).toHaveLength(11)
+  })
+})
+
+describe('memory in a user’s export and erasure', () => {
+  it('GET /v1/export ends with every version of every memory file, deletes and renames included', async () => {
+    const as = newUser()
+    await append(newSessionId('mem-export'), [user('hello')], as)
+    ok(await put(as, 'b.md', 'one'))
+    ok(await put(as, 'b.md', 'two'))
+    ok(await call('POST', '/v1/memories/rename', { user: as, body: { from: '/memories/b.md', to: '/memories/a.md' } }))
+    const exported = await call('GET', '/v1/export', { user: as })
+    const lines = exported.text
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+    expect(lines[0]).toMatchObject({ type: 'session' })
+    expect(lines.filter((line) => line.type === 'memory')).toEqual([
+      {
+        type: 'memory',
+        path: '/memories/a.md',
+        version: 1,
+        deleted: false,
+        createdAt: expect.any(String),
+        content: 'two',
+        movedFrom: '/memories/b.md',
+      },
+      { type: 'memory', path: '/memories/b.md', version: 1, deleted: false, createdAt: expect.any(String), content: 'one' },
+      { type: 'memory', path: '/memories/b.md', version: 2, deleted: false, createdAt: expect.any(String), content: 'two' },
+      {
+        type: 'memory',
+        path: '/memories/b.md',
+        version: 3,
+        deleted: true,
+        createdAt: expect.any(String),
+        content: null,
+        movedTo: '/memories/a.md',
+      },
+    ])
+    expect(lines.slice(-4).every((line) => line.type === 'memory')).toBe(true)
+    // A session import reads no memory lines: the first one is a 400 naming its line.
+    const imported = await call('POST', `/v1/sessions/${newSessionId('mem-import')}/import`, {
+      user: as,
+      body: exported.text,
+      headers: { 'Content-Type': 'application/x-ndjson' },
+    })
+    expectError(imported, 400, 'invalid_request')
+    expect(imported.body.error.message).toMatch(new RegExp(`^line ${lines.length - 3}: `))
+  })
+
+  it('an export holds large memories whole, over several pages of the store', async () => {
+    const as = newUser()
+    const big = 'x'.repeat(100 * 1024)
+    for (let i = 0; i < 12; i++)
+      ok(await put(as, `big/${String(i).padStart(2, '0')}.md`, `${String.fromCharCode(65 + i)}${big.slice(1)}`))
+    for (let v = 0; v < 250; v++) ok(await put(as, 'small.md', `v${v}`))
+    const memory = (await call('GET', '/v1/export', { user: as })).text
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+    expect(memory).toHaveLength(262)
+    expect(memory.slice(0, 12).map((line) => line.content[0])).toEqual(
+      Array.from({ length: 12 }, (_, i) => String.fromCharCode(65 + i)),
+    )
+    expect(memory.slice(0, 12).every((line) => line.content.length === 100 * 1024)).toBe(true)
+    expect(memory.slice(12).map((line) => line.content)).toEqual(Array.from({ length: 250 }, (_, v) => `v${v}`))
+  })
+
+  it('erase-all erases every file and version at once; the store starts again from nothing', async () => {
+    const as = newUser()
+    ok(await put(as, 'notes.md', 'one'))
+    ok(await put(as, 'notes.md', 'two'))
+    const erased = await call('DELETE', '/v1/sessions', { user: as, body: { all: true } })
+    expect(erased.status).toBe(202)
+    expect(await list(as)).toEqual([])
+    expectError(await call('GET', '/v1/memories/notes.md/versions', { user: as }), 404, 'not_found')
+    expect((await call('GET', '/v1/export', { user: as })).text).toBe('')
+    expect(ok(await put(as, 'notes.md', 'new')).version).toBe(1)
+  })
+
+  it('reading a store never written leaves it without storage', async () => {
+    const as = newUser()
+    expect(await list(as)).toEqual([])
+    expectError(await read(as, 'a.md'), 404, 'not_found')
+    await call('GET', '/v1/export', { user: as })
+    const tables = await runInDurableObject(
+      memoryStub(env, as),
+      (_, state) => state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").one().n,
+    )
+    expect(tables).toBe(0)
   })
 })
