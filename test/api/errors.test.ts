@@ -154,6 +154,7 @@ describe('GET /v1/openapi.json', () => {
     expect(body.paths['/v1/chat/completions'].post.parameters.map((p: { name: string }) => p.name)).toEqual([
       'x-session-id',
       'x-recall',
+      'x-memory',
       'x-on-diverge',
       'x-regenerate',
       'idempotency-key',

@@ -32,6 +32,9 @@
  * | `recall-<q>`    | when recall_history is offered: calls it with query q, then answers     |
  * |                 | `Recalled: <its result>`; `recallloop-<q>` calls it whenever offered      |
  * |                 | (then `Done after <n> recalls`); `recallmix-<q>` calls it and a client tool |
+ * | `memory`        | once the memory tool is offered, runs the script after `MEMORY:` in the |
+ * |                 | last user message (`./memory-script`): each round's `memory` calls (on  |
+ * |                 | if the tool is withdrawn), then `Memory results: <results, "\n---\n">` |
  * | `reader`        | Claude Code's loop: after a user message holding `READ:<path>`, calls its |
  * |                 | `Read` tool with `{"file_path": path}`; after its result, answers       |
  * |                 | `Read: <the result's text>` (else like echo)                            |
@@ -47,6 +50,7 @@
  * `GET /__requests?tag=<tag>` returns those of a tag.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { callOf, memoryScript, roundOf } from './memory-script'
 
 type WireMessage = {
   role: string
@@ -217,8 +221,11 @@ function callFirstTool(request: ChatRequest, cut = false) {
   )
 }
 
-/** Answers with these tool calls, plain or streamed in the real delta format (each call named, then its arguments in pieces). */
-function sendCalls(request: ChatRequest, calls: ToolCall[], cut = false, promptTokens?: number) {
+/**
+ * Answers with these tool calls (after `text`, when given), plain or streamed in the real delta
+ * format (each call named, then its arguments in pieces).
+ */
+function sendCalls(request: ChatRequest, calls: ToolCall[], cut = false, promptTokens?: number, text: string | null = null) {
   const { res, body } = request
   if (!body.stream) {
     const wire = calls.map(({ id, name, arguments: args }) => ({
@@ -230,12 +237,13 @@ function sendCalls(request: ChatRequest, calls: ToolCall[], cut = false, promptT
       id: 'chatcmpl-fake',
       object: 'chat.completion',
       model: body.model,
-      choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: wire }, finish_reason: 'tool_calls' }],
-      usage: usageOf(request, '', promptTokens),
+      choices: [{ index: 0, message: { role: 'assistant', content: text, tool_calls: wire }, finish_reason: 'tool_calls' }],
+      usage: usageOf(request, text ?? '', promptTokens),
     })
   }
   res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' })
   res.write(chunk(body.model, { role: 'assistant', content: null }))
+  if (text) res.write(chunk(body.model, { content: text }))
   for (const [index, { id, name, arguments: args }] of calls.entries()) {
     res.write(
       chunk(body.model, { tool_calls: [{ index, ...(id ? { id } : {}), type: 'function', function: { name, arguments: '' } }] }),
@@ -285,6 +293,27 @@ const recaller =
       kind === 'recallloop' || !afterTool ? `Done after ${recalled} recalls` : `Recalled: ${body.messages.at(-1)!.content}`,
     )
   }
+
+/**
+ * `memory`: a model that runs a script of memory commands once the memory tool is offered (and
+ * goes on calling it if the tool is then withdrawn), then answers the results it got.
+ */
+function memoryModel(request: ChatRequest): unknown {
+  const { body } = request
+  const offered = (body.tools ?? []).some((tool) => tool.function.name === 'memory')
+  const script = memoryScript(body.messages.map((m) => ({ role: m.role, text: m.content ?? '' })))
+  if (!script || (!offered && script.done === 0)) return echo(request)
+  if (script.done < script.rounds.length) {
+    const { text, calls } = roundOf(script.rounds[script.done]!)
+    const wire = calls.map((command, i) => {
+      const { name, input } = callOf(command)
+      return { id: `fake_${script.done}_${i}`, name, arguments: JSON.stringify(input) }
+    })
+    return sendCalls(request, wire, false, undefined, text)
+  }
+  const results = body.messages.slice(body.messages.findLastIndex((m) => m.role === 'user')).filter((m) => m.role === 'tool')
+  return answer(request, `Memory results: ${results.map((m) => m.content).join('\n---\n')}`)
+}
 
 const echo = (request: ChatRequest, options?: AnswerOptions) => answer(request, echoOf(request.body.messages), options)
 
@@ -350,6 +379,7 @@ const MODES: Record<string, (request: ChatRequest) => unknown> = {
   recall: recaller('recall'),
   recallloop: recaller('recallloop'),
   recallmix: recaller('recallmix'),
+  memory: memoryModel,
 }
 
 async function handle(req: IncomingMessage, res: ServerResponse) {

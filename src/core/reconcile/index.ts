@@ -46,7 +46,8 @@ export interface ShownOptions {
  * A stored event as the client was shown it: nothing for the system prompt, synthetic events
  * (summaries) and interrupted results, nor for inline system messages unless the door shows
  * them; a tool event as one message per response; the service's own calls (`recall_history`, the
- * memory calls it ran) and their results taken out (a message left with nothing is skipped).
+ * memory calls it ran) and their results taken out (a message left with nothing is skipped, and so
+ * is the text of a round of those calls: metadata `serviceRound`).
  *
  * @example
  * clientMessagesOf(toolEvent) // [{ role: 'tool', content: '18°C', toolCallId: 'call_1' }, ...]
@@ -67,6 +68,8 @@ export function clientMessagesOf(event: MessageEvent, shown: ShownOptions = { in
   const content = message.content ?? ''
   if (message.role === 'assistant') {
     if (content === '' && calls.length === 0) return []
+    // A step of the service's own rounds (its calls all the service's): the client was handed only the reply.
+    if (event.metadata.serviceRound === true && calls.length === 0) return []
     return [{ role: 'assistant', content, ...(calls.length > 0 ? { toolCalls: calls } : {}) }]
   }
   return [{ role: 'user', content }]

@@ -223,7 +223,7 @@ export interface ResponsesDoorRequest {
  */
 export async function responsesRequest(
   body: ResponsesRequest,
-  headers: DoorHeaderValues & ResponsesSessionHeaders,
+  headers: DoorHeaderValues & ResponsesSessionHeaders & { 'x-memory'?: 'on' | 'off' | undefined },
   env: Pick<Env, 'ON_DIVERGE' | 'RESPONSES_IMPLICIT_TTL_SECONDS'>,
   newId: () => string,
   lookUp?: (sessionId: string, eventIds: string[]) => Promise<MessageEvent[]>,
@@ -236,6 +236,7 @@ export async function responsesRequest(
       ? await referencedItems(referenced, (ids) => lookUp(place.sessionId!, ids))
       : undefined
   const { translation, capsule, omitted, compact } = responsesTranslation(body, found)
+  if (headers['x-memory'] === 'on') translation.request.memory = true
   if (place.sessionId === null && capsule)
     throw new ServiceError(
       'invalid_request',
