@@ -35,6 +35,10 @@
  * | `memory`        | once the memory tool is offered, runs the script after `MEMORY:` in the |
  * |                 | last user message (`./memory-script`): each round's `memory` calls (on  |
  * |                 | if the tool is withdrawn), then `Memory results: <results, "\n---\n">` |
+ * | `notes`         | a model keeping notes in its memory: views `/memories`; to a message    |
+ * |                 | `Remember: <fact>` it adds the fact to `/memories/notes.md` (created, or |
+ * |                 | inserted at its top) and answers `Noted.`; to anything else it reads    |
+ * |                 | the notes and answers `From my notes: <them, joined by "; ">`          |
  * | `reader`        | Claude Code's loop: after a user message holding `READ:<path>`, calls its |
  * |                 | `Read` tool with `{"file_path": path}`; after its result, answers       |
  * |                 | `Read: <the result's text>` (else like echo)                            |
@@ -317,6 +321,40 @@ function memoryModel(request: ChatRequest): unknown {
 
 const echo = (request: ChatRequest, options?: AnswerOptions) => answer(request, echoOf(request.body.messages), options)
 
+/** The lines of a file as the memory tool's `view` shows them (numbered), without their numbers. */
+const viewedLines = (view: string) =>
+  view
+    .split('\n')
+    .slice(1)
+    .map((line) => line.replace(/^ *\d+\t/, ''))
+    .filter((line) => line !== '')
+
+/** `notes`: a model that follows the memory instruction: it looks first, writes what it is told to remember, reads what it is asked. */
+function notesModel(request: ChatRequest): unknown {
+  const { messages, tools } = request.body
+  if (!(tools ?? []).some((tool) => tool.function.name === 'memory')) return echo(request)
+  const at = messages.findLastIndex((m) => m.role === 'user')
+  const asked = messages[at]?.content ?? ''
+  const results = messages
+    .slice(at + 1)
+    .filter((m) => m.role === 'tool')
+    .map((m) => m.content ?? '')
+  const memory = (command: Record<string, unknown>) =>
+    sendCalls(request, [{ id: `notes_${results.length}`, name: 'memory', arguments: JSON.stringify(command) }])
+  if (results.length === 0) return memory({ command: 'view', path: '/memories' })
+  const hasNotes = results[0]!.includes('\t/memories/notes.md')
+  const fact = /^Remember:\s*(.+)$/s.exec(asked)?.[1]
+  if (results.length === 1 && fact)
+    return memory(
+      hasNotes
+        ? { command: 'insert', path: '/memories/notes.md', insert_line: 0, insert_text: fact }
+        : { command: 'create', path: '/memories/notes.md', file_text: `${fact}\n` },
+    )
+  if (results.length === 1 && hasNotes) return memory({ command: 'view', path: '/memories/notes.md' })
+  if (fact) return answer(request, 'Noted.')
+  return answer(request, hasNotes ? `From my notes: ${viewedLines(results[1]!).join('; ')}` : 'I have no notes yet.')
+}
+
 /** Each mode's behaviour (see the table at the top). */
 const MODES: Record<string, (request: ChatRequest) => unknown> = {
   echo: (r) => echo(r),
@@ -380,6 +418,7 @@ const MODES: Record<string, (request: ChatRequest) => unknown> = {
   recallloop: recaller('recallloop'),
   recallmix: recaller('recallmix'),
   memory: memoryModel,
+  notes: notesModel,
 }
 
 async function handle(req: IncomingMessage, res: ServerResponse) {
