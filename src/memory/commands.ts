@@ -59,8 +59,7 @@ function view(command: Command, tree: MemoryTree): string {
   const kind = tree.kind(path)
   if (kind === 'none') return refuse(`The path ${shown} does not exist. Please provide a valid path.`)
   if (kind === 'dir') {
-    const files = tree.table.files(path === MEMORY_ROOT ? `${MEMORY_ROOT}/` : `${path}/`)
-    return directoryListing(shown, path, { files, dirs: tree.table.dirsInside(path) })
+    return directoryListing(shown, path, { files: tree.table.sizes(`${path}/`), dirs: tree.table.dirsInside(path) })
   }
   const lines = tree.read(path)!.content.split('\n')
   let shownLines = lines

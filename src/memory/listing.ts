@@ -35,31 +35,40 @@ export interface DirectoryContents {
   dirs: string[]
 }
 
-type Entry = { name: string; size: number; children: Map<string, Entry> | null }
+/** An entry of a listed directory: a file's size, or a directory's entries (a directory two levels down keeps none). */
+type Entry = { size: number; children: Map<string, Entry> | null }
 
-/** The tree of a directory's contents, by name (`children` null for a file). */
-function treeOf(dir: string, contents: DirectoryContents): Map<string, Entry> {
-  const root = new Map<string, Entry>()
-  const at = (segments: string[]): Map<string, Entry> => {
-    let level = root
-    for (const name of segments) {
-      let entry = level.get(name)
-      if (!entry) {
-        entry = { name, size: DIRECTORY_BYTES, children: new Map() }
-        level.set(name, entry)
-      }
-      level = entry.children!
+/**
+ * The two levels of a directory's contents a listing shows, by name: its entries, and the entries
+ * of each directory in it (deeper ones are never shown: each level's directories stand for them).
+ */
+function levelsOf(dir: string, contents: DirectoryContents): Map<string, Entry> {
+  const top = new Map<string, Entry>()
+  const offset = dir.length + 1
+  const directory = (level: Map<string, Entry>, name: string): Map<string, Entry> => {
+    let entry = level.get(name)
+    if (!entry?.children) {
+      entry = { size: DIRECTORY_BYTES, children: new Map() }
+      level.set(name, entry)
     }
-    return level
+    return entry.children!
   }
-  const relative = (path: string) => path.slice(dir.length + 1).split('/')
-  for (const path of contents.dirs) at(relative(path))
-  for (const file of contents.files) {
-    const segments = relative(file.path)
-    const name = segments.pop()!
-    at(segments).set(name, { name, size: file.size, children: null })
+  const place = (path: string, size: number | null) => {
+    const first = path.indexOf('/', offset)
+    if (first < 0) {
+      if (size === null) directory(top, path.slice(offset))
+      else top.set(path.slice(offset), { size, children: null })
+      return
+    }
+    const inside = directory(top, path.slice(offset, first))
+    const second = path.indexOf('/', first + 1)
+    const name = path.slice(first + 1, second < 0 ? undefined : second)
+    if (second >= 0 || size === null) directory(inside, name)
+    else inside.set(name, { size, children: null })
   }
-  return root
+  for (const path of contents.dirs) place(path, null)
+  for (const file of contents.files) place(file.path, file.size)
+  return top
 }
 
 /**
@@ -73,20 +82,22 @@ function treeOf(dir: string, contents: DirectoryContents): Map<string, Entry> {
  */
 export function directoryListing(shown: string, dir: string, contents: DirectoryContents): string {
   const items: { size: string; path: string }[] = []
+  const sizes = new Map<number, string>()
+  const sized = (bytes: number) => sizes.get(bytes) ?? sizes.set(bytes, fileSize(bytes)).get(bytes)!
   const collect = (level: Map<string, Entry>, relativePath: string, depth: number) => {
     for (const name of [...level.keys()].sort()) {
       if (name.startsWith('.') || name === 'node_modules') continue
       const entry = level.get(name)!
       const path = relativePath ? `${relativePath}/${name}` : name
       if (entry.children) {
-        items.push({ size: fileSize(entry.size), path: `${path}/` })
+        items.push({ size: sized(entry.size), path: `${path}/` })
         if (depth < 2) collect(entry.children, path, depth + 1)
       } else {
-        items.push({ size: fileSize(entry.size), path })
+        items.push({ size: sized(entry.size), path })
       }
     }
   }
-  collect(treeOf(dir, contents), '', 1)
+  collect(levelsOf(dir, contents), '', 1)
   const header = `Here're the files and directories up to 2 levels deep in ${shown}, excluding hidden items and node_modules:`
   const lines = [`${fileSize(DIRECTORY_BYTES)}\t${shown}`, ...items.map((item) => `${item.size}\t${shown}/${item.path}`)]
   return `${header}\n${lines.join('\n')}`

@@ -132,6 +132,13 @@ export class MemoryTable {
         WHERE path >= ${prefix} AND path < ${rangeEnd(prefix)} AND deleted = 0 ORDER BY path`.map(headOf)
   }
 
+  /** The paths and sizes of the live files whose path starts with `prefix` (what a listing shows of them). */
+  sizes(prefix: string): { path: string; size: number }[] {
+    if (!this.exists()) return []
+    return this.sql.all<{ path: string; size: number }>`SELECT path, size FROM memory_files
+      WHERE path >= ${prefix} AND path < ${rangeEnd(prefix)} AND deleted = 0`
+  }
+
   /** Whether a directory was made at this path (and not deleted or renamed since). */
   isDir(path: string): boolean {
     if (!this.exists()) return false

@@ -48,6 +48,9 @@ const utf8 = new TextEncoder()
  * tree.write('/memories/notes/a.md', 'hello', now) // makes /memories/notes too
  */
 export class MemoryTree {
+  /** What paths were found to be since the last change: a command asks about the same path more than once. */
+  private readonly kinds = new Map<string, PathKind>()
+
   constructor(
     readonly table: MemoryTable,
     readonly maxFiles: number,
@@ -55,9 +58,15 @@ export class MemoryTree {
 
   /** What the path is: the root and every made directory are directories. */
   kind(path: string): PathKind {
-    if (path === MEMORY_ROOT || this.table.isDir(path)) return 'dir'
-    const head = this.table.head(path)
-    return head && !head.deleted ? 'file' : 'none'
+    const known = this.kinds.get(path)
+    if (known) return known
+    let kind: PathKind = 'dir'
+    if (path !== MEMORY_ROOT && !this.table.isDir(path)) {
+      const head = this.table.head(path)
+      kind = head && !head.deleted ? 'file' : 'none'
+    }
+    this.kinds.set(path, kind)
+    return kind
   }
 
   /** The outermost directory on the path's way that is a file, if any. */
@@ -74,6 +83,7 @@ export class MemoryTree {
 
   /** Makes the directories a path is in (none of them a file: see {@link fileAbove}). */
   makeParents(path: string): void {
+    this.kinds.clear()
     for (const parent of parentsOf(path)) this.table.addDir(parent)
   }
 
@@ -96,7 +106,9 @@ export class MemoryTree {
 
   /** Deletes a file (one delete version) or a directory with everything in it (a delete version for each file). */
   remove(path: string, now: string): FileHead[] {
-    if (this.kind(path) === 'file') return [this.table.addVersion(path, null, now)]
+    const kind = this.kind(path)
+    this.kinds.clear()
+    if (kind === 'file') return [this.table.addVersion(path, null, now)]
     const removed = this.table.files(`${path}/`).map((file) => this.table.addVersion(file.path, null, now))
     for (const dir of this.table.dirsInside(path)) this.table.removeDir(dir)
     this.table.removeDir(path)
@@ -109,7 +121,9 @@ export class MemoryTree {
    * its new one, naming each other. Answers the new heads.
    */
   move(from: string, to: string, now: string): FileHead[] {
-    if (this.kind(from) === 'file') return [this.moveFile(from, to, now)]
+    const kind = this.kind(from)
+    this.kinds.clear()
+    if (kind === 'file') return [this.moveFile(from, to, now)]
     const files = this.table.files(`${from}/`)
     const dirs = this.table.dirsInside(from)
     this.makeParents(to)

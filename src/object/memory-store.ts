@@ -1,13 +1,6 @@
 import { DurableObject } from 'cloudflare:workers'
 import { type Outcome, toOutcome } from '../contract/errors'
-import type {
-  MemoryEdit,
-  MemoryFileJson,
-  MemoryListJson,
-  MemoryVersionsJson,
-  MemoryWriteJson,
-  MemoryWritesJson,
-} from '../contract/schemas'
+import type { MemoryEdit, MemoryFileJson, MemoryVersionsJson, MemoryWriteJson, MemoryWritesJson } from '../contract/schemas'
 import {
   type FileVersion,
   type IfMatch,
@@ -41,8 +34,9 @@ export class MemoryStore extends DurableObject<Env> {
     this.table = new MemoryTable(ctx.storage.sql)
   }
 
-  list(prefix: string): Promise<Outcome<MemoryListJson>> {
-    return toOutcome(() => this.files().list(prefix))
+  /** The live files under `prefix` as their JSON (`MemoryListJson`): a text crosses RPC faster than a thousand objects. */
+  list(prefix: string): Promise<Outcome<string>> {
+    return toOutcome(() => JSON.stringify(this.files().list(prefix)))
   }
 
   read(path: string, version?: number): Promise<Outcome<MemoryFileJson>> {

@@ -17,7 +17,7 @@ import {
 import type { IfMatch } from '../../memory'
 import { memoryStub } from '../../object/address'
 import type { AppEnv } from '../env'
-import { body, errors, json, routes } from './helpers'
+import { body, errors, json, routes, streamedJson } from './helpers'
 
 /**
  * A route on a memory file: Hono matches its `{path}` across slashes (`/v1/memories/a/b.md`),
@@ -134,7 +134,7 @@ const hidden = <R extends object>(route: R): R => ({ ...route, hide: true })
 export const memoryRoutes = routes()
   .openapi(list, async (c) => {
     const { prefix = `${MEMORY_ROOT}/` } = c.req.valid('query')
-    return c.json(unwrap(await storeOf(c).list(prefix)), 200)
+    return streamedJson<typeof MemoryListSchema>(c, unwrap(await storeOf(c).list(prefix)))
   })
   .openapi(rename, async (c) => {
     const { from, to } = c.req.valid('json')
