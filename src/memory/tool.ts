@@ -65,3 +65,6 @@ export const MEMORY_DEFINITION: ToolInput = {
     },
   },
 }
+
+/** What the memory tool adds to a prompt, as text to estimate: its definition and the instruction. */
+export const MEMORY_PROMPT = `${JSON.stringify(MEMORY_DEFINITION)}\n${MEMORY_INSTRUCTION}`

@@ -4,7 +4,7 @@ import { newEventId } from '../contract/ids'
 import { contentTooLarge } from '../contract/limits'
 import type { Policy } from '../contract/schemas'
 import { type Trigger, UNCALIBRATED } from '../core'
-import { MEMORY_DEFINITION, MEMORY_INSTRUCTION } from '../memory'
+import { MEMORY_PROMPT } from '../memory'
 import { NOT_CONFIGURED } from '../models/config'
 import { planFit } from './fit-prompt'
 import { closeInterruptedCalls, turnEvent } from './open-step'
@@ -61,8 +61,7 @@ export async function prepareStep(input: StepInput, request: StepRequest, deps: 
         : null,
     // The tools are sent with the prompt: their JSON counts toward it (the memory tool's with its instruction).
     toolsTokens:
-      (request.tools ? estimator.count(JSON.stringify(request.tools)) : 0) +
-      (memory ? estimator.count(`${JSON.stringify(MEMORY_DEFINITION)}\n${MEMORY_INSTRUCTION}`) : 0),
+      (request.tools ? estimator.count(JSON.stringify(request.tools)) : 0) + (memory ? estimator.count(MEMORY_PROMPT) : 0),
     summaryReserve: models.summaryTokens,
     earlier,
     added: input.added,

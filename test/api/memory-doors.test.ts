@@ -89,6 +89,19 @@ describe('the Messages door with Anthropic’s memory tool', () => {
     expect((await call('GET', '/v1/memories/s.md', { user: as })).body.content).toBe('streamed')
   })
 
+  it('counts the memory tool’s definition and instruction in count_tokens, as a turn’s fit check does', async () => {
+    const count = async (tools: unknown[]) =>
+      (
+        await call('POST', '/v1/messages/count_tokens', {
+          user: newUser(),
+          body: { model: 'claude-echo', tools, messages: [u('hi')] },
+          headers: { 'anthropic-version': '2023-06-01', 'X-Session-Id': newSessionId('memcount') },
+        })
+      ).body.input_tokens as number
+    const [without, offered] = [await count([]), await count([MEMORY_TOOL])]
+    expect(offered - without).toBeGreaterThan(300)
+  })
+
   it('refuses a memory tool named otherwise, and a client tool named memory beside it', async () => {
     const renamed = await send(newSessionId('memdoor'), {
       model: 'claude-echo',
