@@ -22,6 +22,7 @@ const pure = [
   'src/turns/**/*.test.ts',
   'src/doors/**/*.test.ts',
   'src/wire/**/*.test.ts',
+  'src/memory/**/*.test.ts',
   'src/object/frames/**/*.test.ts',
   'src/rate-limits/limits.test.ts',
   'src/json-stream/**/*.test.ts',
@@ -64,7 +65,10 @@ export default defineConfig({
         test: { name: 'node', environment: 'node', include: pure },
       },
       {
-        plugins: [withUpstream({ MODEL_TIMEOUT_MS: '2000', MODEL_CONTEXT_TOKENS: '{"echo#small": 2048}' })],
+        plugins: [
+          // A small MEMORY_MAX_FILES, so that a test reaches it (the default, 1,000, is the benchmark's).
+          withUpstream({ MODEL_TIMEOUT_MS: '2000', MODEL_CONTEXT_TOKENS: '{"echo#small": 2048}', MEMORY_MAX_FILES: '40' }),
+        ],
         test: {
           ...workers,
           name: 'workers',

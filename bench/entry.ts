@@ -37,44 +37,21 @@ import { sessionStub } from '../src/object/address'
 import { frameWriter } from '../src/object/frames'
 import { RequestShard } from '../src/object/request-shard'
 import { type JsonBody, SessionObject } from '../src/object/session-object'
+import type { RunSettings } from '../src/object/turn-runner'
 import { chatCompletionTranslation } from '../src/wire/chat-completions/request'
 import { doorRequestOf } from '../src/wire/door-request'
 import { MediaIntake } from '../src/wire/media'
 import { messagesTranslation } from '../src/wire/messages/request'
 import { responsesTranslation } from '../src/wire/responses/request'
 import { countRows, type RowCounts } from '../test/support/row-counts'
+import { BenchMemoryStore, memoryBench } from './memory-entry'
 import { type Measured, message, type StorageWork } from './shared'
+import { perRun } from './timing'
 
 export { UserIndex } from '../src/object/user-index'
+export { BenchMemoryStore }
 
 // ── timing and reading answers ───────────────────────────────────────────────────────────────
-
-/**
- * Times `batch` runs of `work` inside an object, answering the mean. Its clock moves only at I/O,
- * so the batch is bracketed by a 1 ms timer; the same bracket around no work is measured and taken off.
- */
-async function timedInside(batch: number, work: (i: number) => Promise<unknown>): Promise<number> {
-  const bracket = async (fn: () => Promise<void>) => {
-    await scheduler.wait(1)
-    const start = performance.now()
-    await fn()
-    await scheduler.wait(1)
-    return performance.now() - start
-  }
-  const empty = await bracket(async () => {})
-  const full = await bracket(async () => {
-    for (let i = 0; i < batch; i++) await work(i)
-  })
-  return Math.max(0, full - empty) / batch
-}
-
-/** `batch` runs of `work` timed inside the object, with the rows they read and wrote, per run. */
-async function perRun(rows: { take(): RowCounts }, batch: number, work: (i: number) => Promise<unknown>): Promise<Measured> {
-  rows.take()
-  const ms = await timedInside(batch, work)
-  const { rowsRead, rowsWritten } = rows.take()
-  return { samples: [ms], rows: { rowsRead: rowsRead / batch, rowsWritten: rowsWritten / batch } }
-}
 
 /** A JSON answer of the session object, read to the end as a reader taking all of it would. */
 async function answerText(answer: Promise<{ ok: true; value: JsonBody } | { ok: false; error: unknown }>): Promise<string> {
@@ -224,6 +201,21 @@ export class BenchSessionObject extends SessionObject {
   /** Nothing: the round trip of a call from the Worker to the object. */
   ping(): number {
     return 0
+  }
+
+  /**
+   * Memory commands (their arguments as a model writes them) as a turn runs them: through the
+   * function a turn of this user is given for the memory tool (the object's call to the user's
+   * memory object), timed inside this object.
+   */
+  memoryCommands(address: Address, commands: string[]): Promise<Measured> {
+    // The very settings a turn of this user runs with (a private method, reached for the benchmark).
+    const settings = (this as unknown as { runSettings(a: Address, stream: boolean, door: boolean): RunSettings }).runSettings(
+      address,
+      false,
+      false,
+    )
+    return perRun(this.rows, commands.length, (i) => settings.memory!(commands[i]!))
   }
 
   /**
@@ -913,6 +905,7 @@ bench.get('/peer/overlay', async (c) => {
 
 /** The bench routes under /bench, the real app for everything else. */
 const worker = new Hono<{ Bindings: BenchEnv }>()
+bench.route('/memory', memoryBench)
 worker.route('/bench', bench)
 worker.all('*', (c) => app.fetch(c.req.raw, c.env, c.executionCtx))
 

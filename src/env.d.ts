@@ -58,6 +58,8 @@ interface AppVariables {
   SESSION_IDLE_TTL_SECONDS?: string
   /** How long a webhook receiver has to answer one attempt (ms; default 15000). */
   WEBHOOK_TIMEOUT_MS?: string
+  /** Memory files a user may have (default 1000). */
+  MEMORY_MAX_FILES?: string
 }
 interface Env extends AppVariables {}
 declare namespace Cloudflare {

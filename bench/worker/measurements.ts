@@ -8,6 +8,7 @@ import type { BenchWorker, Params } from './client'
 import { clientHistory } from './client-history'
 import { BACKGROUND_PASS, HALF_ROUNDS, NAIVE_SIZES, NO_COMPACTION, ROUNDS, RUN, SIZES, SMALLEST, USER } from './config'
 import { eventsMeasurements } from './events'
+import { memoryMeasurements } from './memory'
 import {
   appendsPerSecond,
   bundleSize,
@@ -315,6 +316,7 @@ export function measurementsOf(worker: BenchWorker, sessions: Sessions) {
     ...reads(targets),
     ...others(targets),
     ...eventsMeasurements(worker),
+    ...memoryMeasurements(worker),
   }
 }
 

@@ -3,6 +3,7 @@ import { ms } from '../stats'
 import { column, growth, logEvents, median, medianRatio, n, p95, ratio, timing, viewEvents } from './columns'
 import { LARGEST, NAIVE_SIZES, ROUNDS, SIZES, SMALLEST } from './config'
 import type { MeasurementName } from './measurements'
+import { MEMORY_TABLES } from './memory'
 import type { FirstBytePath } from './over-http'
 import type { Column, Key, MeasuredTable, Results } from './runner'
 
@@ -575,6 +576,7 @@ export const TABLES: Table[] = [
         ms(r.p95('viewCold', size)),
       ]),
   },
+  ...MEMORY_TABLES,
   {
     title: 'Worker bundle (wrangler deploy --dry-run)',
     measure: ['bundle'],

@@ -82,6 +82,9 @@ export { isHighSurrogate, utf8Length } from './text'
 export { countingEstimator, type TokenEstimator } from './tokens'
 export { defaultEstimator, gptTokenizerEstimator } from './tokens/gpt-tokenizer'
 export {
+  isServiceCall,
+  MEMORY_CALL_PREFIX,
+  MEMORY_TOOL,
   NO_RESULT,
   type PairedMessage,
   type Placement,

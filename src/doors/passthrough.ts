@@ -1,7 +1,7 @@
 import { ServiceError } from '../contract/errors'
 import { newEventId } from '../contract/ids'
 import { toOpenAIMessages } from '../contract/openai-messages'
-import { type MessageEvent, RECALL_TOOL } from '../core'
+import { isServiceCall, type MessageEvent } from '../core'
 import { log } from '../log'
 import { NOT_CONFIGURED } from '../models/config'
 import { toServiceError, UpstreamError } from '../models/port'
@@ -62,7 +62,7 @@ export function passthroughTurn(input: DoorRequest, deps: TurnDeps): Promise<Doo
     await deps.session
       .spent(reply.model ?? request.model ?? models.chatModel, reply.usage, 'turn')
       .catch((error: unknown) => log.error('counting an unstored answer failed', { error: String(error) }))
-    const calls = ids.all(reply.toolCalls).filter((call) => call.name !== RECALL_TOOL)
+    const calls = ids.all(reply.toolCalls).filter((call) => !isServiceCall(call))
     const event = turnEvent(
       {
         role: 'assistant',

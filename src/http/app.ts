@@ -49,7 +49,8 @@ const methodsAt = (path: string) => {
     definition.type === 'route'
       ? [
           {
-            pattern: new RegExp(`^${definition.route.path.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+            // A memory file's `{path}` holds slashes.
+            pattern: new RegExp(`^${definition.route.path.replace('{path}', '.+').replace(/\{[^}]+\}/g, '[^/]+')}$`),
             method: definition.route.method.toUpperCase(),
           },
         ]
@@ -72,10 +73,12 @@ app.use(
       'Content-Type',
       'Content-Encoding',
       'Idempotency-Key',
+      'If-Match',
       'Last-Event-ID',
       'X-Request-Id',
       'X-Session-Id',
       'X-Recall',
+      'X-Memory',
       'X-On-Diverge',
       'X-Regenerate',
       'x-api-key',
@@ -85,6 +88,7 @@ app.use(
     // What the OpenAI and Anthropic SDKs send of their own, in a browser.
     allowHeaderPrefixes: ['x-stainless-', 'anthropic-'],
     exposeHeaders: [
+      'ETag',
       'X-Request-Id',
       'X-Session-Id',
       'X-Rewound',

@@ -57,7 +57,7 @@ import type { SearchQuery } from '../store/search/lineage-search'
 import { SessionStorage } from '../store/session-storage'
 import { runTurn } from '../turns/run-turn'
 import { newNotice } from '../webhooks'
-import { sessionDirectory, sessionStub } from './address'
+import { memoryStub, sessionDirectory, sessionStub } from './address'
 import { BackgroundPass } from './background-pass'
 import { contextReport } from './context-report'
 import { type FrameBody, wholeWhenSmall } from './frames'
@@ -419,13 +419,17 @@ export class SessionObject extends DurableObject<Env> {
     return toOutcome(() => this.runner.exclusive(work))
   }
 
-  /** How a turn of this user is answered and limited: the deployment's limits, read here where they apply. */
+  /**
+   * How a turn of this user is answered and limited: the deployment's limits, read here where they
+   * apply; the user's memory store, called only if the turn runs a memory command.
+   */
   private runSettings(address: SessionAddress, stream: boolean, door: boolean): RunSettings {
     return {
       stream,
       door,
       limiter: () => turnLimiterOf(this.env, address.userId, limitsOf(this.env)),
       onFailed: (error) => this.storage.notify(address.userId, [newNotice('turn.failed', address.sessionId, { error })]),
+      memory: async (args) => unwrap(await memoryStub(this.env, address.userId).command(args)),
     }
   }
 }

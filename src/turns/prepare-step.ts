@@ -4,6 +4,7 @@ import { newEventId } from '../contract/ids'
 import { contentTooLarge } from '../contract/limits'
 import type { Policy } from '../contract/schemas'
 import { type Trigger, UNCALIBRATED } from '../core'
+import { MEMORY_PROMPT } from '../memory'
 import { NOT_CONFIGURED } from '../models/config'
 import { planFit } from './fit-prompt'
 import { closeInterruptedCalls, turnEvent } from './open-step'
@@ -24,6 +25,9 @@ export async function prepareStep(input: StepInput, request: StepRequest, deps: 
     const tooLarge = contentTooLarge(input.fields[i]!, event.message)
     if (tooLarge) throw tooLarge
   }
+  const memory = request.memory === true && deps.memory !== undefined
+  if (memory && request.tools?.some((tool) => tool.function.name === 'memory'))
+    throw new ServiceError('invalid_request', 'tools: "memory" is the service’s own tool while memory is on')
   const earlier = input.closesPending ? await closeInterruptedCalls(session, estimator) : []
   const state = await session.promptState()
   const { maxTokens, ...options } = request.options ?? {}
@@ -55,8 +59,9 @@ export async function prepareStep(input: StepInput, request: StepRequest, deps: 
       request.system !== undefined && request.system !== state?.latestSystem?.content
         ? turnEvent({ role: 'system', content: request.system }, estimator)
         : null,
-    // The tools are sent with the prompt: their JSON counts toward it.
-    toolsTokens: request.tools ? estimator.count(JSON.stringify(request.tools)) : 0,
+    // The tools are sent with the prompt: their JSON counts toward it (the memory tool's with its instruction).
+    toolsTokens:
+      (request.tools ? estimator.count(JSON.stringify(request.tools)) : 0) + (memory ? estimator.count(MEMORY_PROMPT) : 0),
     summaryReserve: models.summaryTokens,
     earlier,
     added: input.added,

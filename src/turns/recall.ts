@@ -1,6 +1,16 @@
 import type { ToolInput } from '../contract/schemas'
 import type { Usage } from '../contract/turn-result'
-import { type Message, type NewMessageEvent, RECALL_TOOL, type RecallHit, type ToolCall } from '../core'
+import {
+  isServiceCall,
+  MEMORY_TOOL,
+  type Message,
+  type Metadata,
+  type NewMessageEvent,
+  RECALL_TOOL,
+  type RecallHit,
+  type ToolCall,
+} from '../core'
+import type { MemoryAnswer } from '../memory'
 import type { ChatReply } from '../models/port'
 
 /** Recall rounds a request may run; after them the model is called once more without the tool. */
@@ -37,7 +47,7 @@ export interface RecallOutcome {
   reply: ChatReply
   /** The final reply's calls with their own ids. */
   calls: ToolCall[]
-  /** The results of recall calls the final reply made beside client calls: written after it. */
+  /** The results of the service's calls the final reply made beside client calls: written after it. */
   after: NewMessageEvent | null
   usage: Usage | null
 }
@@ -51,8 +61,14 @@ export interface RecallDeps {
   /** The covered events matching a query (search with scope `covered`). */
   search: (query: string, limit: number) => Promise<RecallHit[]>
   /** A message event of the turn (an assistant one carries the model in its metadata). */
-  event: (message: Message) => NewMessageEvent
+  event: (message: Message, metadata?: Metadata) => NewMessageEvent
+  /** The memory tool's runner, when the request offers it: its calls run in the same rounds as recall's. */
+  memory?: (args: string) => Promise<MemoryAnswer>
 }
+
+/** Whether the service runs a call in a round: a recall call while recall is on, a memory call while the tool is offered. */
+const runsHere = (call: ToolCall, deps: RecallDeps) =>
+  (deps.enabled && call.name === RECALL_TOOL) || (deps.memory !== undefined && call.name === MEMORY_TOOL && isServiceCall(call))
 
 const sumUsage = (a: Usage | null, b: Usage | null): Usage | null => {
   if (!a || !b) return a ?? b
@@ -79,24 +95,36 @@ function argumentsOf(call: ToolCall): { query: string; limit: number } {
   }
 }
 
-/** The tool event answering recall calls, each with `{ "hits": [...] }` (texts clipped). */
-async function recallResults(calls: ToolCall[], deps: RecallDeps): Promise<NewMessageEvent> {
+/**
+ * The tool event answering the service's calls, in call order, one at a time: a recall call with
+ * `{ "hits": [...] }` (texts clipped), a memory call with its command's result (an error one
+ * listed in the event's `toolErrors`, as a client's error result is).
+ */
+async function serviceResults(calls: ToolCall[], deps: RecallDeps): Promise<NewMessageEvent> {
   const toolResponses = []
+  const toolErrors: string[] = []
   for (const call of calls) {
+    if (call.name === MEMORY_TOOL) {
+      const answer = await deps.memory!(call.arguments)
+      toolResponses.push({ id: call.id, name: MEMORY_TOOL, data: answer.text })
+      if (answer.error) toolErrors.push(call.id)
+      continue
+    }
     const { query, limit } = argumentsOf(call)
     const hits = query === '' ? [] : await deps.search(query, limit)
     const data = JSON.stringify({ hits: hits.map((hit) => ({ ...hit, text: hit.text.slice(0, HIT_CHARS) })) })
     toolResponses.push({ id: call.id, name: RECALL_TOOL, data })
   }
-  return deps.event({ role: 'tool', content: null, toolResponses })
+  return deps.event({ role: 'tool', content: null, toolResponses }, toolErrors.length > 0 ? { toolErrors } : {})
 }
 
 /**
- * The recall rounds of a request: while the model calls `recall_history` (and recall is on), the
- * service runs the calls against the covered events, and calls the model again with the call and
- * its result — at most {@link MAX_RECALL_ROUNDS} rounds, then once more without the tool (a recall
- * call it still makes is stored, not run). A reply that also calls client tools ends the rounds:
- * its recall calls are run and stored after it, and the client's calls are handed over.
+ * The rounds of the service's own tools in a request: while the model calls `recall_history` (and
+ * recall is on) or the memory tool (when offered), the service runs the calls — recall against the
+ * covered events, memory against the user's store — and calls the model again with the calls and
+ * their results: at most {@link MAX_RECALL_ROUNDS} rounds, both tools together, then once more
+ * without them (a call it still makes is stored, not run). A reply that also calls client tools
+ * ends the rounds: the service's calls are run and stored after it, and the client's handed over.
  */
 export async function withRecall(first: ChatReply, deps: RecallDeps): Promise<RecallOutcome> {
   const events: NewMessageEvent[] = []
@@ -104,12 +132,10 @@ export async function withRecall(first: ChatReply, deps: RecallDeps): Promise<Re
   let usage = first.usage
   for (let rounds = 0; ; rounds++) {
     const calls = deps.own(reply)
-    const recalls = calls.filter((call) => call.name === RECALL_TOOL)
-    if (!deps.enabled || recalls.length === 0 || rounds === MAX_RECALL_ROUNDS) {
-      return { events, reply, calls, after: null, usage }
-    }
-    const results = await recallResults(recalls, deps)
-    if (recalls.length < calls.length) return { events, reply, calls, after: results, usage }
+    const ours = calls.filter((call) => runsHere(call, deps))
+    if (ours.length === 0 || rounds === MAX_RECALL_ROUNDS) return { events, reply, calls, after: null, usage }
+    const results = await serviceResults(ours, deps)
+    if (ours.length < calls.length) return { events, reply, calls, after: results, usage }
     events.push(deps.event({ role: 'assistant', content: reply.content, toolCalls: calls }), results)
     reply = await deps.again(events, rounds + 1 < MAX_RECALL_ROUNDS)
     usage = sumUsage(usage, reply.usage)

@@ -77,6 +77,7 @@ export function runStep(input: StepInput, request: StepRequest, deps: TurnDeps):
     const first = await callFitted(step, caller, deps)
     const result = await recordStep(step, { caller, ...first }, deps, {
       recall: request.recall === true,
+      memory: request.memory === true,
       idempotency: input.idempotency,
     })
     return compactAfter(step, result, deps)

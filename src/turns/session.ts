@@ -18,6 +18,7 @@ import type {
   TokenEstimator,
   ToolCall,
 } from '../core'
+import type { MemoryAnswer } from '../memory'
 import type { ModelSettings } from '../models/config'
 import type { TurnLimiter } from '../rate-limits'
 import type { StepLog } from '../store/log/step-log'
@@ -108,4 +109,10 @@ export interface TurnDeps {
   limiter?: TurnLimiter
   /** The session's background pass (none: every pass runs in the turn). */
   passes?: PassScheduler
+  /**
+   * The user's memory store, for the memory tool: runs one command, its arguments as the model
+   * wrote them (JSON), answered as the SDK's handler answers it. Called only when a request
+   * offers the tool and the model calls it: a turn without it never reads the user's memory.
+   */
+  memory?: (args: string) => Promise<MemoryAnswer>
 }

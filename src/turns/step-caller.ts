@@ -1,6 +1,8 @@
 import { toOpenAIMessages } from '../contract/openai-messages'
+import type { ToolInput } from '../contract/schemas'
 import type { PromptFitReport } from '../contract/turn-result'
-import { allSeqs, type NewMessageEvent, RECALL_TOOL, type ToolCall, textOf } from '../core'
+import { allSeqs, isServiceCall, type NewMessageEvent, type ToolCall, textOf } from '../core'
+import { MEMORY_DEFINITION, withMemoryInstruction } from '../memory'
 import { type ChatReply, toServiceError, UpstreamError } from '../models/port'
 import { CallIds } from './call-ids'
 import { fitPrompt, overflow, planFit } from './fit-prompt'
@@ -10,9 +12,11 @@ import type { TurnDeps } from './session'
 import type { PreparedStep, StepRequest } from './step'
 
 /**
- * The model calls of one step: the prompt made from the view, the step's events and any recall
- * round's, the reply's deltas and whole tool calls passed on as they come, the usage spent. Each
- * call's tool calls get ids new to the log and to this request (see {@link CallIds}).
+ * The model calls of one step: the prompt made from the view, the step's events and any recall or
+ * memory round's, the reply's deltas and whole tool calls passed on as they come, the usage spent.
+ * Each call's tool calls get ids new to the log and to this request (see {@link CallIds}). The
+ * service's own tools go with the client's: `recall_history` with `recall`, the memory tool with
+ * `memory` (and, then, its instruction after the system prompt, on every call of the request).
  */
 export class StepCaller {
   /** Ids the calls of earlier replies of this request took (their recall rounds are written later). */
@@ -30,15 +34,31 @@ export class StepCaller {
   }
 
   private newIds(): CallIds {
-    return new CallIds((list) => new Set([...this.deps.session.usedToolIds(list), ...list.filter((id) => this.taken.has(id))]))
+    return new CallIds(
+      (list) => new Set([...this.deps.session.usedToolIds(list), ...list.filter((id) => this.taken.has(id))]),
+      this.memory,
+    )
   }
 
-  /** One call with the view, the step's events and `extra` (recall rounds); recall offered when the request turned it on. */
-  async call(extra: NewMessageEvent[] = [], offerRecall = this.request.recall === true): Promise<ChatReply> {
+  /** Whether the request offers the memory tool (run against the user's store the turn was given). */
+  private get memory(): boolean {
+    return this.request.memory === true && this.deps.memory !== undefined
+  }
+
+  /** The tools sent: the client's, and the service's own the request turned on unless `own` is false (the last round's call). */
+  private tools(own: boolean): ToolInput[] | undefined {
+    const service = own ? [...(this.request.recall ? [RECALL_DEFINITION] : []), ...(this.memory ? [MEMORY_DEFINITION] : [])] : []
+    return service.length > 0 ? [...(this.request.tools ?? []), ...service] : this.request.tools
+  }
+
+  /** One call with the view, the step's events and `extra` (the service's tool rounds); its own tools offered unless `own` is false. */
+  async call(extra: NewMessageEvent[] = [], own = true): Promise<ChatReply> {
     const { step, request, deps } = this
     const view = await deps.session.readEvents(allSeqs((await deps.session.readView()).view))
     const stepSystem = step.systemEvent ? textOf(step.systemEvent.message.content) : undefined
-    const system = stepSystem ?? (await deps.session.promptState())?.latestSystem?.content ?? null
+    const stored = stepSystem ?? (await deps.session.promptState())?.latestSystem?.content ?? null
+    // Told once, in the system prompt, to look at its memory first (as Anthropic's API tells it).
+    const system = this.memory ? withMemoryInstruction(stored) : stored
     this.ids = this.newIds()
     const ids = this.ids
     let position = 0
@@ -54,10 +74,10 @@ export class StepCaller {
       onToolCall: request.stream
         ? (made) => {
             const owned = ids.at(position++, made)
-            if (owned.name !== RECALL_TOOL) deps.onToolCall?.(owned)
+            if (!isServiceCall(owned)) deps.onToolCall?.(owned)
           }
         : undefined,
-      tools: offerRecall ? [...(request.tools ?? []), RECALL_DEFINITION] : request.tools,
+      tools: this.tools(own),
       toolChoice: request.toolChoice,
       parallelToolCalls: request.parallelToolCalls,
       options: step.options,

@@ -32,6 +32,13 @@
  * | `recall-<q>`    | when recall_history is offered: calls it with query q, then answers     |
  * |                 | `Recalled: <its result>`; `recallloop-<q>` calls it whenever offered      |
  * |                 | (then `Done after <n> recalls`); `recallmix-<q>` calls it and a client tool |
+ * | `memory`        | once the memory tool is offered, runs the script after `MEMORY:` in the |
+ * |                 | last user message (`./memory-script`): each round's `memory` calls (on  |
+ * |                 | if the tool is withdrawn), then `Memory results: <results, "\n---\n">` |
+ * | `notes`         | a model keeping notes in its memory: views `/memories`; to a message    |
+ * |                 | `Remember: <fact>` it adds the fact to `/memories/notes.md` (created, or |
+ * |                 | inserted at its top) and answers `Noted.`; to anything else it reads    |
+ * |                 | the notes and answers `From my notes: <them, joined by "; ">`          |
  * | `reader`        | Claude Code's loop: after a user message holding `READ:<path>`, calls its |
  * |                 | `Read` tool with `{"file_path": path}`; after its result, answers       |
  * |                 | `Read: <the result's text>` (else like echo)                            |
@@ -49,6 +56,7 @@
  * `GET /__requests?tag=<tag>` returns those of a tag.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { callOf, memoryScript, roundOf } from './memory-script'
 
 type WirePart = { type: string; text?: string; image_url?: { url: string }; file?: { file_data: string } }
 
@@ -231,8 +239,11 @@ function callFirstTool(request: ChatRequest, cut = false) {
   )
 }
 
-/** Answers with these tool calls, plain or streamed in the real delta format (each call named, then its arguments in pieces). */
-function sendCalls(request: ChatRequest, calls: ToolCall[], cut = false, promptTokens?: number) {
+/**
+ * Answers with these tool calls (after `text`, when given), plain or streamed in the real delta
+ * format (each call named, then its arguments in pieces).
+ */
+function sendCalls(request: ChatRequest, calls: ToolCall[], cut = false, promptTokens?: number, text: string | null = null) {
   const { res, body } = request
   if (!body.stream) {
     const wire = calls.map(({ id, name, arguments: args }) => ({
@@ -244,12 +255,13 @@ function sendCalls(request: ChatRequest, calls: ToolCall[], cut = false, promptT
       id: 'chatcmpl-fake',
       object: 'chat.completion',
       model: body.model,
-      choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: wire }, finish_reason: 'tool_calls' }],
-      usage: usageOf(request, '', promptTokens),
+      choices: [{ index: 0, message: { role: 'assistant', content: text, tool_calls: wire }, finish_reason: 'tool_calls' }],
+      usage: usageOf(request, text ?? '', promptTokens),
     })
   }
   res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' })
   res.write(chunk(body.model, { role: 'assistant', content: null }))
+  if (text) res.write(chunk(body.model, { content: text }))
   for (const [index, { id, name, arguments: args }] of calls.entries()) {
     res.write(
       chunk(body.model, { tool_calls: [{ index, ...(id ? { id } : {}), type: 'function', function: { name, arguments: '' } }] }),
@@ -300,7 +312,62 @@ const recaller =
     )
   }
 
+/**
+ * `memory`: a model that runs a script of memory commands once the memory tool is offered (and
+ * goes on calling it if the tool is then withdrawn), then answers the results it got.
+ */
+function memoryModel(request: ChatRequest): unknown {
+  const { body } = request
+  const offered = (body.tools ?? []).some((tool) => tool.function.name === 'memory')
+  const script = memoryScript(body.messages.map((m) => ({ role: m.role, text: textOf(m.content) })))
+  if (!script || (!offered && script.done === 0)) return echo(request)
+  if (script.done < script.rounds.length) {
+    const { text, calls } = roundOf(script.rounds[script.done]!)
+    const wire = calls.map((command, i) => {
+      const { name, input } = callOf(command)
+      return { id: `fake_${script.done}_${i}`, name, arguments: JSON.stringify(input) }
+    })
+    return sendCalls(request, wire, false, undefined, text)
+  }
+  const results = body.messages.slice(body.messages.findLastIndex((m) => m.role === 'user')).filter((m) => m.role === 'tool')
+  return answer(request, `Memory results: ${results.map((m) => textOf(m.content)).join('\n---\n')}`)
+}
+
 const echo = (request: ChatRequest, options?: AnswerOptions) => answer(request, echoOf(request.body.messages), options)
+
+/** The lines of a file as the memory tool's `view` shows them (numbered), without their numbers. */
+const viewedLines = (view: string) =>
+  view
+    .split('\n')
+    .slice(1)
+    .map((line) => line.replace(/^ *\d+\t/, ''))
+    .filter((line) => line !== '')
+
+/** `notes`: a model that follows the memory instruction: it looks first, writes what it is told to remember, reads what it is asked. */
+function notesModel(request: ChatRequest): unknown {
+  const { messages, tools } = request.body
+  if (!(tools ?? []).some((tool) => tool.function.name === 'memory')) return echo(request)
+  const at = messages.findLastIndex((m) => m.role === 'user')
+  const asked = textOf(messages[at]?.content ?? null)
+  const results = messages
+    .slice(at + 1)
+    .filter((m) => m.role === 'tool')
+    .map((m) => textOf(m.content))
+  const memory = (command: Record<string, unknown>) =>
+    sendCalls(request, [{ id: `notes_${results.length}`, name: 'memory', arguments: JSON.stringify(command) }])
+  if (results.length === 0) return memory({ command: 'view', path: '/memories' })
+  const hasNotes = results[0]!.includes('\t/memories/notes.md')
+  const fact = /^Remember:\s*(.+)$/s.exec(asked)?.[1]
+  if (results.length === 1 && fact)
+    return memory(
+      hasNotes
+        ? { command: 'insert', path: '/memories/notes.md', insert_line: 0, insert_text: fact }
+        : { command: 'create', path: '/memories/notes.md', file_text: `${fact}\n` },
+    )
+  if (results.length === 1 && hasNotes) return memory({ command: 'view', path: '/memories/notes.md' })
+  if (fact) return answer(request, 'Noted.')
+  return answer(request, hasNotes ? `From my notes: ${viewedLines(results[1]!).join('; ')}` : 'I have no notes yet.')
+}
 
 /** Each mode's behaviour (see the table at the top). */
 const MODES: Record<string, (request: ChatRequest) => unknown> = {
@@ -364,6 +431,8 @@ const MODES: Record<string, (request: ChatRequest) => unknown> = {
   recall: recaller('recall'),
   recallloop: recaller('recallloop'),
   recallmix: recaller('recallmix'),
+  memory: memoryModel,
+  notes: notesModel,
 }
 
 async function handle(req: IncomingMessage, res: ServerResponse) {

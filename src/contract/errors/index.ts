@@ -30,6 +30,10 @@ export const ERROR_STATUS = {
   history_diverged: 409,
   nothing_to_regenerate: 409,
   compaction_superseded: 409,
+  /** A memory path that is taken: a file where a directory is needed, a directory where a file is, a rename's destination. */
+  path_conflict: 409,
+  /** An `If-Match` naming a version that is no longer the file's. */
+  precondition_failed: 412,
   payload_too_large: 413,
   context_overflow: 413,
   unsupported_media_type: 415,

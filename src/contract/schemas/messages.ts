@@ -151,7 +151,14 @@ function toolChecks(
   input.tools?.forEach((tool, i) => {
     if ((tool.type === undefined || tool.type === 'custom') && tool.input_schema === undefined)
       ctx.addIssue({ code: 'custom', path: ['tools', i, 'input_schema'], message: 'is required' })
+    if (tool.type === 'memory_20250818' && tool.name !== 'memory')
+      ctx.addIssue({ code: 'custom', path: ['tools', i, 'name'], message: 'must be "memory" for the memory tool' })
   })
+  // The memory tool is the service's: a client tool of its name beside it would be two tools of one name.
+  const names = (input.tools ?? []).map((tool) => tool.name)
+  const twice = names.findIndex((name, i) => name === 'memory' && names.indexOf(name) !== i)
+  if (twice >= 0 && input.tools?.some((tool) => tool.type === 'memory_20250818'))
+    ctx.addIssue({ code: 'custom', path: ['tools', twice, 'name'], message: '"memory" is the memory tool’s name' })
 }
 
 export const MessagesRequestSchema = z

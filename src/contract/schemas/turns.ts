@@ -42,6 +42,10 @@ export const TurnRequestSchema = z
     recall: z.boolean().optional().openapi({
       description: 'Offer the model the built-in recall_history tool: it may look up what compaction hid (at most 3 rounds).',
     }),
+    memory: z.boolean().optional().openapi({
+      description:
+        'Offer the model the memory tool (`memory`, Anthropic’s memory_20250818 commands), run by the service against the user’s memory store (at most 3 rounds, with recall’s).',
+    }),
     ...toolFields,
   })
   .superRefine((input, ctx) => {
@@ -74,7 +78,7 @@ export const TurnRequestSchema = z
     const twice = ids.findIndex((id, i) => ids.indexOf(id) !== i)
     if (twice >= 0)
       ctx.addIssue({ code: 'custom', path: ['toolResults', twice, 'id'], message: `"${ids[twice]}" is given twice` })
-    const problem = toolFieldsProblem(input, input.recall === true)
+    const problem = toolFieldsProblem(input, input.recall === true, input.memory === true)
     if (problem) ctx.addIssue({ code: 'custom', path: problem.path, message: problem.message })
   })
   .openapi('TurnRequest')

@@ -1,6 +1,6 @@
 import { type Content, isInline, type MessageEvent, type Reasoning, type ToolCall } from '../events'
 import { contentKey } from '../parts'
-import { RECALL_TOOL } from '../tool-pairs'
+import { isServiceCall } from '../tool-pairs'
 
 /**
  * Which messages of a chat-completions request are new. Clients send the whole history every
@@ -46,8 +46,9 @@ export interface ShownOptions {
 /**
  * A stored event as the client was shown it: nothing for the system prompt, synthetic events
  * (summaries) and interrupted results, nor for inline system messages unless the door shows
- * them; a tool event as one message per response; the service's own `recall_history` calls and
- * their results taken out (a message left with nothing is skipped).
+ * them; a tool event as one message per response; the service's own calls (`recall_history`, the
+ * memory calls it ran) and their results taken out (a message left with nothing is skipped, and so
+ * is the text of a round of those calls: metadata `serviceRound`).
  *
  * @example
  * clientMessagesOf(toolEvent) // [{ role: 'tool', content: '18°C', toolCallId: 'call_1' }, ...]
@@ -59,15 +60,17 @@ export function clientMessagesOf(event: MessageEvent, shown: ShownOptions = { in
   const toolId = shown.toolId ?? ((id: string) => id)
   if (message.role === 'tool') {
     return (message.toolResponses ?? [])
-      .filter((response) => response.name !== RECALL_TOOL)
+      .filter((response) => !isServiceCall(response))
       .map((response) => ({ role: 'tool', content: response.data, toolCallId: toolId(response.id) }))
   }
   const calls = (message.toolCalls ?? [])
-    .filter((call) => call.name !== RECALL_TOOL)
+    .filter((call) => !isServiceCall(call))
     .map((call) => (shown.toolId ? { ...call, id: toolId(call.id) } : call))
   const content = message.content ?? ''
   if (message.role === 'assistant') {
     if (contentKey(content) === '' && calls.length === 0) return []
+    // A step of the service's own rounds (its calls all the service's): the client was handed only the reply.
+    if (event.metadata.serviceRound === true && calls.length === 0) return []
     return [{ role: 'assistant', content, ...(calls.length > 0 ? { toolCalls: calls } : {}) }]
   }
   return [{ role: 'user', content }]

@@ -1,7 +1,7 @@
 import type { Context } from 'hono'
 import type { SSEStreamingApi } from 'hono/streaming'
 import { type Reasoning, type ToolCall, textOf } from '../../core'
-import type { DoorAnswer } from '../../doors'
+import { type DoorAnswer, requestedCalls } from '../../doors'
 import type { FrameBody } from '../../object/frames'
 import type { DoorEvents } from '../../wire/door-events'
 import { type DoneFrame, readTurnAnswer, type TurnAnswer } from '../turn-answer'
@@ -61,8 +61,7 @@ export async function readDoorAnswer(
             for (const block of done.reply.message.reasoning ?? []) await events.reasoning?.(sse, block)
             const text = textOf(done.reply.message.content)
             if (text) await events.text(sse, text)
-            if (done.status === 'requires_action')
-              for (const call of done.reply.message.toolCalls ?? []) await events.toolCall(sse, call)
+            for (const call of requestedCalls(done)) await events.toolCall(sse, call)
           }
           await events.finish(sse, done)
         },

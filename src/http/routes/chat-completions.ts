@@ -15,6 +15,9 @@ const Headers = z.object({
     .enum(['on', 'off'])
     .optional()
     .openapi({ description: '`on` offers the model the built-in recall_history tool (see /turns `recall`).' }),
+  'x-memory': z.enum(['on', 'off']).optional().openapi({
+    description: '`on` offers the model the memory tool, run by the service against the user’s memory (see /turns `memory`).',
+  }),
   ...DoorHeaders.shape,
 })
 

@@ -19,7 +19,7 @@ export const body = <T extends z.ZodType>(schema: T, required = true) => ({
 })
 
 /** The error answers of a route, all in the contract's error shape; with a token, any route may also be rate limited (429). */
-export const errors = (...statuses: (400 | 401 | 404 | 409 | 413 | 415 | 502 | 503)[]) =>
+export const errors = (...statuses: (400 | 401 | 404 | 409 | 412 | 413 | 415 | 502 | 503)[]) =>
   Object.fromEntries(
     [...statuses, ...(statuses.includes(401) ? [429] : [])].map((status) => [
       status,

@@ -5,6 +5,7 @@ import { compactRoutes } from './compact'
 import { conversationsRoutes } from './conversations'
 import { eventRoutes } from './events'
 import { routes } from './helpers'
+import { memoryRoutes } from './memories'
 import { messagesRoutes } from './messages'
 import { modelRoutes } from './models'
 import { portabilityRoutes } from './portability'
@@ -34,3 +35,4 @@ export const apiRoutes = routes()
   .route('/', webhookRoutes)
   .route('/', usageRoutes)
   .route('/', streamRoutes)
+  .route('/', memoryRoutes)

@@ -30,6 +30,9 @@ const Headers = z.object({
   }),
   'session-id': SessionId.optional().openapi({ description: 'Codex’s session header: the session, after X-Session-Id.' }),
   session_id: SessionId.optional(),
+  'x-memory': z.enum(['on', 'off']).optional().openapi({
+    description: '`on` offers the model the memory tool, run by the service against the user’s memory (see /turns `memory`).',
+  }),
   ...DoorHeaders.shape,
   'x-codex-turn-metadata': z.string().optional().openapi({
     description:

@@ -10,7 +10,8 @@ import type { MessagesSessionKey } from './session-key'
  * An Anthropic Messages request as the door layer takes it: the system prompt (its leading
  * `x-anthropic-billing-header:` line aside), each message as neutral messages — text blocks
  * joined with a newline, `tool_use` blocks as calls, each `tool_result` block as a tool message
- * (named by its block), thinking left out of matching — and the client tools as function tools.
+ * (named by its block), thinking left out of matching — and the client tools as function tools;
+ * Anthropic's memory tool (`memory_20250818`) turns on the service's own (`memory: true`).
  *
  * @example
  * const translation = messagesTranslation(body, c.req.header('anthropic-beta'))
@@ -41,6 +42,8 @@ export async function messagesTranslation(body: MessagesRequest, media: MediaInt
   }
   const system = systemPrompt(body.system)
   const tools = clientTools(body.tools)
+  // Anthropic's memory tool is run by the service, against the user's store: never forwarded.
+  const memory = (body.tools ?? []).some((tool) => tool.type === MEMORY_TOOL_TYPE)
   const options = Object.fromEntries(
     Object.entries({
       temperature: body.temperature,
@@ -67,7 +70,8 @@ export async function messagesTranslation(body: MessagesRequest, media: MediaInt
       replyRoomAtMostHalf: true,
       ...(Object.keys(anthropic).length > 0 ? { anthropic } : {}),
       ...(tools.length > 0 ? { tools } : {}),
-      ...(tools.length > 0 && choice ? choice : {}),
+      ...(memory ? { memory } : {}),
+      ...((tools.length > 0 || memory) && choice ? choice : {}),
       ...(Object.keys(options).length > 0 ? { options } : {}),
     },
   }
@@ -171,7 +175,10 @@ async function neutralMessages(
   return hasText || results.length === 0 ? [...results, { message: { role: 'user', content }, field }] : results
 }
 
-/** The client tools as function tools (server tools, which only Anthropic runs, are left out). */
+/** Anthropic's memory tool: its commands are run by the service (see `src/memory`), offered to the model as `memory`. */
+export const MEMORY_TOOL_TYPE = 'memory_20250818'
+
+/** The client tools as function tools (server tools, which only Anthropic runs, and the memory tool, which the service runs, are left out). */
 function clientTools(tools: MessagesRequest['tools']): ToolInput[] {
   return (tools ?? [])
     .filter((tool) => tool.type === undefined || tool.type === 'custom')

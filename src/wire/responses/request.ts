@@ -272,7 +272,7 @@ export interface ResponsesDoorRequest {
  */
 export async function responsesRequest(
   body: ResponsesRequest,
-  headers: DoorHeaderValues & ResponsesSessionHeaders,
+  headers: DoorHeaderValues & ResponsesSessionHeaders & { 'x-memory'?: 'on' | 'off' | undefined },
   env: Pick<Env, 'ON_DIVERGE' | 'RESPONSES_IMPLICIT_TTL_SECONDS'>,
   newId: () => string,
   origin: string,
@@ -287,6 +287,7 @@ export async function responsesRequest(
       : undefined
   const media = new MediaIntake(origin)
   const { translation, capsule, omitted, compact } = await responsesTranslation(body, media, found)
+  if (headers['x-memory'] === 'on') translation.request.memory = true
   if (place.sessionId === null && capsule)
     throw new ServiceError(
       'invalid_request',
