@@ -7,7 +7,12 @@ import { type PreparedStep, tokensOf } from './step'
 
 /** How far fitting has come: passes run so far, an upstream's refusal, tokens of added events counted as stored. */
 export interface FitProgress {
+  /** Window passes over older turns. */
   passes: number
+  /** Whether a clearing ran (or was tried). */
+  cleared?: boolean
+  /** Passes inside the newest turn. */
+  inTurn?: number
   refused?: FitState['refused']
   /** Tokens of the first added events taken as already in the view (a seeded history written first). */
   ahead?: number
@@ -34,6 +39,9 @@ export function planFit(step: PreparedStep, state: PromptState | null, progress:
     canCompact: step.policy !== null,
     summaryReserve: step.summaryReserve,
     passes: progress.passes,
+    clearing: step.policy?.strategy.clearToolResults ? 'first' : 'lastResort',
+    cleared: progress.cleared ?? false,
+    inTurn: progress.inTurn ?? 0,
     refused: progress.refused,
   })
 }
@@ -52,10 +60,11 @@ export interface FittedPrompt {
  */
 export async function fitPrompt(step: PreparedStep, deps: TurnDeps, refusal?: string): Promise<FittedPrompt> {
   const compactions: CompactionResult[] = []
+  const ran = { passes: 0, cleared: false, inTurn: 0 }
   for (;;) {
-    const passes = compactions.length
     const state = await deps.session.promptState()
-    const progress = refusal === undefined ? { passes } : { passes: 0, refused: { passes, message: refusal, again: false } }
+    const progress =
+      refusal === undefined ? ran : { passes: 0, refused: { passes: compactions.length, message: refusal, again: false } }
     const plan = planFit(step, state, progress)
     if (plan.kind === 'overflow') throw overflow(plan.message)
     if (plan.kind === 'call') return { promptTokens: plan.promptTokens, compactions }
@@ -67,5 +76,8 @@ export async function fitPrompt(step: PreparedStep, deps: TurnDeps, refusal?: st
     }
     // The added events are the newest turn's (a continuation's tool event joins the stored turn): never covered.
     compactions.push(await makeRoom(plan, step.policy!, step.added, step.fit, deps))
+    if (plan.kind === 'clear') ran.cleared = true
+    else if (plan.kind === 'inTurn') ran.inTurn++
+    else ran.passes++
   }
 }

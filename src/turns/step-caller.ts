@@ -1,7 +1,7 @@
 import { toOpenAIMessages } from '../contract/openai-messages'
 import type { ToolInput } from '../contract/schemas'
 import type { PromptFitReport } from '../contract/turn-result'
-import { allSeqs, isServiceCall, type NewMessageEvent, type ToolCall, textOf } from '../core'
+import { allSeqs, clearedById, isServiceCall, type NewMessageEvent, type ToolCall, textOf, viewEvents } from '../core'
 import { MEMORY_DEFINITION, withMemoryInstruction } from '../memory'
 import { type ChatReply, toServiceError, UpstreamError } from '../models/port'
 import { CallIds } from './call-ids'
@@ -54,7 +54,9 @@ export class StepCaller {
   /** One call with the view, the step's events and `extra` (the service's tool rounds); its own tools offered unless `own` is false. */
   async call(extra: NewMessageEvent[] = [], own = true): Promise<ChatReply> {
     const { step, request, deps } = this
-    const view = await deps.session.readEvents(allSeqs((await deps.session.readView()).view))
+    const snapshot = await deps.session.readView()
+    // The view as the model is shown it: what a clearing cleared, cleared (the same bytes every time).
+    const view = viewEvents(await deps.session.readEvents(allSeqs(snapshot.view)), clearedById(snapshot.cleared))
     const stepSystem = step.systemEvent ? textOf(step.systemEvent.message.content) : undefined
     const stored = stepSystem ?? (await deps.session.promptState())?.latestSystem?.content ?? null
     // Told once, in the system prompt, to look at its memory first (as Anthropic's API tells it).

@@ -27,6 +27,8 @@
  * |                 | plain or streamed in the real delta format (arguments in pieces)        |
  * | `toolscut-<ids>`| streams the calls of tools-<ids>, then drops the connection in the     |
  * |                 | middle of the last call's arguments                                    |
+ * | `loop-<n>`      | a long agent loop: the request's first tool called with id `step_<k>` on |
+ * |                 | the k-th request of its tag while k ≤ n, then `Done after <n> steps`    |
  * | `agent-<ids>`   | an agent's loop: like tools-<ids> after a user message; after tool      |
  * |                 | results, answers `Results: <each result's content, joined by " | ">`  |
  * | `recall-<q>`    | when recall_history is offered: calls it with query q, then answers     |
@@ -408,6 +410,11 @@ const MODES: Record<string, (request: ChatRequest) => unknown> = {
   cached: (r) => echo(r, { promptTokens: 100, cachedTokens: Number(r.arg) }),
   tools: (r) => callFirstTool(r),
   toolscut: (r) => callFirstTool(r, true),
+  loop: (r) => {
+    if (r.count > Number(r.arg)) return answer(r, `Done after ${r.arg} steps`)
+    const name = r.body.tools?.[0]?.function.name ?? 'missing_tool'
+    return sendCalls(r, [{ id: `step_${r.count}`, name, arguments: JSON.stringify({ step: r.count }) }])
+  },
   agent: (r) => {
     const results = trailingToolResults(r.body.messages)
     return results.length === 0 ? callFirstTool(r) : answer(r, `Results: ${results.join(' | ')}`)

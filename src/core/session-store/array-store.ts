@@ -22,7 +22,8 @@ export class ArrayStore implements SessionStore {
   }
 
   async readView(): Promise<ViewSnapshot> {
-    return { view: columnsOf(project(this.log)), version: this.version, pins: this.pins() }
+    const cleared = this.log.findLast(isBoundary)?.boundary.cleared
+    return { view: columnsOf(project(this.log)), version: this.version, pins: this.pins(), ...(cleared ? { cleared } : {}) }
   }
 
   /** The pins of the view now: PINS events on the lineage, in order, and the newest boundary's held events. */

@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest'
+import { newSessionId, turn, type UpstreamRequest, upstreamRequests, wholeLog } from '../helpers'
+import { expectNothingLost } from '../support/log-checker'
+
+/**
+ * Agent loops of any length (round4.md §2): one question, then hundreds of tool calls with large
+ * results — more than the model's window holds — through /turns. The fake model (`loop-<n>`) calls
+ * the tool n times, one call a request, then answers; the windows are set per model name in
+ * vitest.config.ts (MODEL_CONTEXT_TOKENS).
+ */
+
+const TOOL = { type: 'function', function: { name: 'read_file', parameters: { type: 'object', properties: {} } } }
+
+/** A tool result of about 8 KB: words, as a file's contents would be. */
+const result = (step: number) =>
+  Array.from({ length: 820 }, (_, i) => `w${(step * 7 + i) % 997}`)
+    .join(' ')
+    .slice(0, 8192)
+
+/** The prompt's size as the fake upstream counts it (its own rule: a token per 4 characters, and framing). */
+const promptTokensAtUpstream = (request: UpstreamRequest) => {
+  expect(request.usage, 'the fake upstream reports its usage').not.toBeNull()
+  return request.usage!.prompt_tokens
+}
+
+/** Every call on the wire is followed by its result, and no result comes without its call. */
+function expectPaired(request: UpstreamRequest) {
+  const open = new Set<string>()
+  for (const message of request.body.messages as any[]) {
+    for (const toolCall of message.tool_calls ?? []) open.add(toolCall.id)
+    if (message.role === 'tool') {
+      expect(open.has(message.tool_call_id), `a result for ${message.tool_call_id} without its call`).toBe(true)
+      open.delete(message.tool_call_id)
+    } else if (message.role !== 'assistant' || !message.tool_calls) {
+      expect([...open], 'calls left without their results').toEqual([])
+    }
+  }
+}
+
+/** Runs the loop through /turns: the question, then each call answered with its result, until the model answers. */
+async function runLoop(id: string, model: string, steps: number) {
+  let answered = await turn(id, { model, content: 'Read every file and report.', tools: [TOOL] })
+  for (let step = 1; step <= steps; step++) {
+    expect(answered.status, `step ${step}: ${answered.text.slice(0, 300)}`).toBe(200)
+    expect(answered.body.status).toBe('requires_action')
+    const [pending] = answered.body.toolCalls
+    expect(pending.id).toBe(`step_${step}`)
+    answered = await turn(id, { model, toolResults: [{ id: pending.id, data: result(step) }] })
+  }
+  expect(answered.status, answered.text.slice(0, 300)).toBe(200)
+  return answered
+}
+
+describe('an agent loop larger than the window', () => {
+  it('300 calls of 8 KB results in a 32k window: no 413, no prompt over the window, every call paired, nothing lost', async () => {
+    const id = newSessionId('loop')
+    const done = await runLoop(id, 'loop-300#turns', 300)
+    expect(done.body.reply.message.content).toBe('Done after 300 steps')
+    const sent = await upstreamRequests('turns')
+    expect(sent).toHaveLength(301)
+    for (const request of sent) {
+      expect(promptTokensAtUpstream(request)).toBeLessThanOrEqual(32_768 - 1024)
+      expectPaired(request)
+    }
+    // Old results were cleared, each replaced by the notice that says how to get it back.
+    const last = sent.at(-1)!.body.messages as any[]
+    const first = last.find((message) => message.role === 'tool' && message.tool_call_id === 'step_1')
+    expect(first?.content ?? '').toMatch(
+      /^\[tool result cleared: call step_1 \(read_file\), [\d,]+ tokens — recall_history with \{"id": "step_1"\} returns it\]$/,
+    )
+    // The newest results go whole.
+    expect(last.find((message) => message.tool_call_id === 'step_300').content).toBe(result(300))
+    const log = await wholeLog(id)
+    expectNothingLost(log)
+    // The log keeps every result whole.
+    const results = log.filter((event) => event.message?.role === 'tool')
+    expect(results).toHaveLength(300)
+    expect(results[0].message.toolResponses[0].data).toBe(result(1))
+  })
+
+  it('in a window too small for even the cleared loop, a pass inside the turn covers its older steps behind a summary after the question', async () => {
+    const id = newSessionId('loop')
+    const done = await runLoop(id, 'loop-120#small', 120)
+    expect(done.body.reply.message.content).toBe('Done after 120 steps')
+    const sent = await upstreamRequests('small')
+    const loops = sent.filter((request) => request.model === 'loop-120#small')
+    expect(loops).toHaveLength(121)
+    for (const request of loops) {
+      expect(promptTokensAtUpstream(request)).toBeLessThanOrEqual(8192 - 1024)
+      expectPaired(request)
+    }
+    // The newest prompt: the question, then the summary of the turn's earlier steps, then its newest steps.
+    const last = loops.at(-1)!.body.messages as any[]
+    const question = last.findIndex((message) => message.role === 'user')
+    expect(last[question].content).toBe('Read every file and report.')
+    expect(last[question + 1].role).toBe('assistant')
+    expect(last[question + 1].content).toMatch(
+      /^Summary of my earlier steps in this turn:|^\[\d+ earlier tool calls of this turn are out of view/,
+    )
+    expect(last.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'step_120', content: result(120) })
+    expectNothingLost(await wholeLog(id))
+  })
+})
