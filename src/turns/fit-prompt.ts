@@ -60,11 +60,10 @@ export interface FittedPrompt {
  */
 export async function fitPrompt(step: PreparedStep, deps: TurnDeps, refusal?: string): Promise<FittedPrompt> {
   const compactions: CompactionResult[] = []
-  const ran = { passes: 0, cleared: false, inTurn: 0 }
+  const ran = { passes: 0, cleared: false, inTurn: 0, steps: 0 }
   for (;;) {
     const state = await deps.session.promptState()
-    const progress =
-      refusal === undefined ? ran : { passes: 0, refused: { passes: compactions.length, message: refusal, again: false } }
+    const progress = refusal === undefined ? ran : { passes: 0, refused: { passes: ran.steps, message: refusal, again: false } }
     const plan = planFit(step, state, progress)
     if (plan.kind === 'overflow') throw overflow(plan.message)
     if (plan.kind === 'call') return { promptTokens: plan.promptTokens, compactions }
@@ -75,9 +74,12 @@ export async function fitPrompt(step: PreparedStep, deps: TurnDeps, refusal?: st
       continue
     }
     // The added events are the newest turn's (a continuation's tool event joins the stored turn): never covered.
-    compactions.push(await makeRoom(plan, step.policy!, step.added, step.fit, deps))
+    const result = await makeRoom(plan, step.policy!, step.added, step.fit, deps)
+    ran.steps++
     if (plan.kind === 'clear') ran.cleared = true
     else if (plan.kind === 'inTurn') ran.inTurn++
     else ran.passes++
+    // A clearing or a pass inside the turn that found nothing to do made no room: not one of the passes that did.
+    if (plan.kind === 'compact' || !result.unchanged) compactions.push(result)
   }
 }
