@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { newSessionId, turn, type UpstreamRequest, upstreamRequests, wholeLog } from '../helpers'
+import { call, newSessionId, turn, type UpstreamRequest, upstreamRequests, wholeLog } from '../helpers'
 import { expectNothingLost } from '../support/log-checker'
 
 /**
@@ -99,5 +99,92 @@ describe('an agent loop larger than the window', () => {
     )
     expect(last.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'step_120', content: result(120) })
     expectNothingLost(await wholeLog(id))
+  })
+})
+
+/**
+ * The same loop through each door, as its clients run it: chat completions and Messages resend the
+ * whole history each step (the AI SDK's and the Anthropic SDK's tool loops), Responses sends only
+ * what is new after `previous_response_id` (the Agents SDK).
+ */
+describe('an agent loop larger than the window, through each door', () => {
+  const STEPS = 120
+  const question = 'Read every file and report.'
+  const expectPrompts = async (tag: string, model: string) => {
+    const sent = (await upstreamRequests(tag)).filter((request) => request.model === model)
+    expect(sent).toHaveLength(STEPS + 1)
+    for (const request of sent) {
+      expect(promptTokensAtUpstream(request)).toBeLessThanOrEqual(8192 - 1024)
+      expectPaired(request)
+    }
+  }
+
+  it('chat completions, the whole history resent each step', async () => {
+    const id = newSessionId('loop')
+    const model = 'loop-120#chat-small'
+    const messages: any[] = [{ role: 'user', content: question }]
+    for (let step = 1; ; step++) {
+      const answered = await call('POST', '/v1/chat/completions', {
+        body: { model, messages, tools: [TOOL] },
+        headers: { 'X-Session-Id': id },
+      })
+      expect(answered.status, `step ${step}: ${answered.text.slice(0, 300)}`).toBe(200)
+      const message = answered.body.choices[0].message
+      messages.push(message)
+      if (!message.tool_calls) {
+        expect(message.content).toBe(`Done after ${STEPS} steps`)
+        break
+      }
+      messages.push({ role: 'tool', tool_call_id: message.tool_calls[0].id, content: result(step) })
+    }
+    await expectPrompts('chat-small', model)
+    expectNothingLost(await wholeLog(id))
+  })
+
+  it('Messages, the whole history resent each step', async () => {
+    const id = newSessionId('loop')
+    const model = 'loop-120#messages-small'
+    const tool = { name: 'read_file', input_schema: { type: 'object', properties: {} } }
+    const messages: any[] = [{ role: 'user', content: question }]
+    for (let step = 1; ; step++) {
+      const answered = await call('POST', '/v1/messages', {
+        body: { model, max_tokens: 1024, messages, tools: [tool] },
+        headers: { 'X-Session-Id': id, 'anthropic-version': '2023-06-01' },
+      })
+      expect(answered.status, `step ${step}: ${answered.text.slice(0, 300)}`).toBe(200)
+      messages.push({ role: 'assistant', content: answered.body.content })
+      const use = answered.body.content.find((block: any) => block.type === 'tool_use')
+      if (!use) {
+        expect(answered.body.content[0].text).toBe(`Done after ${STEPS} steps`)
+        break
+      }
+      messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: result(step) }] })
+    }
+    await expectPrompts('messages-small', model)
+    expectNothingLost(await wholeLog(id))
+  })
+
+  it('Responses, only what is new after previous_response_id', async () => {
+    const model = 'loop-120#responses-small'
+    const tool = { type: 'function', name: 'read_file', parameters: { type: 'object', properties: {} } }
+    let answered = await call('POST', '/v1/responses', { body: { model, input: question, tools: [tool] } })
+    for (let step = 1; ; step++) {
+      expect(answered.status, `step ${step}: ${answered.text.slice(0, 300)}`).toBe(200)
+      const called = answered.body.output.find((item: any) => item.type === 'function_call')
+      if (!called) {
+        expect(answered.body.output_text ?? answered.body.output[0].content[0].text).toBe(`Done after ${STEPS} steps`)
+        break
+      }
+      answered = await call('POST', '/v1/responses', {
+        body: {
+          model,
+          previous_response_id: answered.body.id,
+          input: [{ type: 'function_call_output', call_id: called.call_id, output: result(step) }],
+          tools: [tool],
+        },
+      })
+    }
+    await expectPrompts('responses-small', model)
+    expectNothingLost(await wholeLog(answered.body.conversation.id))
   })
 })

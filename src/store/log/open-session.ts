@@ -203,12 +203,14 @@ export class OpenSession {
     // With a rewind pending, its boundary holds what the view holds; the pins are the session's
     // until the rewind is written (one it abandons still counts: a pass then keeps more, never less).
     const held = this.pending?.event.boundary.held ?? (this.pending ? [] : undefined)
-    const cleared = this.pending ? (this.pending.event.boundary.cleared ?? []) : this.parts.view.clearedOf(record)
+    // A pending rewind's clearing is known by id only (its seqs unknown: a clearing then reads every tool message).
+    const clearing = this.pending ? { cleared: this.pending.event.boundary.cleared ?? [] } : this.parts.view.clearedOf(record)
     return {
       view: this.viewOf(record),
       version: record.version,
       pins: this.parts.pins.ofView(record.boundarySeq, held),
-      ...(cleared.length > 0 ? { cleared } : {}),
+      ...(clearing.cleared.length > 0 ? { cleared: clearing.cleared } : {}),
+      ...('seqs' in clearing ? { clearedSeqs: clearing.seqs } : {}),
     }
   }
 
