@@ -47,12 +47,18 @@
  * | `shell[-<n>]`   | Codex's loop: after a user message holding `RUN:<command>`, calls its    |
  * |                 | `exec_command` tool with `{"cmd": command}`; after its result, answers  |
  * |                 | `Ran: <the result's last line>` (else like echo); reporting n prompt tokens |
+ * | `viewer`        | Codex's image loop: after a user message holding `VIEW:<path>`, calls its |
+ * |                 | `view_image` tool with `{"path": path}`; after its result, answers      |
+ * |                 | `Viewed: <the result's text>` (else like echo)                           |
  *
  * Usage comes from the wire only: prompt tokens are a token per 4 characters of what the prompt
  * carries (message contents, tool calls' names and arguments, the tools' JSON) plus 2 a message
  * for its framing, and 85 an image or file part (OpenAI's low-detail image); completion tokens a
  * token per 4 characters of the answer. A content of parts is read as OpenAI's: its text parts'
- * text, an `image_url` as `[image]`, a `file` as `[file]` (what echo answers).
+ * text, an `image_url` as `[image]`, a `file` as `[file]` (what echo answers). A tool result's
+ * images, which this wire carries in the user message right after the tool messages (its text
+ * `[images returned by tool call <id>]`, then the call's images), are read as that result's:
+ * `[image]` after its text, for each (what `reader`, `viewer`, `agent` and `shell` answer).
  *
  * Every request is recorded on arrival (with the usage it was answered with, once answered);
  * `GET /__requests?tag=<tag>` returns those of a tag.
@@ -285,10 +291,39 @@ function sendCalls(request: ChatRequest, calls: ToolCall[], cut = false, promptT
   res.end('data: [DONE]\n\n')
 }
 
-/** The contents of the tool messages that end the prompt (what the model was just given). */
+/** The marker of a tool call's images in the user message after the tool messages. */
+const IMAGES_OF_CALL = /^\[images returned by tool call (.+)\]$/
+
+/**
+ * The images of each call in a user message that carries tool results' images (each call's
+ * marker, then its images), counted by call id; null for any other message.
+ */
+function toolImagesIn(message: WireMessage | undefined): Map<string, number> | null {
+  if (message?.role !== 'user' || !Array.isArray(message.content)) return null
+  const first = message.content[0]
+  if (first?.type !== 'text' || !IMAGES_OF_CALL.test(first.text ?? '')) return null
+  const counts = new Map<string, number>()
+  let call = ''
+  for (const part of message.content) {
+    const marker = part.type === 'text' ? IMAGES_OF_CALL.exec(part.text ?? '') : null
+    if (marker) call = marker[1]!
+    else counts.set(call, (counts.get(call) ?? 0) + 1)
+  }
+  return counts
+}
+
+/**
+ * The contents of the tool messages that end the prompt (what the model was just given), each
+ * followed by ` [image]` per image its call returned (in the user message after them, if any).
+ */
 function trailingToolResults(messages: WireMessage[]): string[] {
+  const images = toolImagesIn(messages.at(-1))
   const results: string[] = []
-  for (let i = messages.length - 1; i >= 0 && messages[i]!.role === 'tool'; i--) results.unshift(textOf(messages[i]!.content))
+  for (let i = messages.length - (images ? 2 : 1); i >= 0 && messages[i]!.role === 'tool'; i--) {
+    const { content, tool_call_id: id = '' } = messages[i]!
+    const text = [textOf(content), ...new Array<string>(images?.get(id) ?? 0).fill('[image]')]
+    results.unshift(text.filter((piece) => piece !== '').join(' '))
+  }
   return results
 }
 
@@ -434,6 +469,13 @@ const MODES: Record<string, (request: ChatRequest) => unknown> = {
     const command = /RUN:(.+)$/m.exec(lastUser)?.[1]
     const call = { id: 'shell_1', name: 'exec_command', arguments: JSON.stringify({ cmd: command }) }
     return command ? sendCalls(r, [call], false, promptTokens) : echo(r, { promptTokens })
+  },
+  viewer: (r) => {
+    const [result] = trailingToolResults(r.body.messages)
+    if (result !== undefined) return answer(r, `Viewed: ${result}`)
+    const lastUser = textOf([...r.body.messages].reverse().find((m) => m.role === 'user')?.content ?? null)
+    const path = /VIEW:(\S+)/.exec(lastUser)?.[1]
+    return path ? sendCalls(r, [{ id: 'view_1', name: 'view_image', arguments: JSON.stringify({ path }) }]) : echo(r)
   },
   recall: recaller('recall'),
   recallloop: recaller('recallloop'),
