@@ -34,7 +34,7 @@ export function planFit(step: PreparedStep, state: PromptState | null, progress:
       viewTokens: (state?.viewTokens ?? 0) + ahead,
       storedSystemTokens: state?.latestSystem?.tokens ?? 0,
       newSystemTokens: step.systemEvent?.tokens ?? null,
-      addedTokens: tokensOf(step.added) - ahead + step.toolsTokens,
+      addedTokens: tokensOf(step.added) - ahead + step.toolsTokens + (offersRecall(step, state) ? step.recallTokens : 0),
     },
     canCompact: step.policy !== null,
     summaryReserve: step.summaryReserve,
@@ -45,6 +45,10 @@ export function planFit(step: PreparedStep, state: PromptState | null, progress:
     refused: progress.refused,
   })
 }
+
+/** Whether the step's calls offer `recall_history`: the request turned it on, or the view shows what only recall brings back. */
+export const offersRecall = (step: PreparedStep, state: PromptState | null): boolean =>
+  step.recallRequested || state?.recallNeeded === true
 
 export const overflow = (message: string) => new ServiceError('context_overflow', message)
 

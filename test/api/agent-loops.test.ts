@@ -188,3 +188,57 @@ describe('an agent loop larger than the window, through each door', () => {
     expectNothingLost(await wholeLog(answered.body.conversation.id))
   })
 })
+
+describe('recall by id', () => {
+  it('offers recall_history once the view clears a result, and brings a cleared result back whole by its call id', async () => {
+    const id = newSessionId('loop')
+    const tag = `recall-${Date.now().toString(36)}`
+    const read = (n: number) => [
+      { message: { role: 'assistant', content: null, toolCalls: [{ id: `c${n}`, name: 'read_file', arguments: `{"n":${n}}` }] } },
+      { message: { role: 'tool', content: null, toolResponses: [{ id: `c${n}`, name: 'read_file', data: result(n) }] } },
+    ]
+    const appended = await call('POST', `/v1/sessions/${id}/events`, {
+      body: { events: [{ message: { role: 'user', content: 'Read three files.' } }, ...read(1), ...read(2), ...read(3)] },
+    })
+    expect(appended.status).toBe(201)
+    const cleared = await call('POST', `/v1/sessions/${id}/compact`, { body: { strategy: { clearToolResults: { keep: 1 } } } })
+    expect(cleared.body.boundary.boundary.cleared.map((entry: any) => entry.callIds[0])).toEqual(['c1', 'c2'])
+    // The request turns no recall on: the view's clearing does.
+    const answered = await turn(id, { model: `recallid-c1#${tag}`, content: 'What was in the first file?' })
+    expect(answered.status, answered.text).toBe(200)
+    const recalled = JSON.parse(answered.body.reply.message.content.slice('Recalled: '.length))
+    expect(recalled.hits).toHaveLength(1)
+    expect(recalled.hits[0]).toMatchObject({ role: 'tool', text: `read_file → ${result(1)}` })
+    const [first] = await upstreamRequests(tag)
+    expect((first!.body as any).tools.map((tool: any) => tool.function.name)).toEqual(['recall_history'])
+    // What the model was shown of the first file: the notice, not the file.
+    const shown = first!.body.messages.find((message) => message.tool_call_id === 'c1')
+    expect(shown?.content).toMatch(/^\[tool result cleared: call c1 \(read_file\)/)
+  })
+
+  it('never brings back an abandoned message, nor an id the conversation does not hold', async () => {
+    const id = newSessionId('loop')
+    const tag = `recall-${Date.now().toString(36)}`
+    await call('POST', `/v1/sessions/${id}/events`, {
+      body: {
+        events: [
+          { id: 'u1', message: { role: 'user', content: 'First question' } },
+          { id: 'a1', message: { role: 'assistant', content: 'An answer left behind' } },
+        ],
+      },
+    })
+    expect((await call('POST', `/v1/sessions/${id}/rewind`, { body: { to: 'a1', position: 'before' } })).status).toBe(200)
+    const abandoned = await turn(id, { model: `recallid-a1#${tag}`, content: 'What did you say?', recall: true })
+    expect(abandoned.status, abandoned.text).toBe(200)
+    expect(JSON.parse(abandoned.body.reply.message.content.slice('Recalled: '.length))).toEqual({
+      hits: [],
+      error: 'no message or tool call "a1" in this conversation',
+    })
+    const held = await turn(id, { model: `recallid-u1#${tag}`, content: 'And before?', recall: true })
+    expect(JSON.parse(held.body.reply.message.content.slice('Recalled: '.length)).hits[0]).toMatchObject({
+      id: 'u1',
+      role: 'user',
+      text: 'User: First question',
+    })
+  })
+})

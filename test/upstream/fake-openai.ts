@@ -34,6 +34,8 @@
  * | `recall-<q>`    | when recall_history is offered: calls it with query q, then answers     |
  * |                 | `Recalled: <its result>`; `recallloop-<q>` calls it whenever offered      |
  * |                 | (then `Done after <n> recalls`); `recallmix-<q>` calls it and a client tool |
+ * | `recallid-<id>` | when recall_history is offered, calls it with `{"id": id}`, then answers |
+ * |                 | `Recalled: <its result>`                                                  |
  * | `memory`        | once the memory tool is offered, runs the script after `MEMORY:` in the |
  * |                 | last user message (`./memory-script`): each round's `memory` calls (on  |
  * |                 | if the tool is withdrawn), then `Memory results: <results, "\n---\n">` |
@@ -349,6 +351,18 @@ const recaller =
     )
   }
 
+/** `recallid-<id>`: when recall_history is offered, calls it with `{"id": id}`; given its result, answers `Recalled: <it>`. */
+function recallById(request: ChatRequest): unknown {
+  const { messages, tools } = request.body
+  const offered = (tools ?? []).some((tool) => tool.function.name === 'recall_history')
+  const last = messages.at(-1)
+  const asked = [...messages].reverse().find((m) => m.role === 'assistant')
+  const answered = last?.role === 'tool' && asked?.tool_calls?.some((call) => call.function.name === 'recall_history')
+  if (answered) return answer(request, `Recalled: ${textOf(last!.content)}`)
+  if (!offered) return echo(request)
+  return sendCalls(request, [{ name: 'recall_history', arguments: JSON.stringify({ id: request.arg ?? '' }) }])
+}
+
 /**
  * `memory`: a model that runs a script of memory commands once the memory tool is offered (and
  * goes on calling it if the tool is then withdrawn), then answers the results it got.
@@ -480,6 +494,7 @@ const MODES: Record<string, (request: ChatRequest) => unknown> = {
   recall: recaller('recall'),
   recallloop: recaller('recallloop'),
   recallmix: recaller('recallmix'),
+  recallid: recallById,
   memory: memoryModel,
   notes: notesModel,
 }
