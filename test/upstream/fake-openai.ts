@@ -27,8 +27,9 @@
  * |                 | plain or streamed in the real delta format (arguments in pieces)        |
  * | `toolscut-<ids>`| streams the calls of tools-<ids>, then drops the connection in the     |
  * |                 | middle of the last call's arguments                                    |
- * | `loop-<n>`      | a long agent loop: the request's first tool called with id `step_<k>` on |
- * |                 | the k-th request of its tag while k ≤ n, then `Done after <n> steps`    |
+ * | `loop-<n>`      | a long agent loop: the request's first tool called with id `step_<k>`,  |
+ * |                 | k one past the step whose result ends the messages (1 after a user      |
+ * |                 | message: a retried request asks the same step), then `Done after <n> steps` |
  * | `agent-<ids>`   | an agent's loop: like tools-<ids> after a user message; after tool      |
  * |                 | results, answers `Results: <each result's content, joined by " | ">`  |
  * | `recall-<q>`    | when recall_history is offered: calls it with query q, then answers     |
@@ -329,6 +330,13 @@ function trailingToolResults(messages: WireMessage[]): string[] {
   return results
 }
 
+/** The step a `loop` model takes next: one past the step whose result ends the messages, else the first. */
+function loopStepOf(messages: WireMessage[]): number {
+  const last = messages.at(-1)
+  const done = last?.role === 'tool' ? /^step_(\d+)$/.exec(last.tool_call_id ?? '') : null
+  return done ? Number(done[1]) + 1 : 1
+}
+
 /** `recall`, `recallloop` and `recallmix`: a model that looks up the history when recall_history is offered. */
 const recaller =
   (kind: 'recall' | 'recallloop' | 'recallmix') =>
@@ -460,9 +468,10 @@ const MODES: Record<string, (request: ChatRequest) => unknown> = {
   tools: (r) => callFirstTool(r),
   toolscut: (r) => callFirstTool(r, true),
   loop: (r) => {
-    if (r.count > Number(r.arg)) return answer(r, `Done after ${r.arg} steps`)
+    const step = loopStepOf(r.body.messages)
+    if (step > Number(r.arg)) return answer(r, `Done after ${r.arg} steps`)
     const name = r.body.tools?.[0]?.function.name ?? 'missing_tool'
-    return sendCalls(r, [{ id: `step_${r.count}`, name, arguments: JSON.stringify({ step: r.count }) }])
+    return sendCalls(r, [{ id: `step_${step}`, name, arguments: JSON.stringify({ step }) }])
   },
   agent: (r) => {
     const results = trailingToolResults(r.body.messages)
