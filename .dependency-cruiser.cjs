@@ -2,7 +2,7 @@
  * The layers of src/ (docs/architecture.md): imports point down only, and nothing imports in a
  * circle. `npm run lint` checks it.
  *
- *   http → wire, object → doors → turns → compaction → history, reads → models → store → webhooks → contract → core
+ *   http → mcp → wire, object → doors → turns → compaction → history, reads → models → store → webhooks → contract → core
  *
  * wire (the doors' translators, run in the Worker) and object (the Durable Objects) stand side by side.
  *
@@ -15,6 +15,7 @@ const above = (...names) => ({ path: `^src/(${names.join('|')})/` })
 /** A layer and the layers above it, which it must not import. */
 const ORDER = [
   'http',
+  'mcp',
   'wire',
   'object',
   'doors',

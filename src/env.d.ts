@@ -58,6 +58,8 @@ interface AppVariables {
   SESSION_IDLE_TTL_SECONDS?: string
   /** How long a webhook receiver has to answer one attempt (ms; default 15000). */
   WEBHOOK_TIMEOUT_MS?: string
+  /** `1`: MCP offers the tools that change a session (pin_events, compact_session, fork_session) beside the read tools. */
+  MCP_WRITE_TOOLS?: string
   /** Memory files a user may have (default 1000). */
   MEMORY_MAX_FILES?: string
 }

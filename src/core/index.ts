@@ -46,6 +46,7 @@ export {
   rewindTargetProblem,
   viewBoundary,
 } from './lineage'
+export { lineageWindow, type WindowPosition } from './lineage/window'
 export * from './media'
 export {
   blobRefsOf,

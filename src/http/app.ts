@@ -2,6 +2,7 @@ import { OpenAPIHono } from '@hono/zod-openapi'
 import { requestId } from 'hono/request-id'
 import { ServiceError } from '../contract/errors'
 import { SIZE_LIMITS } from '../contract/limits'
+import { mcpRoutes } from '../mcp'
 import { authConfigOf, bearerJwt } from './auth'
 import { jsonBody } from './body'
 import { cors, corsOrigins } from './cors'
@@ -116,6 +117,8 @@ app.use('/v1/*', async (c, next) => (MEDIA_ROUTES.test(c.req.path) ? mediaBodies
 
 app.route('/', apiRoutes)
 app.route('/', inspectorRoutes)
+// Each MCP tool is the API request it wraps, made inside the Worker with the caller's own token.
+app.route('/', mcpRoutes({ auth, api: (c) => async (request) => app.fetch(request, c.env, c.executionCtx) }))
 
 app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
 app.doc31('/v1/openapi.json', {

@@ -25,7 +25,14 @@ import type {
 } from '../contract/schemas'
 import { secondsSetting } from '../contract/seconds-setting'
 import type { SessionAddress } from '../contract/session-address'
-import { type ClientMessage, defaultEstimator, type MessageEvent, type SessionEvent, type TokenEstimator } from '../core'
+import {
+  type ClientMessage,
+  defaultEstimator,
+  type MessageEvent,
+  type RecallHit,
+  type SessionEvent,
+  type TokenEstimator,
+} from '../core'
 import {
   appendHistory,
   countPromptTokens,
@@ -52,6 +59,7 @@ import { jsonAnswer } from '../json-stream'
 import { limitsOf } from '../rate-limits'
 import { DoorReads } from '../reads/door-reads'
 import { SessionReads, type ViewFormat } from '../reads/session-reads'
+import type { TranscriptPage, TranscriptQuery } from '../reads/transcript'
 import { type NewSessionInput, sessionJson } from '../store/log/session-row'
 import type { SearchQuery } from '../store/search/lineage-search'
 import { SessionStorage } from '../store/session-storage'
@@ -165,6 +173,16 @@ export class SessionObject extends DurableObject<Env> {
   /** An export of the session (see `SessionReads.exportOf`), streamed when large. */
   exportSession(format: ExportFormat): Promise<Outcome<JsonBody>> {
     return this.read((record) => this.reads.exportOf(record, format))
+  }
+
+  /** A page of the lineage around, before or after an event (the newest when none), marked as the view stands: MCP's `read_session`. */
+  readTranscript(query: TranscriptQuery): Promise<Outcome<TranscriptPage>> {
+    return toOutcome(async () => this.reads.transcript(await this.storage.existing(), query))
+  }
+
+  /** A message by its id, or a tool call's result by the call's id, whole (never an abandoned one): MCP's `recall` by id. */
+  recallById(id: string): Promise<Outcome<RecallHit | null>> {
+    return toOutcome(async () => (await this.storage.openExisting()).recallById(id))
   }
 
   /** A page of search hits over every event of the session, covered or not (see `SessionReads.search`). */

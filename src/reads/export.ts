@@ -89,8 +89,8 @@ const quoted = (text: string) =>
     .map((line) => `> ${line}`)
     .join('\n')
 
-/** One event as Markdown. */
-function markdownOf(event: SessionEvent): string {
+/** One event as Markdown (the `markdown` export's, and a transcript page's). */
+export function markdownOf(event: SessionEvent): string {
   switch (event.type) {
     case 'COMPACTION': {
       const { boundary } = event

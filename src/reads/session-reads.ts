@@ -27,6 +27,7 @@ import { anthropicExport, jsonlExport, markdownExport } from './export'
 import { type SessionFacts, sessionFacts } from './facts'
 import { openAIViewMessages } from './openai-view'
 import { searchPageJson } from './search-json'
+import { type TranscriptPage, type TranscriptQuery, transcriptPage } from './transcript'
 
 /**
  * The session object's large answers as JSON text generated piece by piece from storage (see
@@ -188,7 +189,6 @@ export class SessionReads {
     }
   }
 
-  /** A page of the log, COMPACTION events included, from `after` on. */
   /** The events after the seq `after` as the API shows them, oldest first, until they hold `bytes` of JSON: what a live subscriber catches up with. */
   *eventsAfter(record: SessionRecord, after: number, bytes: number): Generator<{ seq: number; json: string }> {
     const pinned = this.pins.seqs()
@@ -200,8 +200,14 @@ export class SessionReads {
     }
   }
 
+  /** A page of the log, COMPACTION events included, from `after` on. */
   logPage(record: SessionRecord, after: number, limit: number): Iterable<string> {
     return logPageJson(this.log, record.version, after, limit, this.pins.seqs())
+  }
+
+  /** A page of the lineage, each message marked covered or cleared (see {@link transcriptPage}). */
+  transcript(record: SessionRecord, query: TranscriptQuery): TranscriptPage {
+    return transcriptPage(record, this.log, this.view, query)
   }
 
   /** The view: events with the view's counters, or OpenAI chat messages (pairing-safe, pending calls open). */
