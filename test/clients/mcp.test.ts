@@ -5,13 +5,17 @@
  * the REST API, then listed, read, recalled, summarized and resumed over MCP; another user finds
  * none of it.
  */
+
+import { existsSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { sign } from 'hono/jwt'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { serveWorker } from '../served/global-setup'
-import { newSessionId } from './helpers'
+import { folder, removeFolders } from './cli'
+import { newSessionId, run } from './helpers'
 
 const origin = () => new URL(inject('apiBase')).origin
 const mcpUrl = () => new URL('/mcp', origin())
@@ -298,5 +302,43 @@ describe('the MCP server’s write tools, with MCP_WRITE_TOOLS=1', () => {
     const refused = await client.callTool({ name: 'pin_events', arguments: { sessionId: session, pin: ['no-such-event'] } })
     expect(refused.isError).toBe(true)
     expect(textOf(refused)).toMatch(/^400: .*no-such-event/)
+  })
+})
+
+describe('the MCP inspector’s CLI against the served Worker', () => {
+  const INSPECTOR = resolve('test/cli/node_modules/.bin/mcp-inspector')
+  const why = existsSync(INSPECTOR) ? '' : 'the MCP inspector CLI is not installed: run `npm ci --prefix test/cli`'
+  if (why) console.warn(`skipped: ${why}`)
+  afterAll(removeFolders)
+
+  /** Runs the inspector's CLI against /mcp as `token`: its JSON output. */
+  async function inspector(token: string, ...args: string[]): Promise<any> {
+    const { code, stdout, stderr } = await run(
+      INSPECTOR,
+      ['--cli', mcpUrl().href, '--transport', 'http', '--header', `Authorization: Bearer ${token}`, ...args],
+      // A home of its own: the inspector keeps a catalog of servers there.
+      { cwd: process.cwd(), env: { PATH: process.env.PATH, HOME: folder('mcp-inspector-') } },
+    )
+    expect(code, `${stdout}\n${stderr}`).toBe(0)
+    return JSON.parse(stdout)
+  }
+
+  it.skipIf(why)('lists the tools and calls one, the answer the service’s', async () => {
+    const user = await newUser()
+    const session = newSessionId('mcp-inspector')
+    await seedSession(user.token, session)
+    const { tools } = await inspector(user.token, '--method', 'tools/list')
+    expect(tools.map((tool: { name: string }) => tool.name)).toContain('read_session')
+    const called = await inspector(
+      user.token,
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'recall',
+      '--tool-arg',
+      `sessionId=${session}`,
+      'id=call_lamp',
+    )
+    expect(JSON.parse(called.content[0].text).hits[0]).toMatchObject({ id: 't2', role: 'tool' })
   })
 })
