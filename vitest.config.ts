@@ -23,6 +23,7 @@ const pure = [
   'src/doors/**/*.test.ts',
   'src/wire/**/*.test.ts',
   'src/memory/**/*.test.ts',
+  'src/mcp/schema.test.ts',
   'src/object/frames/**/*.test.ts',
   'src/rate-limits/limits.test.ts',
   'src/json-stream/**/*.test.ts',

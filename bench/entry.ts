@@ -44,6 +44,7 @@ import { MediaIntake } from '../src/wire/media'
 import { messagesTranslation } from '../src/wire/messages/request'
 import { responsesTranslation } from '../src/wire/responses/request'
 import { countRows, type RowCounts } from '../test/support/row-counts'
+import { mcpBench } from './mcp-entry'
 import { BenchMemoryStore, memoryBench } from './memory-entry'
 import { type Measured, message, type StorageWork } from './shared'
 import { perRun } from './timing'
@@ -906,6 +907,7 @@ bench.get('/peer/overlay', async (c) => {
 /** The bench routes under /bench, the real app for everything else. */
 const worker = new Hono<{ Bindings: BenchEnv }>()
 bench.route('/memory', memoryBench)
+bench.route('/mcp', mcpBench)
 worker.route('/bench', bench)
 worker.all('*', (c) => app.fetch(c.req.raw, c.env, c.executionCtx))
 

@@ -2,6 +2,7 @@
 import { ms } from '../stats'
 import { column, growth, logEvents, median, medianRatio, n, p95, ratio, timing, viewEvents } from './columns'
 import { LARGEST, NAIVE_SIZES, ROUNDS, SIZES, SMALLEST } from './config'
+import { MCP_TABLES } from './mcp'
 import type { MeasurementName } from './measurements'
 import { MEMORY_TABLES } from './memory'
 import type { FirstBytePath } from './over-http'
@@ -577,6 +578,7 @@ export const TABLES: Table[] = [
       ]),
   },
   ...MEMORY_TABLES,
+  ...MCP_TABLES,
   {
     title: 'Worker bundle (wrangler deploy --dry-run)',
     measure: ['bundle'],

@@ -1,6 +1,7 @@
 import { type McpServer, ResourceNotFoundError, ResourceTemplate } from '@modelcontextprotocol/server'
 import { z } from 'zod'
 import { type SessionEvent, textOf } from '../core'
+import { schemaOnce } from './schema'
 import { type McpService, ToolFailure } from './service'
 
 type ViewJson = { events: SessionEvent[] }
@@ -75,14 +76,16 @@ export function registerSessionContent(server: McpServer, service: McpService): 
     'resume_session',
     {
       description: 'Continue a session elsewhere: its newest summary and its last turns, as one message to start from.',
-      argsSchema: z.object({
-        sessionId: z.string().min(1).max(256).describe('The session to continue.'),
-        turns: z
-          .string()
-          .regex(/^\d{1,2}$/)
-          .optional()
-          .describe('How many of its last turns to include (default 3).'),
-      }),
+      argsSchema: schemaOnce('resume_session', () =>
+        z.object({
+          sessionId: z.string().min(1).max(256).describe('The session to continue.'),
+          turns: z
+            .string()
+            .regex(/^\d{1,2}$/)
+            .optional()
+            .describe('How many of its last turns to include (default 3).'),
+        }),
+      ),
     },
     async ({ sessionId, turns = '3' }) => {
       const view = await viewOf(service, sessionId, `session://${sessionId}/transcript.md`)

@@ -2,6 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/server'
 import { z } from 'zod'
 import type { SessionEvent } from '../core'
 import { transcriptMarkdown } from '../reads/transcript'
+import { schemaOnce } from './schema'
 import { type McpService, ToolFailure } from './service'
 
 /** A tool's answer: text for the model, or the service's error as an `isError` result. */
@@ -41,14 +42,16 @@ export function registerReadTools(server: McpServer, service: McpService): void 
     {
       description:
         'Search everything said in all of your past sessions, ranked: ask in plain words ("when did we fix the login bug?"). Each hit names its session and event; read_session shows what surrounds it.',
-      inputSchema: z.object({
-        query: z.string().min(1).max(512).describe('What to look for, in plain words or "a phrase".'),
-        mode: z
-          .enum(['auto', 'any', 'all'])
-          .optional()
-          .describe('all: every word; any: ranked by any word; auto (default): every word first, then any.'),
-        limit: z.number().int().min(1).max(20).optional().describe('Hits to return (default 10).'),
-      }),
+      inputSchema: schemaOnce('search_sessions', () =>
+        z.object({
+          query: z.string().min(1).max(512).describe('What to look for, in plain words or "a phrase".'),
+          mode: z
+            .enum(['auto', 'any', 'all'])
+            .optional()
+            .describe('all: every word; any: ranked by any word; auto (default): every word first, then any.'),
+          limit: z.number().int().min(1).max(20).optional().describe('Hits to return (default 10).'),
+        }),
+      ),
       annotations: { readOnlyHint: true },
     },
     answered(async ({ query: q, mode, limit = 10 }) => {
@@ -80,10 +83,12 @@ export function registerReadTools(server: McpServer, service: McpService): void 
     'list_sessions',
     {
       description: 'List your sessions, newest first: each with its id, title and size. Page on with nextCursor.',
-      inputSchema: z.object({
-        limit: z.number().int().min(1).max(50).optional().describe('Sessions to return (default 20).'),
-        cursor: z.string().max(1024).optional().describe('nextCursor of the page before.'),
-      }),
+      inputSchema: schemaOnce('list_sessions', () =>
+        z.object({
+          limit: z.number().int().min(1).max(50).optional().describe('Sessions to return (default 20).'),
+          cursor: z.string().max(1024).optional().describe('nextCursor of the page before.'),
+        }),
+      ),
       annotations: { readOnlyHint: true },
     },
     answered(async ({ limit = 20, cursor }) => {
@@ -117,18 +122,20 @@ export function registerReadTools(server: McpServer, service: McpService): void 
     {
       description:
         'Read a page of a session’s conversation as it stands (the newest events, or those around, before or after one), marked where a compaction covered or cleared a message.',
-      inputSchema: z.object({
-        sessionId: SessionIdField,
-        eventId: z
-          .string()
-          .min(1)
-          .max(256)
-          .optional()
-          .describe('The event to read around (a search hit’s eventId); none: the newest.'),
-        position: z.enum(['around', 'before', 'after']).optional().describe('around (default), before or after eventId.'),
-        limit: z.number().int().min(1).max(50).optional().describe('Events to return (default 20).'),
-        format: z.enum(['markdown', 'json']).optional().describe('markdown (default) or json.'),
-      }),
+      inputSchema: schemaOnce('read_session', () =>
+        z.object({
+          sessionId: SessionIdField,
+          eventId: z
+            .string()
+            .min(1)
+            .max(256)
+            .optional()
+            .describe('The event to read around (a search hit’s eventId); none: the newest.'),
+          position: z.enum(['around', 'before', 'after']).optional().describe('around (default), before or after eventId.'),
+          limit: z.number().int().min(1).max(50).optional().describe('Events to return (default 20).'),
+          format: z.enum(['markdown', 'json']).optional().describe('markdown (default) or json.'),
+        }),
+      ),
       annotations: { readOnlyHint: true },
     },
     answered(async ({ sessionId, eventId, position = 'around', limit = 20, format = 'markdown' }) => {
@@ -142,12 +149,14 @@ export function registerReadTools(server: McpServer, service: McpService): void 
     {
       description:
         'Find what was said in one session: by a query (ranked hits), or by an id (a message, or a tool call’s result, whole — also one cleared from the view).',
-      inputSchema: z.object({
-        sessionId: SessionIdField,
-        query: z.string().min(1).max(512).optional().describe('What to look for, in plain words.'),
-        id: z.string().min(1).max(256).optional().describe('A message’s id or a tool call’s id.'),
-        limit: z.number().int().min(1).max(20).optional().describe('Hits for a query (default 5).'),
-      }),
+      inputSchema: schemaOnce('recall', () =>
+        z.object({
+          sessionId: SessionIdField,
+          query: z.string().min(1).max(512).optional().describe('What to look for, in plain words.'),
+          id: z.string().min(1).max(256).optional().describe('A message’s id or a tool call’s id.'),
+          limit: z.number().int().min(1).max(20).optional().describe('Hits for a query (default 5).'),
+        }),
+      ),
       annotations: { readOnlyHint: true },
     },
     answered(async ({ sessionId, query: q, id, limit = 5 }) => {
@@ -177,7 +186,7 @@ export function registerReadTools(server: McpServer, service: McpService): void 
     {
       description:
         'What a session holds and what its model is shown: the budget, the view’s tokens by part, its counts, the compaction policy in force and usage.',
-      inputSchema: z.object({ sessionId: SessionIdField }),
+      inputSchema: schemaOnce('get_context', () => z.object({ sessionId: SessionIdField })),
       annotations: { readOnlyHint: true },
     },
     answered(async ({ sessionId }) => data(await service.json('GET', `${sessionPath(sessionId)}/context`))),
@@ -188,22 +197,24 @@ export function registerReadTools(server: McpServer, service: McpService): void 
     {
       description:
         'Your memory across sessions: text files under /memories. Commands: view (a directory, or a file with line numbers), create, str_replace, insert, delete, rename — as Anthropic’s memory tool.',
-      inputSchema: z.object({
-        command: z.enum(['view', 'create', 'str_replace', 'insert', 'delete', 'rename']),
-        path: z.string().max(1024).optional().describe('The file or directory, starting with /memories.'),
-        view_range: z
-          .array(z.number().int())
-          .length(2)
-          .optional()
-          .describe('view of a file: first and last line (-1: to the end).'),
-        file_text: z.string().optional().describe('create: the new file’s text.'),
-        old_str: z.string().optional().describe('str_replace: text that occurs once.'),
-        new_str: z.string().optional().describe('str_replace: its replacement.'),
-        insert_line: z.number().int().min(0).optional().describe('insert: the line after which (0: the top).'),
-        insert_text: z.string().optional().describe('insert: the text.'),
-        old_path: z.string().max(1024).optional().describe('rename: from.'),
-        new_path: z.string().max(1024).optional().describe('rename: to.'),
-      }),
+      inputSchema: schemaOnce('memory', () =>
+        z.object({
+          command: z.enum(['view', 'create', 'str_replace', 'insert', 'delete', 'rename']),
+          path: z.string().max(1024).optional().describe('The file or directory, starting with /memories.'),
+          view_range: z
+            .array(z.number().int())
+            .length(2)
+            .optional()
+            .describe('view of a file: first and last line (-1: to the end).'),
+          file_text: z.string().optional().describe('create: the new file’s text.'),
+          old_str: z.string().optional().describe('str_replace: text that occurs once.'),
+          new_str: z.string().optional().describe('str_replace: its replacement.'),
+          insert_line: z.number().int().min(0).optional().describe('insert: the line after which (0: the top).'),
+          insert_text: z.string().optional().describe('insert: the text.'),
+          old_path: z.string().max(1024).optional().describe('rename: from.'),
+          new_path: z.string().max(1024).optional().describe('rename: to.'),
+        }),
+      ),
     },
     answered(async (args) => {
       const answer = await service.memory(args)
@@ -218,11 +229,13 @@ export function registerWriteTools(server: McpServer, service: McpService): void
     'pin_events',
     {
       description: 'Pin messages of a session so compaction always keeps them in view (or unpin them).',
-      inputSchema: z.object({
-        sessionId: SessionIdField,
-        pin: z.array(z.string().min(1)).max(100).optional().describe('Event ids to pin.'),
-        unpin: z.array(z.string().min(1)).max(100).optional().describe('Event ids to unpin.'),
-      }),
+      inputSchema: schemaOnce('pin_events', () =>
+        z.object({
+          sessionId: SessionIdField,
+          pin: z.array(z.string().min(1)).max(100).optional().describe('Event ids to pin.'),
+          unpin: z.array(z.string().min(1)).max(100).optional().describe('Event ids to unpin.'),
+        }),
+      ),
     },
     answered(async ({ sessionId, pin, unpin }) =>
       data(
@@ -235,7 +248,7 @@ export function registerWriteTools(server: McpServer, service: McpService): void
     'compact_session',
     {
       description: 'Run a compaction pass on a session now (its own policy’s strategy); answers what it covered.',
-      inputSchema: z.object({ sessionId: SessionIdField }),
+      inputSchema: schemaOnce('compact_session', () => z.object({ sessionId: SessionIdField })),
     },
     answered(async ({ sessionId }) => data(await service.json('POST', `${sessionPath(sessionId)}/compact`, {}))),
   )
@@ -245,11 +258,13 @@ export function registerWriteTools(server: McpServer, service: McpService): void
     {
       description:
         'Copy a session up to one of its events (default: all of it) into a new session, to go another way from there.',
-      inputSchema: z.object({
-        sessionId: SessionIdField,
-        at: z.string().min(1).max(256).optional().describe('The event the fork ends at (default: the newest).'),
-        id: z.string().min(1).max(256).optional().describe('The new session’s id (default: made up).'),
-      }),
+      inputSchema: schemaOnce('fork_session', () =>
+        z.object({
+          sessionId: SessionIdField,
+          at: z.string().min(1).max(256).optional().describe('The event the fork ends at (default: the newest).'),
+          id: z.string().min(1).max(256).optional().describe('The new session’s id (default: made up).'),
+        }),
+      ),
     },
     answered(async ({ sessionId, at, id }) =>
       data(await service.json('POST', `${sessionPath(sessionId)}/fork`, { ...(at ? { at } : {}), ...(id ? { id } : {}) })),
