@@ -6,7 +6,9 @@ import { claude, cliMissing, codexUser, folder, removeFolders, serveForCli, toke
  * The service's MCP server (`/mcp`) through the agent CLIs themselves, each also talking to the
  * service as its model provider: the (fake) model calls an MCP tool, the CLI calls the served
  * Worker's /mcp, and the tool's result goes back to the model. Codex offers an MCP server's tools
- * as one `namespace` tool (`mcp__ds`), which the Responses door offers upstream by flat names.
+ * as one `namespace` tool (`mcp__ds`), which the Responses door offers upstream by flat names;
+ * Claude Code defers them behind its ToolSearch tool, naming them in its prompt, and the model
+ * calls one by its name (`mcp__ds__<tool>`).
  */
 const why = cliMissing
 if (why) console.warn(`skipped: ${why}`)
@@ -109,10 +111,20 @@ describe.skipIf(why)('the MCP server through the agent CLIs', () => {
       { service: worker.url, token, home: folder('claude-home-'), cwd: folder('claude-work-') },
     )
     expect(answer.is_error, JSON.stringify(answer)).toBe(false)
-    expect(answer.result).toMatch(/^MCP result: /)
+    expect(answer.result).toMatch(/^MCP result: .*mcp-seed-/s)
     const [, second] = await upstreamSent(tag)
     const result = second!.body.messages.at(-1)
     expect(result.role).toBe('tool')
     expect(JSON.stringify(result.content)).toContain(seeded)
+    // Its session holds the call by the name Claude Code gave it, and the result.
+    const get = async (path: string) =>
+      (await fetch(new URL(`/v1${path}`, worker.url), { headers: { Authorization: `Bearer ${token}` } })).json() as any
+    const own = (await get('/sessions')).sessions.find((session: any) => session.id !== seeded)
+    const stored = said((await get(`/sessions/${own.id}/events?limit=1000`)).events)
+    expect(stored.slice(-3)).toEqual([
+      'assistant:calls mcp__ds__list_sessions',
+      'tool:result',
+      expect.stringMatching(/^assistant:MCP result: /),
+    ])
   })
 })
