@@ -167,11 +167,11 @@ describe('responsesTranslation', () => {
     ])
   })
 
-  it('counts the tools inside namespaces toward the tool limit', async () => {
-    const many = Array.from({ length: 129 }, (_, k) => ({ type: 'function', name: `t${k}` }))
-    await expect(
-      translate(request({ input: 'q', tools: [{ type: 'namespace', name: 'n', tools: many }] })),
-    ).rejects.toMatchObject({
+  it('counts the tools inside namespaces, offered or left out, toward the tool limit', async () => {
+    const many = Array.from({ length: 127 }, (_, k) => ({ type: k % 2 ? 'function' : 'custom', name: `t${k}` }))
+    const tools = [{ type: 'web_search' }, { type: 'namespace', name: 'n', tools: many }]
+    expect((await translate(request({ input: 'q', tools }))).omitted).toHaveLength(65)
+    await expect(translate(request({ input: 'q', tools: [...tools, { type: 'function', name: 'f' }] }))).rejects.toMatchObject({
       code: 'invalid_request',
       message: 'tools: 129 tools, counting those inside namespaces; at most 128',
     })

@@ -279,10 +279,12 @@ function toolsOf(tools: ResponsesRequest['tools']): TurnTools {
       }
     } else omitted.push(typeof named.server_label === 'string' ? named.server_label : (tool.name ?? tool.type))
   }
-  if (offered.length > SIZE_LIMITS.toolItems)
+  // Offered or left out, each is in the prompt or the X-Tools-Omitted header.
+  const count = offered.length + omitted.length
+  if (count > SIZE_LIMITS.toolItems)
     throw new ServiceError(
       'invalid_request',
-      `tools: ${offered.length} tools, counting those inside namespaces; at most ${SIZE_LIMITS.toolItems}`,
+      `tools: ${count} tools, counting those inside namespaces; at most ${SIZE_LIMITS.toolItems}`,
     )
   return { tools: offered, omitted, namespaced }
 }
