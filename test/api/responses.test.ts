@@ -107,6 +107,84 @@ describe('POST /v1/responses', () => {
     ])
   })
 
+  it('a namespace tool’s tools (Codex’s MCP server) offered by their flat names; a call answered in its namespace, plain and streamed; its history resent matches', async () => {
+    const id = newSessionId('codex')
+    const tag = newTag()
+    const model = `mcpcall-list_sessions#${tag}`
+    // As Codex 0.171 sends an MCP server's tools ([mcp_servers.ds] in its config.toml).
+    const ds = {
+      type: 'namespace',
+      name: 'mcp__ds',
+      description: 'Tools in the mcp__ds namespace.',
+      tools: [
+        {
+          type: 'function',
+          name: 'list_sessions',
+          description: 'List your sessions',
+          strict: false,
+          parameters: { type: 'object' },
+        },
+      ],
+    }
+    const tools = [{ type: 'function', name: 'exec_command', parameters: { type: 'object' } }, ds, { type: 'web_search' }]
+    const codex = (input: unknown[], stream = false) =>
+      respond(null, { model, store: false, stream, tools, input }, { 'session-id': id })
+    const asked = await codex([user('List them')])
+    expect(asked.status, asked.text).toBe(200)
+    expect(asked.headers.get('X-Tools-Omitted')).toBe('web_search')
+    const [first] = await upstreamRequests(tag)
+    expect((first!.body as any).tools.map((t: any) => t.function.name)).toEqual(['exec_command', 'mcp__ds__list_sessions'])
+    const call = {
+      type: 'function_call',
+      call_id: 'mcp_1',
+      namespace: 'mcp__ds',
+      name: 'list_sessions',
+      arguments: '{"query":"List them"}',
+    }
+    expect(asked.body.output).toEqual([{ id: expect.stringMatching(/^fc_/), status: 'completed', ...call }])
+    // Codex resends the whole history, the call as it was answered and its result (a call_id only).
+    const output = [
+      { type: 'input_text', text: 'Wall time: 0.01 seconds\nOutput:' },
+      { type: 'input_text', text: '{"sessions":[]}' },
+    ]
+    const history = [user('List them'), ...asked.body.output, { type: 'function_call_output', call_id: 'mcp_1', output }]
+    const answered = await codex(history, true)
+    expect(answered.status, answered.text).toBe(200)
+    expect(answered.headers.get('X-Rewound')).toBeNull()
+    const done = parseSSE(answered.text).find((frame) => frame.event === 'response.completed')!
+    // Its text parts are one text, a line each.
+    const result = 'Wall time: 0.01 seconds\nOutput:\n{"sessions":[]}'
+    expect(done.data.response.output[0].content[0].text).toBe(`MCP result: ${result}`)
+    const [, second] = await upstreamRequests(tag)
+    expect((second!.body as any).messages.at(-2).tool_calls).toEqual([
+      { id: 'mcp_1', type: 'function', function: { name: 'mcp__ds__list_sessions', arguments: '{"query":"List them"}' } },
+    ])
+    // Stored under the flat name: the next turn's history matches, nothing rewound, its call streamed in the namespace.
+    const next = [
+      ...history,
+      { type: 'message', role: 'assistant', content: done.data.response.output[0].content },
+      user('Again'),
+    ]
+    const streamed = await codex(next, true)
+    expect(streamed.headers.get('X-Rewound')).toBeNull()
+    const frames = parseSSE(streamed.text)
+    const added = frames.find((frame) => frame.event === 'response.output_item.added')!
+    expect(added.data.item).toMatchObject({ type: 'function_call', namespace: 'mcp__ds', name: 'list_sessions', arguments: '' })
+    const argsDone = frames.find((frame) => frame.event === 'response.function_call_arguments.done')!
+    expect(argsDone.data.name).toBe('list_sessions')
+    const log = await wholeLog(id)
+    expect(shown(log)).toEqual([
+      'user:List them',
+      'assistant:|calls mcp_1',
+      `tool:mcp_1=${result}`,
+      `assistant:MCP result: ${result}`,
+      'user:Again',
+      expect.stringMatching(/^assistant:\|calls call_/), // the fake's id again: the service gives it a fresh one
+    ])
+    expect(log[1].message.toolCalls[0].name).toBe('mcp__ds__list_sessions')
+    expect(log[5].message.toolCalls[0].name).toBe('mcp__ds__list_sessions')
+  })
+
   it('streams the event sequence with sequence numbers, ending with response.completed', async () => {
     const id = newSessionId()
     const result = await respond(id, { model: 'echo', stream: true, input: 'Stream it' })

@@ -92,10 +92,14 @@ const tomlTable = (values: Record<string, string>) =>
 /**
  * A Codex user of its own against `service`: a home with its config.toml (the service as a
  * provider with `wire_api = "responses"` and remote compaction; `headers` sent on every request;
- * `retries` as both request_max_retries and stream_max_retries), a work folder, a token.
- * `exec` runs `codex exec` there and expects it to succeed; `api` reads the service as that user.
+ * `retries` as both request_max_retries and stream_max_retries; `mcp`: the service's MCP server as
+ * `ds`, its tools approved — `exec` refuses an MCP call that needs approval), a work folder, a
+ * token. `exec` runs `codex exec` there and expects it to succeed; `api` reads the service as that user.
  */
-export async function codexUser(service: URL | string, options: { headers?: Record<string, string>; retries?: number } = {}) {
+export async function codexUser(
+  service: URL | string,
+  options: { headers?: Record<string, string>; retries?: number; mcp?: boolean } = {},
+) {
   const root = folder('codex-')
   const [home, work] = [join(root, 'home'), join(root, 'work')]
   mkdirSync(join(home, '.codex'), { recursive: true })
@@ -118,6 +122,14 @@ export async function codexUser(service: URL | string, options: { headers?: Reco
       `stream_max_retries = ${retries}`,
       '[model_providers.durable-sessions.capabilities]',
       'remote_compaction = "v2"',
+      ...(options.mcp
+        ? [
+            '[mcp_servers.ds]',
+            `url = "${new URL('/mcp', service)}"`,
+            'bearer_token_env_var = "DURABLE_SESSIONS_TOKEN"',
+            'default_tools_approval_mode = "approve"',
+          ]
+        : []),
     ].join('\n'),
   )
   const user = `codex-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`

@@ -53,6 +53,11 @@
  * | `viewer`        | Codex's image loop: after a user message holding `VIEW:<path>`, calls its |
  * |                 | `view_image` tool with `{"path": path}`; after its result, answers      |
  * |                 | `Viewed: <the result's text>` (else like echo)                           |
+ * | `mcpcall-<tool>`| an MCP client's model: after a user message, calls the offered tool named |
+ * |                 | `<tool>` or `…__<tool>` (an MCP server's, as Codex and Claude Code name |
+ * |                 | them), or one the prompt names alone on a line (Claude Code's deferred  |
+ * |                 | tools), with `{"query": <the last user message's text>}`; after its     |
+ * |                 | result, answers `MCP result: <the result's text>` (none: like echo)     |
  *
  * Usage comes from the wire only: prompt tokens are a token per 4 characters of what the prompt
  * carries (message contents, tool calls' names and arguments, the tools' JSON) plus 2 a message
@@ -499,6 +504,16 @@ const MODES: Record<string, (request: ChatRequest) => unknown> = {
     const lastUser = textOf([...r.body.messages].reverse().find((m) => m.role === 'user')?.content ?? null)
     const path = /VIEW:(\S+)/.exec(lastUser)?.[1]
     return path ? sendCalls(r, [{ id: 'view_1', name: 'view_image', arguments: JSON.stringify({ path }) }]) : echo(r)
+  },
+  mcpcall: (r) => {
+    const [result] = trailingToolResults(r.body.messages)
+    if (result !== undefined) return answer(r, `MCP result: ${result}`)
+    const offered = r.body.tools?.find(({ function: { name } }) => name === r.arg || name.endsWith(`__${r.arg}`))
+    // Claude Code defers MCP tools: it names them a line each in its prompt, for its ToolSearch tool.
+    const deferred = new RegExp(`^(\\S+__${r.arg})$`, 'm')
+    const named = offered?.function.name ?? r.body.messages.map((m) => deferred.exec(textOf(m.content))?.[1]).find(Boolean)
+    const query = textOf([...r.body.messages].reverse().find((m) => m.role === 'user')?.content ?? null)
+    return named ? sendCalls(r, [{ id: 'mcp_1', name: named, arguments: JSON.stringify({ query }) }]) : echo(r)
   },
   recall: recaller('recall'),
   recallloop: recaller('recallloop'),

@@ -120,7 +120,7 @@ const triggerLast = (body: { input: string | { type?: string }[] }, ctx: z.Refin
 
 export const ResponsesRequestSchema = z.looseObject(RequestFields).superRefine(triggerLast).openapi('ResponsesRequest', {
   description:
-    'The OpenAI Responses request. Honoured: model, input (message, function_call, function_call_output, reasoning, item_reference and compaction items, a compaction_trigger last), instructions, context_management (a compaction threshold), stream, store, tools (function tools; others left out and listed in X-Tools-Omitted), tool_choice, parallel_tool_calls, max_output_tokens, temperature, top_p. Other fields are ignored.',
+    'The OpenAI Responses request. Honoured: model, input (message, function_call, function_call_output, reasoning, item_reference and compaction items, a compaction_trigger last), instructions, context_management (a compaction threshold), stream, store, tools (function tools, and those inside a namespace tool offered as `<namespace>__<name>`, their calls answered with `namespace` and `name`; others left out and listed in X-Tools-Omitted), tool_choice, parallel_tool_calls, max_output_tokens, temperature, top_p. Other fields are ignored.',
 })
 
 export const CompactResponsesRequestSchema = z

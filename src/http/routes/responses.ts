@@ -106,7 +106,7 @@ export const responsesRoutes = routes()
     }
     const answer = await readDoorAnswer(sessionOf(c, door.sessionId).door(door.address, door.request, door.upload))
     if (answer.rewound !== null) c.header('X-Rewound', String(answer.rewound))
-    const context = responseContext(body.model, door.place, answer.stored)
+    const context = { ...responseContext(body.model, door.place, answer.stored), namespaced: door.namespaced }
     if (!body.stream) return c.json(responseObject(wholeOf(answer), context), 200)
     return answer.stream(c, new ResponseStream(answer.replyId!, context))
   })

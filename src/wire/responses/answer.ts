@@ -3,7 +3,7 @@ import type { ResponseObject, ResponseUsage } from '../../contract/schemas'
 import type { Usage } from '../../contract/turn-result'
 import { textOf } from '../../core'
 import { answeringModel, type DoorAnswer, requestedCalls } from '../../doors'
-import { callItem, messageItem } from './items'
+import { callItem, messageItem, type Namespaced } from './items'
 
 /**
  * The Responses door's answers on the OpenAI Responses wire: a `response` object (its stream:
@@ -19,6 +19,8 @@ export interface ResponseContext {
   store: boolean
   /** The response the request went on from, when it named one. */
   previousResponseId?: string
+  /** The request's tools offered inside a namespace, by their flat names: their calls answered in it. */
+  namespaced?: Namespaced
 }
 
 /**
@@ -56,11 +58,11 @@ export const responseUsage = (usage: Usage | null): ResponseUsage | null =>
   }
 
 /** The answer's output items: its text as a message, then the calls the client is to run. */
-function outputOf(answer: DoorAnswer) {
+function outputOf(answer: DoorAnswer, namespaced?: Namespaced) {
   const text = textOf(answer.reply.message.content)
   return [
     ...(text !== '' ? [messageItem(answer.reply.id, text, 'completed')] : []),
-    ...requestedCalls(answer).map((call, k) => callItem(answer.reply.id, k, call, 'completed')),
+    ...requestedCalls(answer).map((call, k) => callItem(answer.reply.id, k, call, 'completed', namespaced)),
   ]
 }
 
@@ -86,7 +88,7 @@ export function responseObject(answer: DoorAnswer, context: ResponseContext): Re
     model: answeringModel(answer, context.model),
     status: incomplete ? ('incomplete' as const) : ('completed' as const),
     incomplete_details: incomplete ? { reason: 'max_output_tokens' } : null,
-    output: outputOf(answer),
+    output: outputOf(answer, context.namespaced),
     usage: responseUsage(answer.usage),
   }
 }

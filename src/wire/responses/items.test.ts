@@ -2,7 +2,7 @@
 const noBlobs = (ref: string) => `https://svc.example/v1/sessions/s1/blobs/${ref}`
 
 import { describe, expect, it } from 'vitest'
-import { itemsOf, itemTarget } from './items'
+import { callItem, itemsOf, itemTarget } from './items'
 
 describe('items', () => {
   it('name their event and place: every item of an event is found again by its id', () => {
@@ -52,5 +52,21 @@ describe('items', () => {
 
   it('no other id names an item', () => {
     for (const id of ['msg_', 'fc_e1', 'fc_.0', 'fc_e1.x', 'resp_e1', 'e1', 'fco_e1.12345']) expect(itemTarget(id), id).toBeNull()
+  })
+
+  it('name a call of a tool offered inside a namespace as the client did, namespace and name; others by their name', () => {
+    const namespaced = new Map([['mcp__ds__list_sessions', { namespace: 'mcp__ds', name: 'list_sessions' }]])
+    const call = { id: 'c1', name: 'mcp__ds__list_sessions', arguments: '{"query":"x"}' }
+    expect(callItem('e1', 0, call, 'completed', namespaced)).toEqual({
+      id: 'fc_e1.0',
+      type: 'function_call',
+      status: 'completed',
+      call_id: 'c1',
+      namespace: 'mcp__ds',
+      name: 'list_sessions',
+      arguments: '{"query":"x"}',
+    })
+    expect(callItem('e1', 0, call, 'completed')).toMatchObject({ name: 'mcp__ds__list_sessions' })
+    expect(callItem('e1', 0, call, 'completed')).not.toHaveProperty('namespace')
   })
 })

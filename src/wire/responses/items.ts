@@ -49,13 +49,26 @@ export const messageItem = (eventId: string, text: string, status: 'in_progress'
   content: status === 'completed' ? [outputText(text)] : [],
 })
 
-/** The k-th call of an assistant's event (in progress: no arguments yet). */
-export const callItem = (eventId: string, index: number, call: ToolCall, status: 'in_progress' | 'completed') => ({
+/** Tools offered inside a namespace, by the flat name they were offered and their calls stored under. */
+export type Namespaced = ReadonlyMap<string, { namespace: string; name: string }>
+
+/**
+ * The k-th call of an assistant's event (in progress: no arguments yet); a call of a tool offered
+ * inside a namespace (`namespaced`) named as the client named it, `namespace` and `name` — Codex
+ * refuses its flat name ("unsupported call").
+ */
+export const callItem = (
+  eventId: string,
+  index: number,
+  call: ToolCall,
+  status: 'in_progress' | 'completed',
+  namespaced?: Namespaced,
+) => ({
   id: itemId(eventId, 'call', index),
   type: 'function_call' as const,
   status,
   call_id: call.id,
-  name: call.name,
+  ...(namespaced?.get(call.name) ?? { name: call.name }),
   arguments: status === 'completed' ? call.arguments : '',
 })
 

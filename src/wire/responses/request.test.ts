@@ -109,6 +109,74 @@ describe('responsesTranslation', () => {
     expect(input.messages).toEqual([{ role: 'user', content: 'q' }])
   })
 
+  it('offers the function tools inside a namespace under Codex’s flat names, and reads a call in a namespace by that name', async () => {
+    // A namespace as Codex 0.171 sends an MCP server's tools ([mcp_servers.ds] in its config.toml).
+    const tools = [
+      { type: 'function', name: 'exec_command', parameters: { type: 'object' } },
+      { type: 'function', name: 'mcp__ds__taken' },
+      {
+        type: 'namespace',
+        name: 'mcp__ds',
+        description: 'Tools in the mcp__ds namespace.',
+        tools: [
+          {
+            type: 'function',
+            name: 'list_sessions',
+            description: 'List sessions',
+            strict: false,
+            parameters: { type: 'object' },
+          },
+          { type: 'function', name: 'taken' },
+          { type: 'custom', name: 'grammar' },
+        ],
+      },
+      {
+        type: 'namespace',
+        name: 'other_',
+        tools: [
+          { type: 'function', name: '_x' },
+          { type: 'function', name: 'x' },
+        ],
+      },
+    ]
+    const input = [
+      { role: 'user', content: 'list my sessions' },
+      { type: 'function_call', call_id: 'c1', namespace: 'mcp__ds', name: 'list_sessions', arguments: '{}' },
+      { type: 'function_call_output', call_id: 'c1', output: [{ type: 'input_text', text: 'none' }] },
+    ]
+    const { translation, omitted, namespaced } = await translate(request({ input, tools }))
+    expect(translation.request.tools).toEqual([
+      { type: 'function', function: { name: 'exec_command', parameters: { type: 'object' } } },
+      { type: 'function', function: { name: 'mcp__ds__taken' } },
+      {
+        type: 'function',
+        function: { name: 'mcp__ds__list_sessions', description: 'List sessions', parameters: { type: 'object' } },
+      },
+      { type: 'function', function: { name: 'other__x' } },
+    ])
+    // A flat name another tool has already, and a tool that is no function, are left out by their flat names.
+    expect(omitted).toEqual(['mcp__ds__taken', 'mcp__ds__grammar', 'other__x'])
+    expect([...namespaced]).toEqual([
+      ['mcp__ds__list_sessions', { namespace: 'mcp__ds', name: 'list_sessions' }],
+      ['other__x', { namespace: 'other_', name: '_x' }],
+    ])
+    expect(translation.messages).toEqual([
+      { role: 'user', content: 'list my sessions' },
+      { role: 'assistant', content: null, toolCalls: [{ id: 'c1', name: 'mcp__ds__list_sessions', arguments: '{}' }] },
+      { role: 'tool', content: 'none', toolCallId: 'c1' },
+    ])
+  })
+
+  it('counts the tools inside namespaces, offered or left out, toward the tool limit', async () => {
+    const many = Array.from({ length: 127 }, (_, k) => ({ type: k % 2 ? 'function' : 'custom', name: `t${k}` }))
+    const tools = [{ type: 'web_search' }, { type: 'namespace', name: 'n', tools: many }]
+    expect((await translate(request({ input: 'q', tools }))).omitted).toHaveLength(65)
+    await expect(translate(request({ input: 'q', tools: [...tools, { type: 'function', name: 'f' }] }))).rejects.toMatchObject({
+      code: 'invalid_request',
+      message: 'tools: 129 tools, counting those inside namespaces; at most 128',
+    })
+  })
+
   it('offers function tools; the others are left out and named; a tool_choice needing one of them is refused', async () => {
     const tools = [
       { type: 'function', name: 'f', parameters: { type: 'object' } },

@@ -1,5 +1,6 @@
 import type { BlobUpload } from '../../contract/blob-upload'
 import { ServiceError } from '../../contract/errors'
+import { SIZE_LIMITS } from '../../contract/limits'
 import type { ResponsesRequest, ToolChoiceInput, ToolInput } from '../../contract/schemas'
 import {
   type ClientMessage,
@@ -23,8 +24,8 @@ import { implicitTtlOf, type ResponsesPlace, type ResponsesSessionHeaders, respo
  * developer message, joined with a blank line, as the system prompt; the other input items as
  * neutral messages — an assistant message item and the `function_call` items after it as one
  * assistant message, each `function_call_output` as a tool message, reasoning items left out of
- * matching — and its function tools (the others, which the service cannot offer, left out and
- * named in `omitted`).
+ * matching — and its function tools, those inside namespaces under flat names (`namespaced`;
+ * the others, which the service cannot offer, left out and named in `omitted`).
  *
  * @example
  * const { translation, capsule, omitted } = responsesTranslation(body)
@@ -33,7 +34,13 @@ export async function responsesTranslation(
   body: ResponsesRequest,
   media: MediaIntake,
   references: ReadonlyMap<string, Record<string, unknown>> = new Map(),
-): Promise<{ translation: Translation; capsule: DoorRequest['capsule']; omitted: string[]; compact: boolean }> {
+): Promise<{
+  translation: Translation
+  capsule: DoorRequest['capsule']
+  omitted: string[]
+  namespaced: Map<string, NamespacedName>
+  compact: boolean
+}> {
   const all = inputItems(body, references)
   // A last compaction_trigger asks for a compaction; the newest compaction item stands for all before it.
   const compact = all.at(-1)?.type === 'compaction_trigger'
@@ -48,7 +55,7 @@ export async function responsesTranslation(
   const earlier = (await messagesOf(items.slice(0, at + 1), { field: 'input', systemMessages: 'prompt' }, media)).system
   system.unshift(...(body.instructions ? [body.instructions] : []), ...earlier)
   const threshold = body.context_management?.find((entry) => entry.type === 'compaction')?.compact_threshold
-  const { tools, omitted } = toolsOf(body.tools)
+  const { tools, omitted, namespaced } = toolsOf(body.tools)
   const toolChoice = toolChoiceOf(body.tool_choice, tools, omitted)
   const options = Object.fromEntries(
     Object.entries({ temperature: body.temperature, topP: body.top_p, maxTokens: body.max_output_tokens }).filter(
@@ -57,6 +64,7 @@ export async function responsesTranslation(
   )
   return {
     omitted,
+    namespaced,
     compact,
     capsule: at >= 0 ? { token: items[at]!.encrypted_content as string, field: `input[${at}].encrypted_content` } : null,
     translation: {
@@ -132,7 +140,12 @@ export async function messagesOf(
       continue
     }
     if (type === 'function_call') {
-      const call = { id: item.call_id as string, name: item.name as string, arguments: item.arguments as string }
+      // A call inside a namespace goes by its flat name, as the tool was offered and its call stored.
+      const name =
+        typeof item.namespace === 'string' && item.namespace !== ''
+          ? flatName({ namespace: item.namespace, name: item.name as string })
+          : (item.name as string)
+      const call = { id: item.call_id as string, name, arguments: item.arguments as string }
       const previous = messages.at(-1)
       if (joinable && previous?.role === 'assistant') {
         previous.toolCalls = [...(previous.toolCalls ?? []), call]
@@ -203,26 +216,77 @@ async function itemContent(field: string, content: unknown, media: MediaIntake):
   return contentOf(parts)
 }
 
-/** Function tools as the turn offers them; every other tool (built-in, namespace, MCP) left out, named. */
-function toolsOf(tools: ResponsesRequest['tools']): { tools: ToolInput[]; omitted: string[] } {
+/** A tool inside a `namespace` tool, as the client names it. */
+export interface NamespacedName {
+  namespace: string
+  name: string
+}
+
+/**
+ * The one name a namespaced tool goes by upstream and in the log: Codex's own flattening
+ * (`ToolName::canonical_flat_name` in codex-rs), `<namespace>__<name>`, the underscores at the
+ * join trimmed — `mcp__ds` and `list_sessions` are `mcp__ds__list_sessions`, as Claude Code
+ * names MCP tools too.
+ */
+export const flatName = ({ namespace, name }: NamespacedName) => `${namespace.replace(/_+$/, '')}__${name.replace(/^_+/, '')}`
+
+/** The turn's tools: those it offers, those it leaves out (named), and the flattened names of namespaced ones. */
+interface TurnTools {
+  tools: ToolInput[]
+  omitted: string[]
+  /** Each offered namespaced tool by its flat name (see `flatName`), to answer its calls as the client names them. */
+  namespaced: Map<string, NamespacedName>
+}
+
+/**
+ * Function tools as the turn offers them, and the function tools inside a `namespace` tool (Codex
+ * offers an MCP server's tools as one, `mcp__<server>`) each under its flat name — upstreams
+ * take no namespaces. Every other tool (built-in, custom, MCP), and a flat name another tool
+ * already has, is left out and named. Namespaces count toward the tool limit by what they hold.
+ */
+function toolsOf(tools: ResponsesRequest['tools']): TurnTools {
   const offered: ToolInput[] = []
   const omitted: string[] = []
+  const namespaced = new Map<string, NamespacedName>()
+  const offer = (tool: Record<string, unknown>, name: string) =>
+    offered.push({
+      type: 'function',
+      function: {
+        name,
+        ...(typeof tool.description === 'string' ? { description: tool.description } : {}),
+        ...(tool.parameters && typeof tool.parameters === 'object'
+          ? { parameters: tool.parameters as Record<string, unknown> }
+          : {}),
+      },
+    })
+  // Plain function tools first: a namespaced tool never takes a name the client gave another.
+  const plain = new Set(
+    (tools ?? []).flatMap((tool) => (tool.type === 'function' && typeof tool.name === 'string' ? [tool.name] : [])),
+  )
   for (const tool of tools ?? []) {
     const named = tool as Record<string, unknown>
-    if (tool.type === 'function' && typeof tool.name === 'string') {
-      offered.push({
-        type: 'function',
-        function: {
-          name: tool.name,
-          ...(typeof named.description === 'string' ? { description: named.description } : {}),
-          ...(named.parameters && typeof named.parameters === 'object'
-            ? { parameters: named.parameters as Record<string, unknown> }
-            : {}),
-        },
-      })
+    if (tool.type === 'function' && typeof tool.name === 'string') offer(named, tool.name)
+    else if (tool.type === 'namespace' && typeof tool.name === 'string' && Array.isArray(named.tools)) {
+      for (const inner of named.tools as Record<string, unknown>[]) {
+        const name = { namespace: tool.name, name: String(inner?.name ?? inner?.type) }
+        const flat = flatName(name)
+        if (inner?.type !== 'function' || typeof inner.name !== 'string' || plain.has(flat) || namespaced.has(flat))
+          omitted.push(flat)
+        else {
+          namespaced.set(flat, name)
+          offer(inner, flat)
+        }
+      }
     } else omitted.push(typeof named.server_label === 'string' ? named.server_label : (tool.name ?? tool.type))
   }
-  return { tools: offered, omitted }
+  // Offered or left out, each is in the prompt or the X-Tools-Omitted header.
+  const count = offered.length + omitted.length
+  if (count > SIZE_LIMITS.toolItems)
+    throw new ServiceError(
+      'invalid_request',
+      `tools: ${count} tools, counting those inside namespaces; at most ${SIZE_LIMITS.toolItems}`,
+    )
+  return { tools: offered, omitted, namespaced }
 }
 
 /** `tool_choice` in the turn's names; one that requires a tool left out is refused. */
@@ -256,6 +320,8 @@ export interface ResponsesDoorRequest {
   upload: BlobUpload | null
   /** Tools the service cannot offer, left out (`X-Tools-Omitted`). */
   omitted: string[]
+  /** The namespaced tools offered, by their flat names: their calls are answered in their namespace. */
+  namespaced: Map<string, NamespacedName>
   /** The input ends with a `compaction_trigger`: the request asks for a compaction. */
   compact: boolean
 }
@@ -289,7 +355,7 @@ export async function responsesRequest(
       ? await referencedItems(referenced, (ids) => lookUp(place.sessionId!, ids), blobUrl(origin, place.sessionId!))
       : undefined
   const media = new MediaIntake(origin, blobsElsewhere?.(place.sessionId) ?? null)
-  const { translation, capsule, omitted, compact } = await responsesTranslation(body, media, found)
+  const { translation, capsule, omitted, namespaced, compact } = await responsesTranslation(body, media, found)
   if (headers['x-memory'] === 'on') translation.request.memory = true
   if (place.sessionId === null && capsule)
     throw new ServiceError(
@@ -303,5 +369,5 @@ export async function responsesRequest(
     after: place.after ?? null,
     capsule,
   })
-  return { place, request, omitted, compact, upload: media.upload() }
+  return { place, request, omitted, namespaced, compact, upload: media.upload() }
 }

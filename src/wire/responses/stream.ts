@@ -69,12 +69,14 @@ export class ResponseStream implements DoorEvents {
     const index = this.outputs++
     const k = this.calls++
     const at = { item_id: itemId(this.replyId, 'call', k), output_index: index }
+    const item = (status: 'in_progress' | 'completed') => callItem(this.replyId, k, call, status, this.context.namespaced)
+    const { name } = item('completed')
     return sendAll(sse, [
       ...closing,
-      this.event('response.output_item.added', { output_index: index, item: callItem(this.replyId, k, call, 'in_progress') }),
+      this.event('response.output_item.added', { output_index: index, item: item('in_progress') }),
       this.event('response.function_call_arguments.delta', { ...at, delta: call.arguments }),
-      this.event('response.function_call_arguments.done', { ...at, name: call.name, arguments: call.arguments }),
-      this.event('response.output_item.done', { output_index: index, item: callItem(this.replyId, k, call, 'completed') }),
+      this.event('response.function_call_arguments.done', { ...at, name, arguments: call.arguments }),
+      this.event('response.output_item.done', { output_index: index, item: item('completed') }),
     ])
   }
 
