@@ -8,6 +8,7 @@ import type { BenchWorker, Params } from './client'
 import { clientHistory } from './client-history'
 import { BACKGROUND_PASS, HALF_ROUNDS, NAIVE_SIZES, NO_COMPACTION, ROUNDS, RUN, SIZES, SMALLEST, USER } from './config'
 import { eventsMeasurements } from './events'
+import { mediaMeasurements } from './media'
 import { memoryMeasurements } from './memory'
 import {
   appendsPerSecond,
@@ -317,6 +318,7 @@ export function measurementsOf(worker: BenchWorker, sessions: Sessions) {
     ...others(targets),
     ...eventsMeasurements(worker),
     ...memoryMeasurements(worker),
+    ...mediaMeasurements(worker),
   }
 }
 

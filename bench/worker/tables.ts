@@ -3,6 +3,7 @@ import { ms } from '../stats'
 import { column, growth, logEvents, median, medianRatio, n, p95, ratio, timing, viewEvents } from './columns'
 import { LARGEST, NAIVE_SIZES, ROUNDS, SIZES, SMALLEST } from './config'
 import type { MeasurementName } from './measurements'
+import { MEDIA_TABLES } from './media'
 import { MEMORY_TABLES } from './memory'
 import type { FirstBytePath } from './over-http'
 import type { Column, Key, MeasuredTable, Results } from './runner'
@@ -577,6 +578,7 @@ export const TABLES: Table[] = [
       ]),
   },
   ...MEMORY_TABLES,
+  ...MEDIA_TABLES,
   {
     title: 'Worker bundle (wrangler deploy --dry-run)',
     measure: ['bundle'],
