@@ -9,15 +9,14 @@
  */
 import { type Context, Hono } from 'hono'
 import { sign } from 'hono/jwt'
-import { defaultEstimator } from '../src/core'
+import { contentOf, defaultEstimator, newMessageEvent, type Part } from '../src/core'
 import { decodeBase64, encodeBase64 } from '../src/core/media/base64'
 import { sha256Hex } from '../src/core/media/sha256'
-import { imageTokens } from '../src/core/media/tokens'
 import { app } from '../src/http/app'
 import { sessionStub } from '../src/object/address'
 import { MediaIntake } from '../src/wire/media'
 import type { RowCounts } from '../test/support/row-counts'
-import { RESENT_IMAGE, screenshotPng, TEN_IMAGE } from './media-images'
+import { RESENT_IMAGE, screenshotPng, TEN_IMAGE, withNote } from './media-images'
 import { type Measured, message } from './shared'
 
 type BenchContext = Context<{ Bindings: Env }>
@@ -136,32 +135,53 @@ async function resendTurn(c: BenchContext, session: string, kind: ResendKind, tu
 
 // ── ten images in one turn, against text of the same tokens ──────────────────────────────
 
-/** The tokens of one of the ten images, by the rule the native API counts it with (Anthropic's: no `detail`). */
-const TEN_IMAGE_TOKENS = imageTokens(TEN_IMAGE, 'anthropic')
-const OPENING = 'Ten screenshots of the rollout dashboard, one per region:'
+const OPENING = { type: 'text' as const, text: 'Ten screenshots of the rollout dashboard, one per region:' }
 
-/** Text of at least `tokens` estimated tokens (the benchmark's sentences, numbered from `from`). */
+/** A user message's estimate, made as the service makes it (see `newMessageEvent`): its text's, its images' by their rule. */
+const messageTokens = (parts: Part[]) =>
+  newMessageEvent({ id: 'x', timestamp: '', message: { role: 'user', content: contentOf(parts) } }, defaultEstimator).tokens
+
+/** The ten images' message as it is stored and estimated (no `detail`: Anthropic's rule, 1,366 tokens each). */
+const TEN_TOKENS = messageTokens([
+  OPENING,
+  ...Array.from({ length: 10 }, () => ({
+    type: 'image' as const,
+    mediaType: 'image/png',
+    blob: `sha256:${'0'.repeat(64)}`,
+    bytes: 200_000,
+    width: TEN_IMAGE.width,
+    height: TEN_IMAGE.height,
+  })),
+])
+
+/** The opening and text making a message of `tokens` estimated tokens (the benchmark's sentences, numbered from `from`). */
 function textOfTokens(tokens: number, from: number): string {
-  const sentences: string[] = []
-  let total = 0
-  for (let i = from; total < tokens; i++) {
-    const sentence = message(i)
-    sentences.push(sentence)
-    total += defaultEstimator.count(`${sentence} `)
+  const sentences = Array.from({ length: Math.ceil(tokens / 4) }, (_, i) => message(from + i))
+  const tokensOf = (text: string) => messageTokens([OPENING, { type: 'text', text }])
+  // The fewest sentences reaching the estimate, then words off the end while over it.
+  let [low, high] = [0, sentences.length]
+  while (low < high) {
+    const mid = Math.floor((low + high) / 2)
+    if (tokensOf(sentences.slice(0, mid).join(' ')) >= tokens) high = mid
+    else low = mid + 1
   }
-  let text = sentences.join(' ')
-  while (defaultEstimator.count(text) > tokens) text = text.slice(0, text.lastIndexOf(' '))
+  let text = sentences.slice(0, low).join(' ')
+  while (tokensOf(text) > tokens) text = text.slice(0, text.lastIndexOf(' '))
   return text
+}
+
+/** Ten screenshots, made once in this isolate; each turn's are these with a note of its own (see `withNote`). */
+let ten: Promise<Uint8Array[]> | undefined
+const tenImages = () => {
+  ten ??= Promise.all(Array.from({ length: 10 }, () => screenshotPng(TEN_IMAGE.width, TEN_IMAGE.height, TEN_IMAGE.noiseRows)))
+  return ten
 }
 
 /** A new turn's content: the opening and ten new images, or the opening and text of the images' tokens. */
 async function tenContent(mode: 'images' | 'text', round: number): Promise<unknown[]> {
-  const opening = { type: 'text', text: OPENING }
-  if (mode === 'text') return [opening, { type: 'text', text: textOfTokens(10 * TEN_IMAGE_TOKENS, round * 1000) }]
-  const images = await Promise.all(
-    Array.from({ length: 10 }, () => screenshotPng(TEN_IMAGE.width, TEN_IMAGE.height, TEN_IMAGE.noiseRows)),
-  )
-  return [opening, ...images.map((png) => ({ type: 'image', mediaType: 'image/png', data: encodeBase64(png) }))]
+  if (mode === 'text') return [OPENING, { type: 'text', text: textOfTokens(TEN_TOKENS, round * 1000) }]
+  const images = (await tenImages()).map((png, i) => withNote(png, `turn ${round}, image ${i}, ${crypto.randomUUID()}`))
+  return [OPENING, ...images.map((png) => ({ type: 'image', mediaType: 'image/png', data: encodeBase64(png) }))]
 }
 
 /**

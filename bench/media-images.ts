@@ -77,6 +77,16 @@ export async function screenshotPng(width: number, height: number, noiseRows: nu
   ])
 }
 
+/**
+ * The same image with a `tEXt` chunk (`Comment`: `note`) before its end: other bytes (another
+ * SHA-256, so stored anew), the same pixels, made in microseconds — a turn's new images are made
+ * without the garbage of making their pixels, which would be collected during the timed turn.
+ */
+export function withNote(png: Uint8Array, note: string): Uint8Array {
+  const end = png.byteLength - 12 // IEND: length, type, no data, CRC
+  return concat([png.subarray(0, end), ...chunk('tEXt', ascii(`Comment\0${note}`)), png.subarray(end)])
+}
+
 /** The image a client resends on every turn: a 1280×800 screenshot of about 1 MB. */
 export const RESENT_IMAGE = { width: 1280, height: 800, noiseRows: 270 } as const
 /** Each of the ten images of one turn: 1280×800 screenshots of about 190 KB. */
