@@ -16,7 +16,7 @@ import { app } from '../src/http/app'
 import { sessionStub } from '../src/object/address'
 import { MediaIntake } from '../src/wire/media'
 import type { RowCounts } from '../test/support/row-counts'
-import { RESENT_IMAGE, screenshotPng, TEN_IMAGE, withNote } from './media-images'
+import { RESENT_IMAGE, screenshotPng, TEN_IMAGE, TEN_SMALL_NOISE_ROWS, withNote } from './media-images'
 import { type Measured, message } from './shared'
 
 type BenchContext = Context<{ Bindings: Env }>
@@ -112,14 +112,15 @@ const histories = new Map<string, unknown[]>()
 /**
  * Turn `turn` of a conversation through the Messages door: the client's whole history and its new
  * message (the first turn: the opening messages), timed in the Worker around the app; the
- * object's rows meanwhile, and its database's size before and after.
+ * object's rows meanwhile, and its database's size before and after. `tag`: the model's tag, so
+ * that the fake upstream keeps what the turn sent it.
  */
-async function resendTurn(c: BenchContext, session: string, kind: ResendKind, turn: number): Promise<Measured> {
+async function resendTurn(c: BenchContext, session: string, kind: ResendKind, turn: number, tag: string): Promise<Measured> {
   if (turn === 0) histories.set(session, await firstMessages(kind))
   const history = histories.get(session)
   if (!history) throw new Error(`no history for ${session}: its turns must start at 0 in this isolate`)
   if (turn > 0) history.push({ role: 'user', content: message(turn) })
-  const body = JSON.stringify({ model: 'echo', max_tokens: 1024, messages: history })
+  const body = JSON.stringify({ model: tag ? `echo#${tag}` : 'echo', max_tokens: 1024, messages: history })
   const object = sessionOf(c, session)
   const before = await object.databaseSize()
   const request = await requestOf(c, 'POST', '/v1/messages', body, { 'X-Session-Id': session, 'anthropic-version': '2023-06-01' })
@@ -170,17 +171,22 @@ function textOfTokens(tokens: number, from: number): string {
   return text
 }
 
-/** Ten screenshots, made once in this isolate; each turn's are these with a note of its own (see `withNote`). */
-let ten: Promise<Uint8Array[]> | undefined
-const tenImages = () => {
-  ten ??= Promise.all(Array.from({ length: 10 }, () => screenshotPng(TEN_IMAGE.width, TEN_IMAGE.height, TEN_IMAGE.noiseRows)))
-  return ten
+/** The turns compared: ten screenshots of ~0.2 MB, ten of the same pixels and ~20 KB (flat ones), text of the same tokens. */
+type TenMode = 'images' | 'small' | 'text'
+
+/** Ten screenshots of each size, made once in this isolate; each turn's are these with a note of its own (see `withNote`). */
+const tens = new Map<TenMode, Promise<Uint8Array[]>>()
+function tenImages(mode: TenMode): Promise<Uint8Array[]> {
+  const noiseRows = mode === 'small' ? TEN_SMALL_NOISE_ROWS : TEN_IMAGE.noiseRows
+  if (!tens.has(mode))
+    tens.set(mode, Promise.all(Array.from({ length: 10 }, () => screenshotPng(TEN_IMAGE.width, TEN_IMAGE.height, noiseRows))))
+  return tens.get(mode)!
 }
 
 /** A new turn's content: the opening and ten new images, or the opening and text of the images' tokens. */
-async function tenContent(mode: 'images' | 'text', round: number): Promise<unknown[]> {
+async function tenContent(mode: TenMode, round: number): Promise<unknown[]> {
   if (mode === 'text') return [OPENING, { type: 'text', text: textOfTokens(TEN_TOKENS, round * 1000) }]
-  const images = (await tenImages()).map((png, i) => withNote(png, `turn ${round}, image ${i}, ${crypto.randomUUID()}`))
+  const images = (await tenImages(mode)).map((png, i) => withNote(png, `turn ${round}, image ${i}, ${crypto.randomUUID()}`))
   return [OPENING, ...images.map((png) => ({ type: 'image', mediaType: 'image/png', data: encodeBase64(png) }))]
 }
 
@@ -189,7 +195,7 @@ async function tenContent(mode: 'images' | 'text', round: number): Promise<unkno
  * together; the sessions deleted after, untimed. `tag`: the model's tag, so that the fake
  * upstream keeps what the turn sent it (see the upstream's share in bench/worker/media.ts).
  */
-async function tenTurns(c: BenchContext, mode: 'images' | 'text', round: number, batch: number, tag: string): Promise<Measured> {
+async function tenTurns(c: BenchContext, mode: TenMode, round: number, batch: number, tag: string): Promise<Measured> {
   const turns = []
   for (let b = 0; b < batch; b++) {
     const session = `ten-${mode}-${query(c, 'run')}-${round}-${b}`
@@ -242,9 +248,9 @@ async function intakeStep(step: IntakeStep, batch: number): Promise<Measured> {
 /** The media routes of the bench Worker. */
 export const mediaBench = new Hono<{ Bindings: Env }>()
   .get('/resend', async (c) =>
-    c.json(await resendTurn(c, query(c, 'session'), query(c, 'kind') as ResendKind, numberOf(c, 'turn'))),
+    c.json(await resendTurn(c, query(c, 'session'), query(c, 'kind') as ResendKind, numberOf(c, 'turn'), query(c, 'tag'))),
   )
   .get('/ten', async (c) =>
-    c.json(await tenTurns(c, query(c, 'mode') as 'images' | 'text', numberOf(c, 'round'), numberOf(c, 'batch'), query(c, 'tag'))),
+    c.json(await tenTurns(c, query(c, 'mode') as TenMode, numberOf(c, 'round'), numberOf(c, 'batch'), query(c, 'tag'))),
   )
   .get('/intake', async (c) => c.json(await intakeStep(query(c, 'step') as IntakeStep, numberOf(c, 'batch'))))

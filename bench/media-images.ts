@@ -91,5 +91,7 @@ export function withNote(png: Uint8Array, note: string): Uint8Array {
 export const RESENT_IMAGE = { width: 1280, height: 800, noiseRows: 270 } as const
 /** Each of the ten images of one turn: 1280×800 screenshots of about 190 KB. */
 export const TEN_IMAGE = { width: 1280, height: 800, noiseRows: 50 } as const
+/** Noise rows of a flat screenshot of the same size: about 20 KB. */
+export const TEN_SMALL_NOISE_ROWS = 5
 /** Each of the four images of a 32 MiB request: 2560×1600, about 5.9 MB (7.8 MiB of base64). */
 export const LARGE_IMAGE = { width: 2560, height: 1600, noiseRows: 800 } as const

@@ -31,10 +31,16 @@ const INTAKE: Record<string, string> = {
   hash: 'of which the SHA-256 (Web Crypto)',
   encode: 'the prompt’s copy: the bytes encoded back to base64 for the upstream',
 }
+/** The ten-image turns and the text turn they are compared with (bench/media-entry.ts's TEN_MODES). */
+const TEN: Record<string, string> = {
+  images: 'ten images (1280×800 PNGs of ~0.2 MB: screenshots) and a line of text',
+  small: 'ten images of the same size in pixels, ~20 KB each (flat screenshots)',
+  text: 'the line and text of the same estimated tokens',
+}
 /** Turns of ten images timed together a sample, each in a session of its own. */
 const TEN_BATCH = 3
 const TEN_ROUNDS = Math.max(5, Math.floor(ROUNDS / 2))
-const PEAK_ROUNDS = 3
+const PEAK_ROUNDS = 5
 
 // ── the memory of a 32 MiB request, read from outside ─────────────────────────────────────
 
@@ -85,7 +91,13 @@ const summed = (pids: number[], key: 'VmRSS' | 'VmHWM') => pids.reduce((sum, pid
  * each one's high-water mark is reset to its resident set before the request (Linux's
  * `clear_refs` 5), and read after it; the growth is the peak above what it held before.
  */
-async function peakOf(worker: BenchWorker, path: string, body: string, headers: Record<string, string>): Promise<Measured> {
+async function peakOf(
+  worker: BenchWorker,
+  path: string,
+  body: string,
+  headers: Record<string, string>,
+  status = 200,
+): Promise<Measured> {
   const { worker: pids, others } = workerdProcesses()
   if (pids.length === 0) throw new Error('the Worker’s workerd process was not found')
   const before = { worker: summed(pids, 'VmRSS'), others: summed(others, 'VmRSS') }
@@ -98,7 +110,7 @@ async function peakOf(worker: BenchWorker, path: string, body: string, headers: 
   })
   const text = await response.text()
   const time = performance.now() - started
-  if (!response.ok) throw new Error(`${path}: ${response.status} ${text.slice(0, 300)}`)
+  if (response.status !== status) throw new Error(`${path}: ${response.status} ${text.slice(0, 300)}`)
   const MB = 1024 * 1024
   return {
     samples: [(summed(pids, 'VmHWM') - before.worker) / MB],
@@ -115,6 +127,7 @@ async function peakOf(worker: BenchWorker, path: string, body: string, headers: 
 /** The requests whose memory is read: a Messages request and `/turns` near 32 MiB, and a small turn for scale. */
 const PEAK: Record<string, string> = {
   messages: 'a Messages request, four 2560×1600 PNGs of 5.9 MB in its user message',
+  read: 'the same body refused once read and parsed (no session named): the reading alone',
   turns: '`/turns`, the same four images',
   placeholder: '`/turns`, the same, `images: "placeholder"` (no image in the model request)',
   small: 'a `/turns` text turn of a line, for scale',
@@ -136,19 +149,29 @@ async function peakSample(worker: BenchWorker, kind: Key, round: number): Promis
   const images = await fourImages()
   const text = { type: 'text', text: 'What changed between these four screenshots?' }
   let measured: Measured
-  if (kind === 'messages') {
+  if (kind === 'messages' || kind === 'read') {
     const blocks = images.map((data) => ({ type: 'image', source: { type: 'base64', media_type: 'image/png', data } }))
     const body = JSON.stringify({ model: 'echo', max_tokens: 1024, messages: [{ role: 'user', content: [text, ...blocks] }] })
-    measured = await peakOf(worker, '/v1/messages', body, { 'X-Session-Id': session, 'anthropic-version': '2023-06-01' })
+    const named: Record<string, string> = kind === 'messages' ? { 'X-Session-Id': session } : {}
+    measured = await peakOf(
+      worker,
+      '/v1/messages',
+      body,
+      { ...named, 'anthropic-version': '2023-06-01' },
+      kind === 'read' ? 400 : 200,
+    )
   } else {
     const parts = images.map((data) => ({ type: 'image', mediaType: 'image/png', data }))
     const content = kind === 'small' ? 'A line of text.' : [text, ...parts]
     const body = JSON.stringify({ content, ...(kind === 'placeholder' ? { images: 'placeholder' } : {}) })
     measured = await peakOf(worker, `/v1/sessions/${session}/turns`, body, {})
   }
-  await worker.api('DELETE', `/v1/sessions/${session}`)
+  if (kind !== 'read') await worker.api('DELETE', `/v1/sessions/${session}`)
   return measured
 }
+
+/** A resending conversation's session. */
+const resendSession = (kind: Key) => `resend-${String(kind).replace(' ', '-')}-${RUN}`
 
 export function mediaMeasurements(worker: BenchWorker) {
   /** The body each ten-image turn's model call carried, captured once a mode (a tagged turn, untimed). */
@@ -164,8 +187,30 @@ export function mediaMeasurements(worker: BenchWorker) {
     mediaResend: {
       rounds: TURNS,
       keys: Object.keys(RESEND),
+      // The last turn's model request kept by the fake upstream (its tag), for the model call's share.
       sample: (kind, turn) =>
-        worker.bench('media/resend', { user: USER, session: `resend-${kind}-${RUN}`.replace(' ', '-'), kind, turn }),
+        worker.bench('media/resend', {
+          user: USER,
+          session: resendSession(kind),
+          kind,
+          turn,
+          tag: turn === TURNS - 1 ? `${resendSession(kind)}-last` : '',
+        }),
+    },
+    mediaResendUpstream: {
+      rounds: ROUNDS,
+      keys: Object.keys(RESEND),
+      setup: async (kind) => {
+        const tag = `${resendSession(kind)}-last`
+        const [request] = (await (await fetch(`${worker.upstreamUrl}/__requests?tag=${tag}`)).json()) as { body: object }[]
+        upstreamBodies.set(`resend ${kind}`, { ...request!.body, model: 'echo' })
+      },
+      sample: (kind) =>
+        worker.bench(
+          'upstream-bare',
+          { user: USER, session: `media-bare-${RUN}`, batch: 5 },
+          { body: upstreamBodies.get(`resend ${kind}`) },
+        ),
     },
     mediaIntake: {
       rounds: ROUNDS,
@@ -174,12 +219,12 @@ export function mediaMeasurements(worker: BenchWorker) {
     },
     mediaTen: {
       rounds: TEN_ROUNDS,
-      keys: ['images', 'text'],
+      keys: Object.keys(TEN),
       sample: (mode, round) => worker.bench('media/ten', { user: USER, mode, round, batch: TEN_BATCH, run: RUN }),
     },
     mediaTenUpstream: {
       rounds: TEN_ROUNDS,
-      keys: ['images', 'text'],
+      keys: Object.keys(TEN),
       setup: captureBody,
       sample: (mode) =>
         worker.bench('upstream-bare', { user: USER, session: `media-bare-${RUN}`, batch: 5 }, { body: upstreamBodies.get(mode) }),
@@ -204,20 +249,25 @@ const turnsOf = (results: Results, kind: Key) => results.each('mediaResend', kin
 /** The turns after the first. */
 const laterTurns = (results: Results, kind: Key) => turnsOf(results, kind).slice(1)
 
-/** The largest per-turn ratio of a conversation's rows to its text conversation's at the same turn (turns after the first). */
-function worstRowRatio(results: Results, kind: string, which: 'rowsRead' | 'rowsWritten'): string {
-  const against = RESEND[kind]!.against!
-  const text = turnsOf(results, against)
+/**
+ * A conversation's rows against its text conversation's at the same turn (turns after the first):
+ * the median of the per-turn ratios, and the largest with its turn and both counts.
+ */
+function rowRatios(results: Results, kind: string, which: 'rowsRead' | 'rowsWritten'): string {
+  const text = turnsOf(results, RESEND[kind]!.against!)
   const ratios = turnsOf(results, kind)
-    .map((turn, t) => (t === 0 ? 0 : turn.rows![which] / Math.max(1, text[t]!.rows![which])))
+    .map((turn, t) => ({ t, ours: turn.rows![which], theirs: text[t]!.rows![which] }))
     .slice(1)
-  return `${Math.max(...ratios).toFixed(2)}×`
+    .map((turn) => ({ ...turn, ratio: turn.ours / Math.max(1, turn.theirs) }))
+  const worst = ratios.reduce((a, b) => (b.ratio > a.ratio ? b : a))
+  const sum = (side: 'ours' | 'theirs') => ratios.reduce((total, turn) => total + turn[side], 0)
+  return `${ratio(sum('ours'), sum('theirs'))} in all, a turn's median ${middle(ratios.map((turn) => turn.ratio)).toFixed(2)}×, at most ${worst.ratio.toFixed(2)}× (turn ${worst.t + 1}: ${worst.ours} against ${worst.theirs})`
 }
 
 export const MEDIA_TABLES: MeasuredTable<MeasurementName>[] = [
   {
     title: `A Messages client resending its whole history on each of ${TURNS} turns, the same ~1 MB image in it (a 1280×800 PNG of 1.04 MB), against the same conversation in text (through the whole app in workerd, one turn a sample, the conversations interleaved turn by turn; the database's size and rows are the session object's)`,
-    measure: ['mediaResend'],
+    measure: ['mediaResend', 'mediaResendUpstream'],
     columns: [
       column('conversation', (kind) => RESEND[kind as string]!.label),
       column('turn 1: time', (kind, r) => ms(turnsOf(r, kind)[0]!.samples[0]!)),
@@ -240,6 +290,7 @@ export const MEDIA_TABLES: MeasuredTable<MeasurementName>[] = [
         const written = laterTurns(r, kind).map((m) => m.rows!.rowsWritten)
         return `${middle(written)} / ${Math.max(...written)}`
       }),
+      median(`the model call alone (turn ${TURNS}'s request)`, 'mediaResendUpstream'),
       column('database after', (kind, r) => MB(turnsOf(r, kind).at(-1)!.counts!.size!)),
       column(
         'blobs / chunk rows',
@@ -251,7 +302,7 @@ export const MEDIA_TABLES: MeasuredTable<MeasurementName>[] = [
       .filter(([, { against }]) => against)
       .flatMap(([kind, { against }]) => [
         (r: Results) =>
-          `${kind} ÷ ${against}, turn by turn over turns 2–${TURNS}: rows read at most ${worstRowRatio(r, kind, 'rowsRead')}, rows written at most ${worstRowRatio(r, kind, 'rowsWritten')} (target: rows read within 1.2×); the database ${MB(turnsOf(r, kind).at(-1)!.counts!.size! - turnsOf(r, against!).at(-1)!.counts!.size!)} larger after ${TURNS} turns (the image is ${MB(1_041_422)}); time ${ratio(mean(laterTurns(r, kind).map((m) => m.samples[0]!)), mean(laterTurns(r, against!).map((m) => m.samples[0]!)))} (means)`,
+          `${kind} ÷ ${against}, turn by turn over turns 2–${TURNS}: rows read ${rowRatios(r, kind, 'rowsRead')}; rows written ${rowRatios(r, kind, 'rowsWritten')} (target: rows read within 1.2×); the database ${MB(turnsOf(r, kind).at(-1)!.counts!.size! - turnsOf(r, against!).at(-1)!.counts!.size!)} larger after ${TURNS} turns (the image is ${MB(turnsOf(r, kind).at(-1)!.counts!.bytes!)}); time ${ratio(mean(laterTurns(r, kind).map((m) => m.samples[0]!)), mean(laterTurns(r, against!).map((m) => m.samples[0]!)))} (means)`,
       ]),
   },
   {
@@ -261,10 +312,10 @@ export const MEDIA_TABLES: MeasuredTable<MeasurementName>[] = [
     columns: [column('step', (step) => INTAKE[step as string]!), median('median', 'mediaIntake'), p95('mediaIntake')],
   },
   {
-    title: `A /turns turn whose user message carries ten new images (1280×800 PNGs of ~0.2 MB each) against a turn whose text has the same estimated tokens, each the first turn of a session of its own (through the whole app in workerd, ${TEN_BATCH} a sample); the upstream's share set aside by timing the same model request (the very body the turn sent, captured at the fake upstream) from the session object alone and taking it off`,
+    title: `A /turns turn whose user message carries ten new images against a turn whose text has the same estimated tokens, each the first turn of a session of its own (through the whole app in workerd, ${TEN_BATCH} a sample); the upstream's share set aside by timing the same model request (the very body the turn sent, captured at the fake upstream) from the session object alone and taking it off`,
     measure: [['mediaTen', 'mediaTenUpstream']],
     columns: [
-      column('turn', (mode) => (mode === 'images' ? 'ten images and a line of text' : 'the line and text of the same tokens')),
+      column('turn', (mode) => TEN[mode as string]!),
       column('request body', (mode, r) => MB(r.counts('mediaTen', mode).bodyBytes!)),
       column('prompt tokens (the turn’s estimate)', (mode, r) => n(r.countMedian('mediaTen', mode, 'promptTokens'))),
       median('whole turn median', 'mediaTen'),
@@ -279,7 +330,8 @@ export const MEDIA_TABLES: MeasuredTable<MeasurementName>[] = [
     notes: [
       (r) => {
         const aside = (mode: string) => r.median('mediaTen', mode) - r.median('mediaTenUpstream', mode)
-        return `ten images ÷ text, the model call aside: ${ratio(aside('images'), aside('text'))} (target ≤ 1.2×); whole turns ${ratio(r.median('mediaTen', 'images'), r.median('mediaTen', 'text'))}`
+        const whole = (mode: string) => ratio(r.median('mediaTen', mode), r.median('mediaTen', 'text'))
+        return `ten images ÷ text, the model call aside: ${ratio(aside('images'), aside('text'))} (target ≤ 1.2×); whole turns ${whole('images')}; the ~20 KB images ${ratio(aside('small'), aside('text'))}, whole turns ${whole('small')}`
       },
     ],
   },
