@@ -67,7 +67,22 @@ export default defineConfig({
       {
         plugins: [
           // A small MEMORY_MAX_FILES, so that a test reaches it (the default, 1,000, is the benchmark's).
-          withUpstream({ MODEL_TIMEOUT_MS: '2000', MODEL_CONTEXT_TOKENS: '{"echo#small": 2048}', MEMORY_MAX_FILES: '40' }),
+          // The agent loops' models: the window the issue proves them in (32k), and a small one.
+          withUpstream({
+            MODEL_TIMEOUT_MS: '2000',
+            MODEL_CONTEXT_TOKENS: JSON.stringify({
+              'echo#small': 2048,
+              'loop-300#turns': 32768,
+              'loop-300#chat': 32768,
+              'loop-300#messages': 32768,
+              'loop-300#responses': 32768,
+              'loop-120#small': 8192,
+              'loop-120#chat-small': 8192,
+              'loop-120#messages-small': 8192,
+              'loop-120#responses-small': 8192,
+            }),
+            MEMORY_MAX_FILES: '40',
+          }),
         ],
         test: {
           ...workers,

@@ -5,10 +5,23 @@
  */
 export { absorb, type Calibration, RATIO_BOUNDS, UNCALIBRATED } from './calibration'
 export {
+  type ClearingPlan,
+  type ClearToolResults,
+  clearedById,
+  clearedEntry,
+  clearedEvent,
+  clearedMessage,
+  clearedNotice,
+  DEFAULT_CLEARING,
+  planClearing,
+  viewEvents,
+} from './clearing'
+export {
   type CompactDeps,
   type CompactionResult,
   type CompactRequest,
   compact,
+  inTurnNote,
   passDue,
   type Strategy,
   type UnchangedReason,

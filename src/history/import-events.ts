@@ -130,10 +130,11 @@ function namesOf(event: ImportEvent): [string, 'MESSAGE' | 'COMPACTION'][] {
     case 'PINS':
       return messages([...event.pins.pin, ...event.pins.unpin])
     default: {
-      const { pinned, summary, preserved, held = [], undoes } = event.boundary
+      const { pinned, summary, preserved, held = [], undoes, cleared = [] } = event.boundary
       const to = event.type === 'REWIND' && event.rewind.to !== null ? [event.rewind.to] : []
       const pass: [string, 'COMPACTION'][] = undoes ? [[undoes, 'COMPACTION']] : []
-      return [...messages([...pinned, ...summary, ...preserved, ...held, ...to]), ...pass]
+      const clearedIds = cleared.map((entry) => entry.eventId)
+      return [...messages([...pinned, ...summary, ...preserved, ...held, ...clearedIds, ...to]), ...pass]
     }
   }
 }

@@ -26,14 +26,14 @@ export function* openAIViewMessages(
 
   const responses: { at: number; index: number; id: string }[] = []
   let i = 0
-  for (const event of view.eventsOf(seqsOf(toolAt))) {
+  for (const event of view.shownEventsOf(seqsOf(toolAt))) {
     const at = toolAt[i++]!
     for (const [index, response] of (event.message.toolResponses ?? []).entries()) responses.push({ at, index, id: response.id })
   }
   const placement = new ResultPlacement(responses, { newestStart: newestTurnStartOf(columns), open: true })
 
   i = 0
-  for (const event of view.eventsOf(seqsOf(otherAt))) {
+  for (const event of view.shownEventsOf(seqsOf(otherAt))) {
     const at = otherAt[i++]!
     // The system prompt is never repeated: it is given first, or not at all (an inline one is in place).
     for (const message of openAIMessagesOf(event, { media })) yield json(message)
@@ -42,7 +42,7 @@ export function* openAIViewMessages(
     const sources = [...new Set(placed.flatMap((p) => (p.from ? [p.from.at] : [])))].sort((a, b) => a - b)
     const stored = new Map<number, (typeof event)['message']>()
     let s = 0
-    for (const source of view.eventsOf(seqsOf(sources))) stored.set(sources[s++]!, source.message)
+    for (const source of view.shownEventsOf(seqsOf(sources))) stored.set(sources[s++]!, source.message)
     for (const { id, from } of placed) {
       const data = from ? stored.get(from.at)!.toolResponses![from.index]!.data : NO_RESULT
       yield json({ role: 'tool', tool_call_id: id, content: openAIContent(data, media) })

@@ -71,7 +71,7 @@ function* viewJson(
   pinned: PinnedSeqs,
 ): Generator<string> {
   yield* jsonObject<ViewJson>({
-    events: jsonArray(pinnedEach(view.jsonOf(seqs), seqs, pinned)),
+    events: jsonArray(pinnedEach(view.shownJsonOf(seqs), seqs, pinned)),
     tokens: json(counters.tokens),
     turns: json(counters.turns),
     version: json(counters.version),
@@ -81,14 +81,16 @@ function* viewJson(
 /** A CompactionResult, its events written from storage. */
 function compactionJson(view: ViewCache, result: CompactionResult, pins: PinnedSeqs): Generator<string> {
   const events = (seqs: Int32Array, keep?: number) => jsonArray(pinnedEach(view.jsonOf(seqs, keep), seqs, pins))
+  // What the pass kept is shown as the view shows it (cleared messages cleared); what it covered, as stored.
+  const shown = (seqs: Int32Array) => jsonArray(pinnedEach(view.shownJsonOf(seqs), seqs, pins))
   return jsonObject<CompactionResultJson>({
     unchanged: json(result.unchanged),
     reason: json(result.reason),
     // Covered events left the view: nothing to keep them in memory for.
     covered: events(result.covered, 0),
-    pinned: events(result.pinned),
+    pinned: shown(result.pinned),
     summary: jsonArray(result.summary.map((event) => eventJson(event, pins))),
-    preserved: events(result.preserved),
+    preserved: shown(result.preserved),
     tokensEstimatedSaved: json(result.tokensEstimatedSaved),
     boundary: result.boundary === null ? 'null' : eventJson(result.boundary, pins),
     version: json(result.version),

@@ -76,7 +76,7 @@ export function runStep(input: StepInput, request: StepRequest, deps: TurnDeps):
     const caller = new StepCaller(step, request, deps, reached)
     const first = await callFitted(step, caller, deps)
     const result = await recordStep(step, { caller, ...first }, deps, {
-      recall: request.recall === true,
+      recall: caller.recallOffered,
       memory: request.memory === true,
       idempotency: input.idempotency,
     })

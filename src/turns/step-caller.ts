@@ -1,11 +1,11 @@
 import { toOpenAIMessages } from '../contract/openai-messages'
 import type { ToolInput } from '../contract/schemas'
 import type { PromptFitReport } from '../contract/turn-result'
-import { allSeqs, isServiceCall, type NewMessageEvent, type ToolCall, textOf } from '../core'
+import { allSeqs, clearedById, isServiceCall, type NewMessageEvent, type ToolCall, textOf, viewEvents } from '../core'
 import { MEMORY_DEFINITION, withMemoryInstruction } from '../memory'
 import { type ChatReply, toServiceError, UpstreamError } from '../models/port'
 import { CallIds } from './call-ids'
-import { fitPrompt, overflow, planFit } from './fit-prompt'
+import { fitPrompt, offersRecall, overflow, planFit } from './fit-prompt'
 import { promptMedia } from './prompt-media'
 import { RECALL_DEFINITION } from './recall'
 import type { TurnDeps } from './session'
@@ -45,18 +45,26 @@ export class StepCaller {
     return this.request.memory === true && this.deps.memory !== undefined
   }
 
+  /** Whether the calls offer `recall_history`: the request turned it on, or the view shows what only recall brings back. */
+  recallOffered = false
+
   /** The tools sent: the client's, and the service's own the request turned on unless `own` is false (the last round's call). */
   private tools(own: boolean): ToolInput[] | undefined {
-    const service = own ? [...(this.request.recall ? [RECALL_DEFINITION] : []), ...(this.memory ? [MEMORY_DEFINITION] : [])] : []
+    const service = own ? [...(this.recallOffered ? [RECALL_DEFINITION] : []), ...(this.memory ? [MEMORY_DEFINITION] : [])] : []
     return service.length > 0 ? [...(this.request.tools ?? []), ...service] : this.request.tools
   }
 
   /** One call with the view, the step's events and `extra` (the service's tool rounds); its own tools offered unless `own` is false. */
   async call(extra: NewMessageEvent[] = [], own = true): Promise<ChatReply> {
     const { step, request, deps } = this
-    const view = await deps.session.readEvents(allSeqs((await deps.session.readView()).view))
+    const snapshot = await deps.session.readView()
+    // The view as the model is shown it: what a clearing cleared, cleared (the same bytes every time).
+    const view = viewEvents(await deps.session.readEvents(allSeqs(snapshot.view)), clearedById(snapshot.cleared))
     const stepSystem = step.systemEvent ? textOf(step.systemEvent.message.content) : undefined
-    const stored = stepSystem ?? (await deps.session.promptState())?.latestSystem?.content ?? null
+    const state = await deps.session.promptState()
+    // Decided at the step's first call, kept for its rounds: a cleared result is recalled by id.
+    this.recallOffered ||= offersRecall(step, state)
+    const stored = stepSystem ?? state?.latestSystem?.content ?? null
     // Told once, in the system prompt, to look at its memory first (as Anthropic's API tells it).
     const system = this.memory ? withMemoryInstruction(stored) : stored
     this.ids = this.newIds()

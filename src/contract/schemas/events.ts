@@ -117,6 +117,24 @@ export const AppendRequestSchema = z
   })
   .openapi('AppendRequest')
 
+export const ClearedEntrySchema = z
+  .strictObject({
+    eventId: z.string().openapi({ description: 'The message cleared in the view (the log keeps it whole).' }),
+    callIds: z.array(z.string()).min(1).openapi({ description: 'The calls whose results (or arguments) it clears.' }),
+    inputs: z
+      .boolean()
+      .openapi({ description: 'True: an assistant message’s arguments to those calls; false: a tool message’s results.' }),
+    tokens: z.int().min(0).openapi({ description: 'The message’s tokens as the view shows it.' }),
+    callTokens: z
+      .array(z.int().min(0))
+      .openapi({ description: 'Each call’s result (or arguments) tokens before, as its notice says.' }),
+  })
+  .superRefine((entry, ctx) => {
+    if (entry.callTokens.length !== entry.callIds.length)
+      ctx.addIssue({ code: 'custom', path: ['callTokens'], message: 'must hold one count per call id' })
+  })
+  .openapi('ClearedEntry')
+
 export const BoundarySchema = z
   .object({
     pinned: z.array(z.string()),
@@ -130,6 +148,14 @@ export const BoundarySchema = z
       .openapi({ description: 'The view’s tokens before the pass (boundaries written since they are recorded).' }),
     tokensAfter: z.int().optional().openapi({ description: 'The view’s tokens after the pass.' }),
     undoes: z.string().optional().openapi({ description: 'An undo’s: the pass it takes back (its view is the one without it).' }),
+    held: z
+      .array(z.string())
+      .optional()
+      .openapi({ description: 'Those of `pinned` there because of a pin (not the system message, the preamble or a summary).' }),
+    cleared: z
+      .array(ClearedEntrySchema)
+      .optional()
+      .openapi({ description: 'The messages of the view a clearing cleared, in view order (absent: none).' }),
   })
   .openapi('Boundary')
 

@@ -74,7 +74,8 @@ export const MessagesMessageSchema = z
   })
   .superRefine((message, ctx) => {
     const issue = (path: (string | number)[], text: string) => ctx.addIssue({ code: 'custom', path, message: text })
-    const allowed = ROLE_BLOCKS[message.role]
+    // Own keys only: a role named `valueOf` is no role.
+    const allowed = Object.hasOwn(ROLE_BLOCKS, message.role) ? ROLE_BLOCKS[message.role] : undefined
     if (!allowed) {
       issue(['role'], 'must be one of user, assistant, system')
       return

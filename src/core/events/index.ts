@@ -79,6 +79,20 @@ export interface Message {
 
 export type Metadata = Record<string, unknown>
 
+/**
+ * A message a clearing pass cleared in the view (see `../clearing`): a tool message's results for
+ * these calls (`inputs: false`), or an assistant message's arguments to them (`inputs: true`).
+ */
+export interface ClearedEntry {
+  eventId: string
+  callIds: string[]
+  inputs: boolean
+  /** The message's tokens as the view shows it, cleared. */
+  tokens: number
+  /** Each call's result (or arguments) tokens before it was cleared, as its notice says. */
+  callTokens: number[]
+}
+
 /** What a boundary records: the view after it, named by event id, in view order. */
 export interface Boundary {
   pinned: string[]
@@ -94,6 +108,8 @@ export interface Boundary {
   undoes?: string
   /** The ids of `pinned` that are there because of a pin (not the system message, the preamble or a prior summary). */
   held?: string[]
+  /** The messages of the view cleared (see {@link ClearedEntry}), in view order; absent: none. */
+  cleared?: ClearedEntry[]
 }
 
 interface EventBase {

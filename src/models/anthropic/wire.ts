@@ -104,7 +104,7 @@ const FINISH: Record<string, string> = {
 }
 
 export const finishReasonOf = (stopReason: string | null | undefined): string | null =>
-  stopReason ? (FINISH[stopReason] ?? stopReason) : null
+  stopReason ? (Object.hasOwn(FINISH, stopReason) ? FINISH[stopReason]! : stopReason) : null
 
 /** The stop sequence an answer stopped at, as the port carries it: only with the `stop_sequence` stop reason. */
 export const stopSequenceOf = (stopReason: string | null | undefined, sequence: unknown): { stopSequence?: string } =>
