@@ -324,7 +324,8 @@ export const MEDIA_TABLES: MeasuredTable<MeasurementName>[] = [
       column('turn − model call', (mode, r) => ms(r.median('mediaTen', mode) - r.median('mediaTenUpstream', mode))),
       column(
         'rows read / written',
-        (mode, r) => `${r.rows('mediaTen', mode).rowsRead} / ${r.rows('mediaTen', mode).rowsWritten}`,
+        // A turn's rows are a sample's mean over its batch: shown to three places at most.
+        (mode, r) => `${n(r.rows('mediaTen', mode).rowsRead)} / ${n(r.rows('mediaTen', mode).rowsWritten)}`,
       ),
     ],
     notes: [
