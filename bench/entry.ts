@@ -45,6 +45,7 @@ import { messagesTranslation } from '../src/wire/messages/request'
 import { responsesTranslation } from '../src/wire/responses/request'
 import { countRows, type RowCounts } from '../test/support/row-counts'
 import { mcpBench } from './mcp-entry'
+import { mediaBench } from './media-entry'
 import { BenchMemoryStore, memoryBench } from './memory-entry'
 import { type Measured, message, type StorageWork } from './shared'
 import { perRun } from './timing'
@@ -239,6 +240,23 @@ export class BenchSessionObject extends SessionObject {
   /** Rows read and written by the calls since the last one. */
   takeRows(): RowCounts {
     return this.rows.take()
+  }
+
+  /** The size of this object's SQLite database, in bytes (its pages). */
+  databaseSize(): number {
+    return this.ctx.storage.sql.databaseSize
+  }
+
+  /** The blobs this session holds: how many, their chunks' rows, their bytes (0 before the session's schema). */
+  blobStats(): { blobs: number; chunks: number; bytes: number } {
+    const sql = this.ctx.storage.sql
+    if (sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'blobs'").toArray().length === 0)
+      return { blobs: 0, chunks: 0, bytes: 0 }
+    const { blobs, bytes } = sql
+      .exec<{ blobs: number; bytes: number }>('SELECT count(*) AS blobs, coalesce(sum(bytes), 0) AS bytes FROM blobs')
+      .one()
+    const { chunks } = sql.exec<{ chunks: number }>('SELECT count(*) AS chunks FROM blob_chunks').one()
+    return { blobs, chunks, bytes }
   }
 
   /** Token estimates computed in this isolate so far, and the messages in this object's log. */
@@ -908,6 +926,7 @@ bench.get('/peer/overlay', async (c) => {
 const worker = new Hono<{ Bindings: BenchEnv }>()
 bench.route('/memory', memoryBench)
 bench.route('/mcp', mcpBench)
+bench.route('/media', mediaBench)
 worker.route('/bench', bench)
 worker.all('*', (c) => app.fetch(c.req.raw, c.env, c.executionCtx))
 

@@ -9,6 +9,7 @@ import { clientHistory } from './client-history'
 import { BACKGROUND_PASS, HALF_ROUNDS, NAIVE_SIZES, NO_COMPACTION, ROUNDS, RUN, SIZES, SMALLEST, USER } from './config'
 import { eventsMeasurements } from './events'
 import { mcpMeasurements } from './mcp'
+import { mediaMeasurements } from './media'
 import { memoryMeasurements } from './memory'
 import {
   appendsPerSecond,
@@ -319,6 +320,7 @@ export function measurementsOf(worker: BenchWorker, sessions: Sessions) {
     ...eventsMeasurements(worker),
     ...memoryMeasurements(worker),
     ...mcpMeasurements(worker),
+    ...mediaMeasurements(worker),
   }
 }
 

@@ -69,6 +69,11 @@ export class Results {
     return { rowsRead: stats(rows.map((r) => r.rowsRead)).median, rowsWritten: stats(rows.map((r) => r.rowsWritten)).median }
   }
 
+  /** Every sample's measurement, in the order taken. */
+  each(name: string, key: Key): Measured[] {
+    return this.measured(name, key)
+  }
+
   private measured(name: string, key: Key): Measured[] {
     const measured = this.taken.get(name)?.get(key)
     if (!measured) throw new Error(`${name} was not measured at ${key}`)

@@ -4,6 +4,7 @@ import { column, growth, logEvents, median, medianRatio, n, p95, ratio, timing, 
 import { LARGEST, NAIVE_SIZES, ROUNDS, SIZES, SMALLEST } from './config'
 import { MCP_TABLES } from './mcp'
 import type { MeasurementName } from './measurements'
+import { MEDIA_TABLES } from './media'
 import { MEMORY_TABLES } from './memory'
 import type { FirstBytePath } from './over-http'
 import type { Column, Key, MeasuredTable, Results } from './runner'
@@ -579,6 +580,7 @@ export const TABLES: Table[] = [
   },
   ...MEMORY_TABLES,
   ...MCP_TABLES,
+  ...MEDIA_TABLES,
   {
     title: 'Worker bundle (wrangler deploy --dry-run)',
     measure: ['bundle'],

@@ -3,15 +3,23 @@ import type { BlobInfo, StagedBlob } from '../core/media/blob'
 /**
  * The images and documents a request brought, on their way from the Worker (which read, checked
  * and hashed them) to the session object (which stores each once, with the first event that names
- * it): their names and what was read of them, and their bytes as one stream in that order — a
- * stream, because an RPC value may not exceed 32 MiB and a request's parts may come near.
+ * it): their names and what was read of them, and their bytes in that order — as values when they
+ * are few (they cross RPC at once: 2 MB in about a third of a stream's time), else as one stream,
+ * because an RPC value may not exceed 32 MiB and a request's parts may come near.
  */
 export interface BlobUpload {
   blobs: (BlobInfo & { ref: string })[]
   /** Blobs the request names that it does not bring (a client's `blob` source), each with the field naming it. */
   refs: { ref: string; field: string }[]
-  bytes: ReadableStream<Uint8Array> | null
+  /** Each blob's bytes (up to {@link INLINE_UPLOAD_BYTES} in all), or all of them as one stream; null: none brought. */
+  bytes: Uint8Array[] | ReadableStream<Uint8Array> | null
 }
+
+/** The most bytes an upload carries as values; a larger one streams them. */
+export const INLINE_UPLOAD_BYTES = 8 * 1024 * 1024
+
+/** Bytes that cross RPC as themselves: a view of part of a buffer would take the whole buffer with it. */
+const own = (data: Uint8Array) => (data.byteOffset === 0 && data.byteLength === data.buffer.byteLength ? data : data.slice())
 
 /**
  * An upload of staged blobs and the references a request makes; null when it has neither.
@@ -21,18 +29,37 @@ export interface BlobUpload {
  */
 export function uploadOf(staged: readonly StagedBlob[], refs: readonly { ref: string; field: string }[] = []): BlobUpload | null {
   if (staged.length === 0 && refs.length === 0) return null
+  const blobs = staged.map(({ data: _, ...info }) => info)
+  if (staged.length === 0) return { blobs, refs: [...refs], bytes: null }
+  const total = staged.reduce((sum, blob) => sum + blob.data.byteLength, 0)
+  if (total <= INLINE_UPLOAD_BYTES) return { blobs, refs: [...refs], bytes: staged.map((blob) => own(blob.data)) }
   let next = 0
-  const bytes =
-    staged.length === 0
-      ? null
-      : new ReadableStream<Uint8Array>({
-          pull(controller) {
-            const blob = staged[next++]
-            if (blob) controller.enqueue(blob.data)
-            if (next >= staged.length) controller.close()
-          },
-        })
-  return { blobs: staged.map(({ data: _, ...info }) => info), refs: [...refs], bytes }
+  const bytes = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      const blob = staged[next++]
+      if (blob) controller.enqueue(blob.data)
+      if (next >= staged.length) controller.close()
+    },
+  })
+  return { blobs, refs: [...refs], bytes }
+}
+
+/**
+ * An upload's bytes as one stream, whichever way they came.
+ *
+ * @example
+ * const reader = new UploadReader(uploadStream(upload.bytes))
+ */
+export function uploadStream(bytes: Uint8Array[] | ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  if (!Array.isArray(bytes)) return bytes
+  let next = 0
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      const piece = bytes[next++]
+      if (piece) controller.enqueue(piece)
+      if (next >= bytes.length) controller.close()
+    },
+  })
 }
 
 /**
@@ -81,6 +108,13 @@ export class UploadReader {
 export async function readUpload(upload: BlobUpload | null | undefined): Promise<Map<string, StagedBlob>> {
   const staged = new Map<string, StagedBlob>()
   if (!upload?.bytes) return staged
+  if (Array.isArray(upload.bytes)) {
+    const pieces = upload.bytes
+    if (pieces.length !== upload.blobs.length || upload.blobs.some((blob, i) => pieces[i]!.byteLength !== blob.bytes))
+      throw new Error('an upload’s bytes are not its blobs’')
+    for (const [i, blob] of upload.blobs.entries()) staged.set(blob.ref, { ...blob, data: pieces[i]! })
+    return staged
+  }
   const reader = new UploadReader(upload.bytes)
   for (const blob of upload.blobs) staged.set(blob.ref, { ...blob, data: await reader.take(blob.bytes) })
   reader.release()

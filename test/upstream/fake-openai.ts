@@ -68,8 +68,8 @@
  * `[images returned by tool call <id>]`, then the call's images), are read as that result's:
  * `[image]` after its text, for each (what `reader`, `viewer`, `agent` and `shell` answer).
  *
- * Every request is recorded on arrival (with the usage it was answered with, once answered);
- * `GET /__requests?tag=<tag>` returns those of a tag.
+ * Every request of a tagged model is recorded on arrival (with the usage it was answered with,
+ * once answered); `GET /__requests?tag=<tag>` returns those of a tag.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { callOf, memoryScript, roundOf } from './memory-script'
@@ -544,7 +544,9 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
 
   const body = JSON.parse(await readBody(req)) as ChatBody
   const record: Recorded = { model: body.model, body, authorization: req.headers.authorization, usage: null }
-  requests.push(record)
+  // Only a tagged model's requests can be asked for (`/__requests` matches `#<tag>`): the others are
+  // not kept (the benchmarks send thousands, some of them megabytes of images).
+  if (body.model.includes('#')) requests.push(record)
   const [spec = 'echo', modelTag = ''] = body.model.split('#')
   const [mode = 'echo', arg] = spec.split(/-(.*)/s)
   const count = (counters.get(`${mode}#${modelTag}`) ?? 0) + 1

@@ -32,6 +32,24 @@ describe('jsonBody', () => {
     expect(await (await post('  ')).json()).toEqual({})
   })
 
+  it('keeps only the body’s text for the routes, not the bytes it was read from (a 32 MiB body held once less)', async () => {
+    const kept = new Hono()
+    kept.use(jsonBody({ maxBytes: 64 }))
+    kept.post('/', async (c) => c.json({ cached: Object.keys(c.req.bodyCache), body: await c.req.json() }))
+    const compressedBody = await compressed('{"a":1}', 'gzip')
+    for (const [body, headers] of [
+      ['{"a":1}', {}],
+      [compressedBody, { 'Content-Encoding': 'gzip' }],
+    ] as const) {
+      const response = await kept.request('/', {
+        method: 'POST',
+        body,
+        headers: { 'Content-Type': 'application/json', ...headers },
+      })
+      expect(await response.json()).toEqual({ cached: ['text'], body: { a: 1 } })
+    }
+  })
+
   it('refuses bodies over the limit or not valid UTF-8, in the contract’s words', async () => {
     await expectRefused(
       await post(JSON.stringify({ text: 'x'.repeat(100) })),

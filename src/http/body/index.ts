@@ -40,15 +40,22 @@ export function jsonBody(options: { maxBytes: number }): MiddlewareHandler {
     return limit(c, async () => {
       const type = c.req.header('Content-Type')
       if (isJson(type) || isJsonLines(type)) {
-        const raw = new Uint8Array(await c.req.arrayBuffer())
-        const decoded = await decodedBody(raw, c.req.header('Content-Encoding'), options.maxBytes)
-        const text = isJson(type) ? jsonText(decoded) : jsonLinesText(decoded)
-        // Hono caches body reads as promises: its validators then parse this text.
-        Object.assign(c.req.bodyCache, { text: Promise.resolve(text) })
+        // Hono caches body reads as promises: its validators then parse this text. Only the text
+        // is kept, not the bytes it was read from (a 32 MiB body would be held twice over while
+        // the request runs, three times once parsed).
+        const text = await bodyText(c.req.raw, type, options.maxBytes)
+        c.req.bodyCache = { text: Promise.resolve(text) } as unknown as typeof c.req.bodyCache
       }
       await next()
     })
   }
+}
+
+/** A body's checked text (see {@link jsonText}, {@link jsonLinesText}); its bytes are let go once it is read. */
+async function bodyText(request: Request, type: string | undefined, maxBytes: number): Promise<string> {
+  const raw = new Uint8Array(await request.arrayBuffer())
+  const decoded = await decodedBody(raw, request.headers.get('Content-Encoding') ?? undefined, maxBytes)
+  return isJson(type) ? jsonText(decoded) : jsonLinesText(decoded)
 }
 
 /** A body's text: UTF-8 or a 400. */

@@ -1,4 +1,4 @@
-import { type BlobUpload, UploadReader } from '../../contract/blob-upload'
+import { type BlobUpload, UploadReader, uploadStream } from '../../contract/blob-upload'
 import { type Content, MissingBlobError, type NewEvent, type Part, type StoredPart } from '../../core'
 import type { BlobInfo, StagedBlob } from '../../core/media/blob'
 import type { Sql } from '../../sql'
@@ -141,7 +141,7 @@ export class SessionBlobs {
    */
   async copy(upload: BlobUpload): Promise<void> {
     if (!upload.bytes) return
-    const reader = new UploadReader(upload.bytes)
+    const reader = new UploadReader(uploadStream(upload.bytes))
     for (const blob of upload.blobs) {
       const held = this.info([blob.ref]).has(blob.ref)
       const chunks = Math.max(1, Math.ceil(blob.bytes / BLOB_CHUNK_BYTES))

@@ -1,0 +1,256 @@
+/**
+ * The media benchmarks' Worker side (routed from bench/entry.ts under /bench/media), issue 47:
+ * a Messages client resending its whole history with the same ~1 MB image on every turn against
+ * the same conversation in text; a turn carrying ten new images against a text turn of the same
+ * prompt tokens; what the Worker's intake of an image costs. Every request goes through the
+ * whole app in workerd (auth, the body read, the door's translation, `MediaIntake`, the RPC with
+ * its upload, the object), timed here; rows and the database's size are the session object's
+ * (bench/entry.ts's BenchSessionObject).
+ */
+import { type Context, Hono } from 'hono'
+import { sign } from 'hono/jwt'
+import { contentOf, defaultEstimator, newMessageEvent, type Part } from '../src/core'
+import { decodeBase64, encodeBase64 } from '../src/core/media/base64'
+import { sha256Hex } from '../src/core/media/sha256'
+import { app } from '../src/http/app'
+import { sessionStub } from '../src/object/address'
+import { MediaIntake } from '../src/wire/media'
+import type { RowCounts } from '../test/support/row-counts'
+import { RESENT_IMAGE, screenshotPng, TEN_IMAGE, TEN_SMALL_NOISE_ROWS, withNote } from './media-images'
+import { type Measured, message } from './shared'
+
+type BenchContext = Context<{ Bindings: Env }>
+const query = (c: BenchContext, name: string) => c.req.query(name) ?? ''
+const numberOf = (c: BenchContext, name: string) => Number(c.req.query(name) ?? 1)
+
+/** The session object's benchmark methods these routes call (bench/entry.ts's BenchSessionObject). */
+interface MeasuredSession {
+  takeRows(): RowCounts
+  databaseSize(): number
+  blobStats(): { blobs: number; chunks: number; bytes: number }
+}
+const sessionOf = (c: BenchContext, session: string) =>
+  sessionStub(c.env, query(c, 'user'), session) as unknown as DurableObjectStub & MeasuredSession
+
+/** A bearer token for the user, made once. */
+const tokens = new Map<string, Promise<string>>()
+function tokenOf(c: BenchContext): Promise<string> {
+  const user = query(c, 'user')
+  if (!tokens.has(user))
+    tokens.set(user, sign({ sub: user, exp: Math.floor(Date.now() / 1000) + 24 * 3600 }, c.env.JWT_SECRET!, 'HS256'))
+  return tokens.get(user)!
+}
+
+/**
+ * A request to the app as a client sends it: the user's token, the body's length (a body without
+ * one is read through the body limit's own buffer).
+ */
+async function requestOf(c: BenchContext, method: string, path: string, body?: string, headers: Record<string, string> = {}) {
+  const length: Record<string, string> =
+    body === undefined ? {} : { 'Content-Length': String(new TextEncoder().encode(body).byteLength) }
+  return new Request(`http://bench${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${await tokenOf(c)}`, 'Content-Type': 'application/json', ...length, ...headers },
+    body: body ?? null,
+  })
+}
+
+/** A request through the whole app in workerd; its answer read whole. A failure throws. */
+async function answerOf(c: BenchContext, request: Request): Promise<string> {
+  const response = await app.fetch(request, c.env, c.executionCtx)
+  const text = await response.text()
+  if (!response.ok)
+    throw new Error(`${request.method} ${new URL(request.url).pathname}: ${response.status} ${text.slice(0, 300)}`)
+  return text
+}
+
+/** A request made and answered, untimed. */
+const viaApp = async (c: BenchContext, method: string, path: string, body?: string) =>
+  answerOf(c, await requestOf(c, method, path, body))
+
+/** Runs `work` timed here, with the rows the session object read and wrote meanwhile. */
+async function timedWithRows<T>(object: MeasuredSession, work: () => Promise<T>): Promise<[number, RowCounts, T]> {
+  await object.takeRows()
+  const started = performance.now()
+  const result = await work()
+  const ms = performance.now() - started
+  return [ms, await object.takeRows(), result]
+}
+
+// ── a client resending the same image on every turn ───────────────────────────────────────
+
+/** The image every resending conversation of this isolate carries: the same bytes on every turn. */
+let resent: Promise<string> | undefined
+const resentImage = () => {
+  resent ??= screenshotPng(RESENT_IMAGE.width, RESENT_IMAGE.height, RESENT_IMAGE.noiseRows).then(encodeBase64)
+  return resent
+}
+
+/**
+ * The conversations: the image in the first user message (a chat app's photo), or inside a
+ * tool_result as Claude Code's Read returns a screenshot; each beside the same conversation
+ * with no image (the tool's result a line of text).
+ */
+export const RESEND_KINDS = ['image', 'text', 'tool image', 'tool text'] as const
+type ResendKind = (typeof RESEND_KINDS)[number]
+
+async function firstMessages(kind: ResendKind): Promise<unknown[]> {
+  const image = async () => ({ type: 'image', source: { type: 'base64', media_type: 'image/png', data: await resentImage() } })
+  if (kind === 'image') return [{ role: 'user', content: [await image(), { type: 'text', text: message(0) }] }]
+  if (kind === 'text') return [{ role: 'user', content: [{ type: 'text', text: message(0) }] }]
+  const result = kind === 'tool image' ? [await image()] : [{ type: 'text', text: 'screenshot.png: 1280×800, 1 MB' }]
+  return [
+    { role: 'user', content: message(0) },
+    { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Read', input: { file_path: 'screenshot.png' } }] },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: result }] },
+  ]
+}
+
+/** Each conversation's history as its client holds it, by session. */
+const histories = new Map<string, unknown[]>()
+
+/**
+ * Turn `turn` of a conversation through the Messages door: the client's whole history and its new
+ * message (the first turn: the opening messages), timed in the Worker around the app; the
+ * object's rows meanwhile, and its database's size before and after. `tag`: the model's tag, so
+ * that the fake upstream keeps what the turn sent it.
+ */
+async function resendTurn(c: BenchContext, session: string, kind: ResendKind, turn: number, tag: string): Promise<Measured> {
+  if (turn === 0) histories.set(session, await firstMessages(kind))
+  const history = histories.get(session)
+  if (!history) throw new Error(`no history for ${session}: its turns must start at 0 in this isolate`)
+  if (turn > 0) history.push({ role: 'user', content: message(turn) })
+  const body = JSON.stringify({ model: tag ? `echo#${tag}` : 'echo', max_tokens: 1024, messages: history })
+  const object = sessionOf(c, session)
+  const before = await object.databaseSize()
+  const request = await requestOf(c, 'POST', '/v1/messages', body, { 'X-Session-Id': session, 'anthropic-version': '2023-06-01' })
+  const [ms, rows, text] = await timedWithRows(object, () => answerOf(c, request))
+  const after = await object.databaseSize()
+  history.push({ role: 'assistant', content: (JSON.parse(text) as { content: unknown }).content })
+  return {
+    samples: [ms],
+    rows,
+    counts: { grew: after - before, size: after, bodyBytes: body.length, ...(await object.blobStats()) },
+  }
+}
+
+// ── ten images in one turn, against text of the same tokens ──────────────────────────────
+
+const OPENING = { type: 'text' as const, text: 'Ten screenshots of the rollout dashboard, one per region:' }
+
+/** A user message's estimate, made as the service makes it (see `newMessageEvent`): its text's, its images' by their rule. */
+const messageTokens = (parts: Part[]) =>
+  newMessageEvent({ id: 'x', timestamp: '', message: { role: 'user', content: contentOf(parts) } }, defaultEstimator).tokens
+
+/** The ten images' message as it is stored and estimated (no `detail`: Anthropic's rule, 1,366 tokens each). */
+const TEN_TOKENS = messageTokens([
+  OPENING,
+  ...Array.from({ length: 10 }, () => ({
+    type: 'image' as const,
+    mediaType: 'image/png',
+    blob: `sha256:${'0'.repeat(64)}`,
+    bytes: 200_000,
+    width: TEN_IMAGE.width,
+    height: TEN_IMAGE.height,
+  })),
+])
+
+/** The opening and text making a message of `tokens` estimated tokens (the benchmark's sentences, numbered from `from`). */
+function textOfTokens(tokens: number, from: number): string {
+  const sentences = Array.from({ length: Math.ceil(tokens / 4) }, (_, i) => message(from + i))
+  const tokensOf = (text: string) => messageTokens([OPENING, { type: 'text', text }])
+  // The fewest sentences reaching the estimate, then words off the end while over it.
+  let [low, high] = [0, sentences.length]
+  while (low < high) {
+    const mid = Math.floor((low + high) / 2)
+    if (tokensOf(sentences.slice(0, mid).join(' ')) >= tokens) high = mid
+    else low = mid + 1
+  }
+  let text = sentences.slice(0, low).join(' ')
+  while (tokensOf(text) > tokens) text = text.slice(0, text.lastIndexOf(' '))
+  return text
+}
+
+/** The turns compared: ten screenshots of ~0.2 MB, ten of the same pixels and ~20 KB (flat ones), text of the same tokens. */
+type TenMode = 'images' | 'small' | 'text'
+
+/** Ten screenshots of each size, made once in this isolate; each turn's are these with a note of its own (see `withNote`). */
+const tens = new Map<TenMode, Promise<Uint8Array[]>>()
+function tenImages(mode: TenMode): Promise<Uint8Array[]> {
+  const noiseRows = mode === 'small' ? TEN_SMALL_NOISE_ROWS : TEN_IMAGE.noiseRows
+  if (!tens.has(mode))
+    tens.set(mode, Promise.all(Array.from({ length: 10 }, () => screenshotPng(TEN_IMAGE.width, TEN_IMAGE.height, noiseRows))))
+  return tens.get(mode)!
+}
+
+/** A new turn's content: the opening and ten new images, or the opening and text of the images' tokens. */
+async function tenContent(mode: TenMode, round: number): Promise<unknown[]> {
+  if (mode === 'text') return [OPENING, { type: 'text', text: textOfTokens(TEN_TOKENS, round * 1000) }]
+  const images = (await tenImages(mode)).map((png, i) => withNote(png, `turn ${round}, image ${i}, ${crypto.randomUUID()}`))
+  return [OPENING, ...images.map((png) => ({ type: 'image', mediaType: 'image/png', data: encodeBase64(png) }))]
+}
+
+/**
+ * `batch` `/turns` turns, each the first turn of a session made for it (one event, untimed), timed
+ * together; the sessions deleted after, untimed. `tag`: the model's tag, so that the fake
+ * upstream keeps what the turn sent it (see the upstream's share in bench/worker/media.ts).
+ */
+async function tenTurns(c: BenchContext, mode: TenMode, round: number, batch: number, tag: string): Promise<Measured> {
+  const turns = []
+  for (let b = 0; b < batch; b++) {
+    const session = `ten-${mode}-${query(c, 'run')}-${round}-${b}`
+    await viaApp(
+      c,
+      'POST',
+      `/v1/sessions/${session}/events`,
+      JSON.stringify({ events: [{ message: { role: 'system', content: 'You are a careful analyst.' } }] }),
+    )
+    const body = JSON.stringify({ content: await tenContent(mode, round * batch + b), ...(tag ? { model: `echo#${tag}` } : {}) })
+    turns.push({ session, body, request: await requestOf(c, 'POST', `/v1/sessions/${session}/turns`, body) })
+  }
+  const rows: RowCounts = { rowsRead: 0, rowsWritten: 0 }
+  const objects = turns.map(({ session }) => sessionOf(c, session))
+  for (const object of objects) await object.takeRows()
+  const answers: string[] = []
+  const started = performance.now()
+  for (const { request } of turns) answers.push(await answerOf(c, request))
+  const ms = (performance.now() - started) / batch
+  for (const object of objects) {
+    const taken = await object.takeRows()
+    rows.rowsRead += taken.rowsRead / batch
+    rows.rowsWritten += taken.rowsWritten / batch
+  }
+  const { context } = JSON.parse(answers[0]!) as { context: { promptTokens: number } }
+  for (const { session } of turns) await viaApp(c, 'DELETE', `/v1/sessions/${session}`)
+  return { samples: [ms], rows, counts: { promptTokens: context.promptTokens, bodyBytes: turns[0]!.body.length } }
+}
+
+// ── what the Worker's intake of the resent image costs ───────────────────────────────────
+
+/** What is timed of the resent image's intake: all of it, or one of its steps. */
+export const INTAKE_STEPS = ['intake', 'decode', 'hash', 'encode'] as const
+type IntakeStep = (typeof INTAKE_STEPS)[number]
+
+async function intakeStep(step: IntakeStep, batch: number): Promise<Measured> {
+  const base64 = await resentImage()
+  const bytes = (decodeBase64(base64) as { bytes: Uint8Array }).bytes
+  const work: Record<IntakeStep, () => Promise<unknown> | unknown> = {
+    intake: () => new MediaIntake().base64('messages[0].content[0]', 'image', 'image/png', base64),
+    decode: () => decodeBase64(base64),
+    hash: () => sha256Hex(bytes),
+    encode: () => encodeBase64(bytes),
+  }
+  const started = performance.now()
+  for (let i = 0; i < batch; i++) await work[step]()
+  return { samples: [(performance.now() - started) / batch], counts: { bytes: bytes.byteLength } }
+}
+
+/** The media routes of the bench Worker. */
+export const mediaBench = new Hono<{ Bindings: Env }>()
+  .get('/resend', async (c) =>
+    c.json(await resendTurn(c, query(c, 'session'), query(c, 'kind') as ResendKind, numberOf(c, 'turn'), query(c, 'tag'))),
+  )
+  .get('/ten', async (c) =>
+    c.json(await tenTurns(c, query(c, 'mode') as TenMode, numberOf(c, 'round'), numberOf(c, 'batch'), query(c, 'tag'))),
+  )
+  .get('/intake', async (c) => c.json(await intakeStep(query(c, 'step') as IntakeStep, numberOf(c, 'batch'))))
