@@ -21,12 +21,16 @@ export interface ClearToolResults {
   clearAtLeast?: number
   /** Tools whose results are never cleared. */
   excludeTools?: string[]
-  /** Clear the calls' arguments too (default false). */
-  clearInputs?: boolean
+  /** Clear the calls' arguments too (default false): all of them (true), or those of the tools named. */
+  clearInputs?: boolean | string[]
 }
 
 /** What the fit check clears with when no strategy says (a deployment's last resort before a 413). */
 export const DEFAULT_CLEARING: Required<ClearToolResults> = { keep: 3, clearAtLeast: 0, excludeTools: [], clearInputs: false }
+
+/** Whether a clearing clears the arguments of a call to this tool. */
+const clearsInputOf = (clearInputs: ClearToolResults['clearInputs'], tool: string): boolean =>
+  Array.isArray(clearInputs) ? clearInputs.includes(tool) : clearInputs === true
 
 /**
  * The notice a cleared tool result is replaced by (`kind: 'result'`) or a cleared call's
@@ -103,7 +107,7 @@ export interface ClearingPlan {
 /**
  * Plans a clearing over a view (its message events as stored — never a cleared rendering — in view
  * order; `current`: what is cleared already): every tool result older than the newest `keep` calls' is cleared, excluded
- * tools' aside, and with `clearInputs` those calls' arguments too. Null when it would clear
+ * tools' aside, and with `clearInputs` those calls' arguments too (or only the named tools' calls'). Null when it would clear
  * nothing, or fewer tokens than `clearAtLeast`.
  *
  * @example
@@ -125,7 +129,8 @@ export function planClearing(
   if (older.length === 0) return null
   const clearing = new Map(older.map((call) => [call.id, call]))
   const inputsOf = new Map<string, string[]>()
-  if (clearInputs) for (const call of older) inputsOf.set(call.from, [...(inputsOf.get(call.from) ?? []), call.id])
+  for (const call of older)
+    if (clearsInputOf(clearInputs, call.name)) inputsOf.set(call.from, [...(inputsOf.get(call.from) ?? []), call.id])
 
   const entries: ClearedEntry[] = []
   const changed = new Map<string, number>()
