@@ -68,7 +68,8 @@ export function CompactionRow(props: {
     <li class={undone ? 'compaction undone' : 'compaction'} data-seq={event.seq}>
       <details onToggle={(e) => (e.currentTarget as HTMLDetailsElement).open && open()}>
         <summary>
-          Compaction #{event.seq}: {count(boundary.coveredEventCount)} events covered, {tokens}
+          Compaction #{event.seq}: {count(boundary.coveredEventCount)} events covered
+          {boundary.cleared?.length ? `, ${clearedWords(boundary.cleared)} cleared` : ''}, {tokens}
           <time dateTime={event.timestamp}> · {time(event.timestamp)}</time>
           {undone && <span class="badge">undone</span>}
         </summary>
@@ -141,4 +142,12 @@ function SummaryPart({ part }: { part: EventJson }) {
       {json && <EventJsonView event={part} />}
     </div>
   )
+}
+
+/** What a clearing cleared, in words: results, then calls' arguments. */
+function clearedWords(cleared: { callIds: string[]; inputs: boolean }[]): string {
+  const calls = (inputs: boolean) =>
+    cleared.filter((entry) => entry.inputs === inputs).reduce((sum, entry) => sum + entry.callIds.length, 0)
+  const inputs = calls(true)
+  return `${counted(calls(false), 'tool result')}${inputs > 0 ? ` and the arguments of ${counted(inputs, 'call')}` : ''}`
 }

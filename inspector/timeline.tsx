@@ -1,5 +1,6 @@
 import { Fragment } from 'preact'
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
+import type { ClearedEntry } from '../src/core/events'
 import type { Api } from './api'
 import { type Alternatives, BranchSwitch } from './branch-switch'
 import { CompactionRow, undoState } from './compaction-row'
@@ -22,6 +23,9 @@ interface TimelineProps {
   wouldCover: Set<number>
   /** The seq marked (a search hit shown). */
   focus: number | null
+  /** What the view shows cleared, by event id, and the pass that cleared it (its seq). */
+  cleared: Map<string, ClearedEntry>
+  clearedBy: number | null
   /** The seq to bring into sight once these events are shown (the page was loaded around it). */
   scrollTo: number | null
   earlier: (() => void) | null
@@ -48,7 +52,7 @@ export function Timeline(props: TimelineProps) {
   const summaryIds = useMemo(() => new Set(events.flatMap((event) => event.boundary?.summary ?? [])), [events])
   // Pending calls are known only on the newest page (newest === null).
   const pairing = useMemo(() => pairTools(events, newest === null), [events, newest])
-  const marks: Marks = { inView, wouldCover, focus }
+  const marks: Marks = { inView, wouldCover, focus, cleared: props.cleared, clearedBy: props.clearedBy }
   // The reply a regenerate replaces: the view's last message, an assistant's, on the newest page.
   const lastInView = newest === null ? events.findLast((event) => event.type === 'MESSAGE' && inView(event)) : undefined
   const regenerable = lastInView?.message?.role === 'assistant' && !lastInView.synthetic ? lastInView.seq : null
@@ -161,6 +165,7 @@ function EventRow({
           results={pairing.results.get(call.id) ?? []}
           pending={pairing.pending.has(call.id)}
           marks={marks}
+          from={event}
         />
       ))}
       {message?.toolResponses

@@ -56,7 +56,7 @@ export function forkSourceOf(
   const eventId = at ?? (record.version === 0 ? null : log.range(record.version, record.version)[0]!.id)
   const events = [...view.eventsOf(seqs)]
   const ids = new Set(events.map((event) => event.id))
-  const clearing = asOf ? (asOf.named?.boundary.cleared ?? []) : view.clearedOf(record)
+  const clearing = asOf ? (asOf.named?.boundary.cleared ?? []) : view.clearedOf(record).cleared
   return {
     cleared: clearing.filter((entry) => ids.has(entry.eventId)),
     blobs: parts.blobs.upload([...new Set(events.flatMap((event) => blobRefsOf(event.message)))]),

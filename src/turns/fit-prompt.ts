@@ -42,14 +42,19 @@ export function planFit(step: PreparedStep, state: PromptState | null, progress:
 
 /**
  * The parts of a prepared step's prompt, in estimate units: the view (with `ahead` tokens of the
- * added events taken as stored), the system message sent, and what the step adds with its tools.
+ * added events taken as stored), the system message sent, and what the step adds with its tools
+ * (`recall_history`'s definition included when it is offered).
  */
 export const promptPartsOf = (step: PreparedStep, state: PromptState | null, ahead = 0): PromptParts => ({
   viewTokens: (state?.viewTokens ?? 0) + ahead,
   storedSystemTokens: state?.latestSystem?.tokens ?? 0,
   newSystemTokens: step.systemEvent?.tokens ?? null,
-  addedTokens: tokensOf(step.added) - ahead + step.toolsTokens,
+  addedTokens: tokensOf(step.added) - ahead + step.toolsTokens + (offersRecall(step, state) ? step.recallTokens : 0),
 })
+
+/** Whether the step's calls offer `recall_history`: the request turned it on, or the view shows what only recall brings back. */
+export const offersRecall = (step: PreparedStep, state: PromptState | null): boolean =>
+  step.recallRequested || state?.recallNeeded === true
 
 export const overflow = (message: string) => new ServiceError('context_overflow', message)
 
@@ -65,11 +70,10 @@ export interface FittedPrompt {
  */
 export async function fitPrompt(step: PreparedStep, deps: TurnDeps, refusal?: string): Promise<FittedPrompt> {
   const compactions: CompactionResult[] = []
-  const ran = { passes: 0, cleared: false, inTurn: 0 }
+  const ran = { passes: 0, cleared: false, inTurn: 0, steps: 0 }
   for (;;) {
     const state = await deps.session.promptState()
-    const progress =
-      refusal === undefined ? ran : { passes: 0, refused: { passes: compactions.length, message: refusal, again: false } }
+    const progress = refusal === undefined ? ran : { passes: 0, refused: { passes: ran.steps, message: refusal, again: false } }
     const plan = planFit(step, state, progress)
     if (plan.kind === 'overflow') throw overflow(plan.message)
     if (plan.kind === 'call') return { promptTokens: plan.promptTokens, compactions }
@@ -80,9 +84,12 @@ export async function fitPrompt(step: PreparedStep, deps: TurnDeps, refusal?: st
       continue
     }
     // The added events are the newest turn's (a continuation's tool event joins the stored turn): never covered.
-    compactions.push(await makeRoom(plan, step.policy!, step.added, step.fit, deps))
+    const result = await makeRoom(plan, step.policy!, step.added, step.fit, deps)
+    ran.steps++
     if (plan.kind === 'clear') ran.cleared = true
     else if (plan.kind === 'inTurn') ran.inTurn++
     else ran.passes++
+    // A clearing or a pass inside the turn that found nothing to do made no room: not one of the passes that did.
+    if (plan.kind === 'compact' || !result.unchanged) compactions.push(result)
   }
 }

@@ -8,6 +8,7 @@ import { MEMORY_PROMPT } from '../memory'
 import { NOT_CONFIGURED } from '../models/config'
 import { planFit } from './fit-prompt'
 import { closeInterruptedCalls, turnEvent } from './open-step'
+import { RECALL_DEFINITION } from './recall'
 import type { TurnDeps } from './session'
 import { type PreparedStep, type StepInput, type StepRequest, tokensOf } from './step'
 
@@ -62,6 +63,8 @@ export async function prepareStep(input: StepInput, request: StepRequest, deps: 
     // The tools are sent with the prompt: their JSON counts toward it (the memory tool's with its instruction).
     toolsTokens:
       (request.tools ? estimator.count(JSON.stringify(request.tools)) : 0) + (memory ? estimator.count(MEMORY_PROMPT) : 0),
+    recallTokens: estimator.count(JSON.stringify(RECALL_DEFINITION)),
+    recallRequested: request.recall === true,
     summaryReserve: models.summaryTokens,
     earlier,
     added: input.added,

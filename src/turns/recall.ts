@@ -22,20 +22,23 @@ const RECALL_LIMIT = { default: 5, max: 20 }
 /** Characters of each hit's text a recall result carries: enough to answer from, bounded whatever the event. */
 const HIT_CHARS = 2000
 
+/** Characters of what a recall by id carries: the message asked for, whole up to this (a cleared result is often large). */
+const BY_ID_CHARS = 64_000
+
 /** The built-in tool offered with `recall: true`: the model looks up what compaction hid. */
 export const RECALL_DEFINITION: ToolInput = {
   type: 'function',
   function: {
     name: RECALL_TOOL,
     description:
-      'Look up earlier parts of this conversation that are no longer in your context (they were summarized or left out). Returns the matching messages.',
+      'Look up earlier parts of this conversation that are no longer in your context (they were summarized, left out or cleared). With `query`, returns the matching messages; with `id` (a message id or a tool call id, as a notice names it), returns that message or that call’s result whole.',
     parameters: {
       type: 'object',
       properties: {
         query: { type: 'string', description: 'Words to look for (every word must occur); "a phrase" in quotes.' },
+        id: { type: 'string', description: 'A message id or a tool call id: that message, or that call’s result, whole.' },
         limit: { type: 'integer', minimum: 1, maximum: RECALL_LIMIT.max, description: 'How many messages at most.' },
       },
-      required: ['query'],
     },
   },
 }
@@ -60,6 +63,8 @@ export interface RecallDeps {
   again: (events: NewMessageEvent[], offer: boolean) => Promise<ChatReply>
   /** The covered events matching a query (search with scope `covered`). */
   search: (query: string, limit: number) => Promise<RecallHit[]>
+  /** A message by its id, or a call's result by the call's id, whole (never an abandoned one). */
+  byId: (id: string) => Promise<RecallHit | null>
   /** A message event of the turn (an assistant one carries the model in its metadata). */
   event: (message: Message, metadata?: Metadata) => NewMessageEvent
   /** The memory tool's runner, when the request offers it: its calls run in the same rounds as recall's. */
@@ -83,15 +88,19 @@ const sumUsage = (a: Usage | null, b: Usage | null): Usage | null => {
   }
 }
 
-/** A recall call's arguments, forgiving what a model may send: a query string, a limit clamped to 1–20. */
-function argumentsOf(call: ToolCall): { query: string; limit: number } {
+/** A recall call's arguments, forgiving what a model may send: a query string or an id, a limit clamped to 1–20. */
+function argumentsOf(call: ToolCall): { query: string; id: string; limit: number } {
   try {
-    const parsed = JSON.parse(call.arguments) as { query?: unknown; limit?: unknown }
+    const parsed = JSON.parse(call.arguments) as { query?: unknown; id?: unknown; limit?: unknown }
     const limit =
       typeof parsed.limit === 'number' && Number.isFinite(parsed.limit) ? Math.trunc(parsed.limit) : RECALL_LIMIT.default
-    return { query: typeof parsed.query === 'string' ? parsed.query : '', limit: Math.min(Math.max(limit, 1), RECALL_LIMIT.max) }
+    return {
+      query: typeof parsed.query === 'string' ? parsed.query : '',
+      id: typeof parsed.id === 'string' ? parsed.id : '',
+      limit: Math.min(Math.max(limit, 1), RECALL_LIMIT.max),
+    }
   } catch {
-    return { query: '', limit: RECALL_LIMIT.default }
+    return { query: '', id: '', limit: RECALL_LIMIT.default }
   }
 }
 
@@ -110,7 +119,15 @@ async function serviceResults(calls: ToolCall[], deps: RecallDeps): Promise<NewM
       if (answer.error) toolErrors.push(call.id)
       continue
     }
-    const { query, limit } = argumentsOf(call)
+    const { query, id, limit } = argumentsOf(call)
+    if (id !== '') {
+      const found = await deps.byId(id)
+      const data = found
+        ? JSON.stringify({ hits: [{ ...found, text: found.text.slice(0, BY_ID_CHARS) }] })
+        : JSON.stringify({ hits: [], error: `no message or tool call "${id}" in this conversation` })
+      toolResponses.push({ id: call.id, name: RECALL_TOOL, data })
+      continue
+    }
     const hits = query === '' ? [] : await deps.search(query, limit)
     const data = JSON.stringify({ hits: hits.map((hit) => ({ ...hit, text: hit.text.slice(0, HIT_CHARS) })) })
     toolResponses.push({ id: call.id, name: RECALL_TOOL, data })

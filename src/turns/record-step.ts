@@ -39,6 +39,7 @@ export async function recordStep(
     own: (made) => caller.own(made),
     again: (events, offer) => caller.call(events, offer).catch((error) => Promise.reject(toServiceError(error))),
     search: (query, limit) => deps.session.recall(query, limit),
+    byId: (id) => deps.session.recallById(id),
     // A round's assistant message is marked: its text was never handed to the client as a message of its own.
     event: (message, metadata = {}) =>
       turnEvent(

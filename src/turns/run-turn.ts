@@ -83,7 +83,7 @@ export function runStep(input: StepInput, request: StepRequest, deps: TurnDeps):
     const first = await callFitted(step, caller, deps)
     if (edits) first.context.compactions.unshift(...edits.compactions)
     const result = await recordStep(step, { caller, ...first }, deps, {
-      recall: request.recall === true,
+      recall: caller.recallOffered,
       memory: request.memory === true,
       idempotency: input.idempotency,
     })

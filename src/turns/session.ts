@@ -33,6 +33,11 @@ export interface PromptState {
   calibration: Calibration
   /** The latest system message of the view. */
   latestSystem: { tokens: number; content: string } | null
+  /**
+   * Whether the view shows something only recall brings back — a cleared tool result, or steps of
+   * its newest turn behind a summary — so that `recall_history` is offered whatever the request says.
+   */
+  recallNeeded?: boolean
 }
 
 /** The session a chat turn runs on: the compaction core's storage port plus what a turn reads and writes. */
@@ -47,6 +52,8 @@ export interface TurnSession extends PassSession {
   newestTurn(): Promise<readonly MessageEvent[]>
   /** The covered events matching a plain-text query, best first (what `recall_history` answers). */
   recall(query: string, limit: number): Promise<RecallHit[]>
+  /** A message by its id, or a tool call's result by the call's id, whole (cleared, covered or in view; never abandoned). */
+  recallById(id: string): Promise<RecallHit | null>
   /**
    * Takes the view back to a point for this request: it reads as the view as of the point, and
    * its first write begins with the REWIND (`id`, when given). Null when the view would not

@@ -6,7 +6,7 @@ import { MEMORY_DEFINITION, withMemoryInstruction } from '../memory'
 import { type ChatReply, toServiceError, UpstreamError } from '../models/port'
 import { CallIds } from './call-ids'
 import { thinkingSent } from './context-edits'
-import { fitPrompt, overflow, planFit } from './fit-prompt'
+import { fitPrompt, offersRecall, overflow, planFit } from './fit-prompt'
 import { promptMedia } from './prompt-media'
 import { RECALL_DEFINITION } from './recall'
 import type { TurnDeps } from './session'
@@ -48,9 +48,12 @@ export class StepCaller {
     return this.request.memory === true && this.deps.memory !== undefined
   }
 
+  /** Whether the calls offer `recall_history`: the request turned it on, or the view shows what only recall brings back. */
+  recallOffered = false
+
   /** The tools sent: the client's, and the service's own the request turned on unless `own` is false (the last round's call). */
   private tools(own: boolean): ToolInput[] | undefined {
-    const service = own ? [...(this.request.recall ? [RECALL_DEFINITION] : []), ...(this.memory ? [MEMORY_DEFINITION] : [])] : []
+    const service = own ? [...(this.recallOffered ? [RECALL_DEFINITION] : []), ...(this.memory ? [MEMORY_DEFINITION] : [])] : []
     return service.length > 0 ? [...(this.request.tools ?? []), ...service] : this.request.tools
   }
 
@@ -61,7 +64,10 @@ export class StepCaller {
     // The view as the model is shown it: what a clearing cleared, cleared (the same bytes every time).
     const view = viewEvents(await deps.session.readEvents(allSeqs(snapshot.view)), clearedById(snapshot.cleared))
     const stepSystem = step.systemEvent ? textOf(step.systemEvent.message.content) : undefined
-    const stored = stepSystem ?? (await deps.session.promptState())?.latestSystem?.content ?? null
+    const state = await deps.session.promptState()
+    // Decided at the step's first call, kept for its rounds: a cleared result is recalled by id.
+    this.recallOffered ||= offersRecall(step, state)
+    const stored = stepSystem ?? state?.latestSystem?.content ?? null
     // Told once, in the system prompt, to look at its memory first (as Anthropic's API tells it).
     const system = this.memory ? withMemoryInstruction(stored) : stored
     this.ids = this.newIds()

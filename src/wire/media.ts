@@ -30,6 +30,22 @@ export interface PartExtras {
 
 const MIB = 1024 * 1024
 
+/**
+ * Where a request's images and documents named by another session's blob URL are read: a
+ * Responses item the service showed by its blob URL, sent by the client into another session (the
+ * Agents SDK's conversation session sends the conversation's items to `/v1/responses`, which
+ * stores them in a session of its own).
+ */
+export interface BlobsElsewhere {
+  /** The session the request writes to (null: none, a request passed through unstored). */
+  sessionId: string | null
+  /**
+   * A blob as the caller's session `sessionId` holds it: its type, size and bytes (a stream, read or
+   * cancelled by the caller); null when it holds none (or is no session of the caller's).
+   */
+  read(sessionId: string, ref: string): Promise<{ mediaType: string; bytes: number; body: ReadableStream<Uint8Array> } | null>
+}
+
 /** The SHA-256 of bytes, as lowercase hex. */
 async function sha256Hex(bytes: Uint8Array): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))
@@ -54,8 +70,18 @@ export class MediaIntake {
   readonly staged = new Map<string, StagedBlob>()
   readonly refs: { ref: string; field: string }[] = []
 
-  /** `origin`: this service's, whose blob URLs (a Responses item's image) are read back as the blobs they name. */
-  constructor(private readonly origin: string | null = null) {}
+  /** Bytes read from other sessions so far (see {@link url}): at most a media request's body. */
+  private readElsewhere = 0
+
+  /**
+   * `origin`: this service's, whose blob URLs (a Responses item's image) are read back as the blobs
+   * they name; `elsewhere`: where the bytes of one that names another of the caller's sessions are
+   * read (without it, such a URL names a blob the request's session must hold).
+   */
+  constructor(
+    private readonly origin: string | null = null,
+    private readonly elsewhere: BlobsElsewhere | null = null,
+  ) {}
 
   /** A part given by its bytes. */
   async bytes(field: string, type: 'image' | 'document', declared: string, data: Uint8Array, extras: PartExtras = {}) {
@@ -94,15 +120,47 @@ export class MediaIntake {
     return this.bytes(field, type, parsed.mediaType, parsed.data, extras)
   }
 
-  /** A part given by URL: a `data:` URL is read as its bytes, an https one kept as a reference; any other is a 400. */
+  /**
+   * A part given by URL: a `data:` URL is read as its bytes, an https one kept as a reference; any
+   * other is a 400. This service's blob URL names the blob: the request's session's own, or the
+   * bytes read from the session it names (see {@link BlobsElsewhere}), once however often named.
+   */
   async url(field: string, type: 'image' | 'document', url: string, extras: PartExtras & { mediaType?: string } = {}) {
     if (url.slice(0, 5).toLowerCase() === 'data:') return this.dataUrl(field, type, url, extras)
     const { mediaType, ...rest } = extras
     const blob = this.origin === null ? null : blobOfUrl(url, this.origin)
-    if (blob) return this.ref(field, type, blob, rest)
+    if (blob) return this.blobUrl(field, type, blob, rest)
     if (!url.startsWith('https://'))
       throw new ServiceError('invalid_request', `${field}: an image or document URL must be https: or a data: URL`)
     return { type, url, ...(mediaType ? { mediaType: normalizeMediaType(mediaType) } : {}), ...rest } satisfies UrlPart
+  }
+
+  /** A part named by this service's blob URL (see {@link url}). */
+  private async blobUrl(
+    field: string,
+    type: 'image' | 'document',
+    blob: { sessionId: string; ref: string },
+    extras: PartExtras,
+  ): Promise<StoredPart> {
+    if (!this.elsewhere || blob.sessionId === this.elsewhere.sessionId) return this.ref(field, type, blob.ref, extras)
+    const held = this.staged.get(blob.ref)
+    if (held) {
+      const { ref, data: _, ...known } = held
+      return { type, blob: ref, ...known, ...extras }
+    }
+    const found = await this.elsewhere.read(blob.sessionId, blob.ref)
+    // Not held there either: the request's session must hold it (else a 400 naming the field).
+    if (!found) return this.ref(field, type, blob.ref, extras)
+    this.readElsewhere += found.bytes
+    if (this.readElsewhere > SIZE_LIMITS.mediaRequestBytes) {
+      await found.body.cancel()
+      throw new ServiceError(
+        'payload_too_large',
+        `${field}: the images and documents this request names in other sessions hold over ${SIZE_LIMITS.mediaRequestBytes / MIB} MiB`,
+      )
+    }
+    const data = new Uint8Array(await new Response(found.body).arrayBuffer())
+    return this.bytes(field, type, found.mediaType, data, extras)
   }
 
   /**

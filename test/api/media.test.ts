@@ -372,6 +372,95 @@ describe('images through the doors', () => {
   })
 })
 
+describe('an image named by the blob URL of another of the caller’s sessions', () => {
+  /** A session holding the PNG, and the URL its items show it by. */
+  async function holding(user = 'alice') {
+    const id = newSessionId('media')
+    await call('POST', `/v1/sessions/${id}/events`, { user, body: { events: [userWith(image())] } })
+    return `https://sessions.test/v1/sessions/${id}/blobs/${await blobOf(PNG)}`
+  }
+  const input = (url: string) => [
+    {
+      type: 'message',
+      role: 'user',
+      content: [
+        { type: 'input_text', text: 'See' },
+        { type: 'input_image', image_url: url },
+      ],
+    },
+  ]
+
+  it('Responses: read from that session (a conversation’s item sent to /v1/responses, as the Agents SDK does): stored, the model given it', async () => {
+    const url = await holding()
+    const id = newSessionId('media')
+    const tag = newTag()
+    const twice = [...input(url), ...input(url)]
+    const answered = await call('POST', '/v1/responses', {
+      body: { model: `echo#${tag}`, input: twice },
+      headers: { 'X-Session-Id': id },
+    })
+    expect(answered.status, answered.text).toBe(200)
+    expect(await blobRows(id)).toEqual({ blobs: 1, chunks: 1 })
+    expect((await wholeLog(id))[0].message.content[1]).toEqual({
+      type: 'image',
+      mediaType: 'image/png',
+      blob: await blobOf(PNG),
+      bytes: PNG.byteLength,
+      width: 4,
+      height: 3,
+    })
+    const [request] = await upstreamRequests(tag)
+    expect(JSON.stringify(request!.body.messages[0])).toContain(`data:image/png;base64,${PNG_BASE64}`)
+    // Unstored (store: false, no session): passed through with its bytes.
+    const unstored = await call('POST', '/v1/responses', { body: { model: `echo#${tag}`, input: input(url), store: false } })
+    expect(unstored.status, unstored.text).toBe(200)
+    expect((await upstreamRequests(tag)).at(-1)!.body.messages[0]).toEqual({
+      role: 'user',
+      content: [
+        { type: 'text', text: 'See' },
+        { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG_BASE64}` } },
+      ],
+    })
+  })
+
+  it('Conversations: an item holding one is stored with its bytes in the conversation it is added to', async () => {
+    const url = await holding()
+    const created = await call('POST', '/v1/conversations', { body: { items: input(url) } })
+    expect(created.status, created.text).toBe(200)
+    expect(await blobRows(created.body.id)).toEqual({ blobs: 1, chunks: 1 })
+    const added = await call('POST', `/v1/conversations/${created.body.id}/items`, { body: { items: input(url) } })
+    expect(added.status, added.text).toBe(200)
+    expect(added.body.data[0].content[1].image_url).toBe(
+      `https://sessions.test/v1/sessions/${created.body.id}/blobs/${await blobOf(PNG)}`,
+    )
+    expect(await blobRows(created.body.id)).toEqual({ blobs: 1, chunks: 1 })
+  })
+
+  it('another user’s session, or a blob that session does not hold: a 400 naming the field, nothing written', async () => {
+    const bobs = await holding('bob')
+    const id = newSessionId('media')
+    const refused = await call('POST', '/v1/responses', {
+      body: { model: 'echo', input: input(bobs) },
+      headers: { 'X-Session-Id': id },
+    })
+    expect(refused.status).toBe(400)
+    expect(refused.body.error).toMatchObject({
+      code: 'invalid_request',
+      message: `input[0].content[1].image_url: "${await blobOf(PNG)}" is no blob of this session`,
+    })
+    const missing = bobs
+      .replace(/sha256:[0-9a-f]{64}$/, await blobOf(jpeg(2, 2)))
+      .replace(/sessions\/[^/]+/, `sessions/${newSessionId('media')}`)
+    const absent = await call('POST', '/v1/responses', {
+      body: { model: 'echo', input: input(missing) },
+      headers: { 'X-Session-Id': id },
+    })
+    expect(absent.status).toBe(400)
+    expect(absent.body.error).toMatchObject({ code: 'invalid_request', param: 'input[0].content[1].image_url' })
+    expect((await call('GET', `/v1/sessions/${id}`)).status).toBe(404)
+  })
+})
+
 describe('images in exports and imports', () => {
   it('a jsonl export carries each blob’s bytes once, in the first event naming it; an import restores them', async () => {
     const id = newSessionId('media')

@@ -14,7 +14,7 @@ declare module 'vitest' {
     /** A bearer token for user `alice`, the clients' API key. */
     apiKey: string
     upstreamUrl: string
-    /** The fake Anthropic upstream (models named claude…). */
+    /** The fake Anthropic upstream's base URL (without /v1, as ANTHROPIC_BASE_URL takes it). */
     anthropicUrl: string
     /** The HS256 secret the Worker verifies tokens with (tests sign their own users' tokens). */
     jwtSecret: string
@@ -48,15 +48,14 @@ export async function serveWorker(vars: Record<string, string>) {
 
 /**
  * For the clients and browser projects: the served Worker with the fake OpenAI-compatible
- * upstream as its model: what the real client libraries and the browser are pointed at, as a
- * user would point them at a deployment.
+ * upstream as its model (and the fake Anthropic one for models named claude…): what the real
+ * client libraries and the browser are pointed at, as a user would point them at a deployment.
  */
 export default async function setup(project: TestProject) {
   const upstream = await startFakeOpenAI()
   const anthropic = await startFakeAnthropic()
   const worker = await serveWorker({
     OPENAI_BASE_URL: `${upstream.url}/v1`,
-    // Models named claude… go to the fake Anthropic upstream.
     ANTHROPIC_BASE_URL: anthropic.url,
     ANTHROPIC_API_KEY: 'test-anthropic-key',
     CHAT_MODEL: 'echo',

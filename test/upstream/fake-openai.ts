@@ -27,13 +27,16 @@
  * |                 | plain or streamed in the real delta format (arguments in pieces)        |
  * | `toolscut-<ids>`| streams the calls of tools-<ids>, then drops the connection in the     |
  * |                 | middle of the last call's arguments                                    |
- * | `loop-<n>`      | a long agent loop: the request's first tool called with id `step_<k>` on |
- * |                 | the k-th request of its tag while k ≤ n, then `Done after <n> steps`    |
+ * | `loop-<n>`      | a long agent loop: the request's first tool called with id `step_<k>`,  |
+ * |                 | k one past the step whose result ends the messages (1 after a user      |
+ * |                 | message: a retried request asks the same step), then `Done after <n> steps` |
  * | `agent-<ids>`   | an agent's loop: like tools-<ids> after a user message; after tool      |
  * |                 | results, answers `Results: <each result's content, joined by " | ">`  |
  * | `recall-<q>`    | when recall_history is offered: calls it with query q, then answers     |
  * |                 | `Recalled: <its result>`; `recallloop-<q>` calls it whenever offered      |
  * |                 | (then `Done after <n> recalls`); `recallmix-<q>` calls it and a client tool |
+ * | `recallid-<id>` | when recall_history is offered, calls it with `{"id": id}`, then answers |
+ * |                 | `Recalled: <its result>`                                                  |
  * | `memory`        | once the memory tool is offered, runs the script after `MEMORY:` in the |
  * |                 | last user message (`./memory-script`): each round's `memory` calls (on  |
  * |                 | if the tool is withdrawn), then `Memory results: <results, "\n---\n">` |
@@ -47,12 +50,18 @@
  * | `shell[-<n>]`   | Codex's loop: after a user message holding `RUN:<command>`, calls its    |
  * |                 | `exec_command` tool with `{"cmd": command}`; after its result, answers  |
  * |                 | `Ran: <the result's last line>` (else like echo); reporting n prompt tokens |
+ * | `viewer`        | Codex's image loop: after a user message holding `VIEW:<path>`, calls its |
+ * |                 | `view_image` tool with `{"path": path}`; after its result, answers      |
+ * |                 | `Viewed: <the result's text>` (else like echo)                           |
  *
  * Usage comes from the wire only: prompt tokens are a token per 4 characters of what the prompt
  * carries (message contents, tool calls' names and arguments, the tools' JSON) plus 2 a message
  * for its framing, and 85 an image or file part (OpenAI's low-detail image); completion tokens a
  * token per 4 characters of the answer. A content of parts is read as OpenAI's: its text parts'
- * text, an `image_url` as `[image]`, a `file` as `[file]` (what echo answers).
+ * text, an `image_url` as `[image]`, a `file` as `[file]` (what echo answers). A tool result's
+ * images, which this wire carries in the user message right after the tool messages (its text
+ * `[images returned by tool call <id>]`, then the call's images), are read as that result's:
+ * `[image]` after its text, for each (what `reader`, `viewer`, `agent` and `shell` answer).
  *
  * Every request is recorded on arrival (with the usage it was answered with, once answered);
  * `GET /__requests?tag=<tag>` returns those of a tag.
@@ -285,11 +294,47 @@ function sendCalls(request: ChatRequest, calls: ToolCall[], cut = false, promptT
   res.end('data: [DONE]\n\n')
 }
 
-/** The contents of the tool messages that end the prompt (what the model was just given). */
+/** The marker of a tool call's images in the user message after the tool messages. */
+const IMAGES_OF_CALL = /^\[images returned by tool call (.+)\]$/
+
+/**
+ * The images of each call in a user message that carries tool results' images (each call's
+ * marker, then its images), counted by call id; null for any other message.
+ */
+function toolImagesIn(message: WireMessage | undefined): Map<string, number> | null {
+  if (message?.role !== 'user' || !Array.isArray(message.content)) return null
+  const first = message.content[0]
+  if (first?.type !== 'text' || !IMAGES_OF_CALL.test(first.text ?? '')) return null
+  const counts = new Map<string, number>()
+  let call = ''
+  for (const part of message.content) {
+    const marker = part.type === 'text' ? IMAGES_OF_CALL.exec(part.text ?? '') : null
+    if (marker) call = marker[1]!
+    else counts.set(call, (counts.get(call) ?? 0) + 1)
+  }
+  return counts
+}
+
+/**
+ * The contents of the tool messages that end the prompt (what the model was just given), each
+ * followed by ` [image]` per image its call returned (in the user message after them, if any).
+ */
 function trailingToolResults(messages: WireMessage[]): string[] {
+  const images = toolImagesIn(messages.at(-1))
   const results: string[] = []
-  for (let i = messages.length - 1; i >= 0 && messages[i]!.role === 'tool'; i--) results.unshift(textOf(messages[i]!.content))
+  for (let i = messages.length - (images ? 2 : 1); i >= 0 && messages[i]!.role === 'tool'; i--) {
+    const { content, tool_call_id: id = '' } = messages[i]!
+    const text = [textOf(content), ...new Array<string>(images?.get(id) ?? 0).fill('[image]')]
+    results.unshift(text.filter((piece) => piece !== '').join(' '))
+  }
   return results
+}
+
+/** The step a `loop` model takes next: one past the step whose result ends the messages, else the first. */
+function loopStepOf(messages: WireMessage[]): number {
+  const last = messages.at(-1)
+  const done = last?.role === 'tool' ? /^step_(\d+)$/.exec(last.tool_call_id ?? '') : null
+  return done ? Number(done[1]) + 1 : 1
 }
 
 /** `recall`, `recallloop` and `recallmix`: a model that looks up the history when recall_history is offered. */
@@ -313,6 +358,18 @@ const recaller =
       kind === 'recallloop' || !afterTool ? `Done after ${recalled} recalls` : `Recalled: ${body.messages.at(-1)!.content}`,
     )
   }
+
+/** `recallid-<id>`: when recall_history is offered, calls it with `{"id": id}`; given its result, answers `Recalled: <it>`. */
+function recallById(request: ChatRequest): unknown {
+  const { messages, tools } = request.body
+  const offered = (tools ?? []).some((tool) => tool.function.name === 'recall_history')
+  const last = messages.at(-1)
+  const asked = [...messages].reverse().find((m) => m.role === 'assistant')
+  const answered = last?.role === 'tool' && asked?.tool_calls?.some((call) => call.function.name === 'recall_history')
+  if (answered) return answer(request, `Recalled: ${textOf(last!.content)}`)
+  if (!offered) return echo(request)
+  return sendCalls(request, [{ name: 'recall_history', arguments: JSON.stringify({ id: request.arg ?? '' }) }])
+}
 
 /**
  * `memory`: a model that runs a script of memory commands once the memory tool is offered (and
@@ -411,9 +468,10 @@ const MODES: Record<string, (request: ChatRequest) => unknown> = {
   tools: (r) => callFirstTool(r),
   toolscut: (r) => callFirstTool(r, true),
   loop: (r) => {
-    if (r.count > Number(r.arg)) return answer(r, `Done after ${r.arg} steps`)
+    const step = loopStepOf(r.body.messages)
+    if (step > Number(r.arg)) return answer(r, `Done after ${r.arg} steps`)
     const name = r.body.tools?.[0]?.function.name ?? 'missing_tool'
-    return sendCalls(r, [{ id: `step_${r.count}`, name, arguments: JSON.stringify({ step: r.count }) }])
+    return sendCalls(r, [{ id: `step_${step}`, name, arguments: JSON.stringify({ step }) }])
   },
   agent: (r) => {
     const results = trailingToolResults(r.body.messages)
@@ -435,9 +493,17 @@ const MODES: Record<string, (request: ChatRequest) => unknown> = {
     const call = { id: 'shell_1', name: 'exec_command', arguments: JSON.stringify({ cmd: command }) }
     return command ? sendCalls(r, [call], false, promptTokens) : echo(r, { promptTokens })
   },
+  viewer: (r) => {
+    const [result] = trailingToolResults(r.body.messages)
+    if (result !== undefined) return answer(r, `Viewed: ${result}`)
+    const lastUser = textOf([...r.body.messages].reverse().find((m) => m.role === 'user')?.content ?? null)
+    const path = /VIEW:(\S+)/.exec(lastUser)?.[1]
+    return path ? sendCalls(r, [{ id: 'view_1', name: 'view_image', arguments: JSON.stringify({ path }) }]) : echo(r)
+  },
   recall: recaller('recall'),
   recallloop: recaller('recallloop'),
   recallmix: recaller('recallmix'),
+  recallid: recallById,
   memory: memoryModel,
   notes: notesModel,
 }

@@ -105,13 +105,15 @@ export interface ClearingPlan {
 }
 
 /**
- * Plans a clearing over a view (its message events as stored — never a cleared rendering — in view
- * order; `current`: what is cleared already): every tool result older than the newest `keep` calls' is cleared, excluded
- * tools' aside, and with `clearInputs` those calls' arguments too (or only the named tools' calls'). Null when it would clear
+ * Plans a clearing over a view's tool messages (as stored — never a cleared rendering — in view
+ * order; with `clearInputs`, its assistant messages too). Those already cleared (in `current`)
+ * may be left out: they are older than any the clearing keeps, so what it keeps is counted from
+ * the newest results all the same. Every result older than the newest `keep` is cleared, excluded
+ * tools' aside, and with `clearInputs` those calls' arguments too (all, or the named tools'). Null when it would clear
  * nothing, or fewer tokens than `clearAtLeast`.
  *
  * @example
- * const plan = planClearing(viewEvents, clearedById(boundary.cleared), { keep: 3 }, estimator)
+ * const plan = planClearing(toolEvents, clearedById(boundary.cleared), { keep: 3 }, estimator)
  */
 export function planClearing(
   view: readonly { id: string; tokens: number; message: Message }[],
@@ -121,52 +123,46 @@ export function planClearing(
 ): ClearingPlan | null {
   const { keep, clearAtLeast, excludeTools, clearInputs } = { ...DEFAULT_CLEARING, ...options }
   const excluded = new Set(excludeTools)
-  // Calls in view order, with where each was made and what tool it named.
-  const calls: { id: string; name: string; from: string }[] = []
-  for (const event of view)
-    for (const call of event.message.toolCalls ?? []) calls.push({ id: call.id, name: call.name, from: event.id })
-  const older = calls.slice(0, Math.max(0, calls.length - keep)).filter((call) => !excluded.has(call.name))
-  if (older.length === 0) return null
-  const clearing = new Map(older.map((call) => [call.id, call]))
-  const inputsOf = new Map<string, string[]>()
-  for (const call of older)
-    if (clearsInputOf(clearInputs, call.name)) inputsOf.set(call.from, [...(inputsOf.get(call.from) ?? []), call.id])
+  // Results in view order: the newest `keep` stay.
+  const results: { id: string; name: string }[] = []
+  for (const event of view) for (const response of event.message.toolResponses ?? []) results.push(response)
+  const clearing = new Set(
+    results
+      .slice(0, Math.max(0, results.length - keep))
+      .filter((result) => !excluded.has(result.name))
+      .map((result) => result.id),
+  )
+  if (clearing.size === 0) return null
 
   const entries: ClearedEntry[] = []
   const changed = new Map<string, number>()
   let saved = 0
   for (const event of view) {
     const was = current.get(event.id)
-    let ids: string[] = []
-    let inputs = false
-    if ((event.message.toolResponses ?? []).length > 0)
-      ids = event.message.toolResponses!.map((r) => r.id).filter((id) => clearing.has(id))
-    else if (inputsOf.has(event.id)) {
-      ids = inputsOf.get(event.id)!
-      inputs = true
-    }
+    const message = event.message
+    const responses = message.toolResponses ?? []
+    const inputs = responses.length === 0
+    if (inputs && !clearInputs) continue
+    const items = inputs ? (message.toolCalls ?? []).filter((call) => clearsInputOf(clearInputs, call.name)) : responses
+    const ids = items.map((item) => item.id).filter((id) => clearing.has(id))
     const all = [...new Set([...(was?.callIds ?? []), ...ids])]
-    if (all.length === (was?.callIds.length ?? 0)) {
-      if (was) entries.push(was)
-      continue
-    }
-    const original = event.message
+    if (all.length === (was?.callIds.length ?? 0)) continue
     const callTokens = all.map((id) => {
       const known = was?.callIds.indexOf(id) ?? -1
       if (known >= 0) return was!.callTokens[known]!
       return inputs
-        ? estimator.count(original.toolCalls!.find((call) => call.id === id)!.arguments)
-        : dataTokens(original.toolResponses!.find((response) => response.id === id)!.data, estimator)
+        ? estimator.count(message.toolCalls!.find((call) => call.id === id)!.arguments)
+        : dataTokens(responses.find((response) => response.id === id)!.data, estimator)
     })
     const draft: ClearedEntry = { eventId: event.id, callIds: all, inputs, tokens: 0, callTokens }
-    const tokens = newMessageEvent({ id: event.id, message: clearedMessage(original, draft), timestamp: '' }, estimator).tokens
-    const entry = { ...draft, tokens }
-    entries.push(entry)
+    const tokens = newMessageEvent({ id: event.id, message: clearedMessage(message, draft), timestamp: '' }, estimator).tokens
+    entries.push({ ...draft, tokens })
     changed.set(event.id, tokens)
     saved += (was?.tokens ?? event.tokens) - tokens
   }
   if (changed.size === 0 || saved <= 0 || saved < clearAtLeast) return null
-  return { cleared: entries, changed, saved }
+  const fresh = new Set(entries.map((entry) => entry.eventId))
+  return { cleared: [...[...current.values()].filter((entry) => !fresh.has(entry.eventId)), ...entries], changed, saved }
 }
 
 /**

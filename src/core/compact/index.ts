@@ -148,7 +148,7 @@ export async function compact(request: CompactRequest, deps: CompactDeps): Promi
     request.dryRun ? { ...unchangedResult(reason, version), dryRun: true } : unchangedResult(reason, version)
   const strategy = request.strategy ?? {}
   const summarizer = strategy.summarizer ?? null
-  const { view: stored, version, pins, cleared: clearedNow } = await store.readView()
+  const { view: stored, version, pins, cleared: clearedNow, clearedSeqs } = await store.readView()
   const expected = request.expectedVersion
   if (expected !== undefined && expected !== version) throw new VersionConflictError(expected, version)
 
@@ -157,10 +157,10 @@ export async function compact(request: CompactRequest, deps: CompactDeps): Promi
 
   // Clearing first: the view's columns then count the cleared messages at their cleared size.
   const planned = strategy.clearToolResults
-    ? await planViewClearing(stored, clearedById(clearedNow), strategy.clearToolResults, store, deps)
+    ? await planViewClearing(stored, clearedById(clearedNow), clearedSeqs, strategy.clearToolResults, store, deps)
     : null
   const clearing = planned?.plan ?? null
-  const view = planned?.plan ? withTokens(stored, planned.plan.changed, planned.ids) : stored
+  const view = planned?.plan ? withTokens(stored, planned.plan.changed, planned.positions, planned.ids) : stored
   const cleared = clearing?.cleared ?? clearedNow ?? []
   const analysis = clearing ? analyzeColumns(view, pins) : storedAnalysis
   const windowed =
@@ -234,31 +234,39 @@ export async function compact(request: CompactRequest, deps: CompactDeps): Promi
   return write(cut, summary, cleared, version, deps, expected === undefined)
 }
 
-/** The view's assistant and tool messages: those a clearing looks at. */
-function toolPositions(view: ViewColumns): Int32Array {
+/**
+ * The view's messages a clearing looks at: its tool messages (with `inputs`, its assistant messages
+ * too) not cleared already — read only when the store knows which are (`cleared`, by seq), so
+ * that a clearing in a long loop reads the results that aged since the last one, not the loop.
+ */
+function toolPositions(view: ViewColumns, inputs: boolean, cleared?: ReadonlySet<number>): Int32Array {
   const positions: number[] = []
-  for (let p = 0; p < view.length; p++) if (view.role(p) === 'assistant' || view.role(p) === 'tool') positions.push(p)
+  for (let p = 0; p < view.length; p++) {
+    const role = view.role(p)
+    if ((role === 'tool' || (inputs && role === 'assistant')) && !cleared?.has(view.seq(p))) positions.push(p)
+  }
   return Int32Array.from(positions)
 }
 
-/** A clearing of the view's tool messages (read whole, as stored), or null when it clears nothing. */
+/** A clearing of the view's tool messages (read whole, as stored), or null when it clears nothing; the positions and ids it read. */
 async function planViewClearing(
   view: ViewColumns,
   current: Map<string, ClearedEntry>,
+  clearedSeqs: ReadonlySet<number> | undefined,
   options: ClearToolResults,
   store: SessionStore,
   deps: CompactDeps,
-): Promise<{ plan: ClearingPlan | null; ids: string[] }> {
-  const positions = toolPositions(view)
+): Promise<{ plan: ClearingPlan | null; positions: Int32Array; ids: string[] }> {
+  const inputs = Array.isArray(options.clearInputs) ? options.clearInputs.length > 0 : options.clearInputs === true
+  const positions = toolPositions(view, inputs, clearedSeqs)
   const events = await store.readEvents(seqsAt(view, positions))
   // The stored tokens, or the cleared ones a boundary gave: what the view counts now.
   const counted = events.map((event, i) => ({ ...event, tokens: view.tokens(positions[i]!) }))
-  return { plan: planClearing(counted, current, options, deps.estimator), ids: events.map((event) => event.id) }
+  return { plan: planClearing(counted, current, options, deps.estimator), positions, ids: events.map((event) => event.id) }
 }
 
-/** A view's columns with some events' tokens replaced (by id; `ids`: the ids of the positions `toolPositions` names). */
-function withTokens(view: ViewColumns, changed: Map<string, number>, ids: string[]): ViewColumns {
-  const positions = toolPositions(view)
+/** A view's columns with some events' tokens replaced (by id; `ids`: those of `positions`). */
+function withTokens(view: ViewColumns, changed: Map<string, number>, positions: Int32Array, ids: string[]): ViewColumns {
   const at = new Map<number, number>()
   positions.forEach((p, i) => {
     const tokens = changed.get(ids[i]!)

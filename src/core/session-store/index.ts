@@ -12,6 +12,8 @@ export interface ViewSnapshot {
   pins?: ViewPins
   /** Its messages a clearing cleared (the newest boundary's list; none when absent): `view` counts them cleared. */
   cleared?: readonly ClearedEntry[]
+  /** The seqs of those messages, when the store knows them (a clearing then reads only the others). */
+  clearedSeqs?: ReadonlySet<number>
 }
 
 /**

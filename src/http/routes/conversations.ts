@@ -19,7 +19,7 @@ import type { MessageEvent } from '../../core'
 import { MediaIntake } from '../../wire/media'
 import { type BlobUrl, itemList, itemsOf, itemTarget, type ResponseItem } from '../../wire/responses/items'
 import { type Item, messagesOf } from '../../wire/responses/request'
-import { addressOf, blobUrlOf, body, json, openAIErrors, routes, sessionOf } from './helpers'
+import { addressOf, blobsElsewhere, blobUrlOf, body, json, openAIErrors, routes, sessionOf } from './helpers'
 
 const PATH = '/v1/conversations/{id}'
 
@@ -112,7 +112,7 @@ export const conversationsRoutes = routes()
     const metadata = request.metadata ?? {}
     const session = sessionOf(c, id)
     const address = { userId: c.get('userId'), sessionId: id }
-    const media = new MediaIntake(new URL(c.req.url).origin)
+    const media = new MediaIntake(new URL(c.req.url).origin, blobsElsewhere(c, id))
     const { messages, fields } = await itemMessages(request.items ?? [], media)
     const creates = { metadata }
     if (messages.length > 0) unwrap(await session.appendHistory(address, { messages, fields, creates }, media.upload()))
@@ -131,7 +131,7 @@ export const conversationsRoutes = routes()
   })
   .openapi(appendItems, async (c) => {
     const { id } = c.req.valid('param')
-    const media = new MediaIntake(new URL(c.req.url).origin)
+    const media = new MediaIntake(new URL(c.req.url).origin, blobsElsewhere(c, id))
     const { messages, fields } = await itemMessages(c.req.valid('json').items, media)
     const written = unwrap(await sessionOf(c, id).appendHistory(addressOf(c, id), { messages, fields }, media.upload()))
     const items = written.flatMap((event) => (event.type === 'MESSAGE' ? itemsOf(event, blobUrlOf(c, id)) : []))

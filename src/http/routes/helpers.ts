@@ -2,9 +2,10 @@ import { OpenAPIHono, z } from '@hono/zod-openapi'
 import type { Context, TypedResponse } from 'hono'
 import type { JSONParsed } from 'hono/utils/types'
 import { SIZE_LIMITS } from '../../contract/limits'
-import { ErrorResponseSchema } from '../../contract/schemas'
+import { ErrorResponseSchema, SessionId } from '../../contract/schemas'
 import { sessionClient } from '../../object/session-client'
 import { blobUrl } from '../../wire/blob-url'
+import type { BlobsElsewhere } from '../../wire/media'
 import type { AppEnv } from '../env'
 import { validationHook } from '../validation'
 
@@ -86,6 +87,20 @@ export const routes = () => new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
 
 /** The caller's session `id` (validated by the route's path schema), as a typed RPC client. */
 export const sessionOf = (c: { env: Env; get(key: 'userId'): string }, id: string) => sessionClient(c.env, c.get('userId'), id)
+
+/**
+ * Where a request that writes to the session `sessionId` (null: none) reads the blobs it names by
+ * the blob URL of another of the caller's sessions: from that session's object (see
+ * `BlobsElsewhere`); none from a session that does not hold it, or that is not the caller's.
+ */
+export const blobsElsewhere = (c: { env: Env; get(key: 'userId'): string }, sessionId: string | null): BlobsElsewhere => ({
+  sessionId,
+  async read(other, ref) {
+    if (!SessionId.safeParse(other).success) return null
+    const found = await sessionOf(c, other).readBlob(ref)
+    return found.ok ? found.value : null
+  },
+})
 
 /**
  * A JSON answer of the session object (`JsonBody`: its text when small, else a stream), passed

@@ -21,7 +21,7 @@ import { ResponseStream } from '../../wire/responses/stream'
 import { readDoorAnswer, wholeOf } from '../door-answer'
 import type { AppEnv } from '../env'
 import { readTurnAnswer } from '../turn-answer'
-import { addressOf, blobUrlOf, body, DoorHeaders, json, openAIErrors, routes, sessionOf } from './helpers'
+import { addressOf, blobsElsewhere, blobUrlOf, body, DoorHeaders, json, openAIErrors, routes, sessionOf } from './helpers'
 import { storedResponsesRoutes } from './stored-responses'
 
 const Headers = z.object({
@@ -75,7 +75,9 @@ const compact = createRoute({
 /** A Responses request as its session object takes it (see `responsesRequest`), its omitted tools and session said in headers. */
 async function doorRequest(c: Context<AppEnv>, body: ResponsesRequest, headers: z.output<typeof Headers>) {
   const lookUp = async (sessionId: string, ids: string[]) => unwrap(await sessionOf(c, sessionId).messagesByIds(ids))
-  const door = await responsesRequest(body, headers, c.env, newConversationId, new URL(c.req.url).origin, lookUp)
+  const elsewhere = (sessionId: string | null) => blobsElsewhere(c, sessionId)
+  const origin = new URL(c.req.url).origin
+  const door = await responsesRequest(body, headers, c.env, newConversationId, origin, lookUp, elsewhere)
   if (door.omitted.length > 0) c.header('X-Tools-Omitted', door.omitted.join(', '))
   if (door.place.sessionId !== null) c.header('X-Session-Id', door.place.sessionId)
   const sessionId = door.place.sessionId ?? UNSTORED

@@ -119,6 +119,9 @@ const MIGRATIONS: string[] = [
   `CREATE TABLE blobs (hash TEXT PRIMARY KEY, media_type TEXT NOT NULL, bytes INTEGER NOT NULL,
      chunks INTEGER NOT NULL, width INTEGER, height INTEGER, pages INTEGER) WITHOUT ROWID;
    CREATE TABLE blob_chunks (hash TEXT NOT NULL, n INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (hash, n)) WITHOUT ROWID;`,
+  // v16: where each tool call id was first written (its call's event, or a result's without one),
+  // so that recall by a call's id finds its result a few rows on (null for ids written before).
+  `ALTER TABLE tool_ids ADD COLUMN seq INTEGER;`,
 ]
 
 /**

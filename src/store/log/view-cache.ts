@@ -160,10 +160,10 @@ export class ViewCache {
     return cleared
   }
 
-  /** The view's cleared messages as its newest boundary lists them (loading the view if need be). */
-  clearedOf(record: SessionRecord): ClearedEntry[] {
+  /** The view's cleared messages as its newest boundary lists them, and their seqs (loading the view if need be). */
+  clearedOf(record: SessionRecord): { cleared: ClearedEntry[]; seqs: Set<number> } {
     this.columnsOf(record)
-    return [...this.cleared.values()]
+    return { cleared: [...this.cleared.values()], seqs: new Set(this.cleared.keys()) }
   }
 
   /**

@@ -14,7 +14,7 @@ import {
 import type { DoorRequest } from '../../doors'
 import { blobUrl } from '../blob-url'
 import { type DoorHeaderValues, doorRequestOf, type Translation } from '../door-request'
-import { checkMediaCount, MediaIntake } from '../media'
+import { type BlobsElsewhere, checkMediaCount, MediaIntake } from '../media'
 import { referencedItems } from './items'
 import { implicitTtlOf, type ResponsesPlace, type ResponsesSessionHeaders, responsesPlace } from './session'
 
@@ -266,6 +266,8 @@ export interface ResponsesDoorRequest {
  * by `item_reference` looked up in its session with `lookUp`: a second call to the session object,
  * only for such a request), a compaction item's capsule, the response it goes on
  * from. A capsule with no session named is a 400: it goes back to the session it was made in.
+ * An image or document named by another session's blob URL is read from there
+ * (`blobsElsewhere`, given the request's session: a call to that session's object per blob).
  *
  * @example
  * const { place, request, omitted } = await responsesRequest(body, headers, c.env, newConversationId)
@@ -277,6 +279,7 @@ export async function responsesRequest(
   newId: () => string,
   origin: string,
   lookUp?: (sessionId: string, eventIds: string[]) => Promise<MessageEvent[]>,
+  blobsElsewhere?: (sessionId: string | null) => BlobsElsewhere,
 ): Promise<ResponsesDoorRequest> {
   const place = responsesPlace(body, headers, newId)
   const referenced = referencedIds(body)
@@ -285,7 +288,7 @@ export async function responsesRequest(
     referenced.length > 0 && stored && lookUp
       ? await referencedItems(referenced, (ids) => lookUp(place.sessionId!, ids), blobUrl(origin, place.sessionId!))
       : undefined
-  const media = new MediaIntake(origin)
+  const media = new MediaIntake(origin, blobsElsewhere?.(place.sessionId) ?? null)
   const { translation, capsule, omitted, compact } = await responsesTranslation(body, media, found)
   if (headers['x-memory'] === 'on') translation.request.memory = true
   if (place.sessionId === null && capsule)
