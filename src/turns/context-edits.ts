@@ -56,6 +56,10 @@ async function fires(trigger: { inputTokens: number } | { toolUses: number }, st
     : (await toolUses(step, deps)) > trigger.toolUses
 }
 
+/** The tool results the request itself brings (its step's, not stored yet). */
+const newResults = (step: PreparedStep) =>
+  step.added.reduce((sum, event) => sum + (event.message.toolResponses?.length ?? 0), 0)
+
 /** The calls a view's clearing names (their results or their arguments cleared). */
 const clearedCalls = (entries: readonly ClearedEntry[] | undefined) => new Set((entries ?? []).flatMap((entry) => entry.callIds))
 
@@ -98,7 +102,12 @@ export async function runContextEdits(step: PreparedStep, edits: readonly Contex
       const before = clearedCalls((await session.readView()).cleared)
       const { kind: _, trigger: __, ...options } = edit
       const result = await pass({
-        clearToolResults: { ...options, clearAtLeast: Math.ceil(edit.clearAtLeast / step.fit.ratio) },
+        clearToolResults: {
+          ...options,
+          // `keep` counts the prompt's results, the request's own new ones (not stored yet, never cleared) among them.
+          keep: Math.max(0, edit.keep - newResults(step)),
+          clearAtLeast: Math.ceil(edit.clearAtLeast / step.fit.ratio),
+        },
       })
       if (result.unchanged || !result.boundary || result.boundary.type !== 'COMPACTION') continue
       run.compactions.push(result)
