@@ -57,8 +57,7 @@ async function fires(trigger: { inputTokens: number } | { toolUses: number }, st
 }
 
 /** The tool results the request itself brings (its step's, not stored yet). */
-const newResults = (step: PreparedStep) =>
-  step.added.reduce((sum, event) => sum + (event.message.toolResponses?.length ?? 0), 0)
+const newResults = (step: PreparedStep) => step.added.reduce((sum, event) => sum + (event.message.toolResponses?.length ?? 0), 0)
 
 /** The calls a view's clearing names (their results or their arguments cleared). */
 const clearedCalls = (entries: readonly ClearedEntry[] | undefined) => new Set((entries ?? []).flatMap((entry) => entry.callIds))

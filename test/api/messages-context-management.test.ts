@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
-import { newSessionId, newTag, parseSSE, upstreamRequests, wholeLog } from '../helpers'
+import { call, newSessionId, newTag, parseSSE, upstreamRequests, wholeLog } from '../helpers'
 import { a, expectAnthropicError, send, text, u } from '../support/messages-door'
 
 /**
@@ -228,6 +228,28 @@ describe('clear_thinking_20251015', () => {
     expect(thinkingOf((await anthropicSent(tag)).at(-1)!.body)).toEqual([1, 1, 1, 1])
   })
 
+  it('applies to a request answered without the session (Claude Code’s auxiliary class) too, which stores nothing', async () => {
+    const id = newSessionId('cm')
+    const tag = newTag()
+    const think = (n: string) => ({ type: 'thinking', thinking: `Thinking ${n}.`, signature: `sig-${n}` })
+    const history = [u('one'), a([think('1'), text('Echo: one')]), u('two'), a([think('2'), text('Echo: two')]), u('three')]
+    const answer = await send(
+      id,
+      { model: `claude-think#${tag}`, messages: history, context_management: { edits: [{ type: 'clear_thinking_20251015' }] } },
+      { 'x-claude-code-request-class': 'auxiliary' },
+    )
+    expect(answer.status, answer.text).toBe(200)
+    expect(answer.headers.get('x-stored')).toBe('false')
+    expect(answer.body.context_management).toEqual({
+      applied_edits: [{ type: 'clear_thinking_20251015', cleared_thinking_turns: 1, cleared_input_tokens: expect.any(Number) }],
+    })
+    const sent = await anthropicSent(tag)
+    expect(sent).toHaveLength(1)
+    expect(thinkingOf(sent[0]!.body)).toEqual([0, 1])
+    expect(Object.keys(sent[0]!.body)).not.toContain('context_management')
+    expect((await call('GET', `/v1/sessions/${id}`)).status).toBe(404)
+  })
+
   it('clears nothing for an upstream that is never sent thinking', async () => {
     const id = newSessionId('cm')
     const tag = newTag()
@@ -324,8 +346,11 @@ describe('compact_20260112', () => {
       'invalid_request_error',
       /^messages\[0\]\.content\[0\]\.encrypted_content: not a compaction of this session/,
     )
-    const elsewhere = await send(newSessionId('cm'), { model: `echo#${tag}`, messages: [assistant, u('Seven')] })
+    const other = newSessionId('cm')
+    const elsewhere = await send(other, { model: `echo#${tag}`, messages: [assistant, u('Seven')] })
     expectAnthropicError(elsewhere, 400, 'invalid_request_error', /encrypted_content: not a compaction of this session/)
+    expect(elsewhere.headers.get('x-should-retry')).toBe('false')
+    expect((await call('GET', `/v1/sessions/${other}`)).status).toBe(404)
     // A failed compaction's block (no summary, no capsule) stands for nothing: it is left out.
     const empty = await send(id, {
       model: `echo#${tag}`,

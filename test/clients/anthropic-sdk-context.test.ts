@@ -114,8 +114,9 @@ describe('@anthropic-ai/sdk context management (beta) against the Messages door'
       { type: 'clear_thinking_20251015', cleared_thinking_turns: 1, cleared_input_tokens: expect.any(Number) },
     ])
     const sent = await anthropicSent(tag)
-    const thinking = sent.at(-1)!.body.messages
-      .filter((message: any) => message.role === 'assistant')
+    const thinking = sent
+      .at(-1)!
+      .body.messages.filter((message: any) => message.role === 'assistant')
       .map((message: any) => message.content.filter((block: any) => block.type === 'thinking').length)
     expect(thinking).toEqual([0, 1])
     for (const { body } of sent) expect(Object.keys(body)).not.toContain('context_management')
@@ -168,8 +169,11 @@ describe('@anthropic-ai/sdk context management (beta) against the Messages door'
       messages: [assistant(streamed.content), { role: 'user', content: 'Six' }],
     })
     expect(short.content).toEqual([{ type: 'text', text: 'Echo: Six' }])
-    const users = shown(await logOf(id)).filter((line) => line.startsWith('user:'))
+    // Every message stored once; beside them, the two passes' summaries (synthetic).
+    const log = (await logOf(id)) as (Awaited<ReturnType<typeof logOf>>[number] & { synthetic?: boolean })[]
+    const users = shown(log.filter((event) => !event.synthetic)).filter((line) => line.startsWith('user:'))
     expect(users).toEqual(['user:One', 'user:Two', 'user:Three', 'user:Four', 'user:Five', 'user:Six'])
+    expect(log.filter((event) => event.synthetic && event.message.role === 'assistant')).toHaveLength(2)
   })
 
   it('compact_20260112 with pause_after_compaction: stop_reason compaction, then the conversation goes on', async () => {
