@@ -1,10 +1,11 @@
 import type { BlobUpload } from '../../contract/blob-upload'
-import type { ContextEditInput, MessagesMessage, MessagesRequest, ToolChoiceInput, ToolInput } from '../../contract/schemas'
+import type { MessagesMessage, MessagesRequest, ToolChoiceInput, ToolInput } from '../../contract/schemas'
 import { type ClientMessage, type Content, contentOf, isMediaPart, type Part } from '../../core'
 import type { DoorRequest } from '../../doors'
-import type { ContextEdit } from '../../turns/step'
 import { type DoorHeaderValues, doorRequestOf, type Translation } from '../door-request'
 import { checkMediaCount, MediaIntake } from '../media'
+import { sinceCompaction } from './compaction-blocks'
+import { contextEditsOf } from './context-edits'
 import type { MessagesSessionKey } from './session-key'
 
 /**
@@ -41,13 +42,9 @@ export async function messagesTranslation(
 ): Promise<Translation & { capsule: DoorRequest['capsule'] }> {
   const messages: ClientMessage[] = []
   const fields: string[] = []
-  const { from, capsule } = compactionOf(body.messages)
-  for (const [at, message] of body.messages.entries()) {
-    if (at < from.message) continue
-    // The message holding the compaction block: what follows the block in it.
-    const sent = at === from.message ? afterBlock(message, from.block) : withoutCompactions(message)
-    if (sent === null) continue
-    for (const { message: neutral, field } of await neutralMessages(sent, `messages[${at}]`, media)) {
+  const { since, capsule } = sinceCompaction(body.messages)
+  for (const { at, message } of since) {
+    for (const { message: neutral, field } of await neutralMessages(message, `messages[${at}]`, media)) {
       messages.push(neutral)
       fields.push(field)
     }
@@ -90,84 +87,6 @@ export async function messagesTranslation(
       ...(Object.keys(options).length > 0 ? { options } : {}),
     },
   }
-}
-
-/** Anthropic's defaults: clearing at 100,000 input tokens keeping 3 tool uses, thinking kept for 1 turn, compaction at 150,000. */
-const EDIT_DEFAULTS = { clearTrigger: 100_000, keepToolUses: 3, keepThinkingTurns: 1, compactTrigger: 150_000 } as const
-
-/**
- * A request's `context_management.edits` in the turn's words, Anthropic's defaults filled in (see
- * the SDK's `BetaContextManagementConfig`): validated by the contract's schema already.
- *
- * @example
- * contextEditsOf([{ type: 'clear_thinking_20251015' }]) // [{ kind: 'clearThinking', keep: 1 }]
- */
-export const contextEditsOf = (edits: readonly ContextEditInput[]): ContextEdit[] => edits.map(contextEditOf)
-
-function contextEditOf(edit: ContextEditInput): ContextEdit {
-  if (edit.type === 'clear_tool_uses_20250919')
-    return {
-      kind: 'clearToolUses',
-      trigger:
-        edit.trigger?.type === 'tool_uses'
-          ? { toolUses: edit.trigger.value }
-          : { inputTokens: edit.trigger?.value ?? EDIT_DEFAULTS.clearTrigger },
-      keep: edit.keep?.value ?? EDIT_DEFAULTS.keepToolUses,
-      clearAtLeast: edit.clear_at_least?.value ?? 0,
-      excludeTools: edit.exclude_tools ?? [],
-      clearInputs: edit.clear_tool_inputs ?? false,
-    }
-  if (edit.type === 'clear_thinking_20251015') {
-    const keep = edit.keep ?? { type: 'thinking_turns', value: EDIT_DEFAULTS.keepThinkingTurns }
-    return { kind: 'clearThinking', keep: keep === 'all' || keep.type === 'all' ? 'all' : keep.value }
-  }
-  return {
-    kind: 'compact',
-    trigger: { inputTokens: edit.trigger?.value ?? EDIT_DEFAULTS.compactTrigger },
-    ...(edit.instructions?.trim() ? { instructions: edit.instructions } : {}),
-    pause: edit.pause_after_compaction ?? false,
-  }
-}
-
-type Message = MessagesRequest['messages'][number]
-type CompactionBlock = Block & { content?: string | null; encrypted_content?: string | null }
-
-/** A compaction block that stands for nothing: a failed compaction's (no summary, no capsule), sent back as Anthropic allows. */
-const isEmptyCompaction = (block: CompactionBlock) =>
-  block.type === 'compaction' && (block.content ?? null) === null && (block.encrypted_content ?? null) === null
-
-/**
- * Where a request's conversation starts: after its newest compaction block (one the service
- * answered, sent back in an assistant message), which stands for all that came before it — its
- * capsule names the view it was made at (`encrypted_content`; one that is not this session's is a
- * 400 naming it). A block with neither summary nor capsule is left out, standing for nothing.
- */
-function compactionOf(messages: readonly Message[]): {
-  from: { message: number; block: number }
-  capsule: DoorRequest['capsule']
-} {
-  for (let at = messages.length - 1; at >= 0; at--) {
-    const content = messages[at]!.content
-    if (typeof content === 'string') continue
-    const block = content.findLastIndex((b) => b.type === 'compaction' && !isEmptyCompaction(b))
-    if (block < 0) continue
-    const token = (content[block] as CompactionBlock).encrypted_content ?? ''
-    return { from: { message: at, block }, capsule: { token, field: `messages[${at}].content[${block}].encrypted_content` } }
-  }
-  return { from: { message: 0, block: -1 }, capsule: null }
-}
-
-/** A message without its empty compaction blocks (null when nothing else was in it). */
-function withoutCompactions(message: Message): Message | null {
-  if (typeof message.content === 'string' || !message.content.some((block) => block.type === 'compaction')) return message
-  const content = message.content.filter((block) => block.type !== 'compaction')
-  return content.length > 0 ? { ...message, content } : null
-}
-
-/** What follows a compaction block in its message (null: nothing). */
-function afterBlock(message: Message, block: number): Message | null {
-  if (block < 0) return withoutCompactions(message)
-  return withoutCompactions({ ...message, content: (message.content as Block[]).slice(block + 1) })
 }
 
 /** The billing line Claude Code puts first in its system prompt: not part of the prompt stored or matched. */
