@@ -430,6 +430,37 @@ describe('compact_20260112', () => {
     expect(next.body.content).toEqual([text('Echo: Five')])
   })
 
+  it('when the summary model fails: a block with neither summary nor capsule first, the turn answered, nothing compacted', async () => {
+    const id = newSessionId('cm')
+    const tag = newTag()
+    // The session's summarizer fails; its own trigger never fires.
+    const policy = {
+      trigger: { turnCount: 1000 },
+      strategy: { window: { lastTurns: 1 }, summarizer: { model: `fail-500#${tag}` } },
+    }
+    expect((await call('POST', '/v1/sessions', { body: { id, policy } })).status).toBe(201)
+    const messages = await threeTurns(id, `echo#${tag}`)
+    const request = { model: `echo#${tag}`, messages: [...messages, u('Four')], context_management: compactAt(20) }
+    const answer = await send(id, request)
+    expect(answer.status, answer.text).toBe(200)
+    expect(answer.body.content).toEqual([{ type: 'compaction', content: null, encrypted_content: null }, text('Echo: Four')])
+    const streamed = await send(id, {
+      ...request,
+      messages: [...request.messages, a(answer.body.content), u('Five')],
+      stream: true,
+    })
+    expect(streamed.status, streamed.text).toBe(200)
+    const starts = parseSSE(streamed.text).filter((frame) => frame.event === 'content_block_start')
+    expect(starts.map((frame) => [frame.data.index, frame.data.content_block.type])).toEqual([
+      [0, 'compaction'],
+      [1, 'text'],
+    ])
+    const log = await wholeLog(id)
+    expect(log.some((event) => event.type === 'COMPACTION')).toBe(false)
+    // The failed block sent back stood for nothing: every message once.
+    expect(userTexts(log)).toEqual(['One', 'Two', 'Three', 'Four', 'Five'])
+  })
+
   it('pause_after_compaction: the block alone (stop_reason compaction), the question stored; sent back, the model answers it', async () => {
     const id = newSessionId('cm')
     const tag = newTag()

@@ -61,7 +61,11 @@ export async function runContextEdits(step: PreparedStep, edits: readonly Contex
     summaries = [...summaries, ...written.flatMap((result) => result.summary)]
     paused ||= edit.pause
   }
-  if (summaries.length === 0) return run
+  if (summaries.length === 0) {
+    // A failed compaction's block (neither summary nor capsule) still opens the message.
+    if (run.compaction) deps.onCompaction?.(step.replyId, run.compaction)
+    return run
+  }
   // The capsule names the event the reply follows: after a pause, the view's tip before the request's messages.
   const tip = await viewTip(deps)
   const point = paused ? tip : (step.added.at(-1)?.id ?? tip)
