@@ -39,6 +39,30 @@ export function clientCallsOf(reply: MessageEvent): { status: TurnStatus; toolCa
   return { status: toolCalls.length > 0 ? 'requires_action' : 'completed', toolCalls }
 }
 
+/** What one of a request's context edits did to its prompt (`at`: the edit's place in the request). */
+export type AppliedEdit = { at: number } & (
+  | { kind: 'clearToolUses'; clearedToolUses: number; clearedInputTokens: number }
+  | { kind: 'clearThinking'; clearedThinkingTurns: number; clearedInputTokens: number }
+)
+
+/**
+ * The summarizing pass a request's compaction edit ran, as the client gets it back: the summary,
+ * and the capsule naming the view it stands for (see `doors/capsule`). Both null: the pass failed.
+ */
+export interface CompactionBlock {
+  content: string | null
+  capsule: string | null
+}
+
+/** What a request's context edits did (a Messages client's `context_management`). */
+export interface ContextEditsReport {
+  /** The edits that changed the prompt, in the request's order. */
+  applied: AppliedEdit[]
+  compaction: CompactionBlock | null
+  /** The request stopped after its compaction (no model call): the block is the answer. */
+  paused: boolean
+}
+
 /** What a turn did (its compaction results name events by seq: the answer is written from storage). */
 export interface TurnResult {
   reply: MessageEvent
@@ -55,6 +79,8 @@ export interface TurnResult {
   finishReason?: string | null
   /** The stop sequence the reply stopped at, when the upstream said (the Messages door's `stop_sequence`); absent for a stored result. */
   stopSequence?: string
+  /** What the request's context edits did, when it carried some; absent for a stored result. */
+  contextEdits?: ContextEditsReport
 }
 
 /** A turn step as the log holds it: its reply, every event the request wrote, the usage recorded with it. */

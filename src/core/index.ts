@@ -16,6 +16,7 @@ export {
   planClearing,
   viewEvents,
 } from './clearing'
+export { clearOlderThinking, type ThinkingCleared } from './clearing/thinking'
 export {
   type CompactDeps,
   type CompactionResult,

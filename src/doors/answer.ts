@@ -1,4 +1,4 @@
-import { type StoredStep, storedResult, type TurnResult } from '../contract/turn-result'
+import { type ContextEditsReport, type StoredStep, storedResult, type TurnResult } from '../contract/turn-result'
 import { isServiceCall, type MessageEvent } from '../core'
 
 /**
@@ -15,18 +15,26 @@ export interface DoorAnswer {
   stopSequence?: string
   /** False for an answer the session did not store (see `passthroughTurn`). */
   stored: boolean
+  /** What the request's context edits did, when it carried some (a Messages client's `context_management`). */
+  contextEdits?: ContextEditsReport
 }
 
+/**
+ * A turn's result as a door answers it. A paused compaction's reply is its summary, which the
+ * answer shows only as its compaction block: its message is left empty here.
+ */
 export function doorAnswer(result: TurnResult): DoorAnswer {
   const stored = result.status === 'requires_action' ? 'tool_calls' : 'stop'
   const finishReason = result.status === 'requires_action' ? 'tool_calls' : (result.finishReason ?? stored)
+  const paused = result.contextEdits?.paused === true
   return {
-    reply: result.reply,
+    reply: paused ? { ...result.reply, message: { role: 'assistant', content: null } } : result.reply,
     status: result.status,
     usage: result.usage,
     finishReason,
     ...completedStopSequence(result),
     stored: true,
+    ...(result.contextEdits ? { contextEdits: result.contextEdits } : {}),
   }
 }
 

@@ -7,6 +7,7 @@ import { NOT_CONFIGURED } from '../models/config'
 import { toServiceError, UpstreamError } from '../models/port'
 import { admitted } from '../rate-limits'
 import { CallIds } from '../turns/call-ids'
+import { thinkingSent } from '../turns/context-edits'
 import { turnEvent } from '../turns/open-step'
 import { promptMedia } from '../turns/prompt-media'
 import type { TurnDeps } from '../turns/session'
@@ -33,14 +34,17 @@ export function passthroughTurn(input: DoorRequest, deps: TurnDeps): Promise<Doo
   const ids = new CallIds(() => new Set())
   let position = 0
   return admitted(limiter, async (reached) => {
-    const prompt = seedEvents(input.messages, input.fields, estimator).added
+    const modelName = request.model ?? models.chatModel
+    // A thinking edit applies here too (no session calibration to scale its count by); the other edits pass over a session's prompt.
+    const upstream = { takesThinking: models.takesThinking(modelName), ratio: 1 }
+    const prompt = thinkingSent(seedEvents(input.messages, input.fields, estimator).added, request.contextEdits, upstream, deps)
     reached()
     deps.onReply?.(replyId, false)
     let reply: Awaited<ReturnType<typeof model.chat>>
     try {
       reply = await model.chat({
-        model: request.model ?? models.chatModel,
-        messages: toOpenAIMessages(prompt, request.system ?? null, promptMedia(deps.session, request, models)),
+        model: modelName,
+        messages: toOpenAIMessages(prompt.events, request.system ?? null, promptMedia(deps.session, request, models)),
         maxTokens: maxTokens ?? models.replyTokens,
         onDelta: request.stream ? deps.onDelta : undefined,
         onReasoning: request.stream ? deps.onReasoning : undefined,
@@ -82,6 +86,9 @@ export function passthroughTurn(input: DoorRequest, deps: TurnDeps): Promise<Doo
       finishReason: status === 'requires_action' ? 'tool_calls' : (reply.finishReason ?? 'stop'),
       ...completedStopSequence({ status, stopSequence: reply.stopSequence }),
       stored: false,
+      ...(request.contextEdits
+        ? { contextEdits: { applied: prompt.applied ? [prompt.applied] : [], compaction: null, paused: false } }
+        : {}),
     }
   })
 }

@@ -1,6 +1,6 @@
 import { ServiceError, sessionNotFound } from '../contract/errors'
 import type { StoredStep } from '../contract/turn-result'
-import { type ClientMessage, reconcile, type ShownMessage } from '../core'
+import { asksTurn, type ClientMessage, reconcile, type ShownMessage } from '../core'
 import type { DoorRequest } from './request'
 
 /** What a door request is for: an answer (a turn), or only storing what is new (a compaction request's first step). */
@@ -77,15 +77,14 @@ export function planDoorTurn(request: DoorRequest, facts: DoorFacts, purpose: Do
   }
   if (request.after !== null) return { kind: 'continued', after: request.after }
   const { tail, capsuleAt } = facts
-  const reconciled = reconcile(
-    request.messages,
-    tail.messages.map((shown) => shown.message),
-    {
-      logIsEmpty: tail.empty && capsuleAt === undefined,
-      continues: capsuleAt !== undefined || purpose === 'store',
-      retried: resentOf(request, facts),
-    },
-  )
+  const lineage = tail.messages.map((shown) => shown.message)
+  const reconciled = reconcile(request.messages, lineage, {
+    logIsEmpty: tail.empty && capsuleAt === undefined,
+    // Nothing new is no error after a capsule, when only storing, or when the lineage ends with a
+    // question no reply follows (a paused compaction's): the newest turn says what it asks.
+    continues: capsuleAt !== undefined || purpose === 'store' || asksTurn(lineage),
+    retried: resentOf(request, facts),
+  })
   if (reconciled.kind === 'refused') {
     if (reconciled.code === 'history_diverged' && request.onDiverge === 'rewind') return { kind: 'diverged' }
     throw new ServiceError(reconciled.code, `${request.fields[reconciled.at]}: ${reconciled.reason}`)

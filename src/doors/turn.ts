@@ -14,7 +14,7 @@ import { openContinuation, turnEvent } from '../turns/open-step'
 import { regenerate, runStep } from '../turns/run-turn'
 import type { TurnDeps } from '../turns/session'
 import { type DoorAnswer, doorAnswer } from './answer'
-import { capsulePoint } from './capsule'
+import { capsulePoint, sealCapsule } from './capsule'
 import { passthroughTurn } from './passthrough'
 import { type DoorFacts, type DoorPurpose, planDoorTurn, tailLength } from './plan'
 import { type DoorRequest, shownOf } from './request'
@@ -33,11 +33,14 @@ const NO_TAIL = { messages: [], empty: true }
  * `passthroughTurn`), else with the session's memory, as its plan says (see `planDoorTurn`).
  *
  * @example
- * const answer = await doorTurn(request, deps)
+ * const answer = await doorTurn(request, deps, address.userId)
  */
-export async function doorTurn(request: DoorRequest, deps: TurnDeps): Promise<DoorAnswer> {
+export async function doorTurn(request: DoorRequest, deps: TurnDeps, userId: string): Promise<DoorAnswer> {
   if (request.mode === 'passthrough') return passthroughTurn(request, deps)
-  const result = await runDoorPlan(request, deps, 'answer')
+  // A compaction a request's edit runs is handed back with a capsule, as a Responses client's is.
+  const sealCompaction = async (eventId: string) =>
+    sealCapsule(deps.session.capsuleKey(true)!, { userId, sessionId: deps.session.info().id, eventId })
+  const result = await runDoorPlan(request, { ...deps, sealCompaction }, 'answer')
   if (result === null) throw new Error('a door turn that stores only is not answered')
   return 'stored' in result ? result : doorAnswer(result)
 }
@@ -102,13 +105,15 @@ async function runDoorPlan(request: DoorRequest, deps: TurnDeps, purpose: DoorPu
 }
 
 /**
- * A request with nothing new after its compaction capsule: the session's newest turn says what it
- * asks — a question or tool results no reply follows are answered now (the model goes on, as
+ * A request with nothing new after its compaction capsule, or that the lineage ends with a
+ * question no reply follows (a paused compaction stored it): the session's newest turn says what
+ * it asks — a question or tool results no reply follows are answered now (the model goes on, as
  * after a compaction in the middle of an agent's loop); a reply answers it again (a retry).
  */
 async function goOnTurn(input: DoorRequest, deps: TurnDeps): Promise<TurnResult> {
   const last = (await deps.session.newestTurn()).at(-1)
-  if (!last) throw new ServiceError('invalid_request', `${input.capsule!.field}: the session holds nothing to go on from`)
+  if (!last)
+    throw new ServiceError('invalid_request', `${input.capsule?.field ?? 'messages'}: the session holds nothing to go on from`)
   if (last.message.role === 'assistant') return storedResult((await deps.session.stepLog())!.storedReply(last.seq))
   return runStep({ added: [], fields: [], closesPending: false }, input.request, deps)
 }

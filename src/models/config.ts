@@ -23,6 +23,8 @@ export interface ModelSettings {
   summaryTokens: number
   /** How images and documents reach the model: their bytes, or their placeholder text (IMAGES_TO_MODEL=placeholder: a model without vision). */
   imagesToModel: 'bytes' | 'placeholder'
+  /** Whether a model's upstream is sent Anthropic's thinking back: Anthropic's (a `claude…` model with ANTHROPIC_API_KEY set). */
+  takesThinking(model: string): boolean
 }
 
 export const DEFAULTS = {
@@ -143,6 +145,7 @@ function readSettings(env: Env): ModelSettings {
     replyTokens: positive(env.CHAT_MAX_TOKENS, DEFAULTS.replyTokens),
     summaryTokens: positive(env.SUMMARY_MAX_TOKENS, DEFAULTS.summaryTokens),
     imagesToModel: env.IMAGES_TO_MODEL?.trim() === 'placeholder' ? 'placeholder' : 'bytes',
+    takesThinking: (name) => Boolean(env.ANTHROPIC_API_KEY) && isAnthropicModel(name),
   }
 }
 

@@ -372,7 +372,7 @@ export class SessionObject extends DurableObject<Env> {
       async () => this.storage.open(address, createsOf(input), (await blobs).staged),
       // A passthrough neither reads nor writes the session: it waits for no turn.
       { ...this.runSettings(address, input.request.stream === true, true), queued: input.mode !== 'passthrough' },
-      async (deps) => doorTurn(withKnownBlobs(input, (await blobs).known), deps),
+      async (deps) => doorTurn(withKnownBlobs(input, (await blobs).known), deps, address.userId),
       (answer) => [JSON.stringify(answer)],
     )
     return input.request.stream ? frames : wholeWhenSmall(frames)

@@ -100,6 +100,7 @@ export class TurnRunner {
       },
       onToolCall: stream ? (call) => frames.send({ type: 'tool_call', call }) : undefined,
       onReasoning: stream ? (block) => frames.send({ type: 'reasoning', block }) : undefined,
+      onCompaction: stream ? (replyId, block) => frames.send({ type: 'compaction', replyId, block }) : undefined,
       onRewound: (abandoned) => frames.send({ type: 'rewound', abandoned }),
       onReply: (id, stored, turnId) => {
         liveTurn = stored ? (turnId ?? id) : null

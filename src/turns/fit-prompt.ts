@@ -1,5 +1,5 @@
 import { ServiceError } from '../contract/errors'
-import type { CompactionResult, FitState, FitStep } from '../core'
+import type { CompactionResult, FitState, FitStep, PromptParts } from '../core'
 import { planPromptFit } from '../core'
 import { makeRoom } from './make-room'
 import type { PromptState, TurnDeps } from './session'
@@ -27,15 +27,9 @@ export interface FitProgress {
  * planFit(step, await session.promptState(), { passes: 0 }) // { kind: 'call', promptTokens: 812 }
  */
 export function planFit(step: PreparedStep, state: PromptState | null, progress: FitProgress): FitStep {
-  const ahead = progress.ahead ?? 0
   return planPromptFit({
     budget: Math.floor(step.fit.promptBudget / step.fit.ratio),
-    parts: {
-      viewTokens: (state?.viewTokens ?? 0) + ahead,
-      storedSystemTokens: state?.latestSystem?.tokens ?? 0,
-      newSystemTokens: step.systemEvent?.tokens ?? null,
-      addedTokens: tokensOf(step.added) - ahead + step.toolsTokens + (offersRecall(step, state) ? step.recallTokens : 0),
-    },
+    parts: promptPartsOf(step, state, progress.ahead ?? 0),
     canCompact: step.policy !== null,
     summaryReserve: step.summaryReserve,
     passes: progress.passes,
@@ -45,6 +39,18 @@ export function planFit(step: PreparedStep, state: PromptState | null, progress:
     refused: progress.refused,
   })
 }
+
+/**
+ * The parts of a prepared step's prompt, in estimate units: the view (with `ahead` tokens of the
+ * added events taken as stored), the system message sent, and what the step adds with its tools
+ * (`recall_history`'s definition included when it is offered).
+ */
+export const promptPartsOf = (step: PreparedStep, state: PromptState | null, ahead = 0): PromptParts => ({
+  viewTokens: (state?.viewTokens ?? 0) + ahead,
+  storedSystemTokens: state?.latestSystem?.tokens ?? 0,
+  newSystemTokens: step.systemEvent?.tokens ?? null,
+  addedTokens: tokensOf(step.added) - ahead + step.toolsTokens + (offersRecall(step, state) ? step.recallTokens : 0),
+})
 
 /** Whether the step's calls offer `recall_history`: the request turned it on, or the view shows what only recall brings back. */
 export const offersRecall = (step: PreparedStep, state: PromptState | null): boolean =>

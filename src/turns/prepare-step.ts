@@ -79,15 +79,21 @@ const withTrigger = (policy: Policy | null, trigger: Trigger | undefined): Polic
 
 /**
  * A seed too long for one prompt: its first `history` events are stored ahead of the step, for
- * compaction to cover — only when the prompt then fits where it did not with them. Answers the
- * step as it then is.
+ * compaction to cover — only when the prompt then fits where it did not with them, or always when
+ * the request's own edits would pass over it (`first`: a clearing or a compaction it asks for acts
+ * on what is stored). Answers the step as it then is.
  */
-export async function seedHistoryFirst(step: PreparedStep, history: number, deps: TurnDeps): Promise<PreparedStep> {
+export async function seedHistoryFirst(
+  step: PreparedStep,
+  history: number,
+  deps: TurnDeps,
+  first = false,
+): Promise<PreparedStep> {
   if (history === 0) return step
   const seeded = step.added.slice(0, history)
   const state = await deps.session.promptState()
   const ahead = tokensOf(seeded)
-  if (planFit(step, state, { passes: 0 }).kind !== 'overflow') return step
+  if (!first && planFit(step, state, { passes: 0 }).kind !== 'overflow') return step
   if (planFit(step, state, { passes: 0, ahead }).kind === 'overflow') return step
   const written = await deps.session.writeHistory(seeded)
   return { ...step, earlier: [...step.earlier, ...written], added: step.added.slice(history) }

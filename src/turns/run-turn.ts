@@ -1,9 +1,10 @@
 import { ServiceError } from '../contract/errors'
 import { newEventId } from '../contract/ids'
 import type { TurnInput } from '../contract/schemas'
-import { storedResult, type TurnResult } from '../contract/turn-result'
+import { type ContextEditsReport, storedResult, type TurnResult } from '../contract/turn-result'
 import { admitted } from '../rate-limits'
 import { compactAfter } from './compact-after'
+import { type EditsRun, runContextEdits } from './context-edits'
 import { openContentTurn, openContinuation } from './open-step'
 import { prepareStep, seedHistoryFirst } from './prepare-step'
 import { recordStep } from './record-step'
@@ -72,14 +73,26 @@ export async function regenerate(id: string | undefined, request: StepRequest, d
  */
 export function runStep(input: StepInput, request: StepRequest, deps: TurnDeps): Promise<TurnResult> {
   return admitted(deps.limiter, async (reached) => {
-    const step = await seedHistoryFirst(await prepareStep(input, request, deps), input.history ?? 0, deps)
+    // A seeded history goes first when the request's edits are to pass over it.
+    const passes = request.contextEdits?.some((edit) => edit.kind !== 'clearThinking') ?? false
+    const step = await seedHistoryFirst(await prepareStep(input, request, deps), input.history ?? 0, deps, passes)
+    // The request's own context edits first (a Messages client's): a paused compaction is the answer.
+    const edits = request.contextEdits ? await runContextEdits(step, request.contextEdits, deps) : null
+    if (edits?.paused) return edits.paused
     const caller = new StepCaller(step, request, deps, reached)
     const first = await callFitted(step, caller, deps)
+    if (edits) first.context.compactions.unshift(...edits.compactions)
     const result = await recordStep(step, { caller, ...first }, deps, {
       recall: caller.recallOffered,
       memory: request.memory === true,
       idempotency: input.idempotency,
     })
-    return compactAfter(step, result, deps)
+    return compactAfter(step, edits ? { ...result, contextEdits: reportOf(edits, caller) } : result, deps)
   })
+}
+
+/** What a request's edits did: its passes', and its thinking edit's on the last call, in the request's order. */
+function reportOf(edits: EditsRun, caller: StepCaller): ContextEditsReport {
+  const applied = [...edits.applied, ...(caller.thinkingCleared ? [caller.thinkingCleared] : [])].sort((a, b) => a.at - b.at)
+  return { applied, compaction: edits.compaction, paused: false }
 }

@@ -4,7 +4,7 @@
  */
 import type { Compactor, PassSession } from '../compaction'
 import type { Policy } from '../contract/schemas'
-import type { StepRecord } from '../contract/turn-result'
+import type { CompactionBlock, StepRecord } from '../contract/turn-result'
 import type {
   Calibration,
   MessageEvent,
@@ -108,6 +108,13 @@ export interface TurnDeps {
   onReply?: (id: string, stored: boolean, turnId?: string) => void
   /** Whether someone follows the session live: a reply is then streamed from the upstream even when the request is not. */
   watched?: () => boolean
+  /**
+   * Seals the capsule a compaction block carries back to the client, naming the event the view then
+   * stands at (a door's: see `doors/capsule`). Without it a compaction edit answers no capsule.
+   */
+  sealCompaction?: (eventId: string) => Promise<string>
+  /** Passes a compaction block on before the reply's pieces, with the id of the message it opens (streamed turns only). */
+  onCompaction?: (messageId: string, block: CompactionBlock) => void
   /** Told that the turn waits for the session's background pass to make room (streamed `/turns` turns only). */
   onCompacting?: () => void
   /** Called once the turn's events are written: the next turn on the session may start. */

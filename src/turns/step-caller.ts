@@ -1,10 +1,11 @@
 import { toOpenAIMessages } from '../contract/openai-messages'
 import type { ToolInput } from '../contract/schemas'
-import type { PromptFitReport } from '../contract/turn-result'
+import type { AppliedEdit, PromptFitReport } from '../contract/turn-result'
 import { allSeqs, clearedById, isServiceCall, type NewMessageEvent, type ToolCall, textOf, viewEvents } from '../core'
 import { MEMORY_DEFINITION, withMemoryInstruction } from '../memory'
 import { type ChatReply, toServiceError, UpstreamError } from '../models/port'
 import { CallIds } from './call-ids'
+import { thinkingSent } from './context-edits'
 import { fitPrompt, offersRecall, overflow, planFit } from './fit-prompt'
 import { promptMedia } from './prompt-media'
 import { RECALL_DEFINITION } from './recall'
@@ -22,6 +23,8 @@ export class StepCaller {
   /** Ids the calls of earlier replies of this request took (their recall rounds are written later). */
   private readonly taken = new Set<string>()
   private ids: CallIds
+  /** What the request's thinking edit left out of the last call's prompt (null: nothing). */
+  thinkingCleared: AppliedEdit | null = null
 
   /** `reached` is told when the model is first called (the step then counts as a model turn). */
   constructor(
@@ -73,9 +76,13 @@ export class StepCaller {
     this.reached()
     // The turn a live subscriber sees the reply's pieces under: its user event (a continuation's first added event).
     deps.onReply?.(step.replyId, true, step.keyId ?? step.added[0]?.id ?? step.replyId)
+    // A thinking edit leaves the older turns' thinking out of what is sent (see `thinkingSent`).
+    const upstream = { takesThinking: deps.models.takesThinking(step.modelName), ratio: step.fit.ratio }
+    const prompt = thinkingSent([...view, ...step.added, ...extra], request.contextEdits, upstream, deps)
+    this.thinkingCleared = prompt.applied
     const reply = await step.model.chat({
       model: step.modelName,
-      messages: toOpenAIMessages([...view, ...step.added, ...extra], system, promptMedia(deps.session, request, deps.models)),
+      messages: toOpenAIMessages(prompt.events, system, promptMedia(deps.session, request, deps.models)),
       maxTokens: step.replyTokens,
       onDelta: request.stream || deps.watched?.() ? deps.onDelta : undefined,
       onReasoning: request.stream ? deps.onReasoning : undefined,

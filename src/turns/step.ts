@@ -30,7 +30,29 @@ export type StepRequest = Omit<TurnInput, 'id' | 'content' | 'toolResults' | 're
   compactionTrigger?: Trigger
   /** What only an Anthropic upstream is given (a Messages client's other fields, its `anthropic-beta`). */
   anthropic?: AnthropicExtras
+  /** Edits the service makes to this request's prompt, in order (a Messages client's `context_management`: see `./context-edits`). */
+  contextEdits?: ContextEdit[]
 }
+
+/**
+ * One edit of a request's prompt, as a Messages client asks for it (Anthropic's
+ * `context_management.edits`, its defaults filled in), applied by the service and never forwarded.
+ */
+export type ContextEdit =
+  /** A clearing pass of old tool results when the trigger fires (`clear_tool_uses_20250919`). */
+  | {
+      kind: 'clearToolUses'
+      trigger: { inputTokens: number } | { toolUses: number }
+      keep: number
+      /** Tokens as the model counts them (the pass compares its estimate, calibrated). */
+      clearAtLeast: number
+      excludeTools: string[]
+      clearInputs: boolean | string[]
+    }
+  /** The thinking sent upstream kept for the newest `keep` turns that carry some (`clear_thinking_20251015`). */
+  | { kind: 'clearThinking'; keep: number | 'all' }
+  /** A summarizing pass when the prompt passes the trigger, answered with a compaction block (`compact_20260112`). */
+  | { kind: 'compact'; trigger: { inputTokens: number }; instructions?: string; pause: boolean }
 
 /** A step ready for its model call: what it sends and how its prompt is fitted, decided before the first call. */
 export interface PreparedStep {

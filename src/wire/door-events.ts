@@ -1,5 +1,6 @@
 import type { SSEStreamingApi } from 'hono/streaming'
 import type { ServiceError } from '../contract/errors'
+import type { CompactionBlock } from '../contract/turn-result'
 import type { Reasoning, ToolCall } from '../core'
 import type { DoorAnswer } from '../doors'
 
@@ -25,6 +26,8 @@ export interface DoorEvents {
   toolCall(sse: SSEStreamingApi, call: ToolCall): Promise<void>
   /** A reasoning block (a wire format that shows none leaves it out). */
   reasoning?(sse: SSEStreamingApi, block: Reasoning): Promise<void>
+  /** A compaction a request's edit ran, opening the message (a wire format that shows none leaves it out). */
+  compaction?(sse: SSEStreamingApi, block: CompactionBlock): Promise<void>
   error(sse: SSEStreamingApi, error: ServiceError): Promise<void>
   /** The answer's end, once all of it went out. */
   finish(sse: SSEStreamingApi, answer: DoorAnswer): Promise<void>

@@ -125,6 +125,7 @@ const upstreams = [
   {
     upstream: 'an OpenAI chat upstream',
     model: 'reader',
+    bodies: async (tag: string) => (await upstreamSent(tag)).map((request) => request.body as Record<string, unknown>),
     sent: async (tag: string) => (await upstreamSent(tag)).map((request) => request.body.messages as any[]),
     // A tool message holds text only: the image follows at once, in a user message naming the call.
     imageOf: (messages: any[]) => messages[messages.findIndex((m) => m.role === 'tool' && m.tool_call_id === 'read_1') + 1],
@@ -139,6 +140,7 @@ const upstreams = [
   {
     upstream: 'an Anthropic upstream',
     model: 'claude-reader',
+    bodies: async (tag: string) => (await anthropicSent(tag)).map((request) => request.body as Record<string, unknown>),
     sent: async (tag: string) => (await anthropicSent(tag)).map((request) => request.body.messages as any[]),
     // The image stays in the tool_result, a base64 image block.
     imageOf: (messages: any[]) =>
@@ -148,7 +150,7 @@ const upstreams = [
 ]
 
 describe.skipIf(why)('Claude Code reading an image with its Read tool', () => {
-  for (const { upstream, model, sent, imageOf, image } of upstreams)
+  for (const { upstream, model, bodies, sent, imageOf, image } of upstreams)
     it(`through ${upstream}: the image read, then resent by two more turns: stored once, the model given it every time`, async () => {
       const tag = `cci${Date.now().toString(36)}`
       const file = join(work, `shot-${tag}.png`)
@@ -195,5 +197,7 @@ describe.skipIf(why)('Claude Code reading an image with its Read tool', () => {
         expect(imageOf(messages)).toEqual(image)
         expect(JSON.stringify(messages).split(PNG_BASE64)).toHaveLength(2)
       }
+      // Claude Code's context_management (clear_thinking) is the service's to apply: never forwarded.
+      for (const body of await bodies(tag)) expect(body).not.toHaveProperty('context_management')
     })
 })

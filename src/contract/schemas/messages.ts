@@ -51,11 +51,16 @@ const BLOCK_FIELDS: Record<string, Record<string, z.ZodType>> = {
   image: { source: ImageSource },
   document: { source: DocumentSource, title: z.string().max(500).nullable().optional() },
   redacted_thinking: { data: z.string() },
+  // A compaction block the service answered, sent back: its capsule stands for what came before it.
+  compaction: {
+    content: z.string().min(1).nullable().optional(),
+    encrypted_content: z.string().max(65_536).nullable().optional(),
+  },
 }
 
 const ROLE_BLOCKS: Record<string, readonly string[]> = {
   user: ['text', 'tool_result', 'image', 'document'],
-  assistant: ['text', 'tool_use', 'thinking', 'redacted_thinking'],
+  assistant: ['text', 'tool_use', 'thinking', 'redacted_thinking', 'compaction'],
   system: ['text'],
 }
 
@@ -128,6 +133,95 @@ const ToolChoiceSchema = z.looseObject({
   disable_parallel_tool_use: z.boolean().optional(),
 })
 
+// ── context management (Anthropic's `context_management`, served by the service) ──────────────
+
+const InputTokens = z.strictObject({ type: z.literal('input_tokens'), value: z.int().min(1) })
+const ToolUses = z.strictObject({ type: z.literal('tool_uses'), value: z.int().min(1) })
+const ToolNames = z.array(z.string().min(1).max(SIZE_LIMITS.toolNameChars)).max(SIZE_LIMITS.toolItems)
+
+/** `clear_tool_uses_20250919`: a clearing of old tool results when the trigger fires. */
+export const ClearToolUsesEditSchema = z.strictObject({
+  type: z.literal('clear_tool_uses_20250919'),
+  trigger: z.discriminatedUnion('type', [InputTokens, ToolUses]).optional(),
+  keep: z.strictObject({ type: z.literal('tool_uses'), value: z.int().min(0).max(10_000) }).optional(),
+  clear_at_least: z
+    .strictObject({ type: z.literal('input_tokens'), value: z.int().min(0) })
+    .nullable()
+    .optional(),
+  exclude_tools: ToolNames.nullable().optional(),
+  clear_tool_inputs: z.union([z.boolean(), ToolNames]).nullable().optional(),
+})
+
+/** `clear_thinking_20251015`: the thinking of the newest turns kept, the older left out of the prompt. */
+export const ClearThinkingEditSchema = z.strictObject({
+  type: z.literal('clear_thinking_20251015'),
+  keep: z
+    .union([
+      z.strictObject({ type: z.literal('thinking_turns'), value: z.int().min(1) }),
+      z.strictObject({ type: z.literal('all') }),
+      z.literal('all'),
+    ])
+    .optional(),
+})
+
+/** `compact_20260112`: a summarizing pass when the prompt passes the trigger, answered with a compaction block. */
+export const CompactEditSchema = z.strictObject({
+  type: z.literal('compact_20260112'),
+  trigger: InputTokens.nullable().optional(),
+  instructions: z
+    .string()
+    .max(32 * 1024)
+    .nullable()
+    .optional(),
+  pause_after_compaction: z.boolean().optional(),
+})
+
+const EDIT_SCHEMAS: Record<string, z.ZodType> = {
+  clear_tool_uses_20250919: ClearToolUsesEditSchema,
+  clear_thinking_20251015: ClearThinkingEditSchema,
+  compact_20260112: CompactEditSchema,
+}
+
+export type ContextEditInput =
+  | z.output<typeof ClearToolUsesEditSchema>
+  | z.output<typeof ClearThinkingEditSchema>
+  | z.output<typeof CompactEditSchema>
+
+/**
+ * `context_management`: edits the service applies to the session's prompt (never forwarded). An
+ * edit of a type it does not serve is a 400 `unsupported` naming it; each type at most once.
+ */
+export const ContextManagementSchema = z
+  .looseObject({
+    edits: z
+      .array(z.looseObject({ type: z.string() }))
+      .max(8)
+      .optional()
+      .superRefine((edits, ctx) => {
+        const seen = new Set<string>()
+        edits?.forEach((edit, i) => {
+          const schema = Object.hasOwn(EDIT_SCHEMAS, edit.type) ? EDIT_SCHEMAS[edit.type] : undefined
+          if (!schema) {
+            ctx.addIssue(
+              unsupportedIssue([i, 'type'], `"${edit.type}" edits are not supported (${Object.keys(EDIT_SCHEMAS).join(', ')})`),
+            )
+            return
+          }
+          if (seen.has(edit.type)) ctx.addIssue({ code: 'custom', path: [i, 'type'], message: `"${edit.type}" is given twice` })
+          seen.add(edit.type)
+          const checked = schema.safeParse(edit)
+          for (const issue of checked.success ? [] : checked.error.issues)
+            ctx.addIssue({ ...issue, path: [i, ...issue.path] } as never)
+        })
+      })
+      .transform((edits) => edits as ContextEditInput[] | undefined),
+  })
+  .nullable()
+  .openapi('ContextManagement', {
+    description:
+      'Anthropic’s context management, served by the service for any upstream and never forwarded: clear_tool_uses_20250919, clear_thinking_20251015, compact_20260112.',
+  })
+
 /** The fields both routes read; `max_tokens` is required on `/v1/messages` only. */
 const fields = {
   model: z.string().min(1).max(256),
@@ -140,6 +234,7 @@ const fields = {
   top_p: z.number().gt(0).max(1).optional(),
   tools: z.array(ToolSchema).max(SIZE_LIMITS.toolItems).optional(),
   tool_choice: ToolChoiceSchema.optional(),
+  context_management: ContextManagementSchema.optional(),
 }
 const MaxTokens = z.int().min(1).max(1_000_000)
 
@@ -167,7 +262,7 @@ export const MessagesRequestSchema = z
   .superRefine(toolChecks)
   .openapi('MessagesRequest', {
     description:
-      'The Anthropic Messages request. Honoured: model, messages (text, tool_use, tool_result, thinking blocks; inline system messages), max_tokens, system, metadata.user_id, stream, stop_sequences, temperature, top_p, tools, tool_choice. Images and documents are refused (400). Other fields go unchanged to an Anthropic upstream only.',
+      'The Anthropic Messages request. Honoured: model, messages (text, tool_use, tool_result, thinking, image and document blocks, compaction blocks the service answered; inline system messages), max_tokens, system, metadata.user_id, stream, stop_sequences, temperature, top_p, tools, tool_choice, context_management (applied by the service, never forwarded). Other fields go unchanged to an Anthropic upstream only.',
   })
 
 /** `POST /v1/messages/count_tokens`: the same request, `max_tokens` optional. */
@@ -200,14 +295,25 @@ export const AnthropicMessageSchema = z
       z.union([
         z.object({ type: z.literal('text'), text: z.string() }),
         z.object({ type: z.literal('tool_use'), id: z.string(), name: z.string(), input: z.record(z.string(), z.unknown()) }),
-        z
-          .looseObject({ type: z.string() })
-          .openapi({ description: 'A thinking or redacted_thinking block, as the model sent it.' }),
+        z.looseObject({ type: z.string() }).openapi({
+          description:
+            'A thinking or redacted_thinking block, as the model sent it; or, first, the compaction block of a compact_20260112 edit (`content`: the summary, `encrypted_content`: what to send back).',
+        }),
       ]),
     ),
-    stop_reason: z.string().nullable(),
+    stop_reason: z
+      .string()
+      .nullable()
+      .openapi({ description: '`compaction` when a compact_20260112 edit paused after its compaction.' }),
     stop_sequence: z.string().nullable(),
     usage: AnthropicUsageSchema,
+    context_management: z
+      .object({ applied_edits: z.array(z.looseObject({ type: z.string() })) })
+      .optional()
+      .openapi({
+        description:
+          'When the request had context_management: the edits that changed its prompt (`cleared_tool_uses`, `cleared_thinking_turns`, `cleared_input_tokens`).',
+      }),
   })
   .openapi('AnthropicMessage', { description: 'An Anthropic message (streamed: its server-sent events).' })
 

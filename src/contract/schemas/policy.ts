@@ -89,7 +89,10 @@ export const ClearToolResultsSchema = z
       .max(128)
       .optional()
       .openapi({ description: 'Tools whose results are never cleared.' }),
-    clearInputs: z.boolean().optional().openapi({ description: 'Clear the calls’ arguments too (default false).' }),
+    clearInputs: z
+      .union([z.boolean(), z.array(z.string().min(1).max(256)).max(128)])
+      .optional()
+      .openapi({ description: 'Clear the calls’ arguments too (default false): all of them, or those of the tools named.' }),
   })
   .openapi('ClearToolResults', {
     description:

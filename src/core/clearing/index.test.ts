@@ -75,6 +75,21 @@ describe('clearing', () => {
     expect(byId.get('C6')!.toolCalls![0]!.arguments).toBe('{"path":"f6"}')
   })
 
+  it('clears the arguments of the named tools only when clearInputs lists them', async () => {
+    const store = storeOf(loop(6))
+    await compact({ session, strategy: { clearToolResults: { keep: 1, clearInputs: ['grep'] } } }, depsFor(store))
+    const byId = new Map(project(store.log).map((event) => [event.id, event.message]))
+    // Every older result is cleared; only grep's calls lose their arguments.
+    expect(dataOf(byId.get('T2')!)).toMatch(/^\[tool result cleared: call c2 \(read_file\)/)
+    expect(dataOf(byId.get('T3')!)).toMatch(/^\[tool result cleared: call c3 \(grep\)/)
+    expect(byId.get('C2')!.toolCalls![0]!.arguments).toBe('{"path":"f2"}')
+    expect(byId.get('C3')).toEqual({
+      role: 'assistant',
+      content: clearedNotice('input', 'c3', 'grep', defaultEstimator.count('{"path":"f3"}')),
+      toolCalls: [{ id: 'c3', name: 'grep', arguments: '{}' }],
+    })
+  })
+
   it('does not happen when it would clear fewer tokens than clearAtLeast, or nothing', async () => {
     const store = storeOf(loop(4))
     const tooLittle = await compact(

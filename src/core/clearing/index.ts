@@ -21,12 +21,16 @@ export interface ClearToolResults {
   clearAtLeast?: number
   /** Tools whose results are never cleared. */
   excludeTools?: string[]
-  /** Clear the calls' arguments too (default false). */
-  clearInputs?: boolean
+  /** Clear the calls' arguments too (default false): all of them (true), or those of the tools named. */
+  clearInputs?: boolean | string[]
 }
 
 /** What the fit check clears with when no strategy says (a deployment's last resort before a 413). */
 export const DEFAULT_CLEARING: Required<ClearToolResults> = { keep: 3, clearAtLeast: 0, excludeTools: [], clearInputs: false }
+
+/** Whether a clearing clears the arguments of a call to this tool. */
+const clearsInputOf = (clearInputs: ClearToolResults['clearInputs'], tool: string): boolean =>
+  Array.isArray(clearInputs) ? clearInputs.includes(tool) : clearInputs === true
 
 /**
  * The notice a cleared tool result is replaced by (`kind: 'result'`) or a cleared call's
@@ -105,7 +109,7 @@ export interface ClearingPlan {
  * order; with `clearInputs`, its assistant messages too). Those already cleared (in `current`)
  * may be left out: they are older than any the clearing keeps, so what it keeps is counted from
  * the newest results all the same. Every result older than the newest `keep` is cleared, excluded
- * tools' aside, and with `clearInputs` those calls' arguments too. Null when it would clear
+ * tools' aside, and with `clearInputs` those calls' arguments too (all, or the named tools'). Null when it would clear
  * nothing, or fewer tokens than `clearAtLeast`.
  *
  * @example
@@ -139,7 +143,7 @@ export function planClearing(
     const responses = message.toolResponses ?? []
     const inputs = responses.length === 0
     if (inputs && !clearInputs) continue
-    const items = inputs ? (message.toolCalls ?? []) : responses
+    const items = inputs ? (message.toolCalls ?? []).filter((call) => clearsInputOf(clearInputs, call.name)) : responses
     const ids = items.map((item) => item.id).filter((id) => clearing.has(id))
     const all = [...new Set([...(was?.callIds ?? []), ...ids])]
     if (all.length === (was?.callIds.length ?? 0)) continue

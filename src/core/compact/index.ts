@@ -257,7 +257,8 @@ async function planViewClearing(
   store: SessionStore,
   deps: CompactDeps,
 ): Promise<{ plan: ClearingPlan | null; positions: Int32Array; ids: string[] }> {
-  const positions = toolPositions(view, options.clearInputs === true, clearedSeqs)
+  const inputs = Array.isArray(options.clearInputs) ? options.clearInputs.length > 0 : options.clearInputs === true
+  const positions = toolPositions(view, inputs, clearedSeqs)
   const events = await store.readEvents(seqsAt(view, positions))
   // The stored tokens, or the cleared ones a boundary gave: what the view counts now.
   const counted = events.map((event, i) => ({ ...event, tokens: view.tokens(positions[i]!) }))

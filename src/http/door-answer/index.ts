@@ -1,5 +1,6 @@
 import type { Context } from 'hono'
 import type { SSEStreamingApi } from 'hono/streaming'
+import type { CompactionBlock } from '../../contract/turn-result'
 import { type Reasoning, type ToolCall, textOf } from '../../core'
 import { type DoorAnswer, requestedCalls } from '../../doors'
 import type { FrameBody } from '../../object/frames'
@@ -38,6 +39,7 @@ export async function readDoorAnswer(
     whole,
     stream(c: Context, events: DoorEvents) {
       let streamed = false
+      let compacted = false
       const piece =
         <T>(write: ((sse: SSEStreamingApi, value: T) => Promise<void>) | undefined) =>
         async (sse: SSEStreamingApi, value: T) => {
@@ -52,10 +54,22 @@ export async function readDoorAnswer(
         delta: piece((sse, text: string) => events.text(sse, text)),
         toolCall: piece((sse, call: ToolCall) => events.toolCall(sse, call)),
         ...(events.reasoning ? { reasoning: piece((sse, block: Reasoning) => events.reasoning!(sse, block)) } : {}),
+        // A compaction opens the message: it names the reply before the model is called.
+        ...(events.compaction
+          ? {
+              compaction: async (sse: SSEStreamingApi, frame: { replyId: string; block: CompactionBlock }) => {
+                if (answer.replyId === null) answer.replyId = frame.replyId
+                compacted = true
+                await events.compaction!(sse, frame.block)
+              },
+            }
+          : {}),
         error: (sse, error) => events.error(sse, error),
         async done(sse, frame) {
           const done = whole ?? (await answerOf(frame))
           if (answer.replyId === null) answer.replyId = done.reply.id
+          // A paused compaction comes whole: its block is the message.
+          if (!compacted && done.contextEdits?.compaction) await events.compaction?.(sse, done.contextEdits.compaction)
           // A stored answer (a retry) comes whole: its reply goes out as its pieces.
           if (!streamed) {
             for (const block of done.reply.message.reasoning ?? []) await events.reasoning?.(sse, block)

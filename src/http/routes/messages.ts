@@ -95,8 +95,10 @@ export const messagesRoutes = routes()
     const answer = await readDoorAnswer(reading, body.stream ? { streamAfterMs: PING_MS } : {})
     if (answer.rewound !== null) c.header('X-Rewound', String(answer.rewound))
     if (!answer.stored) c.header('X-Stored', 'false')
-    if (!body.stream) return c.json(anthropicMessage(wholeOf(answer), body.model), 200)
-    return answer.stream(c, new MessageStream(body.model, () => answer.replyId, answer.first.type === 'waiting'))
+    // Context management asked for: the answer says what it did (applied_edits), as Anthropic's does.
+    const managed = body.context_management != null
+    if (!body.stream) return c.json(anthropicMessage(wholeOf(answer), body.model, managed), 200)
+    return answer.stream(c, new MessageStream(body.model, () => answer.replyId, answer.first.type === 'waiting', managed))
   })
   .openapi(countTokens, async (c) => {
     const body = c.req.valid('json')

@@ -18,6 +18,8 @@ export interface FrameEvents {
   toolCall(sse: SSEStreamingApi, call: ToolCall): Promise<void>
   /** A reasoning block of the reply (a wire format that has none leaves it out). */
   reasoning?(sse: SSEStreamingApi, block: Reasoning): Promise<void>
+  /** A compaction a request's edit ran, before the reply (a door's; a wire format that has none leaves it out). */
+  compaction?(sse: SSEStreamingApi, frame: Extract<ReadFrame, { type: 'compaction' }>): Promise<void>
   error(sse: SSEStreamingApi, error: ServiceError): Promise<void>
   done(sse: SSEStreamingApi, frame: DoneFrame): Promise<void>
   /** Written every `everyMs` while the stream is open, so that clients and proxies know it is alive while the turn waits. */
@@ -120,6 +122,7 @@ export async function readTurnAnswer(
           if (frame.type === 'delta') await events.delta(sse, frame.text)
           else if (frame.type === 'tool_call') await events.toolCall(sse, frame.call)
           else if (frame.type === 'reasoning') await events.reasoning?.(sse, frame.block)
+          else if (frame.type === 'compaction') await events.compaction?.(sse, frame)
           else if (frame.type === 'compacting') await events.compacting?.(sse)
           else {
             await (frame.type === 'error' ? events.error(sse, ServiceError.of(frame.error)) : events.done(sse, frame))

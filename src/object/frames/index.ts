@@ -1,4 +1,5 @@
 import type { ErrorWire } from '../../contract/errors'
+import type { CompactionBlock } from '../../contract/turn-result'
 import type { Reasoning, ToolCall } from '../../core'
 import { encodedChunks } from '../../json-stream'
 
@@ -21,6 +22,8 @@ export type TurnFrame =
   | { type: 'reply'; id: string; stored: boolean }
   /** The turn waits for the session's background pass to make room (a streamed `/turns` turn's only). */
   | { type: 'compacting' }
+  /** A compaction a request's edit ran, before the reply's pieces, with the id of the reply whose message it opens (a door's). */
+  | { type: 'compaction'; replyId: string; block: CompactionBlock }
   | { type: 'error'; error: ErrorWire }
 
 /** A frame as the Worker reads it: `done` carries the rest of the stream, the result's JSON bytes. */

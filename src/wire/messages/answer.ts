@@ -1,6 +1,6 @@
 import { anthropicToolId } from '../../contract/anthropic-tool-id'
 import type { AnthropicMessage } from '../../contract/schemas'
-import type { Usage } from '../../contract/turn-result'
+import type { CompactionBlock, Usage } from '../../contract/turn-result'
 import type { Reasoning, ToolCall } from '../../core'
 import { answeringModel, type DoorAnswer, requestedCalls } from '../../doors'
 
@@ -23,10 +23,14 @@ const STOP_REASON: Record<string, string> = {
   pause_turn: 'pause_turn',
 }
 
-/** The answer's `stop_reason` and `stop_sequence`: `stop_sequence` and the sequence when its upstream named one. */
+/**
+ * The answer's `stop_reason` and `stop_sequence`: `compaction` when it paused after its compaction,
+ * `stop_sequence` and the sequence when its upstream named one.
+ */
 export const stopOf = (answer: DoorAnswer) => ({
-  stop_reason:
-    answer.status === 'requires_action'
+  stop_reason: answer.contextEdits?.paused
+    ? 'compaction'
+    : answer.status === 'requires_action'
       ? 'tool_use'
       : answer.stopSequence !== undefined
         ? 'stop_sequence'
@@ -78,20 +82,51 @@ export const thinkingBlock = ({ provider, ...block }: Reasoning) => (provider ==
 /** An answer's thinking blocks: its reply's Anthropic reasoning. */
 export const thinkingOf = (answer: DoorAnswer) => (answer.reply.message.reasoning ?? []).flatMap(thinkingBlock)
 
-/** A whole `message` (text, then the calls the client is asked to run). */
-export function anthropicMessage(answer: DoorAnswer, requested: string): AnthropicMessage {
+/** A compaction as Anthropic's `compaction` block: its summary, and its capsule to send back (`encrypted_content`). */
+export const compactionBlock = (block: CompactionBlock) => ({
+  type: 'compaction' as const,
+  content: block.content,
+  encrypted_content: block.capsule,
+})
+
+/** The edits that changed the prompt, in Anthropic's words (`BetaContextManagementResponse`). */
+export const appliedEdits = (answer: DoorAnswer) => ({
+  applied_edits: (answer.contextEdits?.applied ?? []).map((edit) =>
+    edit.kind === 'clearToolUses'
+      ? {
+          type: 'clear_tool_uses_20250919',
+          cleared_tool_uses: edit.clearedToolUses,
+          cleared_input_tokens: edit.clearedInputTokens,
+        }
+      : {
+          type: 'clear_thinking_20251015',
+          cleared_thinking_turns: edit.clearedThinkingTurns,
+          cleared_input_tokens: edit.clearedInputTokens,
+        },
+  ),
+})
+
+/**
+ * A whole `message`: a compaction block first when the request's edit ran one (alone when it
+ * paused there), its thinking, text, then the calls the client is asked to run; with
+ * `context_management` when the request had some (`managed`).
+ */
+export function anthropicMessage(answer: DoorAnswer, requested: string, managed = false): AnthropicMessage {
   const text = answer.reply.message.content ?? ''
+  const compaction = answer.contextEdits?.compaction
   return {
     id: messageId(answer.reply.id),
     type: 'message' as const,
     role: 'assistant' as const,
     model: answeringModel(answer, requested),
     content: [
+      ...(compaction ? [compactionBlock(compaction)] : []),
       ...thinkingOf(answer),
       ...(text !== '' ? [{ type: 'text' as const, text }] : []),
       ...requestedCalls(answer).map(toolUse),
     ],
     ...stopOf(answer),
     usage: anthropicUsage(answer.usage),
+    ...(managed ? { context_management: appliedEdits(answer) } : {}),
   }
 }

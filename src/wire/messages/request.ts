@@ -4,6 +4,8 @@ import { type ClientMessage, type Content, contentOf, isMediaPart, type Part } f
 import type { DoorRequest } from '../../doors'
 import { type DoorHeaderValues, doorRequestOf, type Translation } from '../door-request'
 import { checkMediaCount, MediaIntake } from '../media'
+import { sinceCompaction } from './compaction-blocks'
+import { contextEditsOf } from './context-edits'
 import type { MessagesSessionKey } from './session-key'
 
 /**
@@ -29,12 +31,19 @@ const READ_FIELDS = new Set([
   'top_p',
   'tools',
   'tool_choice',
+  // Applied by the service (see `contextEditsOf`): never forwarded, so no upstream applies it twice.
+  'context_management',
 ])
 
-export async function messagesTranslation(body: MessagesRequest, media: MediaIntake, beta?: string): Promise<Translation> {
+export async function messagesTranslation(
+  body: MessagesRequest,
+  media: MediaIntake,
+  beta?: string,
+): Promise<Translation & { capsule: DoorRequest['capsule'] }> {
   const messages: ClientMessage[] = []
   const fields: string[] = []
-  for (const [at, message] of body.messages.entries()) {
+  const { since, capsule } = sinceCompaction(body.messages)
+  for (const { at, message } of since) {
     for (const { message: neutral, field } of await neutralMessages(message, `messages[${at}]`, media)) {
       messages.push(neutral)
       fields.push(field)
@@ -58,9 +67,11 @@ export async function messagesTranslation(body: MessagesRequest, media: MediaInt
     ...(Object.keys(unread).length > 0 ? { fields: unread } : {}),
     ...(beta ? { beta } : {}),
   }
+  const contextEdits = body.context_management ? contextEditsOf(body.context_management.edits ?? []) : undefined
   return {
     messages,
     fields,
+    capsule,
     toolCallIdField: 'tool_use_id',
     shown: { inline: true, toolIds: 'anthropic' },
     request: {
@@ -69,6 +80,7 @@ export async function messagesTranslation(body: MessagesRequest, media: MediaInt
       stream: body.stream ?? false,
       replyRoomAtMostHalf: true,
       ...(Object.keys(anthropic).length > 0 ? { anthropic } : {}),
+      ...(contextEdits ? { contextEdits } : {}),
       ...(tools.length > 0 ? { tools } : {}),
       ...(memory ? { memory } : {}),
       ...((tools.length > 0 || memory) && choice ? choice : {}),
@@ -229,11 +241,12 @@ export async function messagesRequest(
   beta?: string,
 ): Promise<{ request: DoorRequest; upload: BlobUpload | null }> {
   const media = new MediaIntake()
-  const translation = await messagesTranslation(body, media, beta)
+  const { capsule, ...translation } = await messagesTranslation(body, media, beta)
   const request = await doorRequestOf(translation, body.messages, headers, env, {
     mode: PASSTHROUGH_CLASSES.has(headers['x-claude-code-request-class'] ?? '') ? 'passthrough' : 'turn',
     creates: key.parentSessionId ? { metadata: { parentSessionId: key.parentSessionId } } : {},
     sideConversations: true,
+    capsule,
   })
   return { request, upload: media.upload() }
 }

@@ -1,9 +1,10 @@
 import type { SSEStreamingApi } from 'hono/streaming'
 import type { ServiceError } from '../../contract/errors'
+import type { CompactionBlock } from '../../contract/turn-result'
 import type { Reasoning, ToolCall } from '../../core'
 import type { DoorAnswer } from '../../doors'
 import { type DoorEvents, type SseEvent, sendAll } from '../door-events'
-import { anthropicUsage, inputOf, messageId, stopOf, thinkingBlock, toolUse } from './answer'
+import { anthropicUsage, appliedEdits, compactionBlock, inputOf, messageId, stopOf, thinkingBlock, toolUse } from './answer'
 import { anthropicError } from './errors'
 
 /** Anthropic sends a ping at least this often while a stream waits. */
@@ -27,11 +28,16 @@ export class MessageStream implements DoorEvents {
   private begun = false
   readonly keepAlive = { everyMs: PING_MS, write: (sse: SSEStreamingApi) => sendAll(sse, [event('ping')]) }
 
-  /** `replyId`: the reply's id once known (a frame names it before its first piece). `waiting`: the answer has not begun. */
+  /**
+   * `replyId`: the reply's id once known (a frame names it before its first piece). `waiting`: the
+   * answer has not begun. `managed`: the request had `context_management` (`message_delta` says
+   * what it did).
+   */
   constructor(
     private readonly model: string,
     private readonly replyId: () => string | null,
     private readonly waiting: boolean,
+    private readonly managed = false,
   ) {}
 
   start(sse: SSEStreamingApi): Promise<void> {
@@ -69,6 +75,20 @@ export class MessageStream implements DoorEvents {
     await sendAll(sse, [...closing, opening, ...deltas, event('content_block_stop', { index })])
   }
 
+  /** A compaction block, whole: opened empty, its summary and capsule as one `compaction_delta`, as Anthropic streams it. */
+  async compaction(sse: SSEStreamingApi, block: CompactionBlock): Promise<void> {
+    await this.begin(sse)
+    const closing = this.close()
+    const index = ++this.index
+    const { content, encrypted_content } = compactionBlock(block)
+    await sendAll(sse, [
+      ...closing,
+      event('content_block_start', { index, content_block: { type: 'compaction', content: null, encrypted_content: null } }),
+      event('content_block_delta', { index, delta: { type: 'compaction_delta', content, encrypted_content } }),
+      event('content_block_stop', { index }),
+    ])
+  }
+
   async toolCall(sse: SSEStreamingApi, call: ToolCall): Promise<void> {
     await this.begin(sse)
     const closing = this.close()
@@ -89,7 +109,11 @@ export class MessageStream implements DoorEvents {
     await this.begin(sse)
     await sendAll(sse, [
       ...this.close(),
-      event('message_delta', { delta: stopOf(answer), usage: anthropicUsage(answer.usage) }),
+      event('message_delta', {
+        delta: stopOf(answer),
+        usage: anthropicUsage(answer.usage),
+        ...(this.managed ? { context_management: appliedEdits(answer) } : {}),
+      }),
       event('message_stop'),
     ])
   }
