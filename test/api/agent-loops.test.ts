@@ -64,7 +64,10 @@ async function runLoop(id: string, model: string, steps: number) {
   return answered
 }
 
-describe('an agent loop larger than the window', () => {
+/** Hundreds of requests a test: a guard against a hang, not a bound on speed (that is the benchmarks'). */
+const LOOP_TIMEOUT = 300_000
+
+describe('an agent loop larger than the window', { timeout: LOOP_TIMEOUT }, () => {
   it('300 calls of 8 KB results in a 32k window: no 413, no prompt over the window, every call paired, nothing lost', async () => {
     const id = newSessionId('loop')
     const done = await runLoop(id, 'loop-300#turns', 300)
@@ -120,7 +123,7 @@ describe('an agent loop larger than the window', () => {
  * whole history each step (the AI SDK's and the Anthropic SDK's tool loops), Responses sends only
  * what is new after `previous_response_id` (the Agents SDK).
  */
-describe('an agent loop larger than the window, through each door', () => {
+describe('an agent loop larger than the window, through each door', { timeout: LOOP_TIMEOUT }, () => {
   const STEPS = 120
   const question = 'Read every file and report.'
   const expectPrompts = async (tag: string, model: string) => {
