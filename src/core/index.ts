@@ -48,8 +48,21 @@ export {
   type ShownMessage,
   type ShownOptions,
 } from './reconcile'
-export { type QueryTerm, queryTerms, type RecallHit, searchTextOf } from './search'
+export { folded, type QueryTerm, queryTerms, type RecallHit, searchTextOf } from './search'
+export {
+  type Candidate,
+  type CorpusCounts,
+  type Gathered,
+  idf,
+  MOST_RANKING_TERMS,
+  type RankedHit,
+  rankGathered,
+  rankingTerms,
+} from './search/bm25'
+export { verbBaseOf, verbFormsOf } from './search/irregular'
+export { porterStem } from './search/porter'
 export { MARK_CLOSE, MARK_OPEN, type MarkedMatch, rankWindow } from './search/rank'
+export { isStopWord } from './search/stop-words'
 export {
   RewindPointError,
   SessionEndedError,

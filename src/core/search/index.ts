@@ -1,4 +1,6 @@
 import type { Message } from '../events'
+import { verbBaseOf } from './irregular'
+import { porterStem } from './porter'
 
 /**
  * Search over a session's events, as plain text: what an event is found by, and how a query a
@@ -56,6 +58,14 @@ export function queryTerms(q: string): QueryTerm[] {
 /** A word as search compares it: accents and case folded (FTS5's `remove_diacritics 2`, roughly). */
 export const folded = (word: string) => word.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase()
 
+/**
+ * What two words are the same word by: folded, an irregular verb's base, stemmed (see `./porter`).
+ *
+ * @example
+ * wordKey('Went') === wordKey('going') // true
+ */
+export const wordKey = (word: string) => porterStem(verbBaseOf(folded(word)))
+
 /** A piece of a text, marked when it is a word the query matches. */
 export interface TextSpan {
   text: string
@@ -63,8 +73,9 @@ export interface TextSpan {
 }
 
 /**
- * A text (a snippet, say) cut into spans, the words a query matches marked: whole words,
- * prefixes for `word*`, each word of a phrase; case- and accent-insensitive, as search is.
+ * A text (a snippet, say) cut into spans, the words a query matches marked: whole words by their
+ * stems (see {@link wordKey}), prefixes for `word*`, each word of a phrase; case- and
+ * accent-insensitive, as search is.
  *
  * @example
  * highlight('Zürich on Monday', 'zurich') // [{ text: 'Zürich', match: true }, { text: ' on Monday', match: false }]
@@ -73,14 +84,12 @@ export function highlight(text: string, q: string): TextSpan[] {
   const exact = new Set<string>()
   const prefixes: string[] = []
   for (const term of queryTerms(q)) {
-    if (term.kind === 'phrase') for (const word of term.words) exact.add(folded(word))
+    if (term.kind === 'phrase') for (const word of term.words) exact.add(wordKey(word))
     else if (term.prefix) prefixes.push(folded(term.word))
-    else exact.add(folded(term.word))
+    else exact.add(wordKey(term.word))
   }
-  const matches = (word: string) => {
-    const key = folded(word)
-    return exact.has(key) || prefixes.some((prefix) => key.startsWith(prefix))
-  }
+  const matches = (word: string) =>
+    exact.has(wordKey(word)) || prefixes.some((prefix) => folded(word).startsWith(prefix) || wordKey(word).startsWith(prefix))
   const spans: TextSpan[] = []
   const push = (piece: string, match: boolean) => {
     if (piece === '') return
