@@ -790,6 +790,8 @@ async function appendAndView(c: BenchContext, i: number): Promise<number> {
 /** The search the route makes: all scopes, 20 hits with their events. */
 const searchQuery = (c: BenchContext) => ({
   q: query(c, 'q'),
+  // Every word (the peer's search, and the figures before modes), unless the route says.
+  mode: (c.req.query('mode') ?? 'all') as 'all' | 'any' | 'auto',
   limit: 20,
   scope: 'all' as const,
   branches: 'lineage' as const,

@@ -25,6 +25,7 @@ import { StepLog } from './log/step-log'
 import { SessionUndos } from './log/undos'
 import { ViewCache } from './log/view-cache'
 import { LineageSearch } from './search/lineage-search'
+import { RankedSearch } from './search/ranked-search'
 import { SessionSearch } from './search/search'
 
 /**
@@ -57,7 +58,11 @@ export class SessionStorage {
     const sql = new Sql(storage.sql)
     const log = new SessionLog(sql)
     const view = new ViewCache(log)
-    this.searchIndex = new SessionSearch(sql, (work) => storage.transactionSync(work))
+    this.searchIndex = new SessionSearch(
+      sql,
+      (work) => storage.transactionSync(work),
+      (from, to) => log.range(from, to),
+    )
     const indexes = new LogIndexes(sql, this.searchIndex)
     const row = new SessionRowCache(storage, sql)
     this.lifecycle = new Lifecycle(storage, directory, new Outbox(sql, row))
@@ -65,7 +70,7 @@ export class SessionStorage {
     const undos = new SessionUndos(sql)
     const pins = new SessionPins(sql, log)
     const writer = new SessionWriter(storage, sql, log, view, indexes, row, this.lifecycle, branches, undos, pins, listener)
-    this.lineage = new LineageSearch(log, view, this.searchIndex)
+    this.lineage = new LineageSearch(log, view, this.searchIndex, new RankedSearch(sql, this.searchIndex.tables))
     const search = this.lineage
     this.parts = { log, view, steps: new StepLog(sql, log), indexes, row, writer, search, branches, undos, pins }
     this.end = new SessionEnd(row, writer, this.lifecycle)

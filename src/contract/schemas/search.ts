@@ -28,6 +28,16 @@ export function decodeSearchCursor(cursor: string): SearchPosition | null {
   }
 }
 
+/** How a search matches its words (`GET /search`, `GET /v1/search`). */
+export const SearchModeSchema = z
+  .enum(['all', 'any', 'auto'])
+  .optional()
+  .openapi({
+    param: { name: 'mode', in: 'query' },
+    description:
+      'all: every word must occur; any: ranked by any of the words (common words left out of the ranking); auto (default): the hits holding every word first, then the rest of the ranking.',
+  })
+
 export const SearchQuerySchema = z.strictObject({
   q: z
     .string()
@@ -36,8 +46,9 @@ export const SearchQuerySchema = z.strictObject({
     .openapi({
       param: { name: 'q', in: 'query' },
       description:
-        'Plain text: every word must occur (whole words, case- and accent-insensitive); `word*` is a prefix, `"a phrase"` matches in order; operators mean nothing.',
+        'Plain text: whole words, case- and accent-insensitive, each also by its English stem (`running` finds "runs"); `word*` is a prefix, `"a phrase"` matches in order; operators mean nothing.',
     }),
+  mode: SearchModeSchema,
   limit: Limit(SIZE_LIMITS.searchPage),
   scope: z
     .enum(['all', 'covered', 'view'])
@@ -68,6 +79,11 @@ export const SearchQuerySchema = z.strictObject({
     .openapi({ param: { name: 'cursor', in: 'query' }, type: 'string' }),
 })
 
+/** Whether a hit holds every word of the query, or only some. */
+export const MatchSchema = z
+  .enum(['all', 'any'])
+  .openapi({ description: 'all: the hit holds every word of the query; any: some of them.' })
+
 export const SearchPageSchema = z
   .object({
     hits: z.array(
@@ -76,14 +92,16 @@ export const SearchPageSchema = z
         covered: z.boolean().openapi({ description: 'Not in the view (abandoned events always are).' }),
         abandoned: z.boolean().openapi({ description: 'On a branch a rewind left (found with `branches=all` only).' }),
         snippet: z.string(),
+        match: MatchSchema,
       }),
     ),
     nextCursor: z.string().nullable(),
   })
   .openapi('SearchPage', {
     description:
-      `Best match first (full-text relevance), ties newest first, ranked ${SIZE_LIMITS.searchRankWindow} matches at a time ` +
-      `(the newest ${SIZE_LIMITS.searchRankWindow}, then the ${SIZE_LIMITS.searchRankWindow} before them, ...).`,
+      'Best match first, ties newest first. `all`: ranked ' +
+      `${SIZE_LIMITS.searchRankWindow} matches at a time (the newest ${SIZE_LIMITS.searchRankWindow}, then the ${SIZE_LIMITS.searchRankWindow} before them, ...). ` +
+      '`any` and `auto`: one ranking by any of the words (`auto`: hits holding every word first).',
   })
 
 /** `GET /search`: a page of hits. */

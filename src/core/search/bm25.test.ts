@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest'
+import { queryTerms } from '.'
 import { type Candidate, type Gathered, idf, MOST_RANKING_TERMS, rankGathered, rankingTerms } from './bm25'
 
-const words = (q: string) => rankingTerms(q).map((term) => (term.kind === 'phrase' ? `"${term.words.join(' ')}"` : term.word))
+const words = (q: string) =>
+  rankingTerms(queryTerms(q)).map((term) => (term.kind === 'phrase' ? `"${term.words.join(' ')}"` : term.word))
 
 describe('the terms a query is ranked by', () => {
   it('are its words but the stop words, each stem and each verb once, with its phrases and prefixes', () => {
@@ -13,7 +15,7 @@ describe('the terms a query is ranked by', () => {
   it('keep the stop words of a query made of nothing else, and at most 32 terms', () => {
     expect(words('what is it')).toEqual(['what', 'is', 'it'])
     const many = Array.from({ length: 50 }, (_, i) => `word${i}`).join(' ')
-    expect(rankingTerms(many)).toHaveLength(MOST_RANKING_TERMS)
+    expect(rankingTerms(queryTerms(many))).toHaveLength(MOST_RANKING_TERMS)
   })
 })
 

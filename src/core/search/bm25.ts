@@ -1,4 +1,4 @@
-import { folded, type QueryTerm, queryTerms } from '.'
+import { folded, type QueryTerm } from '.'
 import { verbBaseOf } from './irregular'
 import { porterStem } from './porter'
 import { isStopWord } from './stop-words'
@@ -32,14 +32,14 @@ const keyOf = (term: QueryTerm) =>
       : porterStem(verbBaseOf(folded(term.word)))
 
 /**
- * The terms a query is ranked by: its words without the stop words, its phrases and prefixes,
- * each stem once, at most {@link MOST_RANKING_TERMS}. A query of stop words alone keeps them.
+ * The terms a query (its `queryTerms`) is ranked by: its words without the stop words, its
+ * phrases and prefixes, each stem once, at most {@link MOST_RANKING_TERMS}. A query of stop words
+ * alone keeps them.
  *
  * @example
- * rankingTerms('When did she go to the support groups?') // go, support, groups
+ * rankingTerms(queryTerms('When did she go to the support groups?')) // go, support, groups
  */
-export function rankingTerms(q: string): QueryTerm[] {
-  const terms = queryTerms(q)
+export function rankingTerms(terms: readonly QueryTerm[]): QueryTerm[] {
   const kept = terms.filter((term) => term.kind === 'phrase' || term.prefix || !isStopWord(folded(term.word)))
   const seen = new Set<string>()
   const distinct = (kept.length > 0 ? kept : terms).filter((term) => {

@@ -14,7 +14,15 @@ const searchSession = createRoute({
 
 /** Full-text search of a session's log. */
 export const searchRoutes = routes().openapi(searchSession, async (c) => {
-  const { q, limit = SIZE_LIMITS.searchPage.default, scope = 'all', role, cursor = SEARCH_START, branches } = c.req.valid('query')
-  const query = { q, limit, scope, from: cursor, branches: branches ?? 'lineage', ...(role ? { role } : {}) }
+  const {
+    q,
+    mode = 'auto',
+    limit = SIZE_LIMITS.searchPage.default,
+    scope = 'all',
+    role,
+    cursor = SEARCH_START,
+    branches,
+  } = c.req.valid('query')
+  const query = { q, mode, limit, scope, from: cursor, branches: branches ?? 'lineage', ...(role ? { role } : {}) }
   return streamedJson<typeof SearchPageSchema>(c, unwrap(await sessionOf(c, c.req.valid('param').id).search(query)))
 })

@@ -5,6 +5,8 @@ import { ToolIds } from './tool-ids'
 /** An index kept beside the log (the full-text search index, `store/search`): told of each write's events in its transaction. */
 export interface EventIndex {
   index(events: readonly SessionEvent[]): void
+  /** Forgets what it knew of the storage (wiped, or a write rolled back). */
+  reset(): void
 }
 
 /** What is kept beside the log to look events up by: tool-call ids and full-text search. */
@@ -22,5 +24,10 @@ export class LogIndexes {
   index(events: readonly SessionEvent[]): void {
     this.toolIds.add(events)
     this.search.index(events)
+  }
+
+  /** Forgets what the indexes knew of the storage: it was wiped, or a write rolled back. */
+  reset(): void {
+    this.search.reset()
   }
 }

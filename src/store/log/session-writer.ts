@@ -102,12 +102,13 @@ export class SessionWriter {
     }
   }
 
-  /** Forgets what was cached of the session (its row, view, pins, rewinds): read again from storage. */
+  /** Forgets what was cached of the session (its row, view, pins, rewinds, indexes): read again from storage. */
   private forgetCached(): void {
     this.row.forget()
     this.view.reset()
     this.pins.reset()
     this.log.rewinds.forget()
+    this.indexes.reset()
   }
 
   /** One write's transaction: when it throws, what was read of its rewinds and pins inside it is forgotten too. */
