@@ -12,6 +12,16 @@ export const TERM_MATCHES = 1000
 /** The most candidates one index ranks. */
 export const MOST_CANDIDATES = 2000
 
+/**
+ * The most matches of a term (or of every word) read to tell which candidates hold it: they are
+ * read as one range of rowids, the candidates' (FTS5 answers `rowid IN (…)` a lookup at a time,
+ * ~0.2 ms each). A candidate beyond them counts as not holding it.
+ */
+export const HOLDING_SCAN = 10 * TERM_MATCHES
+
+/** The most common terms scored: the rarest of them (each costs a scan). */
+export const MOST_COMMON_SCORED = 8
+
 /** What an index answers a ranking with, in its own rowids (ascending: newest first). */
 export interface RankSource {
   /** The events it holds and their words in all. */
@@ -20,8 +30,15 @@ export interface RankSource {
   span(): number
   /** The first `limit` rowids matching an expression, ascending. */
   matching(expression: string, limit: number): number[]
-  /** Which of these rowids match an expression. */
-  holding(expression: string, rowids: readonly number[]): Set<number>
+  /** The first `limit` rowids in [from, to] matching an expression, ascending. */
+  between(expression: string, from: number, to: number, limit: number): number[]
+}
+
+/** Which of `rowids` (ascending) match an expression: its matches in their range, read up to {@link HOLDING_SCAN}. */
+export function holding(source: RankSource, expression: string, rowids: readonly number[]): Set<number> {
+  if (rowids.length === 0) return new Set()
+  const wanted = new Set(rowids)
+  return new Set(source.between(expression, rowids[0]!, rowids.at(-1)!, HOLDING_SCAN).filter((rowid) => wanted.has(rowid)))
 }
 
 /** An event found for ranking, by rowid: which terms it holds, whether it holds every word of the query. */
@@ -69,11 +86,13 @@ export function gather(source: RankSource, terms: readonly QueryTerm[], all: str
     }
   }
   const rowids = [...candidates].sort((a, b) => a - b)
+  // The terms not read whole: the rarest few scored by a scan of their matches, the rest not.
+  const scanned = new Set(rarestFirst.filter((t) => !whole.has(t)).slice(0, MOST_COMMON_SCORED))
   const holds = expressions.map((expression, t) =>
-    whole.has(t) ? new Set(matches[t]) : rowids.length > 0 ? source.holding(expression, rowids) : new Set<number>(),
+    whole.has(t) ? new Set(matches[t]) : scanned.has(t) ? holding(source, expression, rowids) : new Set<number>(),
   )
   // Every word of the query a ranking term: holding them all is holding every word (no statement).
-  const allOf = allIsEveryTerm || rowids.length === 0 ? null : source.holding(all, rowids)
+  const allOf = allIsEveryTerm || rowids.length === 0 ? null : holding(source, all, rowids)
   const found: Found[] = rowids.map((rowid) => {
     const held = holds.map((set) => set.has(rowid))
     return { rowid, holds: held, all: allOf ? allOf.has(rowid) : held.every(Boolean) }

@@ -56,23 +56,15 @@ export class RankedSearch {
               WHERE ${t} MATCH ${expression} AND ${t}.rowid > ${from} AND ${t}.rowid <= ${to} AND events.role = ${role}
               ORDER BY ${t}.rowid ${literalLimit(limit)}`
         ).map((row) => row.rowid),
-      holding: (expression, rowids) =>
-        new Set(
-          this.sql.all<{ rowid: number }>`SELECT rowid FROM ${t}
-              WHERE ${t} MATCH ${expression} AND rowid IN (SELECT value FROM json_each(${JSON.stringify(rowids)}))`.map(
-            (row) => row.rowid,
-          ),
+      between: (expression, low, high, limit) =>
+        this.sql.all<{ rowid: number }>`SELECT rowid FROM ${t}
+            WHERE ${t} MATCH ${expression} AND rowid >= ${low} AND rowid <= ${high} ORDER BY rowid ${literalLimit(limit)}`.map(
+          (row) => row.rowid,
         ),
     }
     const { corpus, dfs, found } = gather(source, query.terms, query.all, query.allIsEveryTerm)
-    const lengths =
-      found.length > 1
-        ? lengthsOf(
-            this.sql,
-            t,
-            found.map((event) => event.rowid),
-          )
-        : new Map<number, number>()
+    const rowids = found.map((event) => event.rowid)
+    const lengths = found.length > 1 ? lengthsOf(this.sql, t, rowids) : new Map<number, number>()
     const candidates = found.map(({ rowid, holds, all }) => ({
       group: '',
       position: -rowid,
