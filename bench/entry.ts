@@ -44,6 +44,7 @@ import { responsesTranslation } from '../src/wire/responses/request'
 import { countRows, type RowCounts } from '../test/support/row-counts'
 import { type Measured, message, type StorageWork } from './shared'
 
+export { SearchShard } from '../src/object/search-shard'
 export { UserIndex } from '../src/object/user-index'
 
 // ── timing and reading answers ───────────────────────────────────────────────────────────────

@@ -56,6 +56,10 @@ interface AppVariables {
   SESSION_IDLE_TTL_SECONDS?: string
   /** How long a webhook receiver has to answer one attempt (ms; default 15000). */
   WEBHOOK_TIMEOUT_MS?: string
+  /** Whether sessions hand their events to their user's search across sessions (`on`, the default, or `off`). */
+  SEARCH_ACROSS_SESSIONS?: string
+  /** How many search shards each user's sessions are spread over (1–64, default 4). */
+  SEARCH_SHARD_COUNT?: string
 }
 interface Env extends AppVariables {}
 declare namespace Cloudflare {

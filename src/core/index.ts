@@ -48,7 +48,7 @@ export {
   type ShownMessage,
   type ShownOptions,
 } from './reconcile'
-export { folded, type QueryTerm, queryTerms, type RecallHit, searchTextOf } from './search'
+export { folded, type QueryTerm, queryTerms, type RecallHit, searchTextOf, WORD } from './search'
 export {
   type Candidate,
   type CorpusCounts,

@@ -30,6 +30,7 @@ type Methods =
   | 'readCompactions'
   | 'readBranches'
   | 'search'
+  | 'hitsOf'
 
 /**
  * The session object's RPC methods with their declared types. Workers RPC stubs type results

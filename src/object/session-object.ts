@@ -22,6 +22,7 @@ import type {
   UndoInput,
   UndoJson,
 } from '../contract/schemas'
+import { type AcrossSessions, acrossSessions } from '../contract/search-settings'
 import { secondsSetting } from '../contract/seconds-setting'
 import type { SessionAddress } from '../contract/session-address'
 import { type ClientMessage, defaultEstimator, type MessageEvent, type SessionEvent, type TokenEstimator } from '../core'
@@ -50,13 +51,14 @@ import {
 import { jsonAnswer } from '../json-stream'
 import { limitsOf } from '../rate-limits'
 import { DoorReads } from '../reads/door-reads'
-import { SessionReads, type ViewFormat } from '../reads/session-reads'
+import { type SessionHit, SessionReads, type ViewFormat } from '../reads/session-reads'
 import { type NewSessionInput, sessionJson } from '../store/log/session-row'
 import type { SearchQuery } from '../store/search/lineage-search'
 import { SessionStorage } from '../store/session-storage'
+import type { ShardBatch } from '../store/user-search/shard-types'
 import { runTurn } from '../turns/run-turn'
 import { newNotice } from '../webhooks'
-import { sessionDirectory, sessionStub } from './address'
+import { searchShardStub, sessionDirectory, sessionStub, shardOf } from './address'
 import { BackgroundPass } from './background-pass'
 import { contextReport } from './context-report'
 import { type FrameBody, wholeWhenSmall } from './frames'
@@ -65,6 +67,12 @@ import { LiveHub } from './live-hub'
 import { type RunSettings, TurnRunner } from './turn-runner'
 
 export type { AppendResult }
+
+/** A session's hits of a search across sessions: its title, and the hits it found on its lineage. */
+export interface SessionHits {
+  title: string | null
+  hits: SessionHit[]
+}
 
 /** JSON a live subscriber catches up with per connection: a longer backlog takes more. */
 const LIVE_BACKLOG_BYTES = 1024 * 1024
@@ -99,11 +107,17 @@ export class SessionObject extends DurableObject<Env> {
     const idleTtl = () => secondsSetting('SESSION_IDLE_TTL_SECONDS', env.SESSION_IDLE_TTL_SECONDS, 0)
     const live = new LiveHub(ctx)
     this.live = live
-    this.storage = new SessionStorage(ctx.storage, sessionDirectory(env), estimator, idleTtl, {
+    const across = {
+      settings: () => this.acrossSessions(),
+      send: (userId: string, shards: number, batch: ShardBatch) =>
+        searchShardStub(env, userId, shards, shardOf(batch.sessionId, shards)).add(batch),
+    }
+    const listener = {
       watched: () => live.watched,
-      written: (events) => live.events(events),
+      written: (events: { seq: number; id: string; json: string }[]) => live.events(events),
       ended: () => live.closeAll('the session ended'),
-    })
+    }
+    this.storage = new SessionStorage(ctx.storage, sessionDirectory(env), estimator, idleTtl, listener, across)
     const { log, view, branches, undos, pins } = this.storage.parts
     this.reads = new SessionReads(log, view, this.storage.lineage, branches, undos, pins)
     this.doorReads = new DoorReads(this.storage.parts, () => this.storage.find())
@@ -172,6 +186,19 @@ export class SessionObject extends DurableObject<Env> {
       // The query is checked before the session is looked up.
       const page = this.reads.search(query)
       return this.readJson(page)
+    })
+  }
+
+  /**
+   * The hits a search across sessions found here (`GET /v1/search`, recall across sessions), in
+   * the order of `seqs`: null when this is not the incarnation searched (the session is gone, or
+   * was made anew), so that a gone session's events are never returned.
+   */
+  hitsOf(createdAt: string, q: string, seqs: number[], withText = false): Promise<Outcome<SessionHits | null>> {
+    return toOutcome(async () => {
+      const record = await this.storage.find()
+      if (!record || record.createdAt !== createdAt) return null
+      return { title: null, hits: this.reads.hitsOf(record, q, seqs.slice(0, SIZE_LIMITS.searchPage.max * 2), withText) }
     })
   }
 
@@ -353,6 +380,16 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   // ── how methods run ──────────────────────────────────────────────────────────────────────
+
+  /** The deployment's search across sessions as it is now (null: off, or set wrong — the search route says which). */
+  protected acrossSessions(): AcrossSessions | null {
+    try {
+      const settings = acrossSessions(this.env)
+      return settings.on ? settings : null
+    } catch {
+      return null
+    }
+  }
 
   /** A JSON answer read from the session as it is now; 404 when there is none. */
   private read(answer: (record: Awaited<ReturnType<SessionStorage['existing']>>) => Iterable<string>) {

@@ -10,7 +10,7 @@ import type {
   ViewJson,
 } from '../contract/schemas'
 import type { TurnResult } from '../contract/turn-result'
-import { allSeqs, type CompactionResult, lineageRuns, onLineage, utf8Length } from '../core'
+import { allSeqs, type CompactionResult, lineageRuns, type MessageEvent, onLineage, searchTextOf, utf8Length } from '../core'
 import { jsonArray, jsonLater, jsonObject } from '../json-stream'
 import type { SessionBranches } from '../store/log/branches'
 import { eventJson, NOTHING_PINNED, type PinnedSeqs, pinnedEach, withPin, withPinned } from '../store/log/event-json'
@@ -152,6 +152,15 @@ function* compactionsJson(
 }
 
 /** How `GET /view` writes the view: as events, or as OpenAI chat messages. */
+/** A hit of a search across sessions, as its session answers it (the Event as JSON). */
+export interface SessionHit {
+  seq: number
+  event: string
+  covered: boolean
+  snippet: string
+  text?: string
+}
+
 export type ViewFormat = 'events' | 'openai'
 
 /** One session's large answers, as JSON text made from its log and view while the reader takes it. */
@@ -176,6 +185,19 @@ export class SessionReads {
       const { hits, next } = this.lineage.page(record, expression, query)
       return searchPageJson(this.log, hits, next, this.pins.seqs())
     }
+  }
+
+  /**
+   * This session's hits of a search across sessions (`GET /v1/search`, recall): each of `seqs` on
+   * the lineage as its Event's JSON, whether it is covered, its snippet and, when asked, its text.
+   */
+  hitsOf(record: SessionRecord, q: string, seqs: readonly number[], withText: boolean): SessionHit[] {
+    const pinned = this.pins.seqs()
+    return this.lineage.found(record, q, seqs).map((hit) => {
+      const event = withPin(this.log.json(hit.row), pinned.has(hit.seq))
+      const text = withText ? { text: searchTextOf((JSON.parse(event) as MessageEvent).message) } : {}
+      return { seq: hit.seq, event, covered: hit.covered, snippet: hit.snippet, ...text }
+    })
   }
 
   /** A page of the log, COMPACTION events included, from `after` on. */

@@ -1,6 +1,6 @@
 import type { CreateSessionInput, PatchSessionInput } from '../contract/schemas'
 import type { SessionAddress } from '../contract/session-address'
-import { SessionExistsError, SessionMissingError, type TokenEstimator } from '../core'
+import { type SessionEvent, SessionExistsError, SessionMissingError, type TokenEstimator } from '../core'
 import { Sql } from '../sql'
 import type { Notice } from '../webhooks'
 import { SessionBranches } from './log/branches'
@@ -27,6 +27,7 @@ import { ViewCache } from './log/view-cache'
 import { LineageSearch } from './search/lineage-search'
 import { RankedSearch } from './search/ranked-search'
 import { SessionSearch } from './search/search'
+import { SearchFeed, type SearchPort, searchHandOver } from './search/search-feed'
 
 /**
  * A session object's storage: the session row, the event log, the cached view, the record of
@@ -47,13 +48,17 @@ export class SessionStorage {
   readonly end: SessionEnd
   private readonly lifecycle: Lifecycle
 
-  /** @param idleTtlDefault - SESSION_IDLE_TTL_SECONDS (0: none), read when a session is created without its own. */
+  /**
+   * @param idleTtlDefault - SESSION_IDLE_TTL_SECONDS (0: none), read when a session is created without its own.
+   * @param across - where its events go for its user's search across sessions (null: nowhere).
+   */
   constructor(
     storage: DurableObjectStorage,
     directory: SessionDirectory,
     readonly estimator: TokenEstimator,
     private readonly idleTtlDefault: () => number = () => 0,
     listener: WriteListener | null = null,
+    across: SearchPort | null = null,
   ) {
     const sql = new Sql(storage.sql)
     const log = new SessionLog(sql)
@@ -63,9 +68,18 @@ export class SessionStorage {
       (work) => storage.transactionSync(work),
       (from, to) => log.range(from, to),
     )
-    const indexes = new LogIndexes(sql, this.searchIndex)
+    const feed = new SearchFeed(sql, log)
+    const indexed = {
+      index: (events: readonly SessionEvent[]) => this.searchIndex.index(events),
+      reset: () => {
+        this.searchIndex.reset()
+        feed.reset()
+      },
+    }
+    const indexes = new LogIndexes(sql, indexed)
     const row = new SessionRowCache(storage, sql)
-    this.lifecycle = new Lifecycle(storage, directory, new Outbox(sql, row))
+    const handOver = across ? searchHandOver(feed, across, () => row.stored()) : null
+    this.lifecycle = new Lifecycle(storage, directory, new Outbox(sql, row), handOver)
     const branches = new SessionBranches(sql, log)
     const undos = new SessionUndos(sql)
     const pins = new SessionPins(sql, log)

@@ -94,6 +94,7 @@ describe('GET /v1/openapi.json', () => {
       '/v1/responses/compact',
       '/v1/responses/{id}',
       '/v1/responses/{id}/input_items',
+      '/v1/search',
       '/v1/sessions',
       '/v1/sessions/{id}',
       '/v1/sessions/{id}/branches',

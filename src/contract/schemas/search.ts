@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import { SIZE_LIMITS } from '../limits'
-import { Limit } from './common'
+import { Limit, SessionId, Timestamp } from './common'
 import { EventSchema } from './events'
 
 /**
@@ -106,3 +106,71 @@ export const SearchPageSchema = z
 
 /** `GET /search`: a page of hits. */
 export type SearchPageJson = z.output<typeof SearchPageSchema>
+
+/** A cursor of a search across sessions: how many ranked hits lie before its page, as an opaque string. */
+export const encodeAcrossCursor = (offset: number) => btoa(`across:${offset}`).replaceAll('=', '')
+
+/** The offset an across-sessions cursor stands for; null when it is not one this API issued. */
+export function decodeAcrossCursor(cursor: string): number | null {
+  try {
+    const match = /^across:(\d{1,7})$/.exec(atob(cursor))
+    return match ? Number(match[1]) : null
+  } catch {
+    return null
+  }
+}
+
+/** The most session ids one search across sessions may name. */
+export const MOST_SEARCHED_SESSIONS = 100
+
+export const AcrossSearchQuerySchema = z.strictObject({
+  q: SearchQuerySchema.shape.q,
+  mode: SearchModeSchema,
+  sessions: z
+    .string()
+    .transform((list) => list.split(',').map((id) => id.trim()))
+    .pipe(z.array(SessionId).min(1).max(MOST_SEARCHED_SESSIONS, `must name at most ${MOST_SEARCHED_SESSIONS} sessions`))
+    .optional()
+    .openapi({
+      param: { name: 'sessions', in: 'query' },
+      type: 'string',
+      description: `Only these sessions: their ids, comma-separated (at most ${MOST_SEARCHED_SESSIONS}).`,
+    }),
+  since: Timestamp.optional().openapi({
+    param: { name: 'since', in: 'query' },
+    description: 'Only events at or after this time.',
+  }),
+  until: Timestamp.optional().openapi({ param: { name: 'until', in: 'query' }, description: 'Only events before this time.' }),
+  role: SearchQuerySchema.shape.role,
+  limit: Limit(SIZE_LIMITS.searchPage),
+  cursor: z
+    .string()
+    .transform((cursor, ctx) => {
+      const offset = decodeAcrossCursor(cursor)
+      if (offset === null) ctx.addIssue({ code: 'custom', message: 'not a cursor this API issued' })
+      return offset ?? 0
+    })
+    .optional()
+    .openapi({ param: { name: 'cursor', in: 'query' }, type: 'string' }),
+})
+
+export const AcrossSearchPageSchema = z
+  .object({
+    hits: z.array(
+      z.object({
+        sessionId: z.string(),
+        sessionTitle: z.string().nullable().openapi({ description: 'The session’s title (null: it has none).' }),
+        event: EventSchema,
+        snippet: z.string(),
+        covered: z.boolean().openapi({ description: 'Not in its session’s view.' }),
+        match: MatchSchema,
+      }),
+    ),
+    nextCursor: z.string().nullable(),
+  })
+  .openapi('SessionsSearchPage', {
+    description: `Best match first across the caller's sessions, ranked by any of the words (see \`mode\`); at most the best 1,000 hits are paged.`,
+  })
+
+/** `GET /v1/search`: a page of hits across the caller's sessions. */
+export type AcrossSearchPageJson = z.output<typeof AcrossSearchPageSchema>

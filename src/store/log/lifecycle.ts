@@ -1,3 +1,4 @@
+import type { SessionEvent } from '../../core'
 import { log } from '../../log'
 import type { Notice } from '../../webhooks'
 import type { Outbox } from './outbox'
@@ -11,6 +12,17 @@ export interface SessionDirectory {
   unlist(session: Pick<SessionRecord, 'userId' | 'id' | 'createdAt'>, notices: Notice[]): Promise<void>
   /** Hands notices over to the user's index object (it takes each once). */
   tell(userId: string, notices: Notice[]): Promise<void>
+}
+
+/**
+ * Something else a session hands over from its alarm, after its notices (its events, to its
+ * user's search across sessions): whether it waits, whether a write's events give it work (the
+ * alarm is then set, as for notices), and the hand-over itself (throws when it could not).
+ */
+export interface HandOver {
+  waiting(record: SessionRecord): boolean
+  wants(events: readonly SessionEvent[]): boolean
+  run(record: SessionRecord): Promise<void>
 }
 
 /** Notices handed over at once. */
@@ -29,7 +41,13 @@ export class Lifecycle {
     private readonly storage: DurableObjectStorage,
     private readonly directory: SessionDirectory,
     readonly outbox: Outbox,
+    private readonly also: HandOver | null = null,
   ) {}
+
+  /** Whether a write of these events has something handed over from the alarm (besides its notices). */
+  wants(events: readonly SessionEvent[]): boolean {
+    return this.also?.wants(events) ?? false
+  }
 
   /** When the alarm is set for, as this object set it (null: not set, or not known since it last fired). */
   private armedAt: number | null = null
@@ -61,7 +79,7 @@ export class Lifecycle {
    * while notices wait — whichever is first; clears it when there is nothing to do.
    */
   async schedule(record: SessionRecord, soonest: number | null = null): Promise<void> {
-    const waiting = soonest ?? (this.outbox.pending() ? Date.now() : null)
+    const waiting = soonest ?? (this.outbox.pending() || this.also?.waiting(record) ? Date.now() : null)
     // A retry waits its time, also for an expiry already past.
     const expiry = record.expiresAt === null ? null : Math.max(Date.parse(record.expiresAt), soonest ?? 0)
     const times = [expiry, waiting].filter((at) => at !== null)
@@ -70,16 +88,20 @@ export class Lifecycle {
     else await this.storage.deleteAlarm()
   }
 
-  /** Hands the outbox over to the user's index object, batch by batch, each dropped once taken; throws when it could not. */
+  /**
+   * Hands the outbox over to the user's index object, batch by batch, each dropped once taken,
+   * then what else waits (see {@link HandOver}); throws when it could not.
+   */
   async handOver(record: SessionRecord): Promise<void> {
     for (;;) {
       const { notices, mark } = this.outbox.batch(HANDOVER_BATCH)
-      if (notices.length === 0) return
+      if (notices.length === 0) break
       await this.directory.tell(record.userId, notices)
       this.outbox.drop(record, mark)
       // A write during the hand-over sets the alarm again: what it recorded goes then.
-      if (notices.length < HANDOVER_BATCH) return
+      if (notices.length < HANDOVER_BATCH) break
     }
+    if (this.also?.waiting(record)) await this.also.run(record)
   }
 
   /** Hands notices over without the outbox (there is no session to hold them: a turn that failed before creating it). */

@@ -131,6 +131,13 @@ const MIGRATIONS: (string | ((sql: SqlStorage) => void))[] = [
       CREATE TABLE search_rebuild (singleton INTEGER PRIMARY KEY CHECK (singleton = 1), below INTEGER NOT NULL);`)
     if (held !== null) sql.exec('INSERT INTO search_rebuild (singleton, below) VALUES (1, ?)', held + 1)
   },
+  // v16: how far the session's events were handed to its user's search across sessions, and over
+  // how many shards then (another count starts over). No row: none was (see store/search/search-feed.ts).
+  `CREATE TABLE search_feed (
+     singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+     shards INTEGER NOT NULL,
+     shipped INTEGER NOT NULL           -- the seq up to which every event was handed over
+   );`,
 ]
 
 /**

@@ -182,7 +182,7 @@ export class SessionWriter {
       step?.writeRest()
     })
     // Set with no await between: it commits with the write.
-    if (notices.length > 0) this.lifecycle.wake()
+    if (notices.length > 0 || this.lifecycle.wants(sequenced)) this.lifecycle.wake()
     this.row.set(next)
     advance.install()
     if (sequenced.length > 0 && this.listener?.watched()) {

@@ -114,6 +114,23 @@ export class LineageSearch {
     })
   }
 
+  /**
+   * The hits of a search across sessions that are this session's: each of `seqs` on the lineage
+   * (an abandoned one is not a hit), with its row, whether it is covered and its snippet around
+   * any of the query's words; in the order of `seqs`.
+   */
+  found(record: SessionRecord, q: string, seqs: readonly number[]): Omit<SearchHit, 'match'>[] {
+    const { isInView } = this.membershipOf(record)
+    const onLineage = record.rewinds === 0 ? () => true : this.log.rewinds.onLineage
+    const kept = seqs.filter((seq) => seq >= 1 && seq <= record.version && onLineage(seq))
+    const terms = rankingTerms(queryTerms(q))
+    const found = terms.length === 0 ? new Map<number, PageHit>() : this.searchIndex.page(anyExpression(terms), kept)
+    return kept.flatMap((seq) => {
+      const hit = found.get(seq)
+      return hit ? [{ seq, covered: !isInView(seq), abandoned: false, ...hit }] : []
+    })
+  }
+
   /** The view's membership: made again only after a write (each search would sort the view's seqs). */
   private membershipOf(record: SessionRecord): Membership {
     const columns = this.view.columnsOf(record)
