@@ -7,7 +7,7 @@ const PURGE_STEP = 500
 
 /**
  * The schema of a search shard: the sessions it holds (each incarnation once, `gone` once it is
- * deleted, expired or erased, until its events are purged), their events (where each is, its
+ * deleted, expired or erased), their events (where each is, its
  * length in words) and an FTS5 index of their words with stems that keeps no text (a hit's text
  * and snippet come from its session), with the counts a ranking needs.
  */
@@ -121,12 +121,19 @@ export class ShardIndex {
     return this.purgeable()
   }
 
-  /** Whether a gone session is still to purge. */
+  /** Whether a gone session's events are still to purge. */
   purgeable(): boolean {
-    return this.exists() && this.sql.first`SELECT 1 AS found FROM sessions WHERE gone = 1 LIMIT 1` !== null
+    return (
+      this.exists() &&
+      this.sql.first`SELECT 1 AS found FROM sessions JOIN docs ON docs.session = sessions.key WHERE sessions.gone = 1 LIMIT 1` !==
+        null
+    )
   }
 
-  /** Drops a step of gone sessions' events from the index (and a session once none is left). Answers whether more is left. */
+  /**
+   * Drops a step of gone sessions' events from the index; their rows stay (an id and a time), so
+   * that a hand-over of them that comes late adds nothing. Answers whether more is left.
+   */
   purge(): boolean {
     if (!this.exists()) return false
     this.transaction(() => {
@@ -138,9 +145,6 @@ export class ShardIndex {
       }
       const tokens = docs.reduce((sum, doc) => sum + doc.length, 0)
       if (docs.length > 0) this.sql.run`UPDATE counts SET documents = documents - ${docs.length}, tokens = tokens - ${tokens}`
-      if (docs.length < PURGE_STEP) {
-        this.sql.run`DELETE FROM sessions WHERE gone = 1 AND NOT EXISTS (SELECT 1 FROM docs WHERE docs.session = sessions.key)`
-      }
     })
     return this.purgeable()
   }
