@@ -2,9 +2,9 @@
  * Natural-language recall, measured: the generated conversations of ./recall (two people over
  * weeks of sessions) stored in the real Worker, each question searched, and how often the turn
  * that answers it comes first, in the first five, and its reciprocal rank — beside plain
- * any-word BM25 over the same turns (./recall/plain-bm25). Each conversation is one user's; it is
- * searched as one session holding every turn (`GET /v1/sessions/:id/search`) and, where the
- * Worker has it, as that user's sessions, one per conversation session (`GET /v1/search`).
+ * any-word BM25 over the same turns (./recall/plain-bm25). Each conversation is searched as one
+ * session holding every turn (`GET /v1/sessions/:id/search`), and as a user's sessions, one per
+ * conversation session (`GET /v1/search`).
  * `BENCH_RECALL_SEED` picks another set (default 49).
  */
 import { rmSync } from 'node:fs'
@@ -35,7 +35,21 @@ async function appendAll(api: Api, id: string, events: unknown[]) {
     await api('POST', `/v1/sessions/${id}/events`, { events: events.slice(at, at + 1000) })
 }
 
-const results: Record<string, Ranked[]> = { plain: [], any: [], auto: [] }
+const results: Record<string, Ranked[]> = { plain: [], any: [], auto: [], across: [] }
+
+/** Waits until a search across the user's sessions finds each session's last turn: every session handed over. */
+async function handedOver(api: Api, conversation: Conversation) {
+  for (const [s, session] of conversation.sessions.entries()) {
+    const last = session.turns.at(-1)!
+    const params = new URLSearchParams({ q: last.text, mode: 'all', sessions: `${conversation.id}-s${s}`, limit: '100' })
+    for (let polls = 0; ; polls++) {
+      const page = await api('GET', `/v1/search?${params}`)
+      if (page.hits.some((hit: { event: { id: string } }) => hit.event.id === last.id)) break
+      if (polls === 500) throw new Error(`${conversation.id}-s${s} was never handed over`)
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+  }
+}
 const started = performance.now()
 const timings: number[] = []
 try {
@@ -47,6 +61,9 @@ try {
       whole,
       conversation.sessions.flatMap((_, s) => eventsOf(conversation, s)),
     )
+    // The same turns as another user's sessions, one per conversation session.
+    const sessions = await worker.as(`recall-${seed}-${conversation.id}-sessions`)
+    for (const s of conversation.sessions.keys()) await appendAll(sessions, `${conversation.id}-s${s}`, eventsOf(conversation, s))
     const plain = new PlainBm25()
     for (const session of conversation.sessions) for (const turn of session.turns) plain.add(turn.id, turn.text)
     for (const question of conversation.questions) {
@@ -60,6 +77,11 @@ try {
         timings.push(performance.now() - t)
         results[mode]!.push({ hits: page.hits.map((hit: { event: { id: string } }) => hit.event.id), answers: question.answers })
       }
+    }
+    await handedOver(sessions, conversation)
+    for (const question of conversation.questions) {
+      const page = await sessions('GET', `/v1/search?${new URLSearchParams({ q: question.text, limit: '20' })}`)
+      results.across!.push({ hits: page.hits.map((hit: { event: { id: string } }) => hit.event.id), answers: question.answers })
     }
   }
 } finally {
@@ -79,3 +101,4 @@ console.log('| --- | --- | --- | --- |')
 console.log(row('plain any-word BM25 (FTS5 defaults, no stems, no stop words)', figures(results.plain!)))
 console.log(row('ours, one session: `mode=any`', figures(results.any!)))
 console.log(row('ours, one session: `mode=auto` (the default)', figures(results.auto!)))
+console.log(row('ours, across the conversation’s sessions (`GET /v1/search`, `mode=auto`)', figures(results.across!)))
