@@ -22,6 +22,7 @@ import {
 } from './log/session-row'
 import { SessionWriter, type WriteListener } from './log/session-writer'
 import { StepLog } from './log/step-log'
+import { firstMessageTitle, TITLE_LOOKBACK } from './log/title'
 import { SessionUndos } from './log/undos'
 import { ViewCache } from './log/view-cache'
 import { LineageSearch } from './search/lineage-search'
@@ -149,16 +150,18 @@ export class SessionStorage {
   /** Changes metadata, policy or expiry (a ttl counted from now); {@link SessionMissingError} when there is no session. */
   async patch(input: PatchSessionInput): Promise<SessionRecord> {
     const record = { ...(await this.existing()) }
+    if (input.title === null)
+      Object.assign(record, firstMessageTitle(this.parts.log.range(1, Math.min(record.version, TITLE_LOOKBACK))))
+    else if (input.title !== undefined) Object.assign(record, { title: input.title, titleSource: 'client' })
     if (input.metadata !== undefined) record.metadata = input.metadata
     if (input.policy !== undefined) record.policy = input.policy
     if (input.ttlSeconds !== undefined) record.fixedExpiresAt = expiryFrom(input.ttlSeconds)
     if (input.idleTtlSeconds !== undefined) record.idleTtlSeconds = input.idleTtlSeconds || null
     record.expiresAt = expiryOf(record)
     this.parts.writer.commit(record, [])
-    if (input.ttlSeconds !== undefined || input.idleTtlSeconds !== undefined) {
-      await this.lifecycle.schedule(record)
-      await this.parts.writer.syncIndex(record) // the directory hides sessions past their expiry: keep it in step
-    }
+    if (input.ttlSeconds !== undefined || input.idleTtlSeconds !== undefined) await this.lifecycle.schedule(record)
+    // The directory lists by expiry, title and metadata: kept in step.
+    if (Object.keys(input).some((key) => key !== 'policy')) await this.parts.writer.syncIndex(record)
     return record
   }
 

@@ -14,6 +14,8 @@
  * | `flaky-<n>`     | answers 503 to the first n requests of its tag, then like echo         |
  * | `limited-<n>`   | answers 429 to the first n requests of its tag, then like echo         |
  * | `blank`         | answers an empty (whitespace) message                                  |
+ * | `titled-<words>`| like echo; when the prompt asks for a title (holds `"Title: "`), a last |
+ * |                 | line `Title: <words, dashes as spaces>` (a summary model naming a session) |
  * | `null`          | answers a null message content                                          |
  * | `malformed`     | answers 200 with a body that is not the protocol                       |
  * | `cut`           | sends part of the answer, then drops the connection                    |
@@ -304,6 +306,11 @@ const MODES: Record<string, (request: ChatRequest) => unknown> = {
   flaky: (r) => (r.count <= Number(r.arg) ? sendError(r.res, 503, 'temporarily unavailable') : echo(r)),
   limited: (r) => (r.count <= Number(r.arg) ? sendError(r.res, 429, 'rate limited', { type: 'rate_limit_error' }) : echo(r)),
   blank: (r) => answer(r, '  \n '),
+  titled: (r) => {
+    const asked = r.body.messages.some((message) => typeof message.content === 'string' && message.content.includes('"Title: "'))
+    const title = asked ? `\nTitle: ${(r.arg ?? '').replaceAll('-', ' ')}` : ''
+    return answer(r, `${echoOf(r.body.messages)}${title}`)
+  },
   null: (r) => answer(r, null),
   malformed: ({ res, body }) => {
     res.writeHead(200, { 'Content-Type': body.stream ? 'text/event-stream' : 'application/json' })

@@ -10,9 +10,18 @@ export const IdleTtlSeconds = z.int().min(0).max(SIZE_LIMITS.ttlSeconds).nullabl
     'The session expires this long after its last append (its creation while it has none); 0 or null: off. With ttlSeconds too, whichever comes first.',
 })
 
+/** A session's title: what a person reads in a list. */
+export const TITLE_CHARS = 200
+export const Title = z.string().trim().min(1, 'must not be blank').max(TITLE_CHARS, `must be at most ${TITLE_CHARS} characters`)
+
+/** Who gave a session its title: its client, the summary model, or the first user message's first line. */
+export const TitleSourceSchema = z.enum(['client', 'model', 'first_message'])
+export type TitleSource = z.output<typeof TitleSourceSchema>
+
 export const CreateSessionRequestSchema = z
   .strictObject({
     id: SessionId.optional(),
+    title: Title.optional(),
     ttlSeconds: TtlSeconds.optional(),
     idleTtlSeconds: IdleTtlSeconds.optional(),
     metadata: MetadataSchema.optional(),
@@ -22,12 +31,15 @@ export const CreateSessionRequestSchema = z
 
 export const PatchSessionRequestSchema = z
   .strictObject({
+    title: Title.nullable()
+      .optional()
+      .openapi({ description: 'null: no title of the client’s (the first user message’s first line again).' }),
     metadata: MetadataSchema.optional(),
     ttlSeconds: TtlSeconds.nullable().optional(),
     idleTtlSeconds: IdleTtlSeconds.optional(),
     policy: PolicySchema.nullable().optional(),
   })
-  .refine((body) => Object.keys(body).length > 0, 'give at least one of metadata, ttlSeconds, idleTtlSeconds, policy')
+  .refine((body) => Object.keys(body).length > 0, 'give at least one of title, metadata, ttlSeconds, idleTtlSeconds, policy')
   .openapi('PatchSessionRequest')
 
 export type CreateSessionInput = Omit<z.output<typeof CreateSessionRequestSchema>, 'id'>
@@ -61,6 +73,11 @@ export const SessionSchema = z
     forkedFrom: ForkedFromSchema.nullable().openapi({
       description: 'Where this session was forked from; null when it is no fork.',
     }),
+    title: z.string().nullable().openapi({
+      description:
+        'Its title: given by the client, else written by the summary model in the first summarizing pass, else the first user message’s first line (80 characters at most); null until one of them is.',
+    }),
+    titleSource: TitleSourceSchema.nullable(),
   })
   .openapi('Session')
 

@@ -138,6 +138,11 @@ const MIGRATIONS: (string | ((sql: SqlStorage) => void))[] = [
      shards INTEGER NOT NULL,
      shipped INTEGER NOT NULL           -- the seq up to which every event was handed over
    );`,
+  // v17: the session's title and who gave it (client, model, first_message; null: none yet), and
+  // the start of its first user message (what a listing's `q` looks in, with the title).
+  `ALTER TABLE session ADD COLUMN title TEXT;
+   ALTER TABLE session ADD COLUMN title_source TEXT;
+   ALTER TABLE session ADD COLUMN first_message TEXT;`,
 ]
 
 /**

@@ -18,6 +18,7 @@ import type { SessionLog } from './log'
 import type { SessionPins } from './pins'
 import { appendedNow, hasExpired, type SessionRecord, type SessionRowCache, writeRecord } from './session-row'
 import type { StepWrite } from './step-log'
+import { titleAfter } from './title'
 import type { SessionUndos } from './undos'
 
 const NONE: ReadonlySet<string> = new Set()
@@ -164,6 +165,7 @@ export class SessionWriter {
       usage: notices.reduce((totals, notice) => (notice.usage ? addUsage(totals, notice.usage) : totals), record.usage),
       notices: record.notices,
       ...(sequenced.length > 0 ? appendedNow(record) : {}),
+      ...titleAfter(record, sequenced),
     }
     this.row.ensureSchema()
     const columns = step?.columns(sequenced)
