@@ -47,7 +47,16 @@ export const searchShardStub = (env: Env, userId: string, shards: number, shard:
  */
 export const sessionDirectory = (env: Env): SessionDirectory => ({
   list: (session) =>
-    userIndexStub(env, session.userId).add({ id: session.id, createdAt: session.createdAt, expiresAt: session.expiresAt }),
+    userIndexStub(env, session.userId).add({
+      id: session.id,
+      createdAt: session.createdAt,
+      expiresAt: session.expiresAt,
+      updatedAt: session.lastAppendAt,
+      title: session.title,
+      firstMessage: session.firstMessage,
+      metadata: JSON.stringify(session.metadata),
+      forkedFrom: session.forkedFrom?.sessionId ?? null,
+    }),
   unlist: async (session, notices) => {
     await userIndexStub(env, session.userId).remove(session.id, session.createdAt, notices)
     await forgetSearched(env, session.userId, session.id, session.createdAt)

@@ -5,7 +5,12 @@ import type { DeliveryStatus, WebhookJson } from '../contract/schemas/webhooks'
 import { acrossSessions } from '../contract/search-settings'
 import { log } from '../log'
 import { type Refusal, type TurnLimits, UserLimits } from '../rate-limits'
-import { SessionIndex, type SessionIndexCursor, type SessionIndexEntry } from '../store/user-index/session-index'
+import {
+  type SessionFilters,
+  SessionIndex,
+  type SessionIndexCursor,
+  type SessionIndexEntry,
+} from '../store/user-index/session-index'
 import { UsageDays } from '../store/user-index/usage'
 import { type Notice, NoticeInbox, sendDue, WebhookEndpoints, Webhooks } from '../webhooks'
 import { searchShardStub } from './address'
@@ -104,9 +109,9 @@ export class UserIndex extends DurableObject<Env> {
     if (notices.length > 0) await this.receive(notices)
   }
 
-  /** One page of live sessions, newest first, after the cursor. */
-  page(limit: number, cursor: SessionIndexCursor | null, now: string) {
-    return this.sessions.page(limit, cursor, now)
+  /** One page of live sessions that pass the filters, newest first (or most recently updated first), after the cursor. */
+  page(limit: number, cursor: SessionIndexCursor | null, now: string, filters: SessionFilters = {}) {
+    return this.sessions.page(limit, cursor, now, filters)
   }
 
   /**

@@ -2,12 +2,17 @@ import type { SessionEvent } from '../../core'
 import { log } from '../../log'
 import type { Notice } from '../../webhooks'
 import type { Outbox } from './outbox'
-import type { SessionRecord } from './session-row'
+import { hasExpired, type SessionRecord } from './session-row'
 
 /** Where a user's sessions are listed (their index object): the one place outside itself a session writes to. */
 export interface SessionDirectory {
-  /** Lists the session, or updates its entry (its expiry). */
-  list(session: Pick<SessionRecord, 'userId' | 'id' | 'createdAt' | 'expiresAt'>): Promise<void>
+  /** Lists the session, or updates its entry (its expiry, last append, title, metadata). */
+  list(
+    session: Pick<
+      SessionRecord,
+      'userId' | 'id' | 'createdAt' | 'expiresAt' | 'lastAppendAt' | 'title' | 'firstMessage' | 'metadata' | 'forkedFrom'
+    >,
+  ): Promise<void>
   /** Removes the entry of this incarnation of the session (same creation time), handing over its last notices. */
   unlist(session: Pick<SessionRecord, 'userId' | 'id' | 'createdAt'>, notices: Notice[]): Promise<void>
   /** Hands notices over to the user's index object (it takes each once). */
@@ -24,6 +29,17 @@ export interface HandOver {
   wants(events: readonly SessionEvent[]): boolean
   run(record: SessionRecord): Promise<void>
 }
+
+/** What of a record its directory entry holds, as one string: a change of it is listed again. */
+const listingOf = (record: SessionRecord) =>
+  JSON.stringify([
+    record.createdAt,
+    record.lastAppendAt,
+    record.title,
+    record.firstMessage,
+    record.metadata,
+    record.fixedExpiresAt,
+  ])
 
 /** Notices handed over at once. */
 const HANDOVER_BATCH = 100
@@ -44,10 +60,17 @@ export class Lifecycle {
     private readonly also: HandOver | null = null,
   ) {}
 
-  /** Whether a write of these events has something handed over from the alarm (besides its notices). */
+  /**
+   * Whether a write of these events has something handed over from the alarm besides its
+   * notices: any event updates the session's entry in its user's directory (its last append,
+   * maybe its title), and maybe the search across sessions.
+   */
   wants(events: readonly SessionEvent[]): boolean {
-    return this.also?.wants(events) ?? false
+    return events.length > 0 || (this.also?.wants(events) ?? false)
   }
+
+  /** The entry this instance last listed (what a listing filters by), so that an unchanged one is not sent again. */
+  private listed: string | null = null
 
   /** When the alarm is set for, as this object set it (null: not set, or not known since it last fired). */
   private armedAt: number | null = null
@@ -93,6 +116,10 @@ export class Lifecycle {
    * then what else waits (see {@link HandOver}); throws when it could not.
    */
   async handOver(record: SessionRecord): Promise<void> {
+    // The directory's entry after the writes: their last append, the title they gave.
+    if (!hasExpired(record) && this.listed !== listingOf(record) && !(await this.syncIndex(record))) {
+      throw new Error('the directory is out of reach')
+    }
     for (;;) {
       const { notices, mark } = this.outbox.batch(HANDOVER_BATCH)
       if (notices.length === 0) break
@@ -118,6 +145,7 @@ export class Lifecycle {
       // An idle expiry moves with every append: the directory is not told of each move, so it
       // lists the session until the alarm deletes it (or its fixed expiry passes).
       await this.directory.list(record.idleTtlSeconds === null ? record : { ...record, expiresAt: record.fixedExpiresAt })
+      this.listed = listingOf(record)
       return true
     } catch (error) {
       log.error('session index update failed', { session: record.id, error: String(error) })
