@@ -1,11 +1,9 @@
-import { ServiceError } from '../contract/errors'
+import { type Outcome, ServiceError } from '../contract/errors'
 import { acrossSessions } from '../contract/search-settings'
 import { rankGathered } from '../core'
 import type { SessionHit } from '../reads/session-reads'
 import type { ShardQuery } from '../store/user-search/shard-types'
-import { forgetSearched, searchShardStub, shardOf } from './address'
-import { sessionClient } from './session-client'
-import type { SessionHits } from './session-object'
+import { forgetSearched, searchShardStub, sessionStub, shardOf } from './address'
 
 /** The most hits a search across sessions ranks: its cursor goes no further. */
 export const MOST_ACROSS = 1000
@@ -25,6 +23,12 @@ export interface AcrossQuery {
   offset: number
 }
 
+/** A session's hits of a search across sessions: its title, and the hits it found on its lineage. */
+export interface SessionHits {
+  title: string | null
+  hits: SessionHit[]
+}
+
 /** A hit of a search across sessions: its session, and its event as that session answered it. */
 export interface AcrossHit extends SessionHit {
   sessionId: string
@@ -40,6 +44,18 @@ export type HitsOf = (
   seqs: number[],
   withText: boolean,
 ) => Promise<SessionHits | null>
+
+/** A session's hits as its object answers them (see `SessionObject.hitsOf`). */
+export const sessionHitsOf =
+  (env: Env, userId: string): HitsOf =>
+  async (sessionId, createdAt, q, seqs, withText) => {
+    // Typed here, not through the object's class: the object itself searches across sessions.
+    const session = sessionStub(env, userId, sessionId) as unknown as {
+      hitsOf(createdAt: string, q: string, seqs: number[], withText: boolean): Promise<Outcome<SessionHits | null>>
+    }
+    const answer = await session.hitsOf(createdAt, q, seqs, withText)
+    return answer.ok ? answer.value : null
+  }
 
 /**
  * A search of all of a user's sessions: each of the user's search shards (those holding the
@@ -69,12 +85,7 @@ export async function searchAcross(
   const shardQuery: ShardQuery = { ...filters, want: Math.min(MOST_ACROSS, offset + 2 * limit) }
   const parts = await Promise.all(targets.map((shard) => searchShardStub(env, userId, shards, shard).search(shardQuery)))
   const ranked = rankGathered(parts, query.mode === 'auto').slice(0, MOST_ACROSS)
-  const hitsOf: HitsOf =
-    options.hitsOf ??
-    (async (sessionId, createdAt, q, seqs, withText) => {
-      const answer = await sessionClient(env, userId, sessionId).hitsOf(createdAt, q, seqs, withText)
-      return answer.ok ? answer.value : null
-    })
+  const hitsOf = options.hitsOf ?? sessionHitsOf(env, userId)
   const hits: AcrossHit[] = []
   let at = offset
   while (hits.length < limit && at < ranked.length) {

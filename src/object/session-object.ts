@@ -51,28 +51,23 @@ import {
 import { jsonAnswer } from '../json-stream'
 import { limitsOf } from '../rate-limits'
 import { DoorReads } from '../reads/door-reads'
-import { type SessionHit, SessionReads, type ViewFormat } from '../reads/session-reads'
+import { SessionReads, type ViewFormat } from '../reads/session-reads'
 import { type NewSessionInput, sessionJson } from '../store/log/session-row'
 import type { SearchQuery } from '../store/search/lineage-search'
 import { SessionStorage } from '../store/session-storage'
-import type { ShardBatch } from '../store/user-search/shard-types'
 import { runTurn } from '../turns/run-turn'
 import { newNotice } from '../webhooks'
-import { searchShardStub, sessionDirectory, sessionStub, shardOf } from './address'
+import type { SessionHits } from './across-sessions'
+import { sessionDirectory, sessionStub } from './address'
 import { BackgroundPass } from './background-pass'
 import { contextReport } from './context-report'
 import { type FrameBody, wholeWhenSmall } from './frames'
 import { turnLimiterOf } from './limits'
 import { LiveHub } from './live-hub'
+import { SessionSearchPart } from './session-search'
 import { type RunSettings, TurnRunner } from './turn-runner'
 
 export type { AppendResult }
-
-/** A session's hits of a search across sessions: its title, and the hits it found on its lineage. */
-export interface SessionHits {
-  title: string | null
-  hits: SessionHit[]
-}
 
 /** JSON a live subscriber catches up with per connection: a longer backlog takes more. */
 const LIVE_BACKLOG_BYTES = 1024 * 1024
@@ -91,6 +86,8 @@ export type JsonBody = string | ReadableStream<Uint8Array>
 export class SessionObject extends DurableObject<Env> {
   /** The token estimator of every session: each event is estimated once, when it is written. */
   static readonly estimator: TokenEstimator = defaultEstimator
+  /** The deployment's search across sessions (a subclass may say otherwise: the benchmark compares on and off). */
+  static readonly acrossSessions: (env: Env) => AcrossSessions = acrossSessions
 
   private readonly storage: SessionStorage
   private readonly reads: SessionReads
@@ -99,6 +96,7 @@ export class SessionObject extends DurableObject<Env> {
   private readonly runner: TurnRunner
   private readonly passes: BackgroundPass
   private readonly live: LiveHub
+  private readonly searchPart: SessionSearchPart
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
@@ -107,17 +105,19 @@ export class SessionObject extends DurableObject<Env> {
     const idleTtl = () => secondsSetting('SESSION_IDLE_TTL_SECONDS', env.SESSION_IDLE_TTL_SECONDS, 0)
     const live = new LiveHub(ctx)
     this.live = live
-    const across = {
-      settings: () => this.acrossSessions(),
-      send: (userId: string, shards: number, batch: ShardBatch) =>
-        searchShardStub(env, userId, shards, shardOf(batch.sessionId, shards)).add(batch),
-    }
+    this.searchPart = new SessionSearchPart(
+      env,
+      () => this.storage,
+      () => this.reads,
+      (work) => ctx.waitUntil(work),
+      (new.target as typeof SessionObject).acrossSessions,
+    )
     const listener = {
       watched: () => live.watched,
       written: (events: { seq: number; id: string; json: string }[]) => live.events(events),
       ended: () => live.closeAll('the session ended'),
     }
-    this.storage = new SessionStorage(ctx.storage, sessionDirectory(env), estimator, idleTtl, listener, across)
+    this.storage = new SessionStorage(ctx.storage, sessionDirectory(env), estimator, idleTtl, listener, this.searchPart.port())
     const { log, view, branches, undos, pins } = this.storage.parts
     this.reads = new SessionReads(log, view, this.storage.lineage, branches, undos, pins)
     this.doorReads = new DoorReads(this.storage.parts, () => this.storage.find())
@@ -195,11 +195,7 @@ export class SessionObject extends DurableObject<Env> {
    * was made anew), so that a gone session's events are never returned.
    */
   hitsOf(createdAt: string, q: string, seqs: number[], withText = false): Promise<Outcome<SessionHits | null>> {
-    return toOutcome(async () => {
-      const record = await this.storage.find()
-      if (!record || record.createdAt !== createdAt) return null
-      return { title: null, hits: this.reads.hitsOf(record, q, seqs.slice(0, SIZE_LIMITS.searchPage.max * 2), withText) }
-    })
+    return toOutcome(() => this.searchPart.hitsOf(createdAt, q, seqs.slice(0, SIZE_LIMITS.searchPage.max * 2), withText))
   }
 
   /** A page of the session's compactions, newest first, before the seq `before`. */
@@ -381,16 +377,6 @@ export class SessionObject extends DurableObject<Env> {
 
   // ── how methods run ──────────────────────────────────────────────────────────────────────
 
-  /** The deployment's search across sessions as it is now (null: off, or set wrong — the search route says which). */
-  protected acrossSessions(): AcrossSessions | null {
-    try {
-      const settings = acrossSessions(this.env)
-      return settings.on ? settings : null
-    } catch {
-      return null
-    }
-  }
-
   /** A JSON answer read from the session as it is now; 404 when there is none. */
   private read(answer: (record: Awaited<ReturnType<SessionStorage['existing']>>) => Iterable<string>) {
     return toOutcome(() => this.readJson(answer))
@@ -412,6 +398,7 @@ export class SessionObject extends DurableObject<Env> {
       door,
       limiter: () => turnLimiterOf(this.env, address.userId, limitsOf(this.env)),
       onFailed: (error) => this.storage.notify(address.userId, [newNotice('turn.failed', address.sessionId, { error })]),
+      recallAcross: (query, limit) => this.searchPart.recall(address, query, limit),
     }
   }
 }

@@ -34,6 +34,8 @@ export interface RunSettings {
   queued?: boolean
   /** Told, before the answer says so, of a run that failed at the model or the service (not a refused request). */
   onFailed?: (error: ErrorBody) => Promise<void>
+  /** What `recall_history` with `scope: "all_sessions"` answers (see `TurnDeps`). */
+  recallAcross?: TurnDeps['recallAcross']
 }
 
 /** Failures a run is told of (`turn.failed`): the model's or the service's, and a prompt that cannot fit. */
@@ -113,6 +115,7 @@ export class TurnRunner {
       },
       limiter,
       passes: scheduler,
+      ...(settings.recallAcross ? { recallAcross: settings.recallAcross } : {}),
     })
     const failed = async (error: unknown) => {
       const known = serviceErrorOf(error)

@@ -12,23 +12,43 @@ const RECALL_LIMIT = { default: 5, max: 20 }
 /** Characters of each hit's text a recall result carries: enough to answer from, bounded whatever the event. */
 const HIT_CHARS = 2000
 
-/** The built-in tool offered with `recall: true`: the model looks up what compaction hid. */
-export const RECALL_DEFINITION: ToolInput = {
-  type: 'function',
-  function: {
-    name: RECALL_TOOL,
+/** Where a recall call searches: this session's covered events, or all of the user's sessions. */
+export type RecallScope = 'this_session' | 'all_sessions'
+
+/**
+ * The built-in tool offered with `recall`: the model looks up what compaction hid, and — with
+ * `across` (`recall: { sessions: "all" }`) — the user's other sessions too.
+ *
+ * @example
+ * recallDefinition(false).function.name // 'recall_history'
+ */
+export function recallDefinition(across: boolean): ToolInput {
+  const query = {
+    type: 'string',
     description:
-      'Look up earlier parts of this conversation that are no longer in your context (they were summarized or left out). Returns the matching messages.',
-    parameters: {
-      type: 'object',
-      properties: {
-        query: { type: 'string', description: 'Words to look for (every word must occur); "a phrase" in quotes.' },
-        limit: { type: 'integer', minimum: 1, maximum: RECALL_LIMIT.max, description: 'How many messages at most.' },
-      },
-      required: ['query'],
+      'What to look for, in words or as a question; the best matches come first. "a phrase" in quotes must occur as written.',
+  }
+  const limit = { type: 'integer', minimum: 1, maximum: RECALL_LIMIT.max, description: 'How many messages at most.' }
+  const scope = {
+    type: 'string',
+    enum: ['this_session', 'all_sessions'],
+    description:
+      'this_session (default): this conversation; all_sessions: every conversation of this user (each hit names its session).',
+  }
+  return {
+    type: 'function',
+    function: {
+      name: RECALL_TOOL,
+      description: across
+        ? 'Look up earlier parts of this conversation that are no longer in your context, or of the user’s other conversations (scope all_sessions). Returns the matching messages.'
+        : 'Look up earlier parts of this conversation that are no longer in your context (they were summarized or left out). Returns the matching messages.',
+      parameters: { type: 'object', properties: across ? { query, limit, scope } : { query, limit }, required: ['query'] },
     },
-  },
+  }
 }
+
+/** The tool as offered for this session alone (`recall: true`). */
+export const RECALL_DEFINITION: ToolInput = recallDefinition(false)
 
 /** What a request's recall rounds left: the events they add, the reply that ended them, its calls, and the usage summed. */
 export interface RecallOutcome {
@@ -48,8 +68,8 @@ export interface RecallDeps {
   own: (reply: ChatReply) => ToolCall[]
   /** Calls the model again with these events after the prompt; `offer` says whether recall is offered. */
   again: (events: NewMessageEvent[], offer: boolean) => Promise<ChatReply>
-  /** The covered events matching a query (search with scope `covered`). */
-  search: (query: string, limit: number) => Promise<RecallHit[]>
+  /** The covered events matching a query (search with scope `covered`), or all of the user's sessions' (`all_sessions`). */
+  search: (query: string, limit: number, scope: RecallScope) => Promise<RecallHit[]>
   /** A message event of the turn (an assistant one carries the model in its metadata). */
   event: (message: Message) => NewMessageEvent
 }
@@ -67,15 +87,19 @@ const sumUsage = (a: Usage | null, b: Usage | null): Usage | null => {
   }
 }
 
-/** A recall call's arguments, forgiving what a model may send: a query string, a limit clamped to 1–20. */
-function argumentsOf(call: ToolCall): { query: string; limit: number } {
+/** A recall call's arguments, forgiving what a model may send: a query string, a limit clamped to 1–20, a scope. */
+function argumentsOf(call: ToolCall): { query: string; limit: number; scope: RecallScope } {
   try {
-    const parsed = JSON.parse(call.arguments) as { query?: unknown; limit?: unknown }
+    const parsed = JSON.parse(call.arguments) as { query?: unknown; limit?: unknown; scope?: unknown }
     const limit =
       typeof parsed.limit === 'number' && Number.isFinite(parsed.limit) ? Math.trunc(parsed.limit) : RECALL_LIMIT.default
-    return { query: typeof parsed.query === 'string' ? parsed.query : '', limit: Math.min(Math.max(limit, 1), RECALL_LIMIT.max) }
+    return {
+      query: typeof parsed.query === 'string' ? parsed.query : '',
+      limit: Math.min(Math.max(limit, 1), RECALL_LIMIT.max),
+      scope: parsed.scope === 'all_sessions' ? 'all_sessions' : 'this_session',
+    }
   } catch {
-    return { query: '', limit: RECALL_LIMIT.default }
+    return { query: '', limit: RECALL_LIMIT.default, scope: 'this_session' }
   }
 }
 
@@ -83,8 +107,8 @@ function argumentsOf(call: ToolCall): { query: string; limit: number } {
 async function recallResults(calls: ToolCall[], deps: RecallDeps): Promise<NewMessageEvent> {
   const toolResponses = []
   for (const call of calls) {
-    const { query, limit } = argumentsOf(call)
-    const hits = query === '' ? [] : await deps.search(query, limit)
+    const { query, limit, scope } = argumentsOf(call)
+    const hits = query === '' ? [] : await deps.search(query, limit, scope)
     const data = JSON.stringify({ hits: hits.map((hit) => ({ ...hit, text: hit.text.slice(0, HIT_CHARS) })) })
     toolResponses.push({ id: call.id, name: RECALL_TOOL, data })
   }

@@ -1,6 +1,7 @@
 import { ServiceError } from '../contract/errors'
 import { newEventId } from '../contract/ids'
 import type { TurnInput } from '../contract/schemas'
+import { recallOf } from '../contract/schemas'
 import { storedResult, type TurnResult } from '../contract/turn-result'
 import { admitted } from '../rate-limits'
 import { compactAfter } from './compact-after'
@@ -76,7 +77,7 @@ export function runStep(input: StepInput, request: StepRequest, deps: TurnDeps):
     const caller = new StepCaller(step, request, deps, reached)
     const first = await callFitted(step, caller, deps)
     const result = await recordStep(step, { caller, ...first }, deps, {
-      recall: request.recall === true,
+      recall: recallOf(request.recall),
       idempotency: input.idempotency,
     })
     return compactAfter(step, result, deps)

@@ -106,4 +106,6 @@ export interface TurnDeps {
   limiter?: TurnLimiter
   /** The session's background pass (none: every pass runs in the turn). */
   passes?: PassScheduler
+  /** What `recall_history` with `scope: "all_sessions"` answers: all of the user's sessions searched (see `GET /v1/search`). */
+  recallAcross?: (query: string, limit: number) => Promise<RecallHit[]>
 }

@@ -1,10 +1,11 @@
 import { toOpenAIMessages } from '../contract/openai-messages'
+import { recallOf } from '../contract/schemas'
 import type { PromptFitReport } from '../contract/turn-result'
 import { allSeqs, type NewMessageEvent, RECALL_TOOL, type ToolCall } from '../core'
 import { type ChatReply, toServiceError, UpstreamError } from '../models/port'
 import { CallIds } from './call-ids'
 import { fitPrompt, overflow, planFit } from './fit-prompt'
-import { RECALL_DEFINITION } from './recall'
+import { recallDefinition } from './recall'
 import type { TurnDeps } from './session'
 import type { PreparedStep, StepRequest } from './step'
 
@@ -33,7 +34,7 @@ export class StepCaller {
   }
 
   /** One call with the view, the step's events and `extra` (recall rounds); recall offered when the request turned it on. */
-  async call(extra: NewMessageEvent[] = [], offerRecall = this.request.recall === true): Promise<ChatReply> {
+  async call(extra: NewMessageEvent[] = [], offerRecall = recallOf(this.request.recall).on): Promise<ChatReply> {
     const { step, request, deps } = this
     const view = await deps.session.readEvents(allSeqs((await deps.session.readView()).view))
     const system = step.systemEvent?.message.content ?? (await deps.session.promptState())?.latestSystem?.content ?? null
@@ -55,7 +56,7 @@ export class StepCaller {
             if (owned.name !== RECALL_TOOL) deps.onToolCall?.(owned)
           }
         : undefined,
-      tools: offerRecall ? [...(request.tools ?? []), RECALL_DEFINITION] : request.tools,
+      tools: offerRecall ? [...(request.tools ?? []), recallDefinition(recallOf(request.recall).across)] : request.tools,
       toolChoice: request.toolChoice,
       parallelToolCalls: request.parallelToolCalls,
       options: step.options,

@@ -33,7 +33,8 @@
  * |                 | results, answers `Results: <each result's content, joined by " | ">`  |
  * | `recall-<q>`    | when recall_history is offered: calls it with query q, then answers     |
  * |                 | `Recalled: <its result>`; `recallloop-<q>` calls it whenever offered      |
- * |                 | (then `Done after <n> recalls`); `recallmix-<q>` calls it and a client tool |
+ * |                 | (then `Done after <n> recalls`); `recallmix-<q>` calls it and a client tool; |
+ * |                 | `recallall-<q>` calls it with `scope: "all_sessions"`                    |
  * | `reader`        | Claude Code's loop: after a user message holding `READ:<path>`, calls its |
  * |                 | `Read` tool with `{"file_path": path}`; after its result, answers       |
  * |                 | `Read: <the result's text>` (else like echo)                            |
@@ -266,15 +267,16 @@ function trailingToolResults(messages: WireMessage[]): string[] {
   return results
 }
 
-/** `recall`, `recallloop` and `recallmix`: a model that looks up the history when recall_history is offered. */
+/** `recall`, `recallloop`, `recallmix` and `recallall`: a model that looks up the history when recall_history is offered. */
 const recaller =
-  (kind: 'recall' | 'recallloop' | 'recallmix') =>
+  (kind: 'recall' | 'recallloop' | 'recallmix' | 'recallall') =>
   (request: ChatRequest): unknown => {
     const { body } = request
     const offered = (body.tools ?? []).some((tool) => tool.function.name === 'recall_history')
     const afterTool = body.messages.at(-1)?.role === 'tool'
     if (offered && (kind === 'recallloop' || !afterTool)) {
-      const recall = { name: 'recall_history', arguments: JSON.stringify({ query: request.arg ?? '' }) }
+      const scope = kind === 'recallall' ? { scope: 'all_sessions' } : {}
+      const recall = { name: 'recall_history', arguments: JSON.stringify({ query: request.arg ?? '', ...scope }) }
       const client = body.tools!.find((tool) => tool.function.name !== 'recall_history')
       return sendCalls(
         request,
@@ -357,6 +359,7 @@ const MODES: Record<string, (request: ChatRequest) => unknown> = {
   recall: recaller('recall'),
   recallloop: recaller('recallloop'),
   recallmix: recaller('recallmix'),
+  recallall: recaller('recallall'),
 }
 
 async function handle(req: IncomingMessage, res: ServerResponse) {

@@ -16,12 +16,14 @@ export function searchTextOf(message: Message): string {
   return parts.join('\n')
 }
 
-/** A covered message a recall found: what the model is given of it. */
+/** A covered message a recall found: what the model is given of it (a hit of another session names it). */
 export interface RecallHit {
   id: string
   seq: number
   role: string
   text: string
+  sessionId?: string
+  sessionTitle?: string | null
 }
 
 /** A word of a query or a text: a run of letters, digits (and the marks on them). */

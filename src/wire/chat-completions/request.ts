@@ -82,18 +82,16 @@ export function chatSessionOf(sessionId: string | undefined): string {
 }
 
 /**
- * A chat-completions request as its session object takes it (see `doorRequestOf`); `X-Recall: on`
- * offers the model `recall_history`.
+ * A chat-completions request as its session object takes it (see `doorRequestOf`, which reads
+ * `X-Recall` as every door does).
  *
  * @example
  * const request = await chatCompletionRequest(body, c.req.valid('header'), c.env)
  */
 export async function chatCompletionRequest(
   body: ChatCompletionRequest,
-  headers: DoorHeaderValues & { 'x-recall'?: 'on' | 'off' | undefined },
+  headers: DoorHeaderValues,
   env: Pick<Env, 'ON_DIVERGE'>,
 ): Promise<DoorRequest> {
-  const translation = chatCompletionTranslation(body)
-  if (headers['x-recall'] === 'on') translation.request.recall = true
-  return doorRequestOf(translation, body.messages, headers, env)
+  return doorRequestOf(chatCompletionTranslation(body), body.messages, headers, env)
 }
