@@ -80,6 +80,25 @@ describe('rows read by the read paths (what the platform bills)', () => {
     expect(new Set(read.search).size).toBe(1)
   })
 
+  it('a ranked search reads the same rows at 2,400 events as at 4,800, its words in every event: bounded by its caps, not the log', async () => {
+    const read: number[] = []
+    for (const size of [2_400, 4_800]) {
+      const id = await sessionOf(size)
+      // A question of words every event holds ("message", "rollout"), and a hostile one of 32 such words.
+      const questions = ['which message was about the rollout?', Array.from({ length: 32 }, () => 'rollout message').join(' ')]
+      for (const q of questions) await get(`/v1/sessions/${id}/search?q=${encodeURIComponent(q)}`) // the object warm
+      read.push(
+        await rowsReadBy(id, async () => {
+          for (const q of questions) {
+            const body = await get(`/v1/sessions/${id}/search?q=${encodeURIComponent(q)}&limit=20`)
+            expect(body.hits).toHaveLength(20)
+          }
+        }),
+      )
+    }
+    expect(read[1]).toBe(read[0])
+  })
+
   it('a search reads the same rows however many rewinds are behind it: each REWIND is read once by its object, not by every search', async () => {
     const read: number[] = []
     for (const rewinds of [1, 12]) {

@@ -1,5 +1,6 @@
 import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test'
 import { env } from 'cloudflare:workers'
+import fc from 'fast-check'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { acrossSessions } from '../../src/contract/search-settings'
 import { searchShardStub, sessionStub, shardOf } from '../../src/object/address'
@@ -67,7 +68,7 @@ describe('GET /v1/search', () => {
     expect(page.hits).toHaveLength(1)
     expect(page.hits[0]).toMatchObject({
       sessionId: id,
-      sessionTitle: null,
+      sessionTitle: `the ${word} deploy broke the login page`,
       event: { id: 'w1', seq: 1 },
       covered: false,
       match: 'all',
@@ -184,5 +185,47 @@ describe('GET /v1/search', () => {
       expectError(result, 400, 'invalid_request')
       expect(result.body.error.message, JSON.stringify(params)).toContain(field)
     }
+  })
+
+  it('never fails on hostile input, across sessions as in one: operators, quotes, stars, odd Unicode, 512 characters of words', async () => {
+    await sessionWith([['zurich budget NEAR the café', 'ok']])
+    const hostile = [
+      'NEAR(zurich budget)',
+      'zurich OR budget',
+      'NOT zurich',
+      '"unclosed zurich',
+      '""""',
+      'text:zurich',
+      '{text}: zurich',
+      '*zurich',
+      'zur**',
+      "'; DROP TABLE docs; --",
+      'zu\u0000rich',
+      '\u202ezurich',
+      '🚀 zurich 🚀',
+      'ＺＵＲＩＣＨ',
+      '\ud800 zurich',
+      'a'.repeat(512),
+      Array.from({ length: 120 }, (_, i) => `w${i}`)
+        .join(' ')
+        .slice(0, 512),
+      'the the the the when did to of and',
+    ]
+    for (const q of hostile) {
+      for (const mode of ['auto', 'any', 'all']) {
+        const result = await call('GET', `/v1/search?${new URLSearchParams({ q, mode })}`)
+        expect([200, 400], `${JSON.stringify(q)} ${mode}: ${result.text.slice(0, 200)}`).toContain(result.status)
+      }
+      // The listing's q as well.
+      const listed = await call('GET', `/v1/sessions?${new URLSearchParams({ q })}`)
+      expect([200, 400], `${JSON.stringify(q)}: ${listed.text.slice(0, 200)}`).toContain(listed.status)
+    }
+    await fc.assert(
+      fc.asyncProperty(fc.string({ maxLength: 60 }), fc.constantFrom('auto', 'any', 'all'), async (q, mode) => {
+        const result = await call('GET', `/v1/search?${new URLSearchParams({ q: q === '' ? ' ' : q, mode })}`)
+        expect([200, 400]).toContain(result.status)
+      }),
+      { numRuns: 40 },
+    )
   })
 })

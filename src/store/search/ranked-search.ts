@@ -1,5 +1,5 @@
 import { type QueryTerm, rankGathered } from '../../core'
-import { literalLimit, type Sql } from '../../sql'
+import { literalInt, literalLimit, type Sql } from '../../sql'
 import { corpusOf, lengthsOf } from './fts-stats'
 import { gather, type RankSource } from './gather'
 import type { SearchTables } from './search-tables'
@@ -43,7 +43,8 @@ export class RankedSearch {
   rank(query: RankedQuery, version: number, scope: RankedScope, allFirst: boolean): RankedMatch[] {
     const t = this.tables.read()
     // Newest first is rowid order (rowid = -seq).
-    const [from, to] = [-(scope.below ?? Number.MAX_SAFE_INTEGER), -(scope.atLeast ?? 0)]
+    // Written into the statements (see `literalInt`): FTS5 then seeks to the range.
+    const [from, to] = [literalInt(-(scope.below ?? Number.MAX_SAFE_INTEGER)), literalInt(-(scope.atLeast ?? 0))]
     const role = scope.role ?? null
     const source: RankSource = {
       corpus: () => corpusOf(this.sql, t),
@@ -58,9 +59,8 @@ export class RankedSearch {
         ).map((row) => row.rowid),
       between: (expression, low, high, limit) =>
         this.sql.all<{ rowid: number }>`SELECT rowid FROM ${t}
-            WHERE ${t} MATCH ${expression} AND rowid >= ${low} AND rowid <= ${high} ORDER BY rowid ${literalLimit(limit)}`.map(
-          (row) => row.rowid,
-        ),
+            WHERE ${t} MATCH ${expression} AND rowid >= ${literalInt(low)} AND rowid <= ${literalInt(high)}
+            ORDER BY rowid ${literalLimit(limit)}`.map((row) => row.rowid),
     }
     const { corpus, dfs, found } = gather(source, query.terms, query.all, query.allIsEveryTerm)
     const rowids = found.map((event) => event.rowid)

@@ -1,5 +1,5 @@
 import { queryTerms, rankGathered, rankingTerms } from '../../core'
-import { literalLimit, type Sql } from '../../sql'
+import { literalInt, literalLimit, type Sql } from '../../sql'
 import { ftsExpression } from '../search/fts-expression'
 import { gather, HOLDING_SCAN, type RankSource } from '../search/gather'
 import type { ShardIndex } from './shard-index'
@@ -43,9 +43,8 @@ export function shardRanking(sql: Sql, index: ShardIndex, query: ShardQuery): Sh
       ).map((row) => row.rowid),
     between: (match, low, high, limit) =>
       sql.all<{ rowid: number }>`SELECT rowid FROM words
-          WHERE words MATCH ${match} AND rowid >= ${low} AND rowid <= ${high} ORDER BY rowid ${literalLimit(limit)}`.map(
-        (row) => row.rowid,
-      ),
+          WHERE words MATCH ${match} AND rowid >= ${literalInt(low)} AND rowid <= ${literalInt(high)}
+          ORDER BY rowid ${literalLimit(limit)}`.map((row) => row.rowid),
   }
   const { corpus, dfs, found } = gather(source, ranking, expression, ranking.length === terms.length)
   const described = new Map<number, Described>()
