@@ -77,15 +77,16 @@ export interface TextSpan {
 /**
  * A text (a snippet, say) cut into spans, the words a query matches marked: whole words by their
  * stems (see {@link wordKey}), prefixes for `word*`, each word of a phrase; case- and
- * accent-insensitive, as search is.
+ * accent-insensitive, as search is. `terms` says which of the query's (its ranking terms: a
+ * question's common words are no match).
  *
  * @example
  * highlight('Zürich on Monday', 'zurich') // [{ text: 'Zürich', match: true }, { text: ' on Monday', match: false }]
  */
-export function highlight(text: string, q: string): TextSpan[] {
+export function highlight(text: string, q: string, terms: readonly QueryTerm[] = queryTerms(q)): TextSpan[] {
   const exact = new Set<string>()
   const prefixes: string[] = []
-  for (const term of queryTerms(q)) {
+  for (const term of terms) {
     if (term.kind === 'phrase') for (const word of term.words) exact.add(wordKey(word))
     else if (term.prefix) prefixes.push(folded(term.word))
     else exact.add(wordKey(term.word))
