@@ -17,6 +17,7 @@ import {
   SEARCH_START,
   type TurnInput,
 } from '../src/contract/schemas'
+import { acrossSessions } from '../src/contract/search-settings'
 import {
   type Boundary,
   compactionEventAt,
@@ -137,6 +138,9 @@ type Address = Parameters<SessionObject['append']>[0]
 export class BenchSessionObject extends SessionObject {
   /** Every estimate of this isolate's sessions, counted. */
   static override readonly estimator = countingEstimator(defaultEstimator)
+  /** Sessions named `noacross-…` hand nothing to the search across sessions: appends with it and without, side by side. */
+  static override readonly acrossSessions = (env: Env, ctx: DurableObjectState) =>
+    ctx.id.name?.includes('/noacross-') ? { on: false, shards: 1 } : acrossSessions(env)
   private readonly rows: { take(): RowCounts }
 
   constructor(ctx: DurableObjectState, env: Env) {

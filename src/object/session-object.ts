@@ -87,7 +87,7 @@ export class SessionObject extends DurableObject<Env> {
   /** The token estimator of every session: each event is estimated once, when it is written. */
   static readonly estimator: TokenEstimator = defaultEstimator
   /** The deployment's search across sessions (a subclass may say otherwise: the benchmark compares on and off). */
-  static readonly acrossSessions: (env: Env) => AcrossSessions = acrossSessions
+  static readonly acrossSessions: (env: Env, ctx: DurableObjectState) => AcrossSessions = acrossSessions
 
   private readonly storage: SessionStorage
   private readonly reads: SessionReads
@@ -110,7 +110,7 @@ export class SessionObject extends DurableObject<Env> {
       () => this.storage,
       () => this.reads,
       (work) => ctx.waitUntil(work),
-      (new.target as typeof SessionObject).acrossSessions,
+      (settings) => (new.target as typeof SessionObject).acrossSessions(settings, ctx),
     )
     const listener = {
       watched: () => live.watched,
