@@ -219,6 +219,20 @@ function reads({ worker, ours, onOurs, onPeer }: Targets) {
     searchRare: { rounds: ROUNDS, sample: onOurs('search', (key) => ({ batch: 1000, q: `"${rare(key)}"` })) },
     searchRecent: { rounds: ROUNDS, sample: onOurs('search', (key) => ({ batch: 1000, q: `"${recent(key)}"` })) },
     searchCommon: { rounds: ROUNDS, sample: onOurs('search', { batch: 5, q: 'rollout' }) },
+    // Ranked (mode auto, the default): a question every word of which is in every event (the caps
+    // bound it), and one of a rare number beside such words.
+    searchQuestion: {
+      rounds: ROUNDS,
+      sample: onOurs('search', { batch: 5, mode: 'auto', q: 'what did we decide about the rollout plan?' }),
+    },
+    searchRareQuestion: {
+      rounds: ROUNDS,
+      sample: onOurs('search', (key) => ({
+        batch: 20,
+        mode: 'auto',
+        q: `which message was number ${Math.floor(Number(key) / 2)}?`,
+      })),
+    },
     peerSearchRare: { rounds: ROUNDS, sample: onPeer('peer/search', (key) => ({ batch: 1000, q: rare(key) })) },
     peerSearchRecent: { rounds: ROUNDS, sample: onPeer('peer/search', (key) => ({ batch: 1000, q: recent(key) })) },
     peerSearchCommon: { rounds: peerRounds, sample: onPeer('peer/search', { batch: 5, q: 'rollout' }) },

@@ -170,6 +170,24 @@ const TENANT_PATHS = {
   rpc: 'the counting RPC alone, to one object (what one object sustains here)',
 }
 
+/** A session's ranked search (mode auto) at each size: its cost bounded by its caps, not the log. */
+const RANKED_SEARCH: Table = {
+  title:
+    'Ranked search in one session (mode auto, the default), 20 hits with their events, over RPC: a question whose words are in every event, and one with a rare number',
+  measure: [['searchQuestion', 'searchRareQuestion']],
+  columns: [
+    logEvents,
+    ...timing('every word common', 'searchQuestion'),
+    rowsColumn('rows read', 'searchQuestion', 'rowsRead'),
+    ...timing('a rare word beside them', 'searchRareQuestion'),
+    rowsColumn('rows read', 'searchRareQuestion', 'rowsRead'),
+  ],
+  notes: [
+    (r) =>
+      `${n(LARGEST)} ÷ ${n(SMALLEST)}: ${growth(r, 'searchQuestion', LARGEST, SMALLEST)} and ${growth(r, 'searchRareQuestion', LARGEST, SMALLEST)} (target: flat)`,
+  ],
+}
+
 /** The search across sessions: a codeword found in all of a user's sessions against in its own; appends; the lag. */
 const ACROSS_TABLES: Table[] = [
   {
@@ -216,6 +234,7 @@ const ACROSS_TABLES: Table[] = [
 const percentile = (samples: number[], p: number) => [...samples].sort((a, b) => a - b)[Math.ceil(samples.length * p) - 1]!
 
 export const TABLES: Table[] = [
+  RANKED_SEARCH,
   ...ACROSS_TABLES,
   {
     title: 'Per-turn service overhead: a whole chat turn (stub model answering at once; trigger checked, not firing)',
