@@ -120,9 +120,11 @@ export class LineageSearch {
    * any of the query's words; in the order of `seqs`.
    */
   found(record: SessionRecord, q: string, seqs: readonly number[]): Omit<SearchHit, 'match'>[] {
-    const { isInView } = this.membershipOf(record)
     const onLineage = record.rewinds === 0 ? () => true : this.log.rewinds.onLineage
     const kept = seqs.filter((seq) => seq >= 1 && seq <= record.version && onLineage(seq))
+    // An event after the newest boundary is in the view: the view's columns (a cold object reads
+    // them from storage) are needed only for one at or before it.
+    const isInView = kept.every((seq) => seq > record.boundarySeq) ? () => true : this.membershipOf(record).isInView
     const terms = rankingTerms(queryTerms(q))
     const found = terms.length === 0 ? new Map<number, PageHit>() : this.searchIndex.page(anyExpression(terms), kept)
     return kept.flatMap((seq) => {
