@@ -1,4 +1,4 @@
-import type { CorpusCounts, QueryTerm } from '../../core'
+import { type CorpusCounts, idf, type QueryTerm } from '../../core'
 import { termExpression } from './fts-expression'
 
 /**
@@ -17,10 +17,16 @@ export const MOST_CANDIDATES = 2000
  * read as one range of rowids, the candidates' (FTS5 answers `rowid IN (…)` a lookup at a time,
  * ~0.2 ms each). A candidate beyond them counts as not holding it.
  */
-export const HOLDING_SCAN = 10 * TERM_MATCHES
+export const HOLDING_SCAN = 4 * TERM_MATCHES
 
 /** The most common terms scored: the rarest of them (each costs a scan). */
 export const MOST_COMMON_SCORED = 8
+
+/**
+ * The least IDF a common term is scanned for: one in more than about a third of the events weighs
+ * next to nothing in BM25 (a word of every event, nothing at all), whatever holds it.
+ */
+const LEAST_SCANNED_IDF = 1
 
 /** What an index answers a ranking with, in its own rowids (ascending: newest first). */
 export interface RankSource {
@@ -86,8 +92,9 @@ export function gather(source: RankSource, terms: readonly QueryTerm[], all: str
     }
   }
   const rowids = [...candidates].sort((a, b) => a - b)
-  // The terms not read whole: the rarest few scored by a scan of their matches, the rest not.
-  const scanned = new Set(rarestFirst.filter((t) => !whole.has(t)).slice(0, MOST_COMMON_SCORED))
+  // The terms not read whole: the rarest few that weigh anything scored by a scan of their matches, the rest not.
+  const weighs = (t: number) => idf(counts().documents, dfs[t]!) >= LEAST_SCANNED_IDF
+  const scanned = new Set(rarestFirst.filter((t) => !whole.has(t) && weighs(t)).slice(0, MOST_COMMON_SCORED))
   const holds = expressions.map((expression, t) =>
     whole.has(t) ? new Set(matches[t]) : scanned.has(t) ? holding(source, expression, rowids) : new Set<number>(),
   )
