@@ -63,9 +63,9 @@ export function SessionList(props: {
               aria-current={session.id === selected ? 'page' : undefined}
               onClick={() => onSelect(session.id)}
             >
-              <span class="id">{session.title ?? session.id}</span>
+              {session.title && <span class="title">{session.title}</span>}
+              <span class="id">{session.id}</span>
               <span class="hint">
-                {session.title ? `${session.id} · ` : ''}
                 {count(session.version)} events · {time(session.createdAt)}
               </span>
             </button>

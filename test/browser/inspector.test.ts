@@ -380,7 +380,7 @@ describe.skipIf(!haveChromium)('the inspector in Chromium', () => {
     const { page } = tab
     await signIn(page, token)
     // Each session by its title: the client's, or its first message's first line.
-    await expect.poll(() => page.locator('.session-link .id').allTextContents()).toEqual(['Lunch on Friday?', 'The login bug'])
+    await expect.poll(() => page.locator('.session-link .title').allTextContents()).toEqual(['Lunch on Friday?', 'The login bug'])
     // A question in words of its own finds the answer in the other session. Its events reach the
     // search across sessions within 2 s of their write: the search is made again until they have.
     const hits = page.locator('.across .hits li')
