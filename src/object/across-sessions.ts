@@ -1,6 +1,7 @@
 import { type Outcome, ServiceError } from '../contract/errors'
 import { acrossSessions } from '../contract/search-settings'
 import { rankGathered } from '../core'
+import { log } from '../log'
 import type { SessionHit } from '../reads/session-reads'
 import type { ShardQuery } from '../store/user-search/shard-types'
 import { forgetSearched, searchShardStub, sessionStub, shardOf } from './address'
@@ -36,7 +37,10 @@ export interface AcrossHit extends SessionHit {
   match: 'all' | 'any'
 }
 
-/** How a session's hits are read: by its object, or (the session running a recall) by itself. */
+/**
+ * How a session's hits are read: by its object, or (the session running a recall) by itself. Null:
+ * the session is gone (or another incarnation); a throw: it could not answer now.
+ */
 export type HitsOf = (
   sessionId: string,
   createdAt: string,
@@ -54,7 +58,9 @@ export const sessionHitsOf =
       hitsOf(createdAt: string, q: string, seqs: number[], withText: boolean): Promise<Outcome<SessionHits | null>>
     }
     const answer = await session.hitsOf(createdAt, q, seqs, withText)
-    return answer.ok ? answer.value : null
+    // A session that failed to answer is no gone one: its hits are left out, its shard not told.
+    if (!answer.ok) throw new Error(`session ${sessionId} did not answer: ${answer.error.code}`)
+    return answer.value
   }
 
 /**
@@ -103,7 +109,14 @@ export async function searchAcross(
     const answers = new Map<string, { title: string | null; hits: Map<number, SessionHit> }>()
     await Promise.all(
       [...sessions].map(async ([group, { sessionId, createdAt, seqs }]) => {
-        const answer = await hitsOf(sessionId, createdAt, query.q, seqs, options.withText ?? false)
+        let answer: SessionHits | null
+        try {
+          answer = await hitsOf(sessionId, createdAt, query.q, seqs, options.withText ?? false)
+        } catch (error) {
+          // Out of reach for now: this page goes without its hits; the session is not taken for gone.
+          log.warn('a session did not answer a search across sessions', { session: sessionId, error: String(error) })
+          return
+        }
         if (answer === null) options.background?.(forgetSearched(env, userId, sessionId, createdAt))
         else answers.set(group, { title: answer.title, hits: new Map(answer.hits.map((hit) => [hit.seq, hit])) })
       }),
