@@ -4,7 +4,7 @@ import fc from 'fast-check'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { acrossSessions } from '../../src/contract/search-settings'
 import { searchShardStub, sessionStub, shardOf } from '../../src/object/address'
-import { append, assistant, call, expectError, newSessionId, user } from '../helpers'
+import { append, assistant, call, expectError, newSessionId, until, user } from '../helpers'
 
 // The code's clock an hour ahead of workerd's: an alarm a write sets then waits for the test to
 // run it (runDurableObjectAlarm) instead of firing on its own, so nothing depends on timing.
@@ -151,6 +151,22 @@ describe('GET /v1/search', () => {
     expect((await searchAll({ q: word })).hits).toHaveLength(1)
     vi.setSystemTime(Date.now() + 61_000)
     expect((await searchAll({ q: word })).hits).toEqual([])
+  })
+
+  it('never returns an erased user’s events once the erasure is answered, and the shards hide them too', async () => {
+    // The real clock here: the erasure compares creation times the Worker and the objects stamp.
+    vi.useRealTimers()
+    const as = `eraser-${newSessionId()}`
+    const word = `erased${Date.now().toString(36)}`
+    const id = newSessionId('erase')
+    await append(id, [user(`${word} secret`)], as)
+    await until(async () => (await searchAll({ q: word }, as)).hits.length === 1, 'the session handed over')
+    expect((await call('DELETE', '/v1/sessions', { user: as, body: { all: true } })).body).toEqual({ erased: 1 })
+    expect((await searchAll({ q: word }, as)).hits).toEqual([])
+    // The shard itself no longer offers the session's events as candidates.
+    const { shards } = acrossSessions(env)
+    const part = await searchShardStub(env, as, shards, shardOf(id, shards)).search({ q: word, mode: 'auto', want: 10 })
+    expect(part.candidates).toEqual([])
   })
 
   it('never returns a session its shard knows of but that does not exist (a late hand-over), and tells the shard to forget it', async () => {
