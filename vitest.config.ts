@@ -22,6 +22,7 @@ const pure = [
   'src/turns/**/*.test.ts',
   'src/doors/**/*.test.ts',
   'src/wire/**/*.test.ts',
+  'src/memory/**/*.test.ts',
   'src/object/frames/**/*.test.ts',
   'src/rate-limits/limits.test.ts',
   'src/json-stream/**/*.test.ts',
@@ -64,7 +65,25 @@ export default defineConfig({
         test: { name: 'node', environment: 'node', include: pure },
       },
       {
-        plugins: [withUpstream({ MODEL_TIMEOUT_MS: '2000', MODEL_CONTEXT_TOKENS: '{"echo#small": 2048}' })],
+        plugins: [
+          // A small MEMORY_MAX_FILES, so that a test reaches it (the default, 1,000, is the benchmark's).
+          // The agent loops' models: the window the issue proves them in (32k), and a small one.
+          withUpstream({
+            MODEL_TIMEOUT_MS: '2000',
+            MODEL_CONTEXT_TOKENS: JSON.stringify({
+              'echo#small': 2048,
+              'loop-300#turns': 32768,
+              'loop-300#chat': 32768,
+              'loop-300#messages': 32768,
+              'loop-300#responses': 32768,
+              'loop-120#small': 8192,
+              'loop-120#chat-small': 8192,
+              'loop-120#messages-small': 8192,
+              'loop-120#responses-small': 8192,
+            }),
+            MEMORY_MAX_FILES: '40',
+          }),
+        ],
         test: {
           ...workers,
           name: 'workers',

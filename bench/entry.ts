@@ -11,8 +11,8 @@ import { Sessions } from 'agents/sessions'
 import { type Context, Hono } from 'hono'
 import type { OpenAIMessage } from '../src/contract/openai-messages'
 import {
+  type AppendInput,
   type ChatMessageInput,
-  type EventInput,
   ResponsesRequestSchema,
   SEARCH_START,
   type TurnInput,
@@ -38,44 +38,22 @@ import { sessionStub } from '../src/object/address'
 import { frameWriter } from '../src/object/frames'
 import { RequestShard } from '../src/object/request-shard'
 import { type JsonBody, SessionObject } from '../src/object/session-object'
+import type { RunSettings } from '../src/object/turn-runner'
 import { chatCompletionTranslation } from '../src/wire/chat-completions/request'
 import { doorRequestOf } from '../src/wire/door-request'
+import { MediaIntake } from '../src/wire/media'
 import { messagesTranslation } from '../src/wire/messages/request'
 import { responsesTranslation } from '../src/wire/responses/request'
 import { countRows, type RowCounts } from '../test/support/row-counts'
+import { BenchMemoryStore, memoryBench } from './memory-entry'
 import { type Measured, message, type StorageWork } from './shared'
+import { perRun } from './timing'
 
 export { SearchShard } from '../src/object/search-shard'
 export { UserIndex } from '../src/object/user-index'
+export { BenchMemoryStore }
 
 // ── timing and reading answers ───────────────────────────────────────────────────────────────
-
-/**
- * Times `batch` runs of `work` inside an object, answering the mean. Its clock moves only at I/O,
- * so the batch is bracketed by a 1 ms timer; the same bracket around no work is measured and taken off.
- */
-async function timedInside(batch: number, work: (i: number) => Promise<unknown>): Promise<number> {
-  const bracket = async (fn: () => Promise<void>) => {
-    await scheduler.wait(1)
-    const start = performance.now()
-    await fn()
-    await scheduler.wait(1)
-    return performance.now() - start
-  }
-  const empty = await bracket(async () => {})
-  const full = await bracket(async () => {
-    for (let i = 0; i < batch; i++) await work(i)
-  })
-  return Math.max(0, full - empty) / batch
-}
-
-/** `batch` runs of `work` timed inside the object, with the rows they read and wrote, per run. */
-async function perRun(rows: { take(): RowCounts }, batch: number, work: (i: number) => Promise<unknown>): Promise<Measured> {
-  rows.take()
-  const ms = await timedInside(batch, work)
-  const { rowsRead, rowsWritten } = rows.take()
-  return { samples: [ms], rows: { rowsRead: rowsRead / batch, rowsWritten: rowsWritten / batch } }
-}
 
 /** A JSON answer of the session object, read to the end as a reader taking all of it would. */
 async function answerText(answer: Promise<{ ok: true; value: JsonBody } | { ok: false; error: unknown }>): Promise<string> {
@@ -120,9 +98,9 @@ const eventOf = (row: EventRow): SessionEvent => {
 }
 
 /** A turn's storage work as two appends: the user message, then the reply (an agent's: with the call, then its result). */
-function turnAppends(at: number, work: StorageWork): [EventInput[], EventInput[]] {
-  const user: EventInput = { message: { role: 'user', content: message(at) } }
-  const reply: EventInput = { message: { role: 'assistant', content: message(at + 1) } }
+function turnAppends(at: number, work: StorageWork): [AppendInput[], AppendInput[]] {
+  const user: AppendInput = { message: { role: 'user', content: message(at) } }
+  const reply: AppendInput = { message: { role: 'assistant', content: message(at + 1) } }
   if (work === 'turn') return [[user], [reply]]
   const call = { id: `k${thisRun()}-${at}`, name: 'lookup', arguments: JSON.stringify({ q: message(at) }) }
   const result = { id: call.id, name: 'lookup', data: `result ${at}: `.repeat(20) }
@@ -228,6 +206,21 @@ export class BenchSessionObject extends SessionObject {
   /** Nothing: the round trip of a call from the Worker to the object. */
   ping(): number {
     return 0
+  }
+
+  /**
+   * Memory commands (their arguments as a model writes them) as a turn runs them: through the
+   * function a turn of this user is given for the memory tool (the object's call to the user's
+   * memory object), timed inside this object.
+   */
+  memoryCommands(address: Address, commands: string[]): Promise<Measured> {
+    // The very settings a turn of this user runs with (a private method, reached for the benchmark).
+    const settings = (this as unknown as { runSettings(a: Address, stream: boolean, door: boolean): RunSettings }).runSettings(
+      address,
+      false,
+      false,
+    )
+    return perRun(this.rows, commands.length, (i) => settings.memory!(commands[i]!))
   }
 
   /**
@@ -475,21 +468,35 @@ const plainDoor = (translation: Parameters<typeof doorRequestOf>[0], messages: u
 
 /** A door's request as the session object takes it, from a client's messages, in each wire format. */
 const DOORS = {
-  chat: (messages: ChatMessageInput[]) => plainDoor(chatCompletionTranslation({ model: 'echo', messages }), messages),
-  messages: (messages: ChatMessageInput[]) => {
+  chat: async (messages: ChatMessageInput[]) =>
+    plainDoor(await chatCompletionTranslation({ model: 'echo', messages }, new MediaIntake()), messages),
+  messages: async (messages: ChatMessageInput[]) => {
     const sent = messages.map((m) => ({ role: m.role, content: typeof m.content === 'string' ? m.content : '' }))
-    return plainDoor(messagesTranslation({ model: 'echo', max_tokens: 1024, messages: sent }), sent)
+    return plainDoor(await messagesTranslation({ model: 'echo', max_tokens: 1024, messages: sent }, new MediaIntake()), sent)
   },
   // As Codex sends them: message items, the whole input every time.
   responses: async (messages: ChatMessageInput[]) => {
-    const input = messages.map((m) => ({
-      type: 'message',
-      role: m.role,
-      content: [
-        { type: m.role === 'assistant' ? 'output_text' : 'input_text', text: typeof m.content === 'string' ? m.content : '' },
-      ],
-    }))
-    const { translation, capsule } = responsesTranslation(ResponsesRequestSchema.parse({ model: 'echo', input }))
+    const text = (m: ChatMessageInput) => (typeof m.content === 'string' ? m.content : '')
+    // Tool results and calls as Codex sends them: function_call_output and function_call items.
+    const input = messages.flatMap((m): Record<string, unknown>[] => {
+      if (m.role === 'tool') return [{ type: 'function_call_output', call_id: m.tool_call_id, output: text(m) }]
+      const calls = (m.tool_calls ?? []).map((call) => ({ type: 'function_call', call_id: call.id, ...call.function }))
+      const said =
+        text(m) === '' && calls.length > 0
+          ? []
+          : [
+              {
+                type: 'message',
+                role: m.role,
+                content: [{ type: m.role === 'assistant' ? 'output_text' : 'input_text', text: text(m) }],
+              },
+            ]
+      return [...said, ...calls]
+    })
+    const { translation, capsule } = await responsesTranslation(
+      ResponsesRequestSchema.parse({ model: 'echo', input }),
+      new MediaIntake(),
+    )
     return { ...(await plainDoor(translation, input)), capsule }
   },
 }
@@ -549,7 +556,7 @@ async function regenerateTurn(c: BenchContext): Promise<void> {
 function doorRewinds(c: BenchContext, history: ChatMessageInput[]) {
   return async (i: number) => {
     const messages: ChatMessageInput[] = [...history, { role: 'user', content: `edited ${i}` }]
-    const input = await plainDoor(chatCompletionTranslation({ model: 'echo', messages }), messages)
+    const input = await plainDoor(await chatCompletionTranslation({ model: 'echo', messages }, new MediaIntake()), messages)
     const text = await new Response(await sessionOf(c).door(addressOf(c), { ...input, onDiverge: 'rewind' })).text()
     if (!text.includes('{"type":"rewound"')) throw new Error(`door rewind: ${text.slice(0, 300)}`)
   }
@@ -738,7 +745,10 @@ const undos = (c: BenchContext, batch: number) =>
  */
 async function responsesCompactions(c: BenchContext, batch: number): Promise<Measured> {
   const items = [{ type: 'compaction_trigger' }]
-  const { translation, capsule } = responsesTranslation(ResponsesRequestSchema.parse({ model: 'echo', input: items }))
+  const { translation, capsule } = await responsesTranslation(
+    ResponsesRequestSchema.parse({ model: 'echo', input: items }),
+    new MediaIntake(),
+  )
   const input = { ...(await plainDoor(translation, items)), capsule }
   const { policy } = outcomeValue<{ policy: unknown }>('get', await sessionOf(c).get())
   const keepTwenty = { trigger: { turnCount: 1_000_000 }, strategy: { window: { lastEvents: 20 } } }
@@ -902,6 +912,7 @@ bench.get('/peer/overlay', async (c) => {
 
 /** The bench routes under /bench, the real app for everything else. */
 const worker = new Hono<{ Bindings: BenchEnv }>()
+bench.route('/memory', memoryBench)
 worker.route('/bench', bench)
 worker.all('*', (c) => app.fetch(c.req.raw, c.env, c.executionCtx))
 

@@ -1,5 +1,6 @@
 import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { type ApiError, createApi } from './api'
+import { MemoryPane } from './memory'
 import { SessionPanel } from './session'
 import { SessionList } from './sessions'
 import { SignIn } from './sign-in'
@@ -19,6 +20,7 @@ const TABS = [
   ['turn', 'Turn'],
   ['budget', 'Budget'],
   ['search', 'Search'],
+  ['memory', 'Memory'],
 ] as const
 type Tab = (typeof TABS)[number][0]
 
@@ -83,13 +85,23 @@ export function App() {
     <div class="layout" data-tab={tab}>
       <header>
         <h1>durable-sessions inspector</h1>
+        <button
+          type="button"
+          class="secondary"
+          aria-pressed={tab === 'memory'}
+          onClick={() => show(tab === 'memory' ? (selected === null ? 'sessions' : 'log') : 'memory')}
+        >
+          Memory
+        </button>
         <button type="button" class="secondary" onClick={() => signOut(null)}>
           Sign out
         </button>
       </header>
       <SessionList api={api} selected={selected} writes={writes} onSelect={select} />
       <main>
-        {selected === null ? (
+        {tab === 'memory' ? (
+          <MemoryPane api={api} />
+        ) : selected === null ? (
           <p class="empty">Choose a session.</p>
         ) : (
           <SessionPanel
@@ -109,7 +121,7 @@ export function App() {
             key={value}
             type="button"
             aria-pressed={tab === value}
-            disabled={value !== 'sessions' && selected === null}
+            disabled={value !== 'sessions' && value !== 'memory' && selected === null}
             onClick={() => show(value)}
           >
             {label}

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks'
 import type { Api } from './api'
 import { ErrorNote, Loading } from './errors'
-import { count, counted, sessionPath, time } from './format'
+import { contentText, count, counted, sessionPath, time } from './format'
 import { EventJsonView, JsonToggle } from './json'
 import { MessageText } from './markdown'
 import { MarkerRow } from './marker-row'
@@ -68,7 +68,8 @@ export function CompactionRow(props: {
     <li class={undone ? 'compaction undone' : 'compaction'} data-seq={event.seq}>
       <details onToggle={(e) => (e.currentTarget as HTMLDetailsElement).open && open()}>
         <summary>
-          Compaction #{event.seq}: {count(boundary.coveredEventCount)} events covered, {tokens}
+          Compaction #{event.seq}: {count(boundary.coveredEventCount)} events covered
+          {boundary.cleared?.length ? `, ${clearedWords(boundary.cleared)} cleared` : ''}, {tokens}
           <time dateTime={event.timestamp}> · {time(event.timestamp)}</time>
           {undone && <span class="badge">undone</span>}
         </summary>
@@ -126,7 +127,7 @@ function SummaryPart({ part }: { part: EventJson }) {
   const [json, setJson] = useState(false)
   return (
     <div class="summary-part" data-seq={part.seq}>
-      <MessageText text={part.message?.content ?? ''} raw={raw} class="summary-text" />
+      <MessageText text={contentText(part.message?.content ?? '')} raw={raw} class="summary-text" />
       <div class="meta">
         <span>
           summary #{part.seq} · {count(part.tokens)} tokens
@@ -141,4 +142,12 @@ function SummaryPart({ part }: { part: EventJson }) {
       {json && <EventJsonView event={part} />}
     </div>
   )
+}
+
+/** What a clearing cleared, in words: results, then calls' arguments. */
+function clearedWords(cleared: { callIds: string[]; inputs: boolean }[]): string {
+  const calls = (inputs: boolean) =>
+    cleared.filter((entry) => entry.inputs === inputs).reduce((sum, entry) => sum + entry.callIds.length, 0)
+  const inputs = calls(true)
+  return `${counted(calls(false), 'tool result')}${inputs > 0 ? ` and the arguments of ${counted(inputs, 'call')}` : ''}`
 }

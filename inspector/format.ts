@@ -1,4 +1,12 @@
+import { renderText } from '../src/core/parts'
+import { partPlaceholder } from '../src/core/parts/placeholder'
 import type { EventJson } from './types'
+
+/** A message's content as text: its text, each image or document as its placeholder. */
+export const contentText = (content: NonNullable<EventJson['message']>['content']): string => renderText(content, partPlaceholder)
+
+/** A content's text alone, its images and documents left to be shown as themselves (see `media.tsx`). */
+export const textAlone = (content: NonNullable<EventJson['message']>['content']): string => renderText(content, () => '')
 
 /** Numbers and times as the page shows them. */
 export const count = (n: number) => n.toLocaleString('en-US')
@@ -11,9 +19,10 @@ export function eventText(event: EventJson): string {
   const message = event.message
   if (!message) return ''
   const parts: string[] = []
-  if (message.content) parts.push(message.content)
+  if (message.content) parts.push(contentText(message.content))
   for (const call of message.toolCalls ?? []) parts.push(`→ ${call.name}(${call.arguments})  [${call.id}]`)
-  for (const response of message.toolResponses ?? []) parts.push(`← ${response.name} [${response.id}]: ${response.data}`)
+  for (const response of message.toolResponses ?? [])
+    parts.push(`← ${response.name} [${response.id}]: ${contentText(response.data)}`)
   return parts.join('\n')
 }
 

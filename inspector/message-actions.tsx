@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks'
 import type { Api } from './api'
 import { ErrorNote } from './errors'
-import { sessionPath } from './format'
+import { contentText, sessionPath } from './format'
 import type { EventJson, SessionJson } from './types'
 import { useAction } from './use-action'
 
@@ -80,7 +80,9 @@ export function MessageButtons({ event, actions }: { event: EventJson; actions: 
           {isPinned ? 'Unpin' : 'Pin'}
         </button>
       )}
-      {editing && <EditBox text={event.message?.content ?? ''} busy={busy} onSend={edit} onCancel={() => setEditing(false)} />}
+      {editing && (
+        <EditBox text={contentText(event.message?.content ?? '')} busy={busy} onSend={edit} onCancel={() => setEditing(false)} />
+      )}
       {error !== null && (
         <span class="row-error">
           <ErrorNote error={error} />

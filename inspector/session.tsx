@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
-import type { BoundaryEvent } from '../src/core/events'
+import { clearedById } from '../src/core/clearing'
+import type { BoundaryEvent, ClearedEntry } from '../src/core/events'
 import { viewMembership } from '../src/core/projection'
 import { type Api, ApiError } from './api'
 import { alternativesAt } from './branch-switch'
@@ -21,6 +22,9 @@ const PAGE = 200
 interface Loaded {
   context: ContextJson
   inView: (event: EventJson) => boolean
+  /** What the view shows cleared (its newest boundary's clearing), by event id, and that boundary's seq. */
+  cleared: Map<string, ClearedEntry>
+  clearedBy: number | null
   events: EventJson[]
   /** The seq the loaded events start after (0: the log's start). */
   after: number
@@ -46,7 +50,16 @@ async function load(api: Api, id: string, focus: number | null): Promise<Loaded>
     page.events.findLast((event) => event.type === 'COMPACTION' || event.type === 'REWIND') ??
     newest.compactions[0]?.boundary ??
     null
-  return { context, inView: viewMembership(boundary as BoundaryEvent | null), events: page.events, after, scrollTo: focus }
+  const cleared = clearedById(boundary?.boundary?.cleared)
+  return {
+    context,
+    inView: viewMembership(boundary as BoundaryEvent | null),
+    cleared,
+    clearedBy: cleared.size > 0 ? (boundary?.seq ?? null) : null,
+    events: page.events,
+    after,
+    scrollTo: focus,
+  }
 }
 
 const NOTHING = new Set<number>()
@@ -180,6 +193,8 @@ export function SessionPanel(props: {
               sessionId={sessionId}
               events={loaded.events}
               inView={loaded.inView}
+              cleared={loaded.cleared}
+              clearedBy={loaded.clearedBy}
               wouldCover={wouldCover}
               focus={focus}
               scrollTo={loaded.scrollTo}

@@ -1,12 +1,14 @@
 import { Fragment } from 'preact'
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
+import type { ClearedEntry } from '../src/core/events'
 import type { Api } from './api'
 import { type Alternatives, BranchSwitch } from './branch-switch'
 import { CompactionRow, undoState } from './compaction-row'
-import { count, counted, time } from './format'
+import { count, counted, textAlone, time } from './format'
 import { EventJsonView, JsonToggle } from './json'
 import { MessageText } from './markdown'
 import { MarkerRow } from './marker-row'
+import { BlobReaderContext, blobReader, MediaParts } from './media'
 import { type MessageActions, MessageButtons } from './message-actions'
 import { type Marks, type Pairing, pairTools, ToolCard, ToolResultBlock, toolErrorsOf } from './tool-card'
 import type { EventJson } from './types'
@@ -21,6 +23,9 @@ interface TimelineProps {
   wouldCover: Set<number>
   /** The seq marked (a search hit shown). */
   focus: number | null
+  /** What the view shows cleared, by event id, and the pass that cleared it (its seq). */
+  cleared: Map<string, ClearedEntry>
+  clearedBy: number | null
   /** The seq to bring into sight once these events are shown (the page was loaded around it). */
   scrollTo: number | null
   earlier: (() => void) | null
@@ -47,7 +52,7 @@ export function Timeline(props: TimelineProps) {
   const summaryIds = useMemo(() => new Set(events.flatMap((event) => event.boundary?.summary ?? [])), [events])
   // Pending calls are known only on the newest page (newest === null).
   const pairing = useMemo(() => pairTools(events, newest === null), [events, newest])
-  const marks: Marks = { inView, wouldCover, focus }
+  const marks: Marks = { inView, wouldCover, focus, cleared: props.cleared, clearedBy: props.clearedBy }
   // The reply a regenerate replaces: the view's last message, an assistant's, on the newest page.
   const lastInView = newest === null ? events.findLast((event) => event.type === 'MESSAGE' && inView(event)) : undefined
   const regenerable = lastInView?.message?.role === 'assistant' && !lastInView.synthetic ? lastInView.seq : null
@@ -60,49 +65,52 @@ export function Timeline(props: TimelineProps) {
     const found = alternatives.get(at)
     return found && <BranchSwitch api={api} sessionId={sessionId} alternatives={found} onWritten={actions.onWritten} />
   }
+  const blobs = useMemo(() => blobReader(api, sessionId), [api, sessionId])
   return (
-    <section ref={section} class="timeline" aria-labelledby="timeline-title">
-      <h3 id="timeline-title">Log</h3>
-      {earlier && (
-        <button type="button" class="earlier" onClick={earlier}>
-          Load earlier events
-        </button>
-      )}
-      {events.length === 0 ? (
-        <p class="empty">This session has no events yet.</p>
-      ) : (
-        <ol>
-          {!earlier && switchAt(null)}
-          {events
-            .filter((event) => !summaryIds.has(event.id) && !pairing.folded.has(event.seq))
-            .map((event) => (
-              <Fragment key={event.seq}>
-                {event.type === 'COMPACTION' ? (
-                  <CompactionRow
-                    api={api}
-                    sessionId={sessionId}
-                    event={event}
-                    undone={undo.undone.has(event.id)}
-                    onUndone={event.seq === undo.undoable ? actions.onWritten : null}
-                  />
-                ) : event.type === 'REWIND' ? (
-                  <RewindRow event={event} />
-                ) : event.type === 'PINS' ? (
-                  <PinsRow event={event} />
-                ) : (
-                  <EventRow event={event} pairing={pairing} marks={marks} actions={actions} />
-                )}
-                {event.type === 'MESSAGE' && switchAt(event.id)}
-              </Fragment>
-            ))}
-        </ol>
-      )}
-      {newest && (
-        <button type="button" class="earlier" onClick={newest}>
-          Back to the newest events
-        </button>
-      )}
-    </section>
+    <BlobReaderContext.Provider value={blobs}>
+      <section ref={section} class="timeline" aria-labelledby="timeline-title">
+        <h3 id="timeline-title">Log</h3>
+        {earlier && (
+          <button type="button" class="earlier" onClick={earlier}>
+            Load earlier events
+          </button>
+        )}
+        {events.length === 0 ? (
+          <p class="empty">This session has no events yet.</p>
+        ) : (
+          <ol>
+            {!earlier && switchAt(null)}
+            {events
+              .filter((event) => !summaryIds.has(event.id) && !pairing.folded.has(event.seq))
+              .map((event) => (
+                <Fragment key={event.seq}>
+                  {event.type === 'COMPACTION' ? (
+                    <CompactionRow
+                      api={api}
+                      sessionId={sessionId}
+                      event={event}
+                      undone={undo.undone.has(event.id)}
+                      onUndone={event.seq === undo.undoable ? actions.onWritten : null}
+                    />
+                  ) : event.type === 'REWIND' ? (
+                    <RewindRow event={event} />
+                  ) : event.type === 'PINS' ? (
+                    <PinsRow event={event} />
+                  ) : (
+                    <EventRow event={event} pairing={pairing} marks={marks} actions={actions} />
+                  )}
+                  {event.type === 'MESSAGE' && switchAt(event.id)}
+                </Fragment>
+              ))}
+          </ol>
+        )}
+        {newest && (
+          <button type="button" class="earlier" onClick={newest}>
+            Back to the newest events
+          </button>
+        )}
+      </section>
+    </BlobReaderContext.Provider>
   )
 }
 
@@ -124,7 +132,7 @@ function EventRow({
   const focused = marks.focus === event.seq
   const message = event.message
   const role = message?.role ?? 'event'
-  const content = message?.content ?? ''
+  const content = textAlone(message?.content ?? '')
   const classes = ['event', role, covered && 'covered', wouldCover && 'would-cover', focused && 'focused']
   return (
     <li class={classes.filter(Boolean).join(' ')} data-seq={event.seq}>
@@ -149,6 +157,7 @@ function EventRow({
       </div>
       {json && <EventJsonView event={event} />}
       {content !== '' && <MessageText text={content} raw={raw} />}
+      <MediaParts content={message?.content ?? null} />
       {message?.toolCalls?.map((call) => (
         <ToolCard
           key={call.id}
@@ -156,12 +165,23 @@ function EventRow({
           results={pairing.results.get(call.id) ?? []}
           pending={pairing.pending.has(call.id)}
           marks={marks}
+          from={event}
         />
       ))}
       {message?.toolResponses
         ?.filter((response) => !pairing.results.has(response.id))
         .map((response, i) => (
-          <ToolResultBlock key={i} result={{ event, ...response, error: toolErrorsOf(event).includes(response.id) }} orphan />
+          <ToolResultBlock
+            key={i}
+            result={{
+              event,
+              ...response,
+              data: textAlone(response.data),
+              media: response.data,
+              error: toolErrorsOf(event).includes(response.id),
+            }}
+            orphan
+          />
         ))}
     </li>
   )

@@ -1,8 +1,11 @@
 import type { JSX } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
+import { clearedNotice } from '../src/core/clearing'
+import type { ClearedEntry, Content } from '../src/core/events'
 import { pendingToolCalls } from '../src/core/tool-pairs'
-import { count, time } from './format'
+import { count, textAlone, time } from './format'
 import { EventJsonView, JsonToggle, prettyJson } from './json'
+import { MediaParts } from './media'
 import type { EventJson, ToolCall } from './types'
 
 /** One stored result of a tool call: the response, the tool event holding it, and whether it was sent as an error. */
@@ -10,7 +13,9 @@ export interface ToolResult {
   event: EventJson
   id: string
   name: string
+  /** Its text (images and documents apart, in `media`). */
   data: string
+  media: Content
   error: boolean
 }
 
@@ -50,7 +55,7 @@ export function pairTools(events: EventJson[], newestLoaded: boolean): Pairing {
     for (const response of responses) {
       if (!calls.has(response.id)) continue
       const list = results.get(response.id) ?? []
-      list.push({ event, ...response, error: errors.has(response.id) })
+      list.push({ event, ...response, data: textAlone(response.data), media: response.data, error: errors.has(response.id) })
       results.set(response.id, list)
     }
     if (responses.every((response) => calls.has(response.id)) && !event.message?.content) folded.add(event.seq)
@@ -64,6 +69,15 @@ export interface Marks {
   inView: (event: EventJson) => boolean
   wouldCover: Set<number>
   focus: number | null
+  /** What the view shows cleared (the newest boundary's clearing), by event id; and that boundary's seq. */
+  cleared: Map<string, ClearedEntry>
+  clearedBy: number | null
+}
+
+/** The clearing of one call's result (or, `inputs`, its arguments) in the view, when the view clears it. */
+export function clearingOf(marks: Marks, event: EventJson, callId: string, inputs: boolean): ClearedEntry | null {
+  const entry = marks.cleared.get(event.id)
+  return entry && entry.inputs === inputs && entry.callIds.includes(callId) && marks.inView(event) ? entry : null
 }
 
 const brief = (text: string, max = 60) => {
@@ -80,12 +94,16 @@ export function ToolCard({
   results,
   pending,
   marks,
+  from,
 }: {
   call: ToolCall
   results: ToolResult[]
   pending: boolean
   marks: Marks
+  /** The assistant event making the call (for whether the view clears its arguments). */
+  from: EventJson
 }) {
+  const inputCleared = clearingOf(marks, from, call.id, true)
   const focused = results.some((result) => result.event.seq === marks.focus)
   const [open, setOpen] = useState(focused)
   useEffect(() => {
@@ -115,6 +133,14 @@ export function ToolCard({
         <div class="tool-body">
           <p class="tool-part">
             Arguments <span class="hint">· call id</span> <code class="call-id">{call.id}</code>
+            {inputCleared && (
+              <>
+                {' '}
+                <span class="badge cleared" title="The view sends {} and a notice in their place">
+                  cleared in the view
+                </span>
+              </>
+            )}
           </p>
           <pre class={`code tool-args${args === null ? '' : ' json'}`}>{args ?? call.arguments}</pre>
           <p class="tool-part">{results.length > 1 ? 'Results' : 'Result'}</p>
@@ -140,7 +166,14 @@ export function ToolCard({
  */
 export function ToolResultBlock({ result, marks, orphan = false }: { result: ToolResult; marks?: Marks; orphan?: boolean }) {
   const pretty = prettyJson(result.data)
-  const body = <pre class={pretty === null ? 'tool-text' : 'code json'}>{pretty ?? result.data}</pre>
+  const body = (
+    <>
+      {(result.data !== '' || typeof result.media === 'string') && (
+        <pre class={pretty === null ? 'tool-text' : 'code json'}>{pretty ?? result.data}</pre>
+      )}
+      <MediaParts content={result.media} />
+    </>
+  )
   if (orphan || !marks)
     return (
       <div class={`tool-result orphan${result.error ? ' failed' : ''}`}>
@@ -152,7 +185,31 @@ export function ToolResultBlock({ result, marks, orphan = false }: { result: Too
         {body}
       </div>
     )
-  return <MarkedResult result={result} marks={marks} body={body} />
+  const clearing = clearingOf(marks, result.event, result.id, false)
+  return (
+    <MarkedResult
+      result={result}
+      marks={marks}
+      body={clearing ? <ClearedBody result={result} entry={clearing} body={body} /> : body}
+    />
+  )
+}
+
+/** A result the view shows cleared: the notice the model is given, the stored result on demand. */
+function ClearedBody({ result, entry, body }: { result: ToolResult; entry: ClearedEntry; body: JSX.Element }) {
+  const [whole, setWhole] = useState(false)
+  const tokens = entry.callTokens[entry.callIds.indexOf(result.id)] ?? 0
+  return (
+    <div class="cleared">
+      <p class="cleared-notice">
+        <span class="badge cleared">cleared</span> <code>{clearedNotice('result', result.id, result.name, tokens)}</code>{' '}
+        <button type="button" class="chip" aria-pressed={whole} onClick={() => setWhole(!whole)}>
+          Full result
+        </button>
+      </p>
+      {whole && body}
+    </div>
+  )
 }
 
 function MarkedResult({ result, marks, body }: { result: ToolResult; marks: Marks; body: JSX.Element }) {

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks'
 import type { Api } from './api'
 import { ErrorNote } from './errors'
+import { contentText } from './format'
 import { prettyJson } from './json'
 import { Markdown } from './markdown'
 import type { ToolCall, TurnResponseJson } from './types'
@@ -60,7 +61,7 @@ export function TurnBox({ api, sessionId, onChanged }: { api: Api; sessionId: st
           },
         },
       )
-      setExchange({ reply: result.reply.message?.content ?? reply, calls: result.toolCalls, status: result.status })
+      setExchange({ reply: contentText(result.reply.message?.content ?? reply), calls: result.toolCalls, status: result.status })
       setResults(Object.fromEntries(result.toolCalls.map((call) => [call.id, { data: '', error: false }])))
       if ('content' in body) setContent('')
     } catch (failure) {

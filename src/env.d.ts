@@ -32,6 +32,8 @@ interface AppVariables {
   /** `max_tokens` for replies and for summaries. */
   CHAT_MAX_TOKENS?: string
   SUMMARY_MAX_TOKENS?: string
+  /** `placeholder`: images and documents reach the model as their placeholder text (a model without vision); default `bytes`. */
+  IMAGES_TO_MODEL?: string
   /** Time allowed for a model to start answering, and between two streamed chunks. */
   MODEL_TIMEOUT_MS?: string
   /** Requests per user per minute (default 600; 0 = off). */
@@ -56,6 +58,8 @@ interface AppVariables {
   SESSION_IDLE_TTL_SECONDS?: string
   /** How long a webhook receiver has to answer one attempt (ms; default 15000). */
   WEBHOOK_TIMEOUT_MS?: string
+  /** Memory files a user may have (default 1000). */
+  MEMORY_MAX_FILES?: string
   /** Whether sessions hand their events to their user's search across sessions (`on`, the default, or `off`). */
   SEARCH_ACROSS_SESSIONS?: string
   /** How many search shards each user's sessions are spread over (1–64, default 4). */

@@ -9,6 +9,7 @@ import type { BenchWorker, Params } from './client'
 import { clientHistory } from './client-history'
 import { BACKGROUND_PASS, HALF_ROUNDS, NAIVE_SIZES, NO_COMPACTION, ROUNDS, RUN, SIZES, SMALLEST, USER } from './config'
 import { eventsMeasurements } from './events'
+import { memoryMeasurements } from './memory'
 import {
   appendsPerSecond,
   bundleSize,
@@ -331,6 +332,7 @@ export function measurementsOf(worker: BenchWorker, sessions: Sessions) {
     ...others(targets),
     ...eventsMeasurements(worker),
     ...acrossMeasurements(worker),
+    ...memoryMeasurements(worker),
   }
 }
 

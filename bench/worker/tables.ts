@@ -4,6 +4,7 @@ import { ACROSS_EVENTS, ACROSS_SESSIONS } from './across'
 import { column, growth, logEvents, median, medianRatio, n, p95, ratio, timing, viewEvents } from './columns'
 import { LARGEST, NAIVE_SIZES, ROUNDS, SIZES, SMALLEST } from './config'
 import type { MeasurementName } from './measurements'
+import { MEMORY_TABLES } from './memory'
 import type { FirstBytePath } from './over-http'
 import type { Column, Key, MeasuredTable, Results } from './runner'
 
@@ -641,6 +642,7 @@ export const TABLES: Table[] = [
         ms(r.p95('viewCold', size)),
       ]),
   },
+  ...MEMORY_TABLES,
   {
     title: 'Worker bundle (wrangler deploy --dry-run)',
     measure: ['bundle'],

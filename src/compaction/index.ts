@@ -68,6 +68,8 @@ export interface PassRequest {
   expectedVersion?: number | undefined
   /** Told what the summary call reported (the user's daily token quota). */
   spend?: ((usage: Usage | null) => Promise<void>) | undefined
+  /** A pass inside the newest turn down to this view budget (the fit check's last resort before a 413). */
+  inTurn?: { tokenBudget: number; summaryReserve?: number }
 }
 
 /** Runs compaction passes on a session's store, with a model-backed summarizer when a strategy asks for one. */
@@ -147,7 +149,12 @@ export function compactor(options: CompactorOptions): Compactor {
         const result = await compact(
           {
             trigger: request.trigger,
-            strategy: { window: request.strategy.window, summarizer },
+            strategy: {
+              window: request.strategy.window,
+              summarizer,
+              ...(request.strategy.clearToolResults ? { clearToolResults: request.strategy.clearToolResults } : {}),
+              ...(request.inTurn ? { inTurn: request.inTurn } : {}),
+            },
             session,
             pending: request.pending,
             model: request.model,

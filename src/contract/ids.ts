@@ -10,6 +10,9 @@ export const newSessionId = (): string => newId('ses')
 /** A tool call id the server mints for a call that came without one, or with one already used (`call_…`). */
 export const newToolCallId = (): string => newId('call')
 
+/** The id of a memory call the service runs for the model (`mem_…`: see the core's `isServiceCall`). */
+export const newMemoryCallId = (): string => newId('mem')
+
 /** A session id the service names for a Responses or Conversations client (`conv_…`). */
 export const newConversationId = (): string => newId('conv')
 

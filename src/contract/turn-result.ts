@@ -7,8 +7,8 @@ import type { z } from '@hono/zod-openapi'
 import {
   type Calibration,
   type CompactionResult,
+  isServiceCall,
   type MessageEvent,
-  RECALL_TOOL,
   type SessionEvent,
   type ToolCall,
 } from '../core'
@@ -33,9 +33,9 @@ export interface PromptFitReport {
 /** Whether the turn is done, or waits for the results of the tool calls its reply made. */
 export type TurnStatus = 'completed' | 'requires_action'
 
-/** A reply's calls for the client (the service's own `recall_history` is never among them), and the status they make. */
+/** A reply's calls for the client (the service's own — `recall_history`, its memory calls — never among them), and the status they make. */
 export function clientCallsOf(reply: MessageEvent): { status: TurnStatus; toolCalls: ToolCall[] } {
-  const toolCalls = (reply.message.toolCalls ?? []).filter((call) => call.name !== RECALL_TOOL)
+  const toolCalls = (reply.message.toolCalls ?? []).filter((call) => !isServiceCall(call))
   return { status: toolCalls.length > 0 ? 'requires_action' : 'completed', toolCalls }
 }
 

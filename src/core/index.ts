@@ -5,10 +5,23 @@
  */
 export { absorb, type Calibration, RATIO_BOUNDS, UNCALIBRATED } from './calibration'
 export {
+  type ClearingPlan,
+  type ClearToolResults,
+  clearedById,
+  clearedEntry,
+  clearedEvent,
+  clearedMessage,
+  clearedNotice,
+  DEFAULT_CLEARING,
+  planClearing,
+  viewEvents,
+} from './clearing'
+export {
   type CompactDeps,
   type CompactionResult,
   type CompactRequest,
   compact,
+  inTurnNote,
   passDue,
   type Strategy,
   type UnchangedReason,
@@ -33,6 +46,21 @@ export {
   rewindTargetProblem,
   viewBoundary,
 } from './lineage'
+export * from './media'
+export {
+  blobRefsOf,
+  contentKey,
+  contentOf,
+  isMediaPart,
+  isStoredPart,
+  isUrlPart,
+  type MediaPart,
+  mediaOf,
+  partsOf,
+  renderText,
+  textOf,
+} from './parts'
+export { partPlaceholder } from './parts/placeholder'
 export { applyPins, NO_PINS, type ViewPins, viewPins } from './pins'
 export { formatProblem, type Problem } from './problem'
 export { extendView, project, viewAfter, viewMembership } from './projection'
@@ -48,7 +76,7 @@ export {
   type ShownMessage,
   type ShownOptions,
 } from './reconcile'
-export { folded, type QueryTerm, queryTerms, type RecallHit, searchTextOf, WORD } from './search'
+export { type DocumentText, folded, type QueryTerm, queryTerms, type RecallHit, searchTextOf, WORD } from './search'
 export {
   type Candidate,
   type CorpusCounts,
@@ -64,6 +92,7 @@ export { porterStem } from './search/porter'
 export { MARK_CLOSE, MARK_OPEN, type MarkedMatch, rankWindow } from './search/rank'
 export { isStopWord } from './search/stop-words'
 export {
+  MissingBlobError,
   RewindPointError,
   SessionEndedError,
   SessionExistsError,
@@ -79,6 +108,9 @@ export { isHighSurrogate, utf8Length } from './text'
 export { countingEstimator, type TokenEstimator } from './tokens'
 export { defaultEstimator, gptTokenizerEstimator } from './tokens/gpt-tokenizer'
 export {
+  isServiceCall,
+  MEMORY_CALL_PREFIX,
+  MEMORY_TOOL,
   NO_RESULT,
   type PairedMessage,
   type Placement,

@@ -1,5 +1,5 @@
 import { type StoredStep, storedResult, type TurnResult } from '../contract/turn-result'
-import type { MessageEvent } from '../core'
+import { isServiceCall, type MessageEvent } from '../core'
 
 /**
  * What the Worker needs of a door turn's result to answer in its wire format: small, whatever its
@@ -41,9 +41,9 @@ export const completedStopSequence = (result: {
 export const answeringModel = (answer: DoorAnswer, requested: string) =>
   typeof answer.reply.metadata.model === 'string' ? answer.reply.metadata.model : requested
 
-/** The calls an answer asks the client to run (none unless it requires action). */
+/** The calls an answer asks the client to run (none unless it requires action; never the service's own, run beside them). */
 export const requestedCalls = (answer: DoorAnswer) =>
-  answer.status === 'requires_action' ? (answer.reply.message.toolCalls ?? []) : []
+  answer.status === 'requires_action' ? (answer.reply.message.toolCalls ?? []).filter((call) => !isServiceCall(call)) : []
 
 /** A stored reply as a door answers it again, with the messages its request added (what came before the reply in its step). */
 export interface StoredDoorAnswer {

@@ -1,4 +1,5 @@
 import { type ClientMessage, type Message, promptTokens, reconcile, type TokenEstimator, UNCALIBRATED } from '../core'
+import { MEMORY_PROMPT } from '../memory'
 import { turnEvent } from '../turns/open-step'
 import type { TurnSession } from '../turns/session'
 import { type DoorRequest, shownOf } from './request'
@@ -13,9 +14,9 @@ function messageOf(message: ClientMessage): Message {
 /**
  * The tokens of the prompt a door request would send, without sending it or writing anything:
  * the session's view and system prompt (the request's, when it has one), what is new of the
- * request (as reconciliation finds it), the tools' JSON, scaled by the session's calibration. A
- * request the session would not simply go on with (a session that does not exist, a history
- * that left the session's) is counted alone.
+ * request (as reconciliation finds it), the tools' JSON (the memory tool's with its instruction),
+ * scaled by the session's calibration. A request the session would not simply go on with (a
+ * session that does not exist, a history that left the session's) is counted alone.
  *
  * @example
  * await countPromptTokens(input, { session, estimator }) // 1834
@@ -48,7 +49,8 @@ export async function countPromptTokens(
     newSystemTokens: system === undefined ? null : tokensOf({ role: 'system', content: system }),
     addedTokens:
       fresh.reduce((sum, message) => sum + tokensOf(messageOf(message)), 0) +
-      (input.request.tools ? estimator.count(JSON.stringify(input.request.tools)) : 0),
+      (input.request.tools ? estimator.count(JSON.stringify(input.request.tools)) : 0) +
+      (input.request.memory ? estimator.count(MEMORY_PROMPT) : 0),
   })
   return Math.ceil(estimate * (state?.calibration ?? UNCALIBRATED).ratio)
 }

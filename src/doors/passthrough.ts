@@ -1,13 +1,14 @@
 import { ServiceError } from '../contract/errors'
 import { newEventId } from '../contract/ids'
 import { toOpenAIMessages } from '../contract/openai-messages'
-import { type MessageEvent, RECALL_TOOL } from '../core'
+import { isServiceCall, type MessageEvent } from '../core'
 import { log } from '../log'
 import { NOT_CONFIGURED } from '../models/config'
 import { toServiceError, UpstreamError } from '../models/port'
 import { admitted } from '../rate-limits'
 import { CallIds } from '../turns/call-ids'
 import { turnEvent } from '../turns/open-step'
+import { promptMedia } from '../turns/prompt-media'
 import type { TurnDeps } from '../turns/session'
 import { completedStopSequence, type DoorAnswer } from './answer'
 import type { DoorRequest } from './request'
@@ -39,7 +40,7 @@ export function passthroughTurn(input: DoorRequest, deps: TurnDeps): Promise<Doo
     try {
       reply = await model.chat({
         model: request.model ?? models.chatModel,
-        messages: toOpenAIMessages(prompt, request.system ?? null),
+        messages: toOpenAIMessages(prompt, request.system ?? null, promptMedia(deps.session, request, models)),
         maxTokens: maxTokens ?? models.replyTokens,
         onDelta: request.stream ? deps.onDelta : undefined,
         onReasoning: request.stream ? deps.onReasoning : undefined,
@@ -61,7 +62,7 @@ export function passthroughTurn(input: DoorRequest, deps: TurnDeps): Promise<Doo
     await deps.session
       .spent(reply.model ?? request.model ?? models.chatModel, reply.usage, 'turn')
       .catch((error: unknown) => log.error('counting an unstored answer failed', { error: String(error) }))
-    const calls = ids.all(reply.toolCalls).filter((call) => call.name !== RECALL_TOOL)
+    const calls = ids.all(reply.toolCalls).filter((call) => !isServiceCall(call))
     const event = turnEvent(
       {
         role: 'assistant',

@@ -8,6 +8,7 @@ import {
   type ShownOptions,
   type TokenEstimator,
   type ToolCall,
+  textOf,
 } from '../core'
 import { turnEvent } from '../turns/open-step'
 
@@ -36,7 +37,7 @@ export function seedEvents(
   const named: string[] = []
   for (const [i, message] of messages.entries()) {
     if (message.role === 'system') {
-      events.push(inlineSystemEvent(message.content, estimator))
+      events.push(inlineSystemEvent(textOf(message.content), estimator))
       named.push(fields[i]!)
       continue
     }

@@ -8,6 +8,7 @@ import {
   type NewMessageEvent,
   type RewindPoint,
   RewindPointError,
+  textOf,
 } from '../core'
 import { openContinuation, turnEvent } from '../turns/open-step'
 import { regenerate, runStep } from '../turns/run-turn'
@@ -275,9 +276,9 @@ async function newMessagesTurn(
     const stored = shown.toolId ? callsAsShown(await session.newestTurn(), shown) : null
     const given = fresh.slice(0, results).map((message) => {
       const id = stored?.get(message.toolCallId!)?.id ?? message.toolCallId!
-      // A tool message's content is text (only an assistant's may be null).
-      const text = message.content ?? ''
-      return message.isError ? { id, error: text } : { id, data: text }
+      // A tool message's content is text or parts (only an assistant's may be null); an error is its text.
+      const data = message.content ?? ''
+      return message.isError ? { id, error: textOf(data) } : { id, data }
     })
     const key = (at: number, part: 'id' | 'name') => `${fields[at]}.${part === 'id' ? input.toolCallIdField : 'name'}`
     const opened = await openContinuation(given, session, estimator, key)
@@ -289,7 +290,7 @@ async function newMessagesTurn(
     if (message.role === 'tool') throw strayResult(fields[i]!)
     added.push(
       message.role === 'system'
-        ? inlineSystemEvent(message.content, estimator)
+        ? inlineSystemEvent(textOf(message.content), estimator)
         : turnEvent({ role: 'user', content: message.content }, estimator),
     )
   }

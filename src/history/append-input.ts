@@ -1,7 +1,7 @@
 import { ServiceError } from '../contract/errors'
 import { newEventId } from '../contract/ids'
 import { contentTooLarge } from '../contract/limits'
-import { appendProblem, type EventInput } from '../contract/schemas'
+import { type AppendInput, appendProblem } from '../contract/schemas'
 import {
   formatProblem,
   type Message,
@@ -15,7 +15,7 @@ import {
  * The checks an append owns whoever calls it (the HTTP layer validates first; the store checks
  * again because it is an RPC boundary): the request-wide rules, then each event's size.
  */
-export function checkAppendInputs(inputs: readonly EventInput[]): void {
+export function checkAppendInputs(inputs: readonly AppendInput[]): void {
   const problem = appendProblem(inputs)
   if (problem) throw new ServiceError('invalid_request', formatProblem('', problem))
   for (const [i, input] of inputs.entries()) {
@@ -40,7 +40,7 @@ const canonical = (m: Message) =>
 /** What an append must write, and how to answer it once written. */
 export interface AppendPlan {
   /** The inputs not yet in the log, in request order. */
-  fresh: EventInput[]
+  fresh: AppendInput[]
   /** The answer in request order: stored events as they were, then the new ones as written. */
   answer(written: readonly SessionEvent[]): SessionEvent[]
 }
@@ -54,8 +54,8 @@ export interface AppendPlan {
  * const written = commit(plan.fresh.map(toEvent))
  * return plan.answer(written)
  */
-export function planAppend(inputs: readonly EventInput[], stored: ReadonlyMap<string, SessionEvent>): AppendPlan {
-  const storedFor = (input: EventInput) => (input.id === undefined ? undefined : stored.get(input.id))
+export function planAppend(inputs: readonly AppendInput[], stored: ReadonlyMap<string, SessionEvent>): AppendPlan {
+  const storedFor = (input: AppendInput) => (input.id === undefined ? undefined : stored.get(input.id))
   for (const input of inputs) {
     const found = storedFor(input)
     if (found && (found.type !== 'MESSAGE' || canonical(found.message) !== canonical(input.message))) {
@@ -73,7 +73,7 @@ export function planAppend(inputs: readonly EventInput[], stored: ReadonlyMap<st
 }
 
 /** The events appended inputs become: an id minted where none was given, timestamps normalized (now by default). */
-export function newEventsOf(inputs: readonly EventInput[], estimator: TokenEstimator): NewMessageEvent[] {
+export function newEventsOf(inputs: readonly AppendInput[], estimator: TokenEstimator): NewMessageEvent[] {
   const at = new Date().toISOString()
   return inputs.map((input) =>
     newMessageEvent(

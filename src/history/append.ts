@@ -1,6 +1,7 @@
-import type { EventInput } from '../contract/schemas'
+import type { AppendInput } from '../contract/schemas'
 import type { SessionAddress } from '../contract/session-address'
 import type { SessionEvent } from '../core'
+import type { StagedBlob } from '../core/media/blob'
 import { withPinned } from '../store/log/event-json'
 import { newRecord } from '../store/log/session-row'
 import type { SessionStorage } from '../store/session-storage'
@@ -30,8 +31,9 @@ export function pinnedNow(storage: SessionStorage, events: readonly SessionEvent
 export async function appendEvents(
   storage: SessionStorage,
   address: SessionAddress,
-  inputs: EventInput[],
+  inputs: AppendInput[],
   expectedVersion?: number,
+  blobs?: ReadonlyMap<string, StagedBlob>,
 ): Promise<AppendResult> {
   checkAppendInputs(inputs)
   const existing = await storage.find()
@@ -45,6 +47,7 @@ export async function appendEvents(
   const written = await storage.parts.writer.write(existing ?? newRecord(address, storage.creating({})), events, {
     expectedVersion,
     pinned,
+    blobs,
   })
   return { version: written.record.version, events: pinnedNow(storage, plan.answer(written.events)), written: true }
 }

@@ -1,6 +1,21 @@
+import type { BlobUpload } from '../contract/blob-upload'
+import { newEventId } from '../contract/ids'
 import type { ForkedFrom, Policy } from '../contract/schemas'
 import type { SessionAddress } from '../contract/session-address'
-import { allSeqs, type Calibration, type MessageEvent, type Metadata, type RewindPosition } from '../core'
+import {
+  allSeqs,
+  analyzeView,
+  blobRefsOf,
+  type Calibration,
+  type ClearedEntry,
+  clearedById,
+  clearedEntry,
+  type MessageEvent,
+  type Metadata,
+  type NewEvent,
+  newCompactionEvent,
+  type RewindPosition,
+} from '../core'
 import type { SessionParts } from '../store/log/open-session'
 import { viewAsOf } from '../store/log/rewind-plan'
 import { type NewSessionInput, newRecord, type SessionRecord } from '../store/log/session-row'
@@ -16,6 +31,10 @@ export interface ForkSource {
   policy: Policy | null
   calibration: Calibration
   forkedFrom: ForkedFrom
+  /** The images and documents `events` name, streamed to the fork (null: none). */
+  blobs: BlobUpload | null
+  /** Those of `events` the view shows cleared: the fork shows them cleared too. */
+  cleared: ClearedEntry[]
 }
 
 /**
@@ -36,7 +55,11 @@ export function forkSourceOf(
   // Without a point, the log's newest event says where it was taken, whatever its type (docs/http-api.md, Forking).
   const eventId = at ?? (record.version === 0 ? null : log.range(record.version, record.version)[0]!.id)
   const events = [...view.eventsOf(seqs)]
+  const ids = new Set(events.map((event) => event.id))
+  const clearing = asOf ? (asOf.named?.boundary.cleared ?? []) : view.clearedOf(record).cleared
   return {
+    cleared: clearing.filter((entry) => ids.has(entry.eventId)),
+    blobs: parts.blobs.upload([...new Set(events.flatMap((event) => blobRefsOf(event.message)))]),
     events,
     pinned: events.flatMap((event) => (pinned.has(event.id) ? [event.id] : [])),
     metadata: record.metadata,
@@ -53,8 +76,31 @@ export const forkRecord = (address: SessionAddress, fork: ForkSource, creates: N
   forkedFrom: fork.forkedFrom,
 })
 
-/** A fork's log: the source's view events, the same ids, timestamps and summaries, placed anew. */
-export const forkEvents = (fork: ForkSource) => fork.events.map(({ seq: _seq, ...event }) => event)
+/**
+ * A fork's log: the source's view events, the same ids, timestamps and summaries, placed anew —
+ * and when the view shows some of them cleared, a COMPACTION after them that clears them the same
+ * way (the fork's log keeps them whole, as the source's does).
+ */
+export function forkEvents(fork: ForkSource, draft: { id: string; timestamp: string }): NewEvent[] {
+  const events: NewEvent[] = fork.events.map(({ seq: _seq, ...event }) => event)
+  if (fork.cleared.length === 0) return events
+  const tokensBefore = analyzeView(fork.events).tokens
+  const cleared = clearedById(fork.cleared)
+  const tokensAfter = analyzeView(
+    fork.events.map((event) => (cleared.has(event.id) ? clearedEntry(event, cleared.get(event.id)!) : event)),
+  ).tokens
+  const boundary = newCompactionEvent(draft, {
+    pinned: [],
+    summary: [],
+    preserved: fork.events.map((event) => event.id),
+    coveredEventCount: 0,
+    tokensEstimatedSaved: tokensBefore - tokensAfter,
+    tokensBefore,
+    tokensAfter,
+    cleared: fork.cleared,
+  })
+  return [...events, boundary]
+}
 
 /**
  * What a fork of this storage's session copies (see {@link forkSourceOf}); `SessionMissingError`
@@ -83,7 +129,8 @@ export function createFork(
   })
   const forked = newNotice('session.forked', fork.forkedFrom.sessionId, { forkId: address.sessionId })
   const options = { pinned: new Set(fork.pinned), copied: true, notices: [forked] }
-  return storage.createWith(forkRecord(address, fork, creates), forkEvents(fork), options)
+  const events = forkEvents(fork, { id: newEventId(), timestamp: new Date().toISOString() })
+  return storage.createWith(forkRecord(address, fork, creates), events, options, fork.blobs)
 }
 
 /**

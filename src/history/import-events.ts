@@ -11,6 +11,7 @@ import {
   type SessionEvent,
   type TokenEstimator,
 } from '../core'
+import type { StagedBlob } from '../core/media/blob'
 import type { SessionParts } from '../store/log/open-session'
 import { planRewind } from '../store/log/rewind-plan'
 import { type NewSessionInput, newRecord, type SessionRecord } from '../store/log/session-row'
@@ -31,6 +32,7 @@ export function importEvents(
   { events }: ImportLines,
   estimator: TokenEstimator,
   creates: NewSessionInput,
+  blobs: ReadonlyMap<string, StagedBlob> = new Map(),
 ): ImportResultJson & { created: boolean } {
   const { log, writer, row } = parts
   const stored = existing ? log.byIds(events.map(({ event }) => event.id)) : new Map<string, SessionEvent>()
@@ -66,7 +68,7 @@ export function importEvents(
       const events = run.map(({ event }) => newEventOf(event, estimator))
       inLine(
         run[0]!.line,
-        () => writer.commit(record, events, runOptions(parts, record, run)),
+        () => writer.commit(record, events, { ...runOptions(parts, record, run), blobs }),
         'what it names does not make a view here',
       )
       record = row.stored()!
@@ -128,10 +130,11 @@ function namesOf(event: ImportEvent): [string, 'MESSAGE' | 'COMPACTION'][] {
     case 'PINS':
       return messages([...event.pins.pin, ...event.pins.unpin])
     default: {
-      const { pinned, summary, preserved, held = [], undoes } = event.boundary
+      const { pinned, summary, preserved, held = [], undoes, cleared = [] } = event.boundary
       const to = event.type === 'REWIND' && event.rewind.to !== null ? [event.rewind.to] : []
       const pass: [string, 'COMPACTION'][] = undoes ? [[undoes, 'COMPACTION']] : []
-      return [...messages([...pinned, ...summary, ...preserved, ...held, ...to]), ...pass]
+      const clearedIds = cleared.map((entry) => entry.eventId)
+      return [...messages([...pinned, ...summary, ...preserved, ...held, ...clearedIds, ...to]), ...pass]
     }
   }
 }
@@ -194,10 +197,11 @@ export async function importJsonl(
   storage: SessionStorage,
   address: SessionAddress,
   lines: ImportLines,
+  blobs: ReadonlyMap<string, StagedBlob> = new Map(),
 ): Promise<ImportResultJson> {
   const creates = storage.creating({ metadata: lines.header?.metadata ?? {}, policy: lines.header?.policy ?? null })
   const found = await storage.find()
-  const { created, ...result } = importEvents(storage.parts, found, address, lines, storage.estimator, creates)
+  const { created, ...result } = importEvents(storage.parts, found, address, lines, storage.estimator, creates, blobs)
   if (created) await storage.parts.writer.created(storage.parts.row.stored()!)
   return result
 }

@@ -49,7 +49,8 @@ const methodsAt = (path: string) => {
     definition.type === 'route'
       ? [
           {
-            pattern: new RegExp(`^${definition.route.path.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+            // A memory file's `{path}` holds slashes.
+            pattern: new RegExp(`^${definition.route.path.replace('{path}', '.+').replace(/\{[^}]+\}/g, '[^/]+')}$`),
             method: definition.route.method.toUpperCase(),
           },
         ]
@@ -72,10 +73,12 @@ app.use(
       'Content-Type',
       'Content-Encoding',
       'Idempotency-Key',
+      'If-Match',
       'Last-Event-ID',
       'X-Request-Id',
       'X-Session-Id',
       'X-Recall',
+      'X-Memory',
       'X-On-Diverge',
       'X-Regenerate',
       'x-api-key',
@@ -85,6 +88,7 @@ app.use(
     // What the OpenAI and Anthropic SDKs send of their own, in a browser.
     allowHeaderPrefixes: ['x-stainless-', 'anthropic-'],
     exposeHeaders: [
+      'ETag',
       'X-Request-Id',
       'X-Session-Id',
       'X-Rewound',
@@ -103,7 +107,12 @@ app.use(
 )
 app.use('/v1/*', async (c, next) => (isPublic(c.req.path) ? next() : auth(c, next)))
 app.use('/v1/*', async (c, next) => (isPublic(c.req.path) ? next() : limit(c, next)))
-app.use('/v1/*', jsonBody({ maxBytes: SIZE_LIMITS.requestBytes }))
+/** Routes whose bodies may carry images and documents (round4.md §1): up to 32 MiB, the others 8 MiB. */
+const MEDIA_ROUTES =
+  /^\/v1\/(sessions\/[^/]+\/(events|turns|import)|chat\/completions|messages(\/count_tokens)?|responses(\/compact)?|conversations(\/[^/]+\/items)?)$/
+const bodies = jsonBody({ maxBytes: SIZE_LIMITS.requestBytes })
+const mediaBodies = jsonBody({ maxBytes: SIZE_LIMITS.mediaRequestBytes })
+app.use('/v1/*', async (c, next) => (MEDIA_ROUTES.test(c.req.path) ? mediaBodies(c, next) : bodies(c, next)))
 
 app.route('/', apiRoutes)
 app.route('/', inspectorRoutes)

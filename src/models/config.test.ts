@@ -83,3 +83,17 @@ describe('MODEL_CONTEXT_TOKENS', () => {
     }
   })
 })
+
+describe('IMAGES_TO_MODEL', () => {
+  it('sends the bytes by default and placeholders when asked; anything else is a problem naming the variable', () => {
+    expect(modelSettings({ ...env, IMAGES_TO_MODEL: undefined })).toMatchObject({ imagesToModel: 'bytes', problem: null })
+    expect(modelSettings({ ...env, IMAGES_TO_MODEL: 'bytes' })).toMatchObject({ imagesToModel: 'bytes', problem: null })
+    expect(modelSettings({ ...env, IMAGES_TO_MODEL: ' placeholder ' })).toMatchObject({
+      imagesToModel: 'placeholder',
+      problem: null,
+    })
+    expect(modelSettings({ ...env, IMAGES_TO_MODEL: 'text' }).problem).toBe(
+      'IMAGES_TO_MODEL: "text" is neither bytes nor placeholder',
+    )
+  })
+})

@@ -21,6 +21,8 @@ export interface ModelSettings {
   replyTokens: number
   /** `max_tokens` for a summary. */
   summaryTokens: number
+  /** How images and documents reach the model: their bytes, or their placeholder text (IMAGES_TO_MODEL=placeholder: a model without vision). */
+  imagesToModel: 'bytes' | 'placeholder'
 }
 
 export const DEFAULTS = {
@@ -137,8 +139,17 @@ function readSettings(env: Env): ModelSettings {
     summaryModel: env.SUMMARY_MODEL || chatModel,
     contextTokens,
     contextTokensOf: (name) => ('sizes' in contexts ? contexts.sizes.get(name) : undefined) ?? contextTokens,
-    problem: 'problem' in contexts ? contexts.problem : null,
+    problem: ('problem' in contexts ? contexts.problem : null) ?? imagesProblem(env.IMAGES_TO_MODEL),
     replyTokens: positive(env.CHAT_MAX_TOKENS, DEFAULTS.replyTokens),
     summaryTokens: positive(env.SUMMARY_MAX_TOKENS, DEFAULTS.summaryTokens),
+    imagesToModel: env.IMAGES_TO_MODEL?.trim() === 'placeholder' ? 'placeholder' : 'bytes',
   }
+}
+
+/** What is wrong with IMAGES_TO_MODEL (`bytes`, the default, or `placeholder`), or null. */
+function imagesProblem(value: string | undefined): string | null {
+  const text = (value ?? '').trim()
+  return text === '' || text === 'bytes' || text === 'placeholder'
+    ? null
+    : `IMAGES_TO_MODEL: "${text}" is neither bytes nor placeholder`
 }

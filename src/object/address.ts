@@ -18,6 +18,9 @@ export const sessionStub = (env: Env, userId: string, sessionId: string) =>
 /** A user's index object: their sessions, their turn and token counters, their webhooks. */
 export const userIndexStub = (env: Env, userId: string) => env.USERS.getByName(`user:${userId}`)
 
+/** A user's memory store: their files under `/memories` (see `./memory-store`). */
+export const memoryStub = (env: Env, userId: string) => env.MEMORIES.getByName(`memory:${userId}`)
+
 /** One of a user's request shards (see `./request-limit`): its number before the user id, so no two pairs share a name. */
 export const requestShardStub = (env: Env, userId: string, shard: number) =>
   env.REQUEST_SHARDS.getByName(`requests:${shard}/${userId}`)

@@ -1,36 +1,9 @@
+import type { DurableObject } from 'cloudflare:workers'
 import { sessionStub } from './address'
 import type { SessionObject } from './session-object'
 
-type Methods =
-  | 'create'
-  | 'get'
-  | 'patch'
-  | 'destroy'
-  | 'erase'
-  | 'append'
-  | 'readLog'
-  | 'readView'
-  | 'exportSession'
-  | 'importSession'
-  | 'messagesByIds'
-  | 'storedAnswer'
-  | 'readLineage'
-  | 'appendHistory'
-  | 'compact'
-  | 'rewind'
-  | 'undo'
-  | 'pin'
-  | 'fork'
-  | 'createFork'
-  | 'turn'
-  | 'door'
-  | 'doorCompaction'
-  | 'countTokens'
-  | 'context'
-  | 'readCompactions'
-  | 'readBranches'
-  | 'search'
-  | 'hitsOf'
+/** The session object's RPC methods: every public method but the platform's (fetch, alarm, the WebSocket handlers). */
+type Methods = Exclude<keyof SessionObject, keyof DurableObject<Env> | 'fetch' | 'alarm' | 'webSocketClose'>
 
 /**
  * The session object's RPC methods with their declared types. Workers RPC stubs type results

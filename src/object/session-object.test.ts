@@ -15,7 +15,7 @@ import {
   user,
   wholeLog,
 } from '../../test/helpers'
-import type { EventInput } from '../contract/schemas'
+import type { AppendInput } from '../contract/schemas'
 import { defaultEstimator, project, statsOf } from '../core'
 import { SessionStorage } from '../store/session-storage'
 import { sessionDirectory, sessionStub, userIndexStub } from './address'
@@ -35,7 +35,7 @@ describe('appends are all or nothing', () => {
     await append(id, [user('first', 'e1')])
     const before = await call('GET', `/v1/sessions/${id}/view`)
     const address = { userId: 'alice', sessionId: id }
-    const input = (content: string, eventId: string): EventInput => ({ id: eventId, message: { role: 'user', content } })
+    const input = (content: string, eventId: string): AppendInput => ({ id: eventId, message: { role: 'user', content } })
     await runInDurableObject(stubOf(id), async (instance: SessionObject, state) => {
       const view = await viewOf(instance)
       const session = await instance.get()

@@ -1,13 +1,14 @@
 import { DurableObject } from 'cloudflare:workers'
 import { type Compactor, compactor } from '../compaction'
 import { requestedPass } from '../compaction/requested'
+import type { BlobUpload } from '../contract/blob-upload'
 import { type Outcome, toOutcome, unwrap } from '../contract/errors'
 import { SIZE_LIMITS } from '../contract/limits'
 import type {
+  AppendInput,
   CompactInput,
   ContextJson,
   CreateSessionInput,
-  EventInput,
   ExportFormat,
   ForkInput,
   ImportLines,
@@ -58,7 +59,7 @@ import { SessionStorage } from '../store/session-storage'
 import { runTurn } from '../turns/run-turn'
 import { newNotice } from '../webhooks'
 import type { SessionHits } from './across-sessions'
-import { sessionDirectory, sessionStub } from './address'
+import { memoryStub, sessionDirectory, sessionStub } from './address'
 import { BackgroundPass } from './background-pass'
 import { contextReport } from './context-report'
 import { type FrameBody, wholeWhenSmall } from './frames'
@@ -66,6 +67,7 @@ import { turnLimiterOf } from './limits'
 import { LiveHub } from './live-hub'
 import { SessionSearchPart } from './session-search'
 import { type RunSettings, TurnRunner } from './turn-runner'
+import { type RequestBlobs, requestBlobs, withKnownBlobs } from './uploads'
 
 export type { AppendResult }
 
@@ -118,8 +120,7 @@ export class SessionObject extends DurableObject<Env> {
       ended: () => live.closeAll('the session ended'),
     }
     this.storage = new SessionStorage(ctx.storage, sessionDirectory(env), estimator, idleTtl, listener, this.searchPart.port())
-    const { log, view, branches, undos, pins } = this.storage.parts
-    this.reads = new SessionReads(log, view, this.storage.lineage, branches, undos, pins)
+    this.reads = new SessionReads(this.storage)
     this.doorReads = new DoorReads(this.storage.parts, () => this.storage.find())
     this.compaction = compactor({ env, estimator })
     this.passes = new BackgroundPass((work) => ctx.waitUntil(work))
@@ -216,6 +217,28 @@ export class SessionObject extends DurableObject<Env> {
     })
   }
 
+  /**
+   * A blob's bytes as a stream read a chunk at a time, with its media type and size; null when the
+   * session holds none by that name.
+   */
+  readBlob(ref: string): Promise<Outcome<{ mediaType: string; bytes: number; body: ReadableStream<Uint8Array> } | null>> {
+    return toOutcome(async () => {
+      await this.storage.existing()
+      const info = this.storage.blobs.info([ref]).get(ref)
+      if (!info) return null
+      const chunks = this.storage.blobs.chunks(ref)
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          const next = chunks.next()
+          if (next.done) controller.close()
+          else controller.enqueue(next.value)
+        },
+        cancel: () => void chunks.return(undefined),
+      })
+      return { mediaType: info.mediaType, bytes: info.bytes, body }
+    })
+  }
+
   /** The session's message events with these ids (at most {@link SIZE_LIMITS.chatMessages}), as stored: what a door's item reference names. */
   messagesByIds(ids: string[]): Promise<Outcome<MessageEvent[]>> {
     return toOutcome(() => this.doorReads.messagesByIds(ids.slice(0, SIZE_LIMITS.chatMessages)))
@@ -257,17 +280,30 @@ export class SessionObject extends DurableObject<Env> {
 
   // ── history edits (src/history) ──────────────────────────────────────────────────────────
 
-  /** Appends events all together or not at all, creating the session when it does not exist. */
-  append(address: SessionAddress, inputs: EventInput[], expectedVersion?: number): Promise<Outcome<AppendResult>> {
-    return toOutcome(() => appendEvents(this.storage, address, inputs, expectedVersion))
+  /** Appends events all together or not at all, creating the session when it does not exist; `upload`: their images and documents. */
+  append(
+    address: SessionAddress,
+    inputs: AppendInput[],
+    expectedVersion?: number,
+    upload?: BlobUpload | null,
+  ): Promise<Outcome<AppendResult>> {
+    return toOutcome(async () => {
+      const { staged, known } = await requestBlobs(this.storage, upload)
+      return appendEvents(this.storage, address, withKnownBlobs(inputs, known), expectedVersion, staged)
+    })
   }
 
   /** An import after a running turn: a `jsonl` export's lines, or a history without ids (`importHistory`). */
-  importSession(address: SessionAddress, input: { lines: ImportLines } | { history: ImportedHistory }) {
+  importSession(
+    address: SessionAddress,
+    input: { lines: ImportLines } | { history: ImportedHistory },
+    upload?: BlobUpload | null,
+  ) {
     return this.exclusive(async (): Promise<ImportResultJson> => {
-      if ('lines' in input) return importJsonl(this.storage, address, input.lines)
-      const written = await importHistory(input.history, {
-        session: await this.storage.open(address),
+      const { staged, known } = await requestBlobs(this.storage, upload)
+      if ('lines' in input) return importJsonl(this.storage, address, withKnownBlobs(input.lines, known), staged)
+      const written = await importHistory(withKnownBlobs(input.history, known), {
+        session: await this.storage.open(address, undefined, staged),
         estimator: this.storage.estimator,
       })
       return { imported: written.length, skipped: 0, version: written.at(-1)!.seq }
@@ -305,10 +341,14 @@ export class SessionObject extends DurableObject<Env> {
   appendHistory(
     address: SessionAddress,
     input: { messages: ClientMessage[]; fields: string[]; creates?: NewSessionInput },
+    upload?: BlobUpload | null,
   ): Promise<Outcome<SessionEvent[]>> {
     return this.exclusive(async () => {
-      const session = input.creates ? await this.storage.open(address, input.creates) : await this.storage.openExisting()
-      return appendHistory(input.messages, input.fields, { session, estimator: this.storage.estimator })
+      const { staged, known } = await requestBlobs(this.storage, upload)
+      const session = input.creates
+        ? await this.storage.open(address, input.creates, staged)
+        : await this.storage.openExisting(staged)
+      return appendHistory(withKnownBlobs(input.messages, known), input.fields, { session, estimator: this.storage.estimator })
     })
   }
 
@@ -319,34 +359,37 @@ export class SessionObject extends DurableObject<Env> {
    * `./frames`): a streamed turn's at once, as a stream; a plain turn's whole when it ends, when
    * small. The turn runs to the end even if the caller stops reading.
    */
-  async turn(address: SessionAddress, input: TurnInput): Promise<FrameBody> {
+  async turn(address: SessionAddress, input: TurnInput, upload?: BlobUpload | null): Promise<FrameBody> {
+    const blobs = this.requestBlobs(upload)
     const frames = this.runner.run(
-      () => this.storage.open(address),
+      async () => this.storage.open(address, undefined, (await blobs).staged),
       this.runSettings(address, input.stream === true, false),
-      (deps) => runTurn(input, deps),
+      async (deps) => runTurn(withKnownBlobs(input, (await blobs).known), deps),
       (result) => this.reads.turn(result),
     )
     return input.stream ? frames : wholeWhenSmall(frames)
   }
 
   /** A door's request (see `src/doors`), creating the session when absent; frames as for {@link turn}, `done` a small answer. */
-  async door(address: SessionAddress, input: DoorRequest): Promise<FrameBody> {
+  async door(address: SessionAddress, input: DoorRequest, upload?: BlobUpload | null): Promise<FrameBody> {
+    const blobs = this.requestBlobs(upload)
     const frames = this.runner.run(
-      () => this.storage.open(address, createsOf(input)),
+      async () => this.storage.open(address, createsOf(input), (await blobs).staged),
       // A passthrough neither reads nor writes the session: it waits for no turn.
       { ...this.runSettings(address, input.request.stream === true, true), queued: input.mode !== 'passthrough' },
-      (deps) => doorTurn(input, deps),
+      async (deps) => doorTurn(withKnownBlobs(input, (await blobs).known), deps),
       (answer) => [JSON.stringify(answer)],
     )
     return input.request.stream ? frames : wholeWhenSmall(frames)
   }
 
   /** A Responses client's compaction (see `doorCompaction`); frames as for {@link door}, `done` carrying the capsule. */
-  doorCompaction(address: SessionAddress, input: DoorRequest): Promise<FrameBody> {
+  doorCompaction(address: SessionAddress, input: DoorRequest, upload?: BlobUpload | null): Promise<FrameBody> {
+    const blobs = this.requestBlobs(upload)
     const frames = this.runner.run(
-      () => this.storage.open(address, createsOf(input)),
+      async () => this.storage.open(address, createsOf(input), (await blobs).staged),
       this.runSettings(address, false, true),
-      (deps) => doorCompaction(input, deps, address.userId),
+      async (deps) => doorCompaction(withKnownBlobs(input, (await blobs).known), deps, address.userId),
       (result) => [JSON.stringify(result)],
     )
     return wholeWhenSmall(frames)
@@ -386,12 +429,23 @@ export class SessionObject extends DurableObject<Env> {
     return jsonAnswer(answer(await this.storage.existing()))
   }
 
+  /** A request's images and documents, read as it arrives (its failure is the run's: see the runner's `open`). */
+  private requestBlobs(upload: BlobUpload | null | undefined): Promise<RequestBlobs> {
+    const blobs = requestBlobs(this.storage, upload)
+    // Awaited by the run; a failure is answered there, never left unhandled meanwhile.
+    blobs.catch(() => {})
+    return blobs
+  }
+
   /** Work that waits for the session's running turn, nothing else running meanwhile. */
   private exclusive<T>(work: () => Promise<T>): Promise<Outcome<T>> {
     return toOutcome(() => this.runner.exclusive(work))
   }
 
-  /** How a turn of this user is answered and limited: the deployment's limits, read here where they apply. */
+  /**
+   * How a turn of this user is answered and limited: the deployment's limits, read here where they
+   * apply; the user's memory store, called only if the turn runs a memory command.
+   */
   private runSettings(address: SessionAddress, stream: boolean, door: boolean): RunSettings {
     return {
       stream,
@@ -399,6 +453,7 @@ export class SessionObject extends DurableObject<Env> {
       limiter: () => turnLimiterOf(this.env, address.userId, limitsOf(this.env)),
       onFailed: (error) => this.storage.notify(address.userId, [newNotice('turn.failed', address.sessionId, { error })]),
       recallAcross: (query, limit) => this.searchPart.recall(address, query, limit),
+      memory: async (args) => unwrap(await memoryStub(this.env, address.userId).command(args)),
     }
   }
 }

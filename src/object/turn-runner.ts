@@ -36,6 +36,8 @@ export interface RunSettings {
   onFailed?: (error: ErrorBody) => Promise<void>
   /** What `recall_history` with `scope: "all_sessions"` answers (see `TurnDeps`). */
   recallAcross?: TurnDeps['recallAcross']
+  /** The user's memory store, for a request that offers the memory tool (see `TurnDeps.memory`). */
+  memory?: TurnDeps['memory']
 }
 
 /** Failures a run is told of (`turn.failed`): the model's or the service's, and a prompt that cannot fit. */
@@ -116,6 +118,7 @@ export class TurnRunner {
       limiter,
       passes: scheduler,
       ...(settings.recallAcross ? { recallAcross: settings.recallAcross } : {}),
+      ...(settings.memory ? { memory: settings.memory } : {}),
     })
     const failed = async (error: unknown) => {
       const known = serviceErrorOf(error)

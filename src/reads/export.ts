@@ -1,8 +1,9 @@
 import { anthropicMessages } from '../contract/anthropic-messages'
 import type { OpenAIMessage } from '../contract/openai-messages'
 import { EXPORT_FORMAT, type SessionExportHeader } from '../contract/schemas'
-import { isInline, lineageRuns, type SessionEvent } from '../core'
+import { type Content, encodeBase64, isInline, lineageRuns, partPlaceholder, renderText, type SessionEvent } from '../core'
 import { jsonArray, jsonObject } from '../json-stream'
+import type { SessionBlobs } from '../store/log/blobs'
 import { type PinnedSeqs, withPin } from '../store/log/event-json'
 import type { SessionLog } from '../store/log/log'
 import type { SessionRecord } from '../store/log/session-row'
@@ -25,10 +26,43 @@ export const exportHeader = (record: SessionRecord): SessionExportHeader => ({
   version: record.version,
 })
 
-/** `jsonl`: the session line, then every event of the log in seq order as its Event object, a line each. */
-export function* jsonlExport(record: SessionRecord, log: SessionLog, pinned: PinnedSeqs): Generator<string> {
+/**
+ * `jsonl`: the session line, then every event of the log in seq order as its Event object, a line
+ * each; the first event that names a blob carries its bytes beside its name (`data`, base64), so
+ * the file is whole and an import restores them. Only events with parts are read as objects.
+ */
+export function* jsonlExport(record: SessionRecord, log: SessionLog, pinned: PinnedSeqs, blobs: SessionBlobs): Generator<string> {
   yield `${JSON.stringify(exportHeader(record))}\n`
-  for (const event of log.jsonRange(1, record.version)) yield `${withPin(event.json, pinned.has(event.seq))}\n`
+  const sent = new Set<string>()
+  for (const event of log.jsonRange(1, record.version)) {
+    const json = event.json.includes('"blob":"sha256:') ? withBlobData(event.json, sent, blobs) : event.json
+    yield `${withPin(json, pinned.has(event.seq))}\n`
+  }
+}
+
+/** An event's JSON with the bytes of each blob not yet sent, beside its name. */
+function withBlobData(json: string, sent: Set<string>, blobs: SessionBlobs): string {
+  const event = JSON.parse(json) as SessionEvent
+  if (event.type !== 'MESSAGE') return json
+  const add = (content: Content): Content =>
+    typeof content === 'string'
+      ? content
+      : content.map((part) => {
+          if (!('blob' in part) || sent.has(part.blob)) return part
+          sent.add(part.blob)
+          const bytes = blobs.read(part.blob)
+          return bytes ? { ...part, data: encodeBase64(bytes) } : part
+        })
+  const { message } = event
+  const written = {
+    ...event,
+    message: {
+      ...message,
+      content: message.content === null ? null : add(message.content),
+      ...(message.toolResponses ? { toolResponses: message.toolResponses.map((r) => ({ ...r, data: add(r.data) })) } : {}),
+    },
+  }
+  return JSON.stringify(written)
 }
 
 /** `anthropic`: the view (as `GET /view?format=openai` renders it, pending calls open) as Anthropic Messages. */
@@ -79,10 +113,11 @@ function markdownOf(event: SessionEvent): string {
             : 'system prompt'
           : message.role
       const parts = [`\n### ${who} · ${event.timestamp}\n`]
-      if (message.content) parts.push(event.synthetic ? quoted(message.content) : message.content)
+      const text = renderText(message.content, partPlaceholder)
+      if (text) parts.push(event.synthetic ? quoted(text) : text)
       for (const call of message.toolCalls ?? []) parts.push(`- calls \`${call.name}\` (${call.id}): \`${call.arguments}\``)
       for (const response of message.toolResponses ?? [])
-        parts.push(`- \`${response.name}\` (${response.id}) answered:\n\n${quoted(response.data)}`)
+        parts.push(`- \`${response.name}\` (${response.id}) answered:\n\n${quoted(renderText(response.data, partPlaceholder))}`)
       return `${parts.join('\n')}\n`
     }
   }

@@ -1,5 +1,6 @@
 import { ServiceError } from '../contract/errors'
 import { SIZE_LIMITS } from '../contract/limits'
+import { type MediaRendering, withBytes } from '../contract/openai-messages'
 import type {
   CompactionResultJson,
   CompactionsPageJson,
@@ -10,8 +11,18 @@ import type {
   ViewJson,
 } from '../contract/schemas'
 import type { TurnResult } from '../contract/turn-result'
-import { allSeqs, type CompactionResult, lineageRuns, type MessageEvent, onLineage, searchTextOf, utf8Length } from '../core'
+import {
+  allSeqs,
+  type CompactionResult,
+  lineageRuns,
+  type MessageEvent,
+  onLineage,
+  searchTextOf,
+  textOf,
+  utf8Length,
+} from '../core'
 import { jsonArray, jsonLater, jsonObject } from '../json-stream'
+import type { SessionBlobs } from '../store/log/blobs'
 import type { SessionBranches } from '../store/log/branches'
 import { eventJson, NOTHING_PINNED, type PinnedSeqs, pinnedEach, withPin, withPinned } from '../store/log/event-json'
 import type { SessionLog } from '../store/log/log'
@@ -20,6 +31,7 @@ import type { SessionRecord } from '../store/log/session-row'
 import type { SessionUndos } from '../store/log/undos'
 import type { ViewCache } from '../store/log/view-cache'
 import { type LineageSearch, type SearchQuery, searchOf } from '../store/search/lineage-search'
+import type { SessionStorage } from '../store/session-storage'
 import { anthropicExport, jsonlExport, markdownExport } from './export'
 import { type SessionFacts, sessionFacts } from './facts'
 import { openAIViewMessages } from './openai-view'
@@ -68,7 +80,7 @@ function* viewJson(
   pinned: PinnedSeqs,
 ): Generator<string> {
   yield* jsonObject<ViewJson>({
-    events: jsonArray(pinnedEach(view.jsonOf(seqs), seqs, pinned)),
+    events: jsonArray(pinnedEach(view.shownJsonOf(seqs), seqs, pinned)),
     tokens: json(counters.tokens),
     turns: json(counters.turns),
     version: json(counters.version),
@@ -78,14 +90,16 @@ function* viewJson(
 /** A CompactionResult, its events written from storage. */
 function compactionJson(view: ViewCache, result: CompactionResult, pins: PinnedSeqs): Generator<string> {
   const events = (seqs: Int32Array, keep?: number) => jsonArray(pinnedEach(view.jsonOf(seqs, keep), seqs, pins))
+  // What the pass kept is shown as the view shows it (cleared messages cleared); what it covered, as stored.
+  const shown = (seqs: Int32Array) => jsonArray(pinnedEach(view.shownJsonOf(seqs), seqs, pins))
   return jsonObject<CompactionResultJson>({
     unchanged: json(result.unchanged),
     reason: json(result.reason),
     // Covered events left the view: nothing to keep them in memory for.
     covered: events(result.covered, 0),
-    pinned: events(result.pinned),
+    pinned: shown(result.pinned),
     summary: jsonArray(result.summary.map((event) => eventJson(event, pins))),
-    preserved: events(result.preserved),
+    preserved: shown(result.preserved),
     tokensEstimatedSaved: json(result.tokensEstimatedSaved),
     boundary: result.boundary === null ? 'null' : eventJson(result.boundary, pins),
     version: json(result.version),
@@ -165,14 +179,19 @@ export type ViewFormat = 'events' | 'openai'
 
 /** One session's large answers, as JSON text made from its log and view while the reader takes it. */
 export class SessionReads {
-  constructor(
-    private readonly log: SessionLog,
-    private readonly view: ViewCache,
-    private readonly lineage: LineageSearch,
-    private readonly branchesOf: SessionBranches,
-    private readonly undos: SessionUndos,
-    private readonly pins: SessionPins,
-  ) {}
+  private readonly log: SessionLog
+  private readonly view: ViewCache
+  private readonly lineage: LineageSearch
+  private readonly branchesOf: SessionBranches
+  private readonly undos: SessionUndos
+  private readonly pins: SessionPins
+  private readonly blobs: SessionBlobs
+
+  constructor(storage: SessionStorage) {
+    ;({ log: this.log, view: this.view, branches: this.branchesOf, undos: this.undos, pins: this.pins } = storage.parts)
+    this.lineage = storage.lineage
+    this.blobs = storage.blobs
+  }
 
   /**
    * A page of search hits (`GET /search`, see {@link searchPageJson}). A query with no word to
@@ -223,19 +242,28 @@ export class SessionReads {
       const { viewTokens: tokens, turns } = record.stats
       return viewJson(this.view, allSeqs(columns), { tokens, turns, version: record.version }, this.pins.seqs())
     }
-    const latest = record.stats.latestSystem
-    const system = latest ? (this.view.event(latest.seq)?.message.content ?? '') : null
-    return jsonObject<OpenAIViewJson>({ messages: jsonArray(openAIViewMessages(this.view, columns, system)) })
+    const system = this.latestSystem(record)
+    return jsonObject<OpenAIViewJson>({ messages: jsonArray(openAIViewMessages(this.view, columns, system, this.media)) })
   }
 
   /** An export of the session (see `./export`): `jsonl`, the view as `openai` or `anthropic` messages, or the lineage as `markdown`. */
   exportOf(record: SessionRecord, format: ExportFormat): Iterable<string> {
-    if (format === 'jsonl') return jsonlExport(record, this.log, this.pins.seqs())
+    if (format === 'jsonl') return jsonlExport(record, this.log, this.pins.seqs(), this.blobs)
     if (format === 'markdown') return markdownExport(record, this.log)
     if (format === 'openai') return this.viewOf(record, 'openai')
+    const messages = openAIViewMessages(this.view, this.view.snapshot(record), null, this.media)
+    return anthropicExport(messages, this.latestSystem(record))
+  }
+
+  /** The text of the view's latest system message (null: none). */
+  private latestSystem(record: SessionRecord): string | null {
     const latest = record.stats.latestSystem
-    const system = latest ? (this.view.event(latest.seq)?.message.content ?? '') : null
-    return anthropicExport(openAIViewMessages(this.view, this.view.snapshot(record), null), system)
+    return latest ? textOf(this.view.event(latest.seq)?.message.content ?? '') : null
+  }
+
+  /** Images and documents as a view or an export writes them: their bytes, as data URLs. */
+  private get media(): MediaRendering {
+    return withBytes((ref) => this.blobs.read(ref))
   }
 
   /** A page of the branches rewinds abandoned, newest first, before the seq `before` (exclusive). */

@@ -1,8 +1,11 @@
+import type { BlobUpload } from '../contract/blob-upload'
 import type { CreateSessionInput, PatchSessionInput } from '../contract/schemas'
 import type { SessionAddress } from '../contract/session-address'
-import { type SessionEvent, SessionExistsError, SessionMissingError, type TokenEstimator } from '../core'
+import { type DocumentText, type SessionEvent, SessionExistsError, SessionMissingError, type TokenEstimator } from '../core'
+import type { StagedBlob } from '../core/media/blob'
 import { Sql } from '../sql'
 import type { Notice } from '../webhooks'
+import { SessionBlobs } from './log/blobs'
 import { SessionBranches } from './log/branches'
 import { LogIndexes } from './log/indexes'
 import { Lifecycle, type SessionDirectory } from './log/lifecycle'
@@ -41,6 +44,8 @@ import { SearchFeed, type SearchPort, searchHandOver } from './search/search-fee
 export class SessionStorage {
   /** The parts use cases read and write through (the writer is the one way anything is written). */
   readonly parts: SessionParts
+  /** The session's images and documents. */
+  readonly blobs: SessionBlobs
   /** The full-text search index. */
   readonly searchIndex: SessionSearch
   /** The lineage searched through it (`GET /search`, `recall_history`). */
@@ -71,7 +76,7 @@ export class SessionStorage {
     )
     const feed = new SearchFeed(sql, log)
     const indexed = {
-      index: (events: readonly SessionEvent[]) => this.searchIndex.index(events),
+      index: (events: readonly SessionEvent[], documentText: DocumentText) => this.searchIndex.index(events, documentText),
       reset: () => {
         this.searchIndex.reset()
         feed.reset()
@@ -84,10 +89,25 @@ export class SessionStorage {
     const branches = new SessionBranches(sql, log)
     const undos = new SessionUndos(sql)
     const pins = new SessionPins(sql, log)
-    const writer = new SessionWriter(storage, sql, log, view, indexes, row, this.lifecycle, branches, undos, pins, listener)
+    this.blobs = new SessionBlobs(sql)
+    const writer = new SessionWriter(
+      storage,
+      sql,
+      log,
+      view,
+      indexes,
+      row,
+      this.lifecycle,
+      branches,
+      undos,
+      pins,
+      this.blobs,
+      listener,
+    )
     this.lineage = new LineageSearch(log, view, this.searchIndex, new RankedSearch(sql, this.searchIndex.tables))
     const search = this.lineage
-    this.parts = { log, view, steps: new StepLog(sql, log), indexes, row, writer, search, branches, undos, pins }
+    const { blobs } = this
+    this.parts = { log, view, steps: new StepLog(sql, log), indexes, row, writer, search, branches, undos, pins, blobs }
     this.end = new SessionEnd(row, writer, this.lifecycle)
   }
 
@@ -111,17 +131,20 @@ export class SessionStorage {
     return record
   }
 
-  /** The session for one request that may create it: its first write does (with `created`), when it does not exist. */
-  async open(address: SessionAddress, created?: NewSessionInput): Promise<OpenSession> {
+  /**
+   * The session for one request that may create it: its first write does (with `created`), when
+   * it does not exist. `blobs`: the images and documents the request brought.
+   */
+  async open(address: SessionAddress, created?: NewSessionInput, blobs?: ReadonlyMap<string, StagedBlob>): Promise<OpenSession> {
     const found = await this.find()
     // The deployment's defaults are read only for a session this request may create.
-    return new OpenSession(this.parts, address, found, found ? (created ?? {}) : this.creating(created ?? {}))
+    return new OpenSession(this.parts, address, found, found ? (created ?? {}) : this.creating(created ?? {}), blobs)
   }
 
   /** The session for one request that needs it to exist, or {@link SessionMissingError}. */
-  async openExisting(): Promise<OpenSession> {
+  async openExisting(blobs?: ReadonlyMap<string, StagedBlob>): Promise<OpenSession> {
     const record = await this.existing()
-    return new OpenSession(this.parts, { userId: record.userId, sessionId: record.id }, record)
+    return new OpenSession(this.parts, { userId: record.userId, sessionId: record.id }, record, {}, blobs)
   }
 
   /** Creates the session with no event; {@link SessionExistsError} when it exists. */
@@ -137,8 +160,17 @@ export class SessionStorage {
     record: SessionRecord,
     events: Parameters<SessionWriter['write']>[1],
     options?: Parameters<SessionWriter['write']>[2],
+    copied?: BlobUpload | null,
   ): Promise<SessionRecord> {
     if (await this.find()) throw new SessionExistsError(record.id)
+    if (copied) {
+      // The blobs first, streamed in (a fork's: there may be more than memory should hold), then
+      // the events naming them; what an earlier copy left unfinished is cleared first.
+      this.parts.row.ensureSchema()
+      this.blobs.clear()
+      await this.blobs.copy(copied)
+      if (await this.find()) throw new SessionExistsError(record.id)
+    }
     return (await this.parts.writer.write(record, events, options)).record
   }
 

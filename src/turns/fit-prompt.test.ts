@@ -19,6 +19,8 @@ function stepOf(options: { added: number; budget: number; ratio?: number; system
     policy: options.policy === false ? null : POLICY,
     systemEvent: options.system === undefined ? null : user('S', options.system),
     toolsTokens: options.tools ?? 0,
+    recallTokens: 0,
+    recallRequested: false,
     summaryReserve: 50,
     earlier: [],
     added: [user('U', options.added)],

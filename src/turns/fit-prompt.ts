@@ -7,7 +7,12 @@ import { type PreparedStep, tokensOf } from './step'
 
 /** How far fitting has come: passes run so far, an upstream's refusal, tokens of added events counted as stored. */
 export interface FitProgress {
+  /** Window passes over older turns. */
   passes: number
+  /** Whether a clearing ran (or was tried). */
+  cleared?: boolean
+  /** Passes inside the newest turn. */
+  inTurn?: number
   refused?: FitState['refused']
   /** Tokens of the first added events taken as already in the view (a seeded history written first). */
   ahead?: number
@@ -29,14 +34,21 @@ export function planFit(step: PreparedStep, state: PromptState | null, progress:
       viewTokens: (state?.viewTokens ?? 0) + ahead,
       storedSystemTokens: state?.latestSystem?.tokens ?? 0,
       newSystemTokens: step.systemEvent?.tokens ?? null,
-      addedTokens: tokensOf(step.added) - ahead + step.toolsTokens,
+      addedTokens: tokensOf(step.added) - ahead + step.toolsTokens + (offersRecall(step, state) ? step.recallTokens : 0),
     },
     canCompact: step.policy !== null,
     summaryReserve: step.summaryReserve,
     passes: progress.passes,
+    clearing: step.policy?.strategy.clearToolResults ? 'first' : 'lastResort',
+    cleared: progress.cleared ?? false,
+    inTurn: progress.inTurn ?? 0,
     refused: progress.refused,
   })
 }
+
+/** Whether the step's calls offer `recall_history`: the request turned it on, or the view shows what only recall brings back. */
+export const offersRecall = (step: PreparedStep, state: PromptState | null): boolean =>
+  step.recallRequested || state?.recallNeeded === true
 
 export const overflow = (message: string) => new ServiceError('context_overflow', message)
 
@@ -52,10 +64,10 @@ export interface FittedPrompt {
  */
 export async function fitPrompt(step: PreparedStep, deps: TurnDeps, refusal?: string): Promise<FittedPrompt> {
   const compactions: CompactionResult[] = []
+  const ran = { passes: 0, cleared: false, inTurn: 0, steps: 0 }
   for (;;) {
-    const passes = compactions.length
     const state = await deps.session.promptState()
-    const progress = refusal === undefined ? { passes } : { passes: 0, refused: { passes, message: refusal, again: false } }
+    const progress = refusal === undefined ? ran : { passes: 0, refused: { passes: ran.steps, message: refusal, again: false } }
     const plan = planFit(step, state, progress)
     if (plan.kind === 'overflow') throw overflow(plan.message)
     if (plan.kind === 'call') return { promptTokens: plan.promptTokens, compactions }
@@ -66,6 +78,12 @@ export async function fitPrompt(step: PreparedStep, deps: TurnDeps, refusal?: st
       continue
     }
     // The added events are the newest turn's (a continuation's tool event joins the stored turn): never covered.
-    compactions.push(await makeRoom(plan, step.policy!, step.added, step.fit, deps))
+    const result = await makeRoom(plan, step.policy!, step.added, step.fit, deps)
+    ran.steps++
+    if (plan.kind === 'clear') ran.cleared = true
+    else if (plan.kind === 'inTurn') ran.inTurn++
+    else ran.passes++
+    // A clearing or a pass inside the turn that found nothing to do made no room: not one of the passes that did.
+    if (plan.kind === 'compact' || !result.unchanged) compactions.push(result)
   }
 }

@@ -3,6 +3,7 @@ import { newEventId } from '../contract/ids'
 import type { TurnInput } from '../contract/schemas'
 import { storedResult, type TurnResult } from '../contract/turn-result'
 import {
+  type Content,
   interruptedResults,
   type Message,
   type Metadata,
@@ -31,7 +32,7 @@ export const turnEvent = (message: Message, estimator: TokenEstimator, id = newE
 
 /** A content turn: a retried id answers the stored result of its first step; else the new user message. */
 export async function openContentTurn(
-  input: TurnInput & { content: string },
+  input: TurnInput & { content: Content },
   session: TurnSession,
   estimator: TokenEstimator,
 ): Promise<OpenedStep> {

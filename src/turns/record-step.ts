@@ -16,16 +16,16 @@ export interface FirstCall {
 }
 
 /**
- * The step's events written: its recall rounds run (see `withRecall`), then its system message,
- * added events, recall rounds, the reply and any recall results after it, in one append with the
- * step's record for retries; the next turn on the session may then start. An empty reply writes
- * nothing (a retry should start clean).
+ * The step's events written: the rounds of the service's tools run (recall, memory: see
+ * `withRecall`), then its system message, added events, those rounds, the reply and any results
+ * of the service's calls after it, in one append with the step's record for retries; the next turn
+ * on the session may then start. An empty reply writes nothing (a retry should start clean).
  */
 export async function recordStep(
   step: PreparedStep,
   first: FirstCall,
   deps: TurnDeps,
-  options: { recall: { on: boolean; across: boolean }; idempotency: StepInput['idempotency'] },
+  options: { recall: { on: boolean; across: boolean }; memory: boolean; idempotency: StepInput['idempotency'] },
 ): Promise<TurnResult> {
   const { reply, context, caller } = first
   if ((reply.content ?? '').trim() === '' && reply.toolCalls.length === 0) {
@@ -42,7 +42,16 @@ export async function recordStep(
       scope === 'all_sessions' && options.recall.across && deps.recallAcross
         ? deps.recallAcross(query, limit)
         : deps.session.recall(query, limit),
-    event: (message) => turnEvent(message, deps.estimator, undefined, message.role === 'assistant' ? modelMetadata : {}),
+    byId: (id) => deps.session.recallById(id),
+    // A round's assistant message is marked: its text was never handed to the client as a message of its own.
+    event: (message, metadata = {}) =>
+      turnEvent(
+        message,
+        deps.estimator,
+        undefined,
+        message.role === 'assistant' ? { ...modelMetadata, serviceRound: true } : metadata,
+      ),
+    ...(options.memory && deps.memory ? { memory: deps.memory } : {}),
   })
   const { calls, reply: final } = recall
   const assistant = turnEvent(

@@ -77,7 +77,9 @@ export function runStep(input: StepInput, request: StepRequest, deps: TurnDeps):
     const caller = new StepCaller(step, request, deps, reached)
     const first = await callFitted(step, caller, deps)
     const result = await recordStep(step, { caller, ...first }, deps, {
-      recall: recallOf(request.recall),
+      // On when the calls offered it (asked for, or the view needs it); across when the request said so.
+      recall: { on: caller.recallOffered, across: recallOf(request.recall).across },
+      memory: request.memory === true,
       idempotency: input.idempotency,
     })
     return compactAfter(step, result, deps)

@@ -18,6 +18,7 @@ import type {
   TokenEstimator,
   ToolCall,
 } from '../core'
+import type { MemoryAnswer } from '../memory'
 import type { ModelSettings } from '../models/config'
 import type { TurnLimiter } from '../rate-limits'
 import type { StepLog } from '../store/log/step-log'
@@ -32,6 +33,11 @@ export interface PromptState {
   calibration: Calibration
   /** The latest system message of the view. */
   latestSystem: { tokens: number; content: string } | null
+  /**
+   * Whether the view shows something only recall brings back — a cleared tool result, or steps of
+   * its newest turn behind a summary — so that `recall_history` is offered whatever the request says.
+   */
+  recallNeeded?: boolean
 }
 
 /** The session a chat turn runs on: the compaction core's storage port plus what a turn reads and writes. */
@@ -46,6 +52,8 @@ export interface TurnSession extends PassSession {
   newestTurn(): Promise<readonly MessageEvent[]>
   /** The covered events matching a plain-text query, best first (what `recall_history` answers). */
   recall(query: string, limit: number): Promise<RecallHit[]>
+  /** A message by its id, or a tool call's result by the call's id, whole (cleared, covered or in view; never abandoned). */
+  recallById(id: string): Promise<RecallHit | null>
   /**
    * Takes the view back to a point for this request: it reads as the view as of the point, and
    * its first write begins with the REWIND (`id`, when given). Null when the view would not
@@ -54,6 +62,8 @@ export interface TurnSession extends PassSession {
   rewindFirst(point: RewindPoint, reason: RewindReason, field: string, id?: string): { abandoned: number } | null
   /** Which of these tool call ids the log already holds (by any call or response, covered or not). */
   usedToolIds(ids: readonly string[]): Set<string>
+  /** A blob's bytes for a prompt (the request's own, or the session's); null when neither holds it. */
+  blobData(ref: string): Uint8Array | null
   /** Appends a turn step's events in one transaction with its record for retries, creating the session if needed. */
   writeTurn(events: NewMessageEvent[], step: StepRecord & { calibration: Calibration }): Promise<SessionEvent[]>
   /** Appends a history a client seeds the session with, ahead of its first turn, creating the session if needed. */
@@ -108,4 +118,10 @@ export interface TurnDeps {
   passes?: PassScheduler
   /** What `recall_history` with `scope: "all_sessions"` answers: all of the user's sessions searched (see `GET /v1/search`). */
   recallAcross?: (query: string, limit: number) => Promise<RecallHit[]>
+  /**
+   * The user's memory store, for the memory tool: runs one command, its arguments as the model
+   * wrote them (JSON), answered as the SDK's handler answers it. Called only when a request
+   * offers the tool and the model calls it: a turn without it never reads the user's memory.
+   */
+  memory?: (args: string) => Promise<MemoryAnswer>
 }

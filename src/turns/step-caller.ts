@@ -1,18 +1,22 @@
 import { toOpenAIMessages } from '../contract/openai-messages'
-import { recallOf } from '../contract/schemas'
+import { recallOf, type ToolInput } from '../contract/schemas'
 import type { PromptFitReport } from '../contract/turn-result'
-import { allSeqs, type NewMessageEvent, RECALL_TOOL, type ToolCall } from '../core'
+import { allSeqs, clearedById, isServiceCall, type NewMessageEvent, type ToolCall, textOf, viewEvents } from '../core'
+import { MEMORY_DEFINITION, withMemoryInstruction } from '../memory'
 import { type ChatReply, toServiceError, UpstreamError } from '../models/port'
 import { CallIds } from './call-ids'
-import { fitPrompt, overflow, planFit } from './fit-prompt'
+import { fitPrompt, offersRecall, overflow, planFit } from './fit-prompt'
+import { promptMedia } from './prompt-media'
 import { recallDefinition } from './recall'
 import type { TurnDeps } from './session'
 import type { PreparedStep, StepRequest } from './step'
 
 /**
- * The model calls of one step: the prompt made from the view, the step's events and any recall
- * round's, the reply's deltas and whole tool calls passed on as they come, the usage spent. Each
- * call's tool calls get ids new to the log and to this request (see {@link CallIds}).
+ * The model calls of one step: the prompt made from the view, the step's events and any recall or
+ * memory round's, the reply's deltas and whole tool calls passed on as they come, the usage spent.
+ * Each call's tool calls get ids new to the log and to this request (see {@link CallIds}). The
+ * service's own tools go with the client's: `recall_history` with `recall`, the memory tool with
+ * `memory` (and, then, its instruction after the system prompt, on every call of the request).
  */
 export class StepCaller {
   /** Ids the calls of earlier replies of this request took (their recall rounds are written later). */
@@ -30,14 +34,40 @@ export class StepCaller {
   }
 
   private newIds(): CallIds {
-    return new CallIds((list) => new Set([...this.deps.session.usedToolIds(list), ...list.filter((id) => this.taken.has(id))]))
+    return new CallIds(
+      (list) => new Set([...this.deps.session.usedToolIds(list), ...list.filter((id) => this.taken.has(id))]),
+      this.memory,
+    )
   }
 
-  /** One call with the view, the step's events and `extra` (recall rounds); recall offered when the request turned it on. */
-  async call(extra: NewMessageEvent[] = [], offerRecall = recallOf(this.request.recall).on): Promise<ChatReply> {
+  /** Whether the request offers the memory tool (run against the user's store the turn was given). */
+  private get memory(): boolean {
+    return this.request.memory === true && this.deps.memory !== undefined
+  }
+
+  /** Whether the calls offer `recall_history`: the request turned it on, or the view shows what only recall brings back. */
+  recallOffered = false
+
+  /** The tools sent: the client's, and the service's own the request turned on unless `own` is false (the last round's call). */
+  private tools(own: boolean): ToolInput[] | undefined {
+    const recall = recallDefinition(recallOf(this.request.recall).across)
+    const service = own ? [...(this.recallOffered ? [recall] : []), ...(this.memory ? [MEMORY_DEFINITION] : [])] : []
+    return service.length > 0 ? [...(this.request.tools ?? []), ...service] : this.request.tools
+  }
+
+  /** One call with the view, the step's events and `extra` (the service's tool rounds); its own tools offered unless `own` is false. */
+  async call(extra: NewMessageEvent[] = [], own = true): Promise<ChatReply> {
     const { step, request, deps } = this
-    const view = await deps.session.readEvents(allSeqs((await deps.session.readView()).view))
-    const system = step.systemEvent?.message.content ?? (await deps.session.promptState())?.latestSystem?.content ?? null
+    const snapshot = await deps.session.readView()
+    // The view as the model is shown it: what a clearing cleared, cleared (the same bytes every time).
+    const view = viewEvents(await deps.session.readEvents(allSeqs(snapshot.view)), clearedById(snapshot.cleared))
+    const stepSystem = step.systemEvent ? textOf(step.systemEvent.message.content) : undefined
+    const state = await deps.session.promptState()
+    // Decided at the step's first call, kept for its rounds: a cleared result is recalled by id.
+    this.recallOffered ||= offersRecall(step, state)
+    const stored = stepSystem ?? state?.latestSystem?.content ?? null
+    // Told once, in the system prompt, to look at its memory first (as Anthropic's API tells it).
+    const system = this.memory ? withMemoryInstruction(stored) : stored
     this.ids = this.newIds()
     const ids = this.ids
     let position = 0
@@ -46,17 +76,17 @@ export class StepCaller {
     deps.onReply?.(step.replyId, true, step.keyId ?? step.added[0]?.id ?? step.replyId)
     const reply = await step.model.chat({
       model: step.modelName,
-      messages: toOpenAIMessages([...view, ...step.added, ...extra], system),
+      messages: toOpenAIMessages([...view, ...step.added, ...extra], system, promptMedia(deps.session, request, deps.models)),
       maxTokens: step.replyTokens,
       onDelta: request.stream || deps.watched?.() ? deps.onDelta : undefined,
       onReasoning: request.stream ? deps.onReasoning : undefined,
       onToolCall: request.stream
         ? (made) => {
             const owned = ids.at(position++, made)
-            if (owned.name !== RECALL_TOOL) deps.onToolCall?.(owned)
+            if (!isServiceCall(owned)) deps.onToolCall?.(owned)
           }
         : undefined,
-      tools: offerRecall ? [...(request.tools ?? []), recallDefinition(recallOf(request.recall).across)] : request.tools,
+      tools: this.tools(own),
       toolChoice: request.toolChoice,
       parallelToolCalls: request.parallelToolCalls,
       options: step.options,

@@ -51,6 +51,10 @@ export interface PreparedStep {
   systemEvent: NewMessageEvent | null
   /** The tools' JSON, estimated: it is sent with the prompt. */
   toolsTokens: number
+  /** `recall_history`'s definition, estimated: sent with the prompt when recall is on or the view needs it. */
+  recallTokens: number
+  /** Whether the request turned recall on. */
+  recallRequested: boolean
   /** Room a pass keeps in its token budget for the summary it writes (SUMMARY_MAX_TOKENS). */
   summaryReserve: number
   /** What the request wrote before the step itself: calls closed as interrupted, a seeded history. */

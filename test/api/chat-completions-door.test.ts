@@ -272,8 +272,12 @@ describe('POST /v1/chat/completions', () => {
       [{ modalities: ['text', 'audio'] }, 'modalities'],
       [{ prediction: { type: 'content', content: 'x' } }, 'prediction'],
       [
-        { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'x' } }] }] },
+        { messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } }] }] },
         'messages[0].content[0].type',
+      ],
+      [
+        { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'x' } }] }] },
+        'messages[0].content[0].image_url.url',
       ],
       [{ messages: [{ role: 'function', name: 'f', content: 'x' }] }, 'messages[0].role'],
       [{ messages: [] }, 'messages'],

@@ -87,6 +87,10 @@ describe('GET /v1/openapi.json', () => {
       '/v1/conversations/{id}/items',
       '/v1/conversations/{id}/items/{itemId}',
       '/v1/export',
+      '/v1/memories',
+      '/v1/memories/rename',
+      '/v1/memories/{path}',
+      '/v1/memories/{path}/versions',
       '/v1/messages',
       '/v1/messages/count_tokens',
       '/v1/models',
@@ -97,6 +101,7 @@ describe('GET /v1/openapi.json', () => {
       '/v1/search',
       '/v1/sessions',
       '/v1/sessions/{id}',
+      '/v1/sessions/{id}/blobs/{blob}',
       '/v1/sessions/{id}/branches',
       '/v1/sessions/{id}/compact',
       '/v1/sessions/{id}/compactions',
@@ -119,6 +124,9 @@ describe('GET /v1/openapi.json', () => {
       '/v1/webhooks/{id}/test',
     ])
     expect(Object.keys(body.paths['/v1/sessions/{id}']).sort()).toEqual(['delete', 'get', 'patch'])
+    // A memory file's path holds slashes: Hono's pattern for it is not in the document.
+    expect(Object.keys(body.paths['/v1/memories/{path}']).sort()).toEqual(['delete', 'get', 'patch', 'put'])
+    expect(Object.keys(body.paths['/v1/memories/{path}'].put.responses)).toEqual(expect.arrayContaining(['200', '412', '413']))
     expect(body.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' })
     for (const name of [
       'AppendRequest',
@@ -148,6 +156,7 @@ describe('GET /v1/openapi.json', () => {
     expect(body.paths['/v1/chat/completions'].post.parameters.map((p: { name: string }) => p.name)).toEqual([
       'x-session-id',
       'x-recall',
+      'x-memory',
       'x-on-diverge',
       'x-regenerate',
       'idempotency-key',

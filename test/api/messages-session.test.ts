@@ -139,12 +139,20 @@ describe('the Messages door’s headers and errors', () => {
 
   it('refuses what it cannot honour with a 400 naming the field, in Anthropic’s shape, writing nothing', async () => {
     const id = newSessionId()
+    const results = { type: 'search_result', source: 'https://example.com', title: 't', content: [text('x')] }
+    expectAnthropicError(
+      await send(id, { model: 'echo', messages: [u([text('look'), results])] }),
+      400,
+      'invalid_request_error',
+      /messages\[0\]\.content\[1\]\.type.*search_result/,
+    )
+    // An image whose bytes are not the image it claims is refused by its field.
     const image = { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }
     expectAnthropicError(
       await send(id, { model: 'echo', messages: [u([text('look'), image])] }),
       400,
       'invalid_request_error',
-      /messages\[0\]\.content\[1\]\.type.*image/,
+      /messages\[0\]\.content\[1\]\.source/,
     )
     const noMax = await call('POST', '/v1/messages', {
       body: { model: 'echo', messages: [u('x')] },

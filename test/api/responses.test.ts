@@ -140,7 +140,7 @@ describe('POST /v1/responses', () => {
     expectOpenAIError(await respond(null, { model: 'echo', conversation: 'nope-never-made', input: 'x' }), 404, 'not_found')
     const refused = await respond(newSessionId(), {
       model: 'echo',
-      input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'x' }] }],
+      input: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } }] }],
     })
     expectOpenAIError(refused, 400, 'unsupported')
     expect(refused.body.error.param).toBe('input[0].content[0].type')
@@ -148,7 +148,7 @@ describe('POST /v1/responses', () => {
     const mixed = await respond(newSessionId(), {
       model: 'echo',
       input: [
-        { role: 'user', content: [{ type: 'input_image', image_url: 'x' }] },
+        { role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } }] },
         { role: 'nobody', content: 'x' },
       ],
     })

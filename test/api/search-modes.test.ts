@@ -125,7 +125,7 @@ describe('a session indexed before stems', () => {
       Array.from({ length: 501 }, (_, i) => user(`note ${999 + i}`)),
     )
     const stub = sessionStub(env, 'alice', id)
-    // Its storage as migration v15 leaves such a session: the old index of whole words kept, the new one to fill.
+    // Its storage as migration v17 leaves such a session: the old index of whole words kept, the new one to fill.
     await runInDurableObject(stub, (instance, state) => {
       const sql = state.storage.sql
       sql.exec(`CREATE VIRTUAL TABLE search_exact USING fts5(text, tokenize = 'unicode61 remove_diacritics 2')`)

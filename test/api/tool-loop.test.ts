@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { openAIMessagesOf } from '../../src/contract/openai-messages'
+import { openAIContent, openAIMessagesOf } from '../../src/contract/openai-messages'
 import { type MessageEvent, pairToolResults } from '../../src/core'
 import { append, call, expectError, newSessionId, newTag, parseSSE, turn, upstreamRequests, user, wholeLog } from '../helpers'
 
@@ -362,7 +362,7 @@ describe('GET /view?format=openai, streamed from storage', () => {
         const view = (await call('GET', `/v1/sessions/${id}/view`)).body.events as MessageEvent[]
         const expected = pairToolResults(view, { open: true }).flatMap((item) =>
           item.kind === 'result'
-            ? [{ role: 'tool' as const, tool_call_id: item.id, content: item.data }]
+            ? [{ role: 'tool' as const, tool_call_id: item.id, content: openAIContent(item.data) }]
             : openAIMessagesOf(item.event),
         )
         expect((await call('GET', `/v1/sessions/${id}/view?format=openai`)).body.messages).toEqual(expected)

@@ -304,7 +304,7 @@ describe('POST /v1/sessions/:id/turns', () => {
       [{ content: 'x', system: '' }, 'system: must not be empty'],
       // A value of the wrong type says what was expected, not that the field is missing.
       [{ content: 'x', stream: 'yes' }, 'stream: Invalid input: expected boolean, received string'],
-      [{ content: 5 }, 'content: Invalid input: expected string, received number'],
+      [{ content: 5 }, 'content: Invalid input: expected string or array, received number'],
       [{ content: 'x', compaction: true }, 'compaction:'],
       [{ content: 'x', id: 'bad id' }, 'id:'],
       [{ content: 'x', temperature: 2 }, 'temperature: unknown field'],

@@ -2,10 +2,22 @@ import { createAnthropic } from '@ai-sdk/anthropic'
 import { generateText, jsonSchema, type ModelMessage, stepCountIs, streamText, tool } from 'ai'
 import { describe, expect, inject, it } from 'vitest'
 import { logOf, newSessionId, newTag, shown, upstreamSent } from './helpers'
+import { blobOf, expectStoredOnce, PDF, PDF_BASE64, PDF_DATA_URL, PNG, PNG_BASE64, PNG_DATA_URL } from './media'
 
-/** The AI SDK's Anthropic provider pointed at the service (its base URL ends in /v1; the token as `x-api-key`). */
-const provider = (sessionId: string) =>
-  createAnthropic({ baseURL: inject('apiBase'), apiKey: inject('apiKey'), headers: { 'X-Session-Id': sessionId } })
+/**
+ * The AI SDK's Anthropic provider pointed at the service (its base URL ends in /v1; the token as
+ * `x-api-key`); the request bodies it sends are kept to show what it used.
+ */
+const provider = (sessionId: string, bodies: Record<string, any>[] = []) =>
+  createAnthropic({
+    baseURL: inject('apiBase'),
+    apiKey: inject('apiKey'),
+    headers: { 'X-Session-Id': sessionId },
+    fetch: async (url, init) => {
+      if (typeof init?.body === 'string') bodies.push(JSON.parse(init.body))
+      return fetch(url, init)
+    },
+  })
 
 describe('the AI SDK (ai + @ai-sdk/anthropic) against the Messages door', () => {
   it('generateText and streamText: the replies and their usage, stored in the session', async () => {
@@ -52,6 +64,71 @@ describe('the AI SDK (ai + @ai-sdk/anthropic) against the Messages door', () => 
     expect(log[3]).toMatch(/^assistant:Results: .*sunny/)
     const [, second] = await upstreamSent(tag)
     expect(second!.body.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool'])
+  })
+
+  it('an image and a PDF in a turn (image and document blocks), resent by the next: stored once, the model given both every time', async () => {
+    const id = newSessionId('aisdk-anthropic')
+    const tag = newTag()
+    const messages: ModelMessage[] = [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What are these?' },
+          { type: 'file', data: PNG, mediaType: 'image/png' },
+          { type: 'file', data: PDF, mediaType: 'application/pdf', filename: 'plan.pdf' },
+        ],
+      },
+    ]
+    const bodies: Record<string, any>[] = []
+    const first = await generateText({
+      model: provider(id, bodies)(`echo#${tag}`),
+      messages,
+      maxOutputTokens: 200,
+      maxRetries: 0,
+    })
+    expect(first.text).toBe('Echo: What are these? [image] [file]')
+    messages.push(...first.response.messages, { role: 'user', content: 'And the second page?' })
+    const second = await generateText({
+      model: provider(id, bodies)(`echo#${tag}`),
+      messages,
+      maxOutputTokens: 200,
+      maxRetries: 0,
+    })
+    expect(second.text).toBe('Echo: And the second page?')
+    // The SDK sent the question in its own shapes, whole, both times.
+    expect(bodies).toHaveLength(2)
+    for (const body of bodies)
+      expect(body.messages[0].content).toEqual([
+        { type: 'text', text: 'What are these?' },
+        { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG_BASE64 } },
+        { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: PDF_BASE64 }, title: 'plan.pdf' },
+      ])
+    const log = await logOf(id)
+    expect(log.map((event) => event.message.role)).toEqual(['user', 'assistant', 'user', 'assistant'])
+    expect(log[0]!.message.content).toEqual([
+      { type: 'text', text: 'What are these?' },
+      { type: 'image', mediaType: 'image/png', blob: await blobOf(PNG), bytes: PNG.byteLength, width: 40, height: 30 },
+      {
+        type: 'document',
+        mediaType: 'application/pdf',
+        blob: await blobOf(PDF),
+        bytes: PDF.byteLength,
+        pages: 2,
+        title: 'plan.pdf',
+      },
+    ])
+    await expectStoredOnce(id, [PNG, PDF])
+    const sent = await upstreamSent(tag)
+    expect(sent).toHaveLength(2)
+    for (const { body } of sent)
+      expect(body.messages[0]).toEqual({
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What are these?' },
+          { type: 'image_url', image_url: { url: PNG_DATA_URL } },
+          { type: 'file', file: { file_data: PDF_DATA_URL, filename: 'plan.pdf' } },
+        ],
+      })
   })
 
   it('a multi-turn conversation with the SDK’s messages resent every turn', async () => {

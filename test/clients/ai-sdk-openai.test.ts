@@ -2,6 +2,7 @@ import { createOpenAI } from '@ai-sdk/openai'
 import { generateText, jsonSchema, type ModelMessage, stepCountIs, streamText, tool } from 'ai'
 import { describe, expect, inject, it } from 'vitest'
 import { logOf, newSessionId, newTag, shown, upstreamSent, viewOf } from './helpers'
+import { blobOf, expectStoredOnce, PDF, PDF_DATA_URL, PNG, PNG_DATA_URL } from './media'
 
 /**
  * The AI SDK's default OpenAI provider (`@ai-sdk/openai`: the Responses API, stored, earlier
@@ -58,6 +59,61 @@ describe('the AI SDK’s OpenAI provider (Responses) against the Responses door'
     expect(shown(await logOf(id))).toEqual(['One?', 'Two?', 'Three?'].flatMap((q) => [`user:${q}`, `assistant:Echo: ${q}`]))
     const sent = await upstreamSent(tag)
     expect(sent.at(-1)!.body.messages.map((m) => m.content)).toEqual(['One?', 'Echo: One?', 'Two?', 'Echo: Two?', 'Three?'])
+  })
+
+  it('an image and a PDF in a turn (input_image and input_file), resent by the next: stored once, the model given both every time', async () => {
+    const id = newSessionId('ai-responses')
+    const tag = newTag()
+    const messages: ModelMessage[] = [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What are these?' },
+          { type: 'file', data: PNG, mediaType: 'image/png' },
+          { type: 'file', data: PDF, mediaType: 'application/pdf', filename: 'plan.pdf' },
+        ],
+      },
+    ]
+    const bodies: Record<string, any>[] = []
+    const first = await generateText({ model: provider(id, bodies)(`echo#${tag}`), messages, maxRetries: 0 })
+    expect(first.text).toBe('Echo: What are these? [image] [file]')
+    messages.push(...first.response.messages, { role: 'user', content: 'And the second page?' })
+    const second = await generateText({ model: provider(id, bodies)(`echo#${tag}`), messages, maxRetries: 0 })
+    expect(second.text).toBe('Echo: And the second page?')
+    // The SDK sent the question in its own shapes both times (the reply the second time by reference).
+    expect(bodies).toHaveLength(2)
+    for (const body of bodies)
+      expect(body.input[0].content).toEqual([
+        { type: 'input_text', text: 'What are these?' },
+        { type: 'input_image', image_url: PNG_DATA_URL },
+        { type: 'input_file', filename: 'plan.pdf', file_data: PDF_DATA_URL },
+      ])
+    const log = await logOf(id)
+    expect(log.map((event) => event.message.role)).toEqual(['user', 'assistant', 'user', 'assistant'])
+    expect(log[0]!.message.content).toEqual([
+      { type: 'text', text: 'What are these?' },
+      { type: 'image', mediaType: 'image/png', blob: await blobOf(PNG), bytes: PNG.byteLength, width: 40, height: 30 },
+      {
+        type: 'document',
+        mediaType: 'application/pdf',
+        blob: await blobOf(PDF),
+        bytes: PDF.byteLength,
+        pages: 2,
+        title: 'plan.pdf',
+      },
+    ])
+    await expectStoredOnce(id, [PNG, PDF])
+    const sent = await upstreamSent(tag)
+    expect(sent).toHaveLength(2)
+    for (const { body } of sent)
+      expect(body.messages[0]).toEqual({
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What are these?' },
+          { type: 'image_url', image_url: { url: PNG_DATA_URL } },
+          { type: 'file', file: { file_data: PDF_DATA_URL, filename: 'plan.pdf' } },
+        ],
+      })
   })
 
   it('a tool loop the SDK runs: its calls and results stored once, the model shown the whole loop', async () => {

@@ -1,6 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk'
 import { describe, expect, inject, it } from 'vitest'
-import { logOf, newSessionId, newTag, shown, upstreamSent } from './helpers'
+import { anthropicSent, logOf, newSessionId, newTag, shown, upstreamSent } from './helpers'
+import { blobOf, expectStoredOnce, PNG, PNG_BASE64, PNG_DATA_URL } from './media'
 
 /** The official SDK (1.x: the token as a Bearer key, `anthropic-version` 2026-10-21) pointed at the service, the session in a header. */
 const client = (sessionId: string) =>
@@ -164,4 +165,106 @@ describe('@anthropic-ai/sdk against the Messages door', () => {
     await expect(refused).rejects.toMatchObject({ status: 409 })
     expect(attempts).toBe(1)
   })
+})
+
+const screenshot: Anthropic.Tool = {
+  name: 'screenshot',
+  description: 'A screenshot of the screen',
+  input_schema: { type: 'object', properties: {} },
+}
+
+/** What the tool returns: a line of text and the screenshot, as Claude Code's and computer-use tools do. */
+const shot: Anthropic.ToolResultBlockParam['content'] = [
+  { type: 'text', text: 'The screen:' },
+  { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG_BASE64 } },
+]
+
+/**
+ * Each upstream a tool result's image can reach, with its model names (`claude…` go to the fake
+ * Anthropic one), the requests it was sent, and how the result of the call `s1` reads in one of
+ * them: as that upstream takes a tool's image.
+ */
+const upstreams = [
+  {
+    upstream: 'an OpenAI chat upstream',
+    prefix: '',
+    sent: async (tag: string) => (await upstreamSent(tag)).map((request) => request.body.messages as any[]),
+    // A tool message holds text only: the image follows at once, in a user message naming the call.
+    resultOf: (messages: any[]) => {
+      const at = messages.findIndex((m) => m.role === 'tool' && m.tool_call_id === 's1')
+      return messages.slice(at, at + 2)
+    },
+    result: [
+      { role: 'tool', tool_call_id: 's1', content: 'The screen:' },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: '[images returned by tool call s1]' },
+          { type: 'image_url', image_url: { url: PNG_DATA_URL } },
+        ],
+      },
+    ],
+  },
+  {
+    upstream: 'an Anthropic upstream',
+    prefix: 'claude-',
+    sent: async (tag: string) => (await anthropicSent(tag)).map((request) => request.body.messages as any[]),
+    // The image stays in the tool_result, as the client sent it.
+    resultOf: (messages: any[]) =>
+      messages.flatMap((m) => m.content).find((block) => block.type === 'tool_result' && block.tool_use_id === 's1')?.content,
+    result: shot,
+  },
+]
+
+describe('@anthropic-ai/sdk: an image inside a tool result', () => {
+  for (const { upstream, prefix, sent, resultOf, result } of upstreams)
+    it(`through ${upstream}: answered, then resent with the history: stored once, the model given it on every request after`, async () => {
+      const id = newSessionId('anthropic')
+      const tag = newTag()
+      const messages: Anthropic.MessageParam[] = [{ role: 'user', content: 'What is on the screen?' }]
+      const model = `${prefix}agent-s1#${tag}`
+      const asked = await client(id).messages.create({ model, max_tokens: 200, tools: [screenshot], messages })
+      const use = asked.content.find((block) => block.type === 'tool_use')!
+      expect(use).toMatchObject({ id: 's1', name: 'screenshot' })
+      messages.push(
+        { role: 'assistant', content: asked.content },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: shot }] },
+      )
+      const answered = await client(id).messages.create({ model, max_tokens: 200, tools: [screenshot], messages })
+      expect(answered.content).toEqual([{ type: 'text', text: 'Results: The screen: [image]' }])
+      messages.push({ role: 'assistant', content: answered.content }, { role: 'user', content: 'Describe it again.' })
+      const again = await client(id).messages.create({
+        model: `${prefix}echo#${tag}`,
+        max_tokens: 200,
+        tools: [screenshot],
+        messages,
+      })
+      expect(again.content).toEqual([{ type: 'text', text: 'Echo: Describe it again.' }])
+      const log = await logOf(id)
+      expect(shown(log).filter((line) => !line.startsWith('tool:'))).toEqual([
+        'user:What is on the screen?',
+        'assistant:calls s1',
+        'assistant:Results: The screen: [image]',
+        'user:Describe it again.',
+        'assistant:Echo: Describe it again.',
+      ])
+      expect(log.find((event) => event.message.role === 'tool')!.message.toolResponses).toEqual([
+        {
+          id: 's1',
+          name: 'screenshot',
+          data: [
+            { type: 'text', text: 'The screen:' },
+            { type: 'image', mediaType: 'image/png', blob: await blobOf(PNG), bytes: PNG.byteLength, width: 40, height: 30 },
+          ],
+        },
+      ])
+      await expectStoredOnce(id, [PNG])
+      const requests = await sent(tag)
+      expect(requests).toHaveLength(3)
+      expect(JSON.stringify(requests[0])).not.toContain(PNG_BASE64)
+      for (const messages of requests.slice(1)) {
+        expect(resultOf(messages)).toEqual(result)
+        expect(JSON.stringify(messages).split(PNG_BASE64)).toHaveLength(2)
+      }
+    })
 })

@@ -4,6 +4,8 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import type { serveWorker } from '../served/global-setup'
 import { cliMissing, folder, removeFolders, claude as runClaude, serveForCli, tokenOf } from './cli'
+import { anthropicSent } from './helpers'
+import { blobOf, expectStoredOnce, PNG, PNG_BASE64, PNG_DATA_URL } from './media'
 
 /**
  * Claude Code itself (`claude -p`, from the test-only package in test/cli, which .ci/run
@@ -112,4 +114,86 @@ describe.skipIf(why)('Claude Code (claude -p) against the Messages door', () => 
     expect(sent).toHaveLength(2)
     expect(sent[1]!.body.messages.filter((m) => m.role === 'tool')).toHaveLength(1)
   })
+})
+
+/**
+ * Each upstream Claude Code's Read of an image can reach, with the model that scripts the Read
+ * there, the requests it was sent, and how the image of the call `read_1` reads in one of them: as
+ * that upstream takes an image a tool returned.
+ */
+const upstreams = [
+  {
+    upstream: 'an OpenAI chat upstream',
+    model: 'reader',
+    sent: async (tag: string) => (await upstreamSent(tag)).map((request) => request.body.messages as any[]),
+    // A tool message holds text only: the image follows at once, in a user message naming the call.
+    imageOf: (messages: any[]) => messages[messages.findIndex((m) => m.role === 'tool' && m.tool_call_id === 'read_1') + 1],
+    image: {
+      role: 'user',
+      content: [
+        { type: 'text', text: '[images returned by tool call read_1]' },
+        { type: 'image_url', image_url: { url: PNG_DATA_URL } },
+      ],
+    },
+  },
+  {
+    upstream: 'an Anthropic upstream',
+    model: 'claude-reader',
+    sent: async (tag: string) => (await anthropicSent(tag)).map((request) => request.body.messages as any[]),
+    // The image stays in the tool_result, a base64 image block.
+    imageOf: (messages: any[]) =>
+      messages.flatMap((m) => m.content).find((block) => block.type === 'tool_result' && block.tool_use_id === 'read_1')?.content,
+    image: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG_BASE64 } }],
+  },
+]
+
+describe.skipIf(why)('Claude Code reading an image with its Read tool', () => {
+  for (const { upstream, model, sent, imageOf, image } of upstreams)
+    it(`through ${upstream}: the image read, then resent by two more turns: stored once, the model given it every time`, async () => {
+      const tag = `cci${Date.now().toString(36)}`
+      const file = join(work, `shot-${tag}.png`)
+      writeFileSync(file, PNG)
+      const id = randomUUID()
+      const read = await claude([
+        `Please READ:${file}`,
+        '--session-id',
+        id,
+        '--model',
+        `${model}#${tag}`,
+        '--allowedTools',
+        'Read',
+      ])
+      expect(read.is_error, JSON.stringify(read)).toBe(false)
+      // The model was given the file's image as the result of its call.
+      expect(read.result).toBe('Read: [image]')
+      // Two more turns, each resending the whole history with the image in its tool_result.
+      for (const question of ['What does it show?', 'And its colour?']) {
+        const run = await claude(['--resume', id, '--model', `${model}#${tag}`, question])
+        expect(run.is_error, JSON.stringify(run)).toBe(false)
+        expect(run.result).toBe(`Echo: ${question}`)
+      }
+      const log = await logOf(id)
+      const results = log.filter((event) => event.message.role === 'tool')
+      expect(results).toHaveLength(1)
+      expect(results[0].message.toolResponses).toEqual([
+        {
+          id: 'read_1',
+          name: 'Read',
+          data: [
+            { type: 'image', mediaType: 'image/png', blob: await blobOf(PNG), bytes: PNG.byteLength, width: 40, height: 30 },
+          ],
+        },
+      ])
+      const asked = log.filter((event) => event.message.role === 'user' && /What does it show\?/.test(event.message.content))
+      expect(asked).toHaveLength(1)
+      await expectStoredOnce(id, [PNG], { apiBase: new URL('/v1', worker.url).href, token })
+      // Every request after the Read gave the model the image, once, as the upstream takes it.
+      const requests = await sent(tag)
+      expect(requests).toHaveLength(4)
+      expect(JSON.stringify(requests[0])).not.toContain(PNG_BASE64)
+      for (const messages of requests.slice(1)) {
+        expect(imageOf(messages)).toEqual(image)
+        expect(JSON.stringify(messages).split(PNG_BASE64)).toHaveLength(2)
+      }
+    })
 })

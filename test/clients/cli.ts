@@ -18,12 +18,14 @@ export const cliMissing =
   existsSync(CLAUDE) && existsSync(CODEX) ? '' : 'the agent CLIs are not installed: run `npm ci --prefix test/cli`'
 
 /**
- * The served Worker the CLIs run against: the fake upstream as its model, a window of 200k (their
- * prompts run to 12k–17k tokens), and `vars`.
+ * The served Worker the CLIs run against: the fake upstream as its model (the fake Anthropic one
+ * for models named claude…), a window of 200k (their prompts run to 12k–17k tokens), and `vars`.
  */
 export const serveForCli = (vars: Record<string, string> = {}) =>
   serveWorker({
     OPENAI_BASE_URL: `${inject('upstreamUrl')}/v1`,
+    ANTHROPIC_BASE_URL: inject('anthropicUrl'),
+    ANTHROPIC_API_KEY: 'test-anthropic-key',
     CHAT_MODEL: 'echo',
     SUMMARY_MODEL: 'echo',
     CHAT_CONTEXT_TOKENS: '200000',

@@ -1,6 +1,9 @@
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import type { serveWorker } from '../served/global-setup'
 import { claude, cliMissing, codexUser as codexUserOf, removeFolders, serveForCli } from './cli'
+import { blobOf, expectStoredOnce, PNG, PNG_BASE64, PNG_DATA_URL } from './media'
 
 /**
  * Codex CLI itself (`codex exec`, from the test-only package in test/cli) pointed at the served
@@ -27,13 +30,16 @@ afterAll(async () => {
 
 const codexUser = (headers: Record<string, string> = {}) => codexUserOf(worker.url, { headers })
 
+/** A tool's output in short: its last line, or its parts (an image as `[image]`). */
+const outputOf = (data: string | any[]) =>
+  typeof data === 'string' ? data.trim().split('\n').at(-1) : data.map((part) => part.text ?? `[${part.type}]`).join(' ')
+
 const said = (log: any[]) =>
   log
     .filter((event) => event.type === 'MESSAGE' && event.message.role !== 'system' && !event.synthetic)
     .map(({ message: m }) => {
       if (m.toolCalls) return `${m.role}:calls ${m.toolCalls.map((call: any) => call.name).join(',')}`
-      if (m.toolResponses)
-        return `${m.role}:${m.toolResponses.map((response: any) => response.data.trim().split('\n').at(-1)).join(',')}`
+      if (m.toolResponses) return `${m.role}:${m.toolResponses.map((response: any) => outputOf(response.data)).join(',')}`
       return `${m.role}:${m.content.startsWith('<environment_context>') ? '<environment_context>' : m.content}`
     })
 
@@ -76,6 +82,65 @@ describe.skipIf(why)('Codex CLI (codex exec) against the Responses door', () => 
     ])
     const [, second] = await upstreamSent(tag)
     expect(second!.body.messages.filter((m) => m.role === 'tool')).toHaveLength(1)
+  })
+
+  it('an image its view_image returns, resent by the next turn: stored once, the model given it on every request after', async () => {
+    const codex = await codexUser()
+    const tag = `cxv${Date.now().toString(36)}`
+    const file = join(codex.work, 'shot.png')
+    writeFileSync(file, PNG)
+    // The model calls view_image; Codex answers with the image, a data URL input_image in the function_call_output.
+    expect(await codex.exec(['-m', `viewer#${tag}`, `Please VIEW:${file}`])).toMatch(/Viewed: \[image\]/)
+    expect(await codex.exec(['resume', '--last', '-m', `viewer#${tag}`, 'What does it show?'])).toMatch(
+      /Echo: What does it show\?/,
+    )
+    const log = await codex.log()
+    expect(said(log)).toEqual([
+      'user:<environment_context>',
+      `user:Please VIEW:${file}`,
+      'assistant:calls view_image',
+      'tool:[image]',
+      'assistant:Viewed: [image]',
+      'user:What does it show?',
+      'assistant:Echo: What does it show?',
+    ])
+    // As Codex sent it: its bytes, and the detail it asks for.
+    const result = log.find((event) => event.message?.role === 'tool')
+    expect(result.message.toolResponses).toEqual([
+      {
+        id: 'view_1',
+        name: 'view_image',
+        data: [
+          {
+            type: 'image',
+            mediaType: 'image/png',
+            blob: await blobOf(PNG),
+            bytes: PNG.byteLength,
+            width: 40,
+            height: 30,
+            detail: 'high',
+          },
+        ],
+      },
+    ])
+    const { sessions } = await codex.api('/sessions')
+    await expectStoredOnce(sessions[0].id, [PNG], { apiBase: new URL('/v1', worker.url).href, token: codex.token })
+    // Every request after the call gave the model the image, once, after the tool message.
+    const sent = await upstreamSent(tag)
+    expect(sent).toHaveLength(3)
+    expect(JSON.stringify(sent[0]!.body.messages)).not.toContain(PNG_BASE64)
+    for (const { body } of sent.slice(1)) {
+      const messages = body.messages as any[]
+      const at = messages.findIndex((m) => m.role === 'tool' && m.tool_call_id === 'view_1')
+      expect(messages[at + 1]).toEqual({
+        role: 'user',
+        content: [
+          { type: 'text', text: '[images returned by tool call view_1]' },
+          { type: 'image_url', image_url: { url: PNG_DATA_URL, detail: 'high' } },
+        ],
+      })
+      expect(JSON.stringify(messages).split(PNG_BASE64)).toHaveLength(2)
+    }
   })
 
   it('a compaction Codex asks for before its next turn: a pass with a summary, then the turn on the compacted view', async () => {

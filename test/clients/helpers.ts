@@ -55,6 +55,11 @@ export async function upstreamSent(tag: string): Promise<{ body: { messages: { r
   return (await fetch(`${inject('upstreamUrl')}/__requests?tag=${encodeURIComponent(tag)}`)).json() as never
 }
 
+/** What the fake Anthropic upstream was sent for a tag (models named claude…), in order. */
+export async function anthropicSent(tag: string): Promise<{ body: { messages: { role: string; content: any[] }[] } }[]> {
+  return (await fetch(`${inject('anthropicUrl')}/__requests?tag=${encodeURIComponent(tag)}`)).json() as never
+}
+
 /** A log in short: `role:content`, tool calls and results by id. */
 export const shown = (log: Awaited<ReturnType<typeof logOf>>) =>
   log.map(({ message: m }) => {

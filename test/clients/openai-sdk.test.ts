@@ -1,6 +1,7 @@
 import OpenAI from 'openai'
 import { describe, expect, inject, it } from 'vitest'
 import { logOf, newSessionId, newTag, shown, upstreamSent, viewOf } from './helpers'
+import { blobOf, expectStoredOnce, PDF, PDF_DATA_URL, PNG, PNG_DATA_URL } from './media'
 
 /** The official SDK pointed at the service: its base URL, the bearer token as the API key, the session in a header. */
 const client = (sessionId: string) =>
@@ -93,6 +94,41 @@ describe('the openai package against the chat-completions door', () => {
     expect(calls).toEqual([{ id: expect.stringMatching(/^call_/), name: 'get_weather', arguments: '{"n":0}' }])
     const stored = (await logOf(id)).at(-1)!.message.toolCalls as { id: string }[]
     expect(stored[0]!.id).toBe(calls[0]!.id)
+  })
+
+  it('an image and a PDF in a turn, resent with the history by the next: stored once, the model given both every time', async () => {
+    const id = newSessionId()
+    const tag = newTag()
+    const question: OpenAI.ChatCompletionContentPart[] = [
+      { type: 'text', text: 'What are these?' },
+      { type: 'image_url', image_url: { url: PNG_DATA_URL } },
+      { type: 'file', file: { file_data: PDF_DATA_URL, filename: 'plan.pdf' } },
+    ]
+    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: question }]
+    const first = await client(id).chat.completions.create({ model: `echo#${tag}`, messages })
+    expect(first.choices[0]!.message.content).toBe('Echo: What are these? [image] [file]')
+    messages.push(first.choices[0]!.message, { role: 'user', content: 'And the second page?' })
+    const second = await client(id).chat.completions.create({ model: `echo#${tag}`, messages })
+    expect(second.choices[0]!.message.content).toBe('Echo: And the second page?')
+    const log = await logOf(id)
+    expect(log.map((event) => event.message.role)).toEqual(['user', 'assistant', 'user', 'assistant'])
+    expect(log[0]!.message.content).toEqual([
+      { type: 'text', text: 'What are these?' },
+      { type: 'image', mediaType: 'image/png', blob: await blobOf(PNG), bytes: PNG.byteLength, width: 40, height: 30 },
+      {
+        type: 'document',
+        mediaType: 'application/pdf',
+        blob: await blobOf(PDF),
+        bytes: PDF.byteLength,
+        pages: 2,
+        title: 'plan.pdf',
+      },
+    ])
+    await expectStoredOnce(id, [PNG, PDF])
+    // The model was given the question's parts as the client sent them, on both requests.
+    const sent = await upstreamSent(tag)
+    expect(sent).toHaveLength(2)
+    for (const { body } of sent) expect(body.messages[0]).toEqual({ role: 'user', content: question })
   })
 
   it('a conversation resending its whole history each turn: each message stored once, the model sent it once', async () => {

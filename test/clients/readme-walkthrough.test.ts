@@ -25,6 +25,8 @@ const SECTIONS: Section[] = [
   ['docs/guides/openai.md', '## Try it with curl'],
   ['docs/guides/branches.md', '## Edit, regenerate and rewind, with curl'],
   ['docs/guides/compaction.md', '## Background passes, previews, undo and pins, with curl'],
+  ['docs/guides/images.md', '## Images through each door, with curl'],
+  ['docs/guides/memory.md', '## Try it with curl'],
 ]
 const missing = ['bash', 'curl', 'npm'].filter((tool) => spawnSync(tool, ['--version'], { stdio: 'ignore' }).error)
 const why = missing.length > 0 ? `the walkthrough needs ${missing.join(' and ')} on PATH` : ''

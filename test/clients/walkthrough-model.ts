@@ -1,8 +1,9 @@
 /**
  * The model the README's walkthrough runs against in the tests: an OpenAI-compatible server on
  * loopback that hands every request to the tests' fake upstream (test/upstream/fake-openai.ts)
- * under the mode a real model would follow here — `agent-_` when the request offers tools (it
- * calls the first tool, without an id, then answers the results it is given), `echo` otherwise.
+ * under the mode a real model would follow here — `notes` when the request offers the memory tool
+ * (it keeps notes in its memory), `agent-_` when it offers other tools (it calls the first tool,
+ * without an id, then answers the results it is given), `echo` otherwise.
  * Whatever model name the Worker asks for (`CHAT_MODEL`, a request's `model`), the fake answers.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http'
@@ -17,8 +18,9 @@ async function readBody(req: IncomingMessage): Promise<string> {
 export async function startWalkthroughModel(upstreamUrl: string, port = 0): Promise<{ url: string; server: Server }> {
   const server = createServer((req, res) => {
     ;(async () => {
-      const body = JSON.parse((await readBody(req)) || '{}') as { model?: string; tools?: unknown[] }
-      body.model = body.tools?.length ? 'agent-_' : 'echo'
+      const body = JSON.parse((await readBody(req)) || '{}') as { model?: string; tools?: { function?: { name?: string } }[] }
+      const memory = body.tools?.some((tool) => tool.function?.name === 'memory')
+      body.model = memory ? 'notes' : body.tools?.length ? 'agent-_' : 'echo'
       const answer = await fetch(`${upstreamUrl}${req.url}`, {
         method: req.method,
         headers: { 'Content-Type': 'application/json' },

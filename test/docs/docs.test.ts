@@ -34,6 +34,7 @@ const GUIDES = [
   'codex',
   'agents-sdk',
   'browser-app',
+  'images',
   'branches',
   'compaction',
   'portability',
@@ -42,6 +43,7 @@ const GUIDES = [
   'configuration',
   'identity-providers',
   'deployment',
+  'memory',
 ]
 
 /** A page's text without its fenced code blocks, which hold no headings and no links (their lines kept, empty). */

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { sign } from 'hono/jwt'
 import type { TestProject } from 'vitest/node'
 import { unstable_startWorker } from 'wrangler'
+import { startFakeAnthropic } from '../upstream/fake-anthropic'
 import { startFakeOpenAI } from '../upstream/fake-openai'
 
 declare module 'vitest' {
@@ -13,6 +14,8 @@ declare module 'vitest' {
     /** A bearer token for user `alice`, the clients' API key. */
     apiKey: string
     upstreamUrl: string
+    /** The fake Anthropic upstream's base URL (without /v1, as ANTHROPIC_BASE_URL takes it). */
+    anthropicUrl: string
     /** The HS256 secret the Worker verifies tokens with (tests sign their own users' tokens). */
     jwtSecret: string
   }
@@ -45,13 +48,16 @@ export async function serveWorker(vars: Record<string, string>) {
 
 /**
  * For the clients and browser projects: the served Worker with the fake OpenAI-compatible
- * upstream as its model: what the real client libraries and the browser are pointed at, as a
- * user would point them at a deployment.
+ * upstream as its model (and the fake Anthropic one for models named claude…): what the real
+ * client libraries and the browser are pointed at, as a user would point them at a deployment.
  */
 export default async function setup(project: TestProject) {
   const upstream = await startFakeOpenAI()
+  const anthropic = await startFakeAnthropic()
   const worker = await serveWorker({
     OPENAI_BASE_URL: `${upstream.url}/v1`,
+    ANTHROPIC_BASE_URL: anthropic.url,
+    ANTHROPIC_API_KEY: 'test-anthropic-key',
     CHAT_MODEL: 'echo',
     SUMMARY_MODEL: 'echo',
     // One user stands for every client suite here (a thousand requests a minute, hundreds of
@@ -62,9 +68,11 @@ export default async function setup(project: TestProject) {
   project.provide('apiBase', new URL('/v1', worker.url).href)
   project.provide('apiKey', await sign({ sub: 'alice', exp: Math.floor(Date.now() / 1000) + 3600 }, SECRET, 'HS256'))
   project.provide('upstreamUrl', upstream.url)
+  project.provide('anthropicUrl', anthropic.url)
   project.provide('jwtSecret', SECRET)
   return async () => {
     await worker.stop()
     await new Promise<void>((resolve) => upstream.server.close(() => resolve()))
+    await new Promise<void>((resolve) => anthropic.server.close(() => resolve()))
   }
 }

@@ -10,7 +10,8 @@ import { expect } from 'vitest'
  *   came after it, without its summary events;
  * - a REWIND: the view is the view as of its point (`at` or `before` its `to`, empty for null),
  *   pins as they were there, and `coveredEventCount` counts the messages that left;
- * - a PINS event changes no view.
+ * - a PINS event changes no view;
+ * - a boundary's clearing names messages the boundary keeps, and calls those messages hold.
  * Answers the final view and the ids of every event some pass covered.
  */
 export function expectNothingLost(events: any[]): { view: { id: string }[]; covered: Set<string> } {
@@ -58,6 +59,7 @@ export function expectNothingLost(events: any[]): { view: { id: string }[]; cove
         b.coveredEventCount,
       )
       for (const id of left) expect(pins.has(id), `${at} covers ${id}, which was pinned`).toBe(false)
+      expectClearingOf(b, at, byId)
       for (const id of left) covered.add(id)
       passes.set(event.id, { before: view, summaries: new Set(summaries) })
       view = named(b)
@@ -67,6 +69,7 @@ export function expectNothingLost(events: any[]): { view: { id: string }[]; cove
       const since = view.filter((id) => !pass!.summaries.has(id) && !pass!.before.includes(id))
       view = named(event.boundary)
       sameIds(view, [...pass!.before, ...since], `${at}: the view without the pass it undoes`)
+      expectClearingOf(event.boundary, at, byId)
     } else if (event.type === 'REWIND') {
       const { to, position } = event.rewind
       let point = { view: [] as string[], pins: new Set<string>() }
@@ -85,6 +88,7 @@ export function expectNothingLost(events: any[]): { view: { id: string }[]; cove
       )
       view = restored
       pins = point.pins
+      expectClearingOf(event.boundary, at, byId)
     }
     for (const e of events.slice(i, end)) after.set(e.id, { view: [...view], pins, index: i })
     i = end - 1
@@ -111,4 +115,17 @@ export function lineageOf(events: any[]): any[] {
     i = index.get(to)! - (position === 'before' ? 1 : 0)
   }
   return lineage.reverse()
+}
+
+/** A boundary's `cleared` entries name messages it keeps, and calls they make (arguments) or answer (results). */
+function expectClearingOf(boundary: any, at: string, byId: Map<string, any>) {
+  const kept = new Set([...boundary.pinned, ...boundary.preserved])
+  for (const entry of boundary.cleared ?? []) {
+    expect(kept.has(entry.eventId), `${at} clears ${entry.eventId}, which it does not keep`).toBe(true)
+    const message = byId.get(entry.eventId)?.message
+    const ids = new Set(
+      (entry.inputs ? message?.toolCalls : message?.toolResponses)?.map((item: { id: string }) => item.id) ?? [],
+    )
+    for (const id of entry.callIds) expect(ids.has(id), `${at} clears call ${id} of ${entry.eventId}, which has none`).toBe(true)
+  }
 }

@@ -10,10 +10,19 @@
  * | `think`        | a thinking block (with its signature), then like echo                      |
  * | `tools-<ids>`  | a `tool_use` block for the request's first tool per comma-separated id      |
  * | `agent-<ids>`  | like tools-<ids> after a user message; after tool results `Results: <…>`    |
+ * | `reader`       | Claude Code's loop: after a user message holding `READ:<path>`, a `tool_use` |
+ * |                | of its `Read` tool with `{"file_path": path}`; after its result,            |
+ * |                | `Read: <the result's text>` (else like echo)                               |
  * | `limited`      | 429 `rate_limit_error` with `retry-after: 7`                                |
  * | `overloaded`   | 529 `overloaded_error`                                                      |
  * | `long`         | 400 `prompt is too long`                                                    |
  * | `midfail`      | streams a piece of text, then an `error` event (`overloaded_error`)        |
+ * | `memory`       | once the memory tool is offered, runs the script after `MEMORY:` in the    |
+ * |                | last user message (`./memory-script`): each round's `tool_use` blocks (on  |
+ * |                | if the tool is withdrawn), then `Memory results: <results, "\n---\n">`  |
+ *
+ * A tool result's text is its content's: a string, or its blocks' (text as it is, `[image]` and
+ * `[document]` for the others, joined by a space).
  *
  * Like Anthropic, a reply's text stops before the first of the request's `stop_sequences` it
  * holds: `stop_reason` is then `stop_sequence` and `stop_sequence` that sequence.
@@ -24,6 +33,7 @@
  * `GET /__requests?tag=<tag>` returns the requests of a tag (headers and body).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { callOf, memoryScript, roundOf } from './memory-script'
 
 type Block = { type: string; text?: string; content?: unknown; cache_control?: unknown; [key: string]: unknown }
 type Message = { role: string; content: Block[] }
@@ -79,14 +89,44 @@ const textOf = (message: Message | undefined) =>
     .map((block) => block.text)
     .join('\n')
 
+/** A tool result's text (see the header). */
+const resultText = (result: Block) =>
+  Array.isArray(result.content)
+    ? (result.content as Block[]).map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join(' ')
+    : String(result.content ?? '')
+
+/** `memory`: once the tool is offered, the script's next round of `tool_use` blocks (on if it is withdrawn), then the results it got. */
+function memoryAnswer(body: Body): Block[] | null {
+  const offered = body.tools?.some((tool) => tool.name === 'memory') ?? false
+  const script = memoryScript(body.messages.map((m) => ({ role: m.role, text: textOf(m) })))
+  if (!script || (!offered && script.done === 0)) return null
+  if (script.done < script.rounds.length) {
+    const { text, calls } = roundOf(script.rounds[script.done]!)
+    const uses = calls.map((command, i) => ({ type: 'tool_use', id: `toolu_mem_${script.done}_${i}`, ...callOf(command) }))
+    return [...(text ? [{ type: 'text', text }] : []), ...uses]
+  }
+  const at = body.messages.findLastIndex((m) => m.role === 'user' && textOf(m).includes('MEMORY:'))
+  const results = body.messages
+    .slice(at + 1)
+    .flatMap((m) => m.content.filter((block) => block.type === 'tool_result'))
+    .map(resultText)
+  return [{ type: 'text', text: `Memory results: ${results.join('\n---\n')}` }]
+}
+
 function answerOf(mode: string, arg: string | undefined, body: Body): Block[] {
   const last = body.messages.at(-1)
   const results = (last?.content ?? []).filter((block) => block.type === 'tool_result')
   const lastUser = [...body.messages].reverse().find((m) => m.role === 'user' && m.content.some((b) => b.type === 'text'))
   const echo: Block = { type: 'text', text: `Echo: ${textOf(lastUser).slice(0, 200)}` }
   if (mode === 'think') return [{ type: 'thinking', thinking: 'Let me think.', signature: 'sig-123' }, echo]
-  if (mode === 'agent' && results.length > 0)
-    return [{ type: 'text', text: `Results: ${results.map((block) => String(block.content)).join(' | ')}` }]
+  if (mode === 'memory') return memoryAnswer(body) ?? [echo]
+  if (mode === 'agent' && results.length > 0) return [{ type: 'text', text: `Results: ${results.map(resultText).join(' | ')}` }]
+  if (mode === 'reader') {
+    if (results.length > 0) return [{ type: 'text', text: `Read: ${resultText(results[0]!)}` }]
+    const path = /READ:(\S+)/.exec(textOf(lastUser))?.[1]
+    if (path) return [{ type: 'tool_use', id: 'read_1', name: 'Read', input: { file_path: path } }]
+    return [echo]
+  }
   if (mode === 'tools' || mode === 'agent') {
     const name = body.tools?.[0]?.name ?? 'missing_tool'
     return (arg ?? 'toolu_1').split(',').map((id, n) => ({ type: 'tool_use', id, name, input: { n } }))

@@ -29,31 +29,54 @@
  * |                 | plain or streamed in the real delta format (arguments in pieces)        |
  * | `toolscut-<ids>`| streams the calls of tools-<ids>, then drops the connection in the     |
  * |                 | middle of the last call's arguments                                    |
+ * | `loop-<n>`      | a long agent loop: the request's first tool called with id `step_<k>`,  |
+ * |                 | k one past the step whose result ends the messages (1 after a user      |
+ * |                 | message: a retried request asks the same step), then `Done after <n> steps` |
  * | `agent-<ids>`   | an agent's loop: like tools-<ids> after a user message; after tool      |
  * |                 | results, answers `Results: <each result's content, joined by " | ">`  |
  * | `recall-<q>`    | when recall_history is offered: calls it with query q, then answers     |
  * |                 | `Recalled: <its result>`; `recallloop-<q>` calls it whenever offered      |
  * |                 | (then `Done after <n> recalls`); `recallmix-<q>` calls it and a client tool; |
  * |                 | `recallall-<q>` calls it with `scope: "all_sessions"`                    |
+ * | `recallid-<id>` | when recall_history is offered, calls it with `{"id": id}`, then answers |
+ * |                 | `Recalled: <its result>`                                                  |
+ * | `memory`        | once the memory tool is offered, runs the script after `MEMORY:` in the |
+ * |                 | last user message (`./memory-script`): each round's `memory` calls (on  |
+ * |                 | if the tool is withdrawn), then `Memory results: <results, "\n---\n">` |
+ * | `notes`         | a model keeping notes in its memory: views `/memories`; to a message    |
+ * |                 | `Remember: <fact>` it adds the fact to `/memories/notes.md` (created, or |
+ * |                 | inserted at its top) and answers `Noted.`; to anything else it reads    |
+ * |                 | the notes and answers `From my notes: <them, joined by "; ">`          |
  * | `reader`        | Claude Code's loop: after a user message holding `READ:<path>`, calls its |
  * |                 | `Read` tool with `{"file_path": path}`; after its result, answers       |
  * |                 | `Read: <the result's text>` (else like echo)                            |
  * | `shell[-<n>]`   | Codex's loop: after a user message holding `RUN:<command>`, calls its    |
  * |                 | `exec_command` tool with `{"cmd": command}`; after its result, answers  |
  * |                 | `Ran: <the result's last line>` (else like echo); reporting n prompt tokens |
+ * | `viewer`        | Codex's image loop: after a user message holding `VIEW:<path>`, calls its |
+ * |                 | `view_image` tool with `{"path": path}`; after its result, answers      |
+ * |                 | `Viewed: <the result's text>` (else like echo)                           |
  *
  * Usage comes from the wire only: prompt tokens are a token per 4 characters of what the prompt
  * carries (message contents, tool calls' names and arguments, the tools' JSON) plus 2 a message
- * for its framing; completion tokens a token per 4 characters of the answer.
+ * for its framing, and 85 an image or file part (OpenAI's low-detail image); completion tokens a
+ * token per 4 characters of the answer. A content of parts is read as OpenAI's: its text parts'
+ * text, an `image_url` as `[image]`, a `file` as `[file]` (what echo answers). A tool result's
+ * images, which this wire carries in the user message right after the tool messages (its text
+ * `[images returned by tool call <id>]`, then the call's images), are read as that result's:
+ * `[image]` after its text, for each (what `reader`, `viewer`, `agent` and `shell` answer).
  *
  * Every request is recorded on arrival (with the usage it was answered with, once answered);
  * `GET /__requests?tag=<tag>` returns those of a tag.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { callOf, memoryScript, roundOf } from './memory-script'
+
+type WirePart = { type: string; text?: string; image_url?: { url: string }; file?: { file_data: string } }
 
 type WireMessage = {
   role: string
-  content: string | null
+  content: string | WirePart[] | null
   tool_calls?: { id: string; function: { name: string; arguments: string } }[]
   tool_call_id?: string
 }
@@ -111,9 +134,17 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8')
 }
 
+/** A content's text as this fake reads it: a string, or its parts' (`[image]` and `[file]` for the others). */
+const textOf = (content: WireMessage['content']): string =>
+  typeof content === 'string' || content === null
+    ? (content ?? '')
+    : content
+        .map((part) => (part.type === 'text' ? (part.text ?? '') : part.type === 'image_url' ? '[image]' : '[file]'))
+        .join(' ')
+
 const echoOf = (messages: WireMessage[]) => {
   const lastUser = [...messages].reverse().find((m) => m.role === 'user')
-  return `Echo: ${(lastUser?.content ?? '').slice(0, 200)}`
+  return `Echo: ${textOf(lastUser?.content ?? null).slice(0, 200)}`
 }
 
 /** Prompt tokens as this fake counts them (see the header): from the wire, nothing else. */
@@ -121,6 +152,8 @@ function promptTokensOf(body: ChatBody): number {
   let characters = body.tools ? JSON.stringify(body.tools).length : 0
   for (const m of body.messages) {
     characters += typeof m.content === 'string' ? m.content.length : 0
+    for (const part of Array.isArray(m.content) ? m.content : [])
+      characters += part.type === 'text' ? (part.text ?? '').length : 85 * 4
     for (const c of m.tool_calls ?? []) characters += c.function.name.length + c.function.arguments.length
   }
   return Math.ceil(characters / 4) + 2 * body.messages.length
@@ -220,8 +253,11 @@ function callFirstTool(request: ChatRequest, cut = false) {
   )
 }
 
-/** Answers with these tool calls, plain or streamed in the real delta format (each call named, then its arguments in pieces). */
-function sendCalls(request: ChatRequest, calls: ToolCall[], cut = false, promptTokens?: number) {
+/**
+ * Answers with these tool calls (after `text`, when given), plain or streamed in the real delta
+ * format (each call named, then its arguments in pieces).
+ */
+function sendCalls(request: ChatRequest, calls: ToolCall[], cut = false, promptTokens?: number, text: string | null = null) {
   const { res, body } = request
   if (!body.stream) {
     const wire = calls.map(({ id, name, arguments: args }) => ({
@@ -233,12 +269,13 @@ function sendCalls(request: ChatRequest, calls: ToolCall[], cut = false, promptT
       id: 'chatcmpl-fake',
       object: 'chat.completion',
       model: body.model,
-      choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: wire }, finish_reason: 'tool_calls' }],
-      usage: usageOf(request, '', promptTokens),
+      choices: [{ index: 0, message: { role: 'assistant', content: text, tool_calls: wire }, finish_reason: 'tool_calls' }],
+      usage: usageOf(request, text ?? '', promptTokens),
     })
   }
   res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' })
   res.write(chunk(body.model, { role: 'assistant', content: null }))
+  if (text) res.write(chunk(body.model, { content: text }))
   for (const [index, { id, name, arguments: args }] of calls.entries()) {
     res.write(
       chunk(body.model, { tool_calls: [{ index, ...(id ? { id } : {}), type: 'function', function: { name, arguments: '' } }] }),
@@ -260,11 +297,47 @@ function sendCalls(request: ChatRequest, calls: ToolCall[], cut = false, promptT
   res.end('data: [DONE]\n\n')
 }
 
-/** The contents of the tool messages that end the prompt (what the model was just given). */
+/** The marker of a tool call's images in the user message after the tool messages. */
+const IMAGES_OF_CALL = /^\[images returned by tool call (.+)\]$/
+
+/**
+ * The images of each call in a user message that carries tool results' images (each call's
+ * marker, then its images), counted by call id; null for any other message.
+ */
+function toolImagesIn(message: WireMessage | undefined): Map<string, number> | null {
+  if (message?.role !== 'user' || !Array.isArray(message.content)) return null
+  const first = message.content[0]
+  if (first?.type !== 'text' || !IMAGES_OF_CALL.test(first.text ?? '')) return null
+  const counts = new Map<string, number>()
+  let call = ''
+  for (const part of message.content) {
+    const marker = part.type === 'text' ? IMAGES_OF_CALL.exec(part.text ?? '') : null
+    if (marker) call = marker[1]!
+    else counts.set(call, (counts.get(call) ?? 0) + 1)
+  }
+  return counts
+}
+
+/**
+ * The contents of the tool messages that end the prompt (what the model was just given), each
+ * followed by ` [image]` per image its call returned (in the user message after them, if any).
+ */
 function trailingToolResults(messages: WireMessage[]): string[] {
+  const images = toolImagesIn(messages.at(-1))
   const results: string[] = []
-  for (let i = messages.length - 1; i >= 0 && messages[i]!.role === 'tool'; i--) results.unshift(messages[i]!.content ?? '')
+  for (let i = messages.length - (images ? 2 : 1); i >= 0 && messages[i]!.role === 'tool'; i--) {
+    const { content, tool_call_id: id = '' } = messages[i]!
+    const text = [textOf(content), ...new Array<string>(images?.get(id) ?? 0).fill('[image]')]
+    results.unshift(text.filter((piece) => piece !== '').join(' '))
+  }
   return results
+}
+
+/** The step a `loop` model takes next: one past the step whose result ends the messages, else the first. */
+function loopStepOf(messages: WireMessage[]): number {
+  const last = messages.at(-1)
+  const done = last?.role === 'tool' ? /^step_(\d+)$/.exec(last.tool_call_id ?? '') : null
+  return done ? Number(done[1]) + 1 : 1
 }
 
 /** `recall`, `recallloop`, `recallmix` and `recallall`: a model that looks up the history when recall_history is offered. */
@@ -290,7 +363,74 @@ const recaller =
     )
   }
 
+/** `recallid-<id>`: when recall_history is offered, calls it with `{"id": id}`; given its result, answers `Recalled: <it>`. */
+function recallById(request: ChatRequest): unknown {
+  const { messages, tools } = request.body
+  const offered = (tools ?? []).some((tool) => tool.function.name === 'recall_history')
+  const last = messages.at(-1)
+  const asked = [...messages].reverse().find((m) => m.role === 'assistant')
+  const answered = last?.role === 'tool' && asked?.tool_calls?.some((call) => call.function.name === 'recall_history')
+  if (answered) return answer(request, `Recalled: ${textOf(last!.content)}`)
+  if (!offered) return echo(request)
+  return sendCalls(request, [{ name: 'recall_history', arguments: JSON.stringify({ id: request.arg ?? '' }) }])
+}
+
+/**
+ * `memory`: a model that runs a script of memory commands once the memory tool is offered (and
+ * goes on calling it if the tool is then withdrawn), then answers the results it got.
+ */
+function memoryModel(request: ChatRequest): unknown {
+  const { body } = request
+  const offered = (body.tools ?? []).some((tool) => tool.function.name === 'memory')
+  const script = memoryScript(body.messages.map((m) => ({ role: m.role, text: textOf(m.content) })))
+  if (!script || (!offered && script.done === 0)) return echo(request)
+  if (script.done < script.rounds.length) {
+    const { text, calls } = roundOf(script.rounds[script.done]!)
+    const wire = calls.map((command, i) => {
+      const { name, input } = callOf(command)
+      return { id: `fake_${script.done}_${i}`, name, arguments: JSON.stringify(input) }
+    })
+    return sendCalls(request, wire, false, undefined, text)
+  }
+  const results = body.messages.slice(body.messages.findLastIndex((m) => m.role === 'user')).filter((m) => m.role === 'tool')
+  return answer(request, `Memory results: ${results.map((m) => textOf(m.content)).join('\n---\n')}`)
+}
+
 const echo = (request: ChatRequest, options?: AnswerOptions) => answer(request, echoOf(request.body.messages), options)
+
+/** The lines of a file as the memory tool's `view` shows them (numbered), without their numbers. */
+const viewedLines = (view: string) =>
+  view
+    .split('\n')
+    .slice(1)
+    .map((line) => line.replace(/^ *\d+\t/, ''))
+    .filter((line) => line !== '')
+
+/** `notes`: a model that follows the memory instruction: it looks first, writes what it is told to remember, reads what it is asked. */
+function notesModel(request: ChatRequest): unknown {
+  const { messages, tools } = request.body
+  if (!(tools ?? []).some((tool) => tool.function.name === 'memory')) return echo(request)
+  const at = messages.findLastIndex((m) => m.role === 'user')
+  const asked = textOf(messages[at]?.content ?? null)
+  const results = messages
+    .slice(at + 1)
+    .filter((m) => m.role === 'tool')
+    .map((m) => textOf(m.content))
+  const memory = (command: Record<string, unknown>) =>
+    sendCalls(request, [{ id: `notes_${results.length}`, name: 'memory', arguments: JSON.stringify(command) }])
+  if (results.length === 0) return memory({ command: 'view', path: '/memories' })
+  const hasNotes = results[0]!.includes('\t/memories/notes.md')
+  const fact = /^Remember:\s*(.+)$/s.exec(asked)?.[1]
+  if (results.length === 1 && fact)
+    return memory(
+      hasNotes
+        ? { command: 'insert', path: '/memories/notes.md', insert_line: 0, insert_text: fact }
+        : { command: 'create', path: '/memories/notes.md', file_text: `${fact}\n` },
+    )
+  if (results.length === 1 && hasNotes) return memory({ command: 'view', path: '/memories/notes.md' })
+  if (fact) return answer(request, 'Noted.')
+  return answer(request, hasNotes ? `From my notes: ${viewedLines(results[1]!).join('; ')}` : 'I have no notes yet.')
+}
 
 /** Each mode's behaviour (see the table at the top). */
 const MODES: Record<string, (request: ChatRequest) => unknown> = {
@@ -321,7 +461,7 @@ const MODES: Record<string, (request: ChatRequest) => unknown> = {
   cut: (r) => echo(r, { cut: true }),
   hang: () => {}, // never answers; the client's timeout ends it
   context: (r) => {
-    const size = r.body.messages.reduce((n, m) => n + (m.content?.length ?? 0), 0)
+    const size = r.body.messages.reduce((n, m) => n + textOf(m.content).length, 0)
     if (size <= Number(r.arg)) return echo(r)
     return sendError(r.res, 400, `This model's maximum context length is ${r.arg} characters; the messages hold ${size}.`, {
       code: 'context_length_exceeded',
@@ -336,6 +476,12 @@ const MODES: Record<string, (request: ChatRequest) => unknown> = {
   cached: (r) => echo(r, { promptTokens: 100, cachedTokens: Number(r.arg) }),
   tools: (r) => callFirstTool(r),
   toolscut: (r) => callFirstTool(r, true),
+  loop: (r) => {
+    const step = loopStepOf(r.body.messages)
+    if (step > Number(r.arg)) return answer(r, `Done after ${r.arg} steps`)
+    const name = r.body.tools?.[0]?.function.name ?? 'missing_tool'
+    return sendCalls(r, [{ id: `step_${step}`, name, arguments: JSON.stringify({ step }) }])
+  },
   agent: (r) => {
     const results = trailingToolResults(r.body.messages)
     return results.length === 0 ? callFirstTool(r) : answer(r, `Results: ${results.join(' | ')}`)
@@ -343,7 +489,7 @@ const MODES: Record<string, (request: ChatRequest) => unknown> = {
   reader: (r) => {
     const [result] = trailingToolResults(r.body.messages)
     if (result !== undefined) return answer(r, `Read: ${result}`)
-    const lastUser = [...r.body.messages].reverse().find((m) => m.role === 'user')?.content ?? ''
+    const lastUser = textOf([...r.body.messages].reverse().find((m) => m.role === 'user')?.content ?? null)
     const path = /READ:(\S+)/.exec(lastUser)?.[1]
     return path ? sendCalls(r, [{ id: 'read_1', name: 'Read', arguments: JSON.stringify({ file_path: path }) }]) : echo(r)
   },
@@ -351,15 +497,25 @@ const MODES: Record<string, (request: ChatRequest) => unknown> = {
     const promptTokens = r.arg === undefined ? undefined : Number(r.arg)
     const [result] = trailingToolResults(r.body.messages)
     if (result !== undefined) return answer(r, `Ran: ${result.trim().split('\n').at(-1)}`, { promptTokens })
-    const lastUser = [...r.body.messages].reverse().find((m) => m.role === 'user')?.content ?? ''
+    const lastUser = textOf([...r.body.messages].reverse().find((m) => m.role === 'user')?.content ?? null)
     const command = /RUN:(.+)$/m.exec(lastUser)?.[1]
     const call = { id: 'shell_1', name: 'exec_command', arguments: JSON.stringify({ cmd: command }) }
     return command ? sendCalls(r, [call], false, promptTokens) : echo(r, { promptTokens })
+  },
+  viewer: (r) => {
+    const [result] = trailingToolResults(r.body.messages)
+    if (result !== undefined) return answer(r, `Viewed: ${result}`)
+    const lastUser = textOf([...r.body.messages].reverse().find((m) => m.role === 'user')?.content ?? null)
+    const path = /VIEW:(\S+)/.exec(lastUser)?.[1]
+    return path ? sendCalls(r, [{ id: 'view_1', name: 'view_image', arguments: JSON.stringify({ path }) }]) : echo(r)
   },
   recall: recaller('recall'),
   recallloop: recaller('recallloop'),
   recallmix: recaller('recallmix'),
   recallall: recaller('recallall'),
+  recallid: recallById,
+  memory: memoryModel,
+  notes: notesModel,
 }
 
 async function handle(req: IncomingMessage, res: ServerResponse) {

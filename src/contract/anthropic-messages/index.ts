@@ -1,5 +1,5 @@
 import { anthropicToolId } from '../anthropic-tool-id'
-import type { OpenAIMessage } from '../openai-messages'
+import type { OpenAIContent, OpenAIContentPart, OpenAIMessage } from '../openai-messages'
 
 /**
  * Messages in the OpenAI shape as Anthropic Messages: tool results as `tool_result` blocks of one
@@ -29,9 +29,49 @@ export const textBlock = (text: string | null): AnthropicBlock => ({
   text: text === null || text.trim() === '' ? '(empty)' : text,
 })
 
+/** A `data:` URL's type and base64 text (null: another URL). */
+function dataUrlParts(url: string): { mediaType: string; data: string } | null {
+  const match = /^data:([^;,]+);base64,(.*)$/s.exec(url)
+  return match ? { mediaType: match[1]!, data: match[2]! } : null
+}
+
+/** A text/plain document's base64 bytes as its text. */
+const base64Text = (data: string) => new TextDecoder().decode(Uint8Array.from(atob(data), (c) => c.charCodeAt(0)))
+
+/** An OpenAI content part as Anthropic's block: an image by its bytes or its URL, a file as a document. */
+function anthropicBlock(part: OpenAIContentPart): AnthropicBlock {
+  if (part.type === 'text') return textBlock(part.text)
+  if (part.type === 'image_url') {
+    const inline = dataUrlParts(part.image_url.url)
+    return {
+      type: 'image',
+      source: inline
+        ? { type: 'base64', media_type: inline.mediaType, data: inline.data }
+        : { type: 'url', url: part.image_url.url },
+    }
+  }
+  const inline = dataUrlParts(part.file.file_data)
+  const title = part.file.filename ? { title: part.file.filename } : {}
+  if (inline?.mediaType === 'text/plain')
+    return { type: 'document', source: { type: 'text', media_type: 'text/plain', data: base64Text(inline.data) }, ...title }
+  return {
+    type: 'document',
+    source: inline
+      ? { type: 'base64', media_type: inline.mediaType, data: inline.data }
+      : { type: 'url', url: part.file.file_data },
+    ...title,
+  }
+}
+
+/** A content as Anthropic's blocks (an empty text says so: Anthropic refuses empty text blocks). */
+export const anthropicBlocks = (content: OpenAIContent): AnthropicBlock[] =>
+  typeof content === 'string' || content.length === 0
+    ? [textBlock(typeof content === 'string' ? content : '')]
+    : content.map(anthropicBlock)
+
 /** One message other than a tool result, as Anthropic's. */
 function anthropicMessage(message: Exclude<OpenAIMessage, { role: 'tool' }>): AnthropicRequestMessage {
-  if (message.role !== 'assistant') return { role: message.role, content: [textBlock(message.content)] }
+  if (message.role !== 'assistant') return { role: message.role, content: anthropicBlocks(message.content) }
   const calls = (message.tool_calls ?? []).map((call) => ({
     type: 'tool_use',
     id: anthropicToolId(call.id),
@@ -60,7 +100,9 @@ export function* anthropicMessages(messages: Iterable<OpenAIMessage>): Generator
   let results: AnthropicRequestMessage | null = null
   for (const message of messages) {
     if (message.role === 'tool') {
-      const result = { type: 'tool_result', tool_use_id: anthropicToolId(message.tool_call_id), content: message.content }
+      // A tool's images and documents stay in its result, as Anthropic takes them.
+      const content = typeof message.content === 'string' ? message.content : anthropicBlocks(message.content)
+      const result = { type: 'tool_result', tool_use_id: anthropicToolId(message.tool_call_id), content }
       if (results) results.content.push(result)
       else results = { role: 'user', content: [result] }
       continue

@@ -1,4 +1,5 @@
 import {
+  MissingBlobError,
   RewindPointError,
   SessionEndedError,
   SessionExistsError,
@@ -29,6 +30,10 @@ export const ERROR_STATUS = {
   history_diverged: 409,
   nothing_to_regenerate: 409,
   compaction_superseded: 409,
+  /** A memory path that is taken: a file where a directory is needed, a directory where a file is, a rename's destination. */
+  path_conflict: 409,
+  /** An `If-Match` naming a version that is no longer the file's. */
+  precondition_failed: 412,
   payload_too_large: 413,
   context_overflow: 413,
   unsupported_media_type: 415,
@@ -113,7 +118,8 @@ export function serviceErrorOf(error: unknown): ServiceError | null {
   if (error instanceof SessionExistsError) return new ServiceError('session_exists', error.message)
   if (error instanceof SessionWipingError)
     return new ServiceError('unavailable', error.message, { 'Retry-After': WIPING_RETRY_SECONDS })
-  if (error instanceof RewindPointError) return new ServiceError('invalid_request', error.message)
+  if (error instanceof RewindPointError || error instanceof MissingBlobError)
+    return new ServiceError('invalid_request', error.message)
   return null
 }
 

@@ -1,10 +1,20 @@
-import { type Message, utf8Length } from '../../core'
+import { type Message, textOf, utf8Length } from '../../core'
 import { ServiceError } from '../errors'
 
 /** The service's sizes and counts a request may reach (docs/http-api.md, "Limits"); rate limits are `rate-limits`. */
 export const SIZE_LIMITS = {
   /** Largest request body. */
   requestBytes: 8 * 1024 * 1024,
+  /** Largest body of a route that takes images and documents (the Anthropic API's own limit). */
+  mediaRequestBytes: 32 * 1024 * 1024,
+  /** One image or document, decoded. */
+  partBytes: 20 * 1024 * 1024,
+  /** Images and documents in one message (its content and its tool results together). */
+  mediaParts: 100,
+  /** A part's https URL. */
+  urlChars: 2048,
+  /** A part's bytes as base64 (its decoded limit, `partBytes`, and the padding). */
+  partBase64Chars: Math.ceil((20 * 1024 * 1024) / 3) * 4,
   /** An event's content: the UTF-8 bytes of its text, tool arguments and tool data together. */
   eventContentBytes: 1024 * 1024,
   /** Metadata of an event or a session, serialized as JSON. */
@@ -44,15 +54,16 @@ export const ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/
 
 /**
  * An event's size as the contract measures it: the UTF-8 bytes of its text, tool arguments and
- * tool data together (checked against {@link SIZE_LIMITS.eventContentBytes}).
+ * tool data together (checked against {@link SIZE_LIMITS.eventContentBytes}); its images and
+ * documents are stored apart, as blobs, and have limits of their own.
  *
  * @example
  * contentBytes({ role: 'user', content: 'héllo' }) // 6
  */
 export function contentBytes(message: Message): number {
-  let bytes = utf8Length(message.content ?? '')
+  let bytes = utf8Length(textOf(message.content))
   for (const call of message.toolCalls ?? []) bytes += utf8Length(call.arguments)
-  for (const response of message.toolResponses ?? []) bytes += utf8Length(response.data)
+  for (const response of message.toolResponses ?? []) bytes += utf8Length(textOf(response.data))
   return bytes
 }
 

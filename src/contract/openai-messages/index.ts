@@ -4,13 +4,19 @@
  */
 import {
   analyzeView,
+  type Content,
+  type ImageDetail,
   isInline,
+  type MediaPart,
   type Message,
   type Metadata,
   type NewMessageEvent,
   pairToolResults,
+  partPlaceholder,
   type Reasoning,
   type ToolCall,
+  textOf,
+  toDataUrl,
 } from '../../core'
 
 /** An OpenAI chat-completions tool call. */
@@ -20,11 +26,110 @@ export interface OpenAIToolCall {
   function: { name: string; arguments: string }
 }
 
-/** An OpenAI chat-completions message. */
+/** A part of an OpenAI chat message's content: text, an image (a URL: `data:` for stored bytes), a file (a PDF's bytes as a data URL). */
+export type OpenAIContentPart =
+  | { type: 'text'; text: string }
+  | { type: 'image_url'; image_url: { url: string; detail?: ImageDetail } }
+  | { type: 'file'; file: { file_data: string; filename?: string } }
+
+/** A message's content on the OpenAI wire: text, or parts. */
+export type OpenAIContent = string | OpenAIContentPart[]
+
+/**
+ * An OpenAI chat-completions message. A tool message may hold parts here (a tool that returned a
+ * screenshot): the OpenAI wire takes none, so its adapter moves them to the user message after
+ * (see {@link imagesAfterToolResults}); Anthropic's keeps them in the tool result.
+ */
 export type OpenAIMessage =
-  | { role: 'system' | 'user'; content: string }
+  | { role: 'system' | 'user'; content: OpenAIContent }
   | { role: 'assistant'; content: string | null; tool_calls?: OpenAIToolCall[]; reasoning?: Reasoning[] }
-  | { role: 'tool'; tool_call_id: string; content: string }
+  | { role: 'tool'; tool_call_id: string; content: OpenAIContent }
+
+/**
+ * How an image or document goes into an OpenAI message: its bytes (read where they are stored)
+ * as a data URL, its URL as it is; or its placeholder text (a model without vision, a reader).
+ */
+export type MediaRendering = (part: MediaPart) => OpenAIContentPart
+
+/** Every image or document as its placeholder text. */
+export const placeholders: MediaRendering = (part) => ({ type: 'text', text: partPlaceholder(part) })
+
+/** A file name for a document the client gave none: `document.pdf`, `document.txt`. */
+const fileName = (part: MediaPart) => part.title ?? (part.mediaType === 'text/plain' ? 'document.txt' : 'document.pdf')
+
+/**
+ * Images and documents with their bytes: a stored one as a data URL of its bytes (`read` finds
+ * them where they are stored), one known by its URL as that URL — an image as `image_url` (with
+ * its `detail`), a document as a `file`. One whose bytes cannot be read goes as its placeholder.
+ *
+ * @example
+ * toOpenAIMessages(view, system, withBytes((ref) => blobs.read(ref)))
+ */
+export function withBytes(read: (ref: string) => Uint8Array | null): MediaRendering {
+  return (part) => {
+    const detail = part.detail ? { detail: part.detail } : {}
+    let url: string
+    if ('url' in part) url = part.url
+    else {
+      const bytes = read(part.blob)
+      if (!bytes) return placeholders(part)
+      url = toDataUrl(part.mediaType, bytes)
+    }
+    if (part.type === 'image') return { type: 'image_url', image_url: { url, ...detail } }
+    return { type: 'file', file: { file_data: url, filename: fileName(part) } }
+  }
+}
+
+/**
+ * A content on the OpenAI wire: text as it is, parts as parts, each image or document as `media`
+ * renders it (placeholders when it renders none).
+ *
+ * @example
+ * openAIContent([{ type: 'text', text: 'Look' }, image], placeholders) // [{ type: 'text', text: 'Look' }, { type: 'text', text: '[image: …]' }]
+ */
+export function openAIContent(content: Content | null, media: MediaRendering = placeholders): OpenAIContent {
+  if (content === null) return ''
+  if (typeof content === 'string') return content
+  return content.map((part) => (part.type === 'text' ? { type: 'text' as const, text: part.text } : media(part)))
+}
+
+/** An OpenAI content's text: a string as it is, parts' text joined with a newline. */
+export const openAIText = (content: OpenAIContent): string =>
+  typeof content === 'string' ? content : content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n')
+
+/**
+ * Messages as an OpenAI chat upstream takes them, which allows only text in a tool message: each
+ * tool message keeps its text, and the images and files of a run of tool messages follow at once
+ * as one user message after the last of them — for each call that returned some, in call order,
+ * the text `[images returned by tool call <id>]`, then its parts. The same bytes on every request.
+ *
+ * @example
+ * imagesAfterToolResults([toolWithScreenshot]) // [{ role: 'tool', content: 'ok' }, { role: 'user', content: [text, image] }]
+ */
+export function imagesAfterToolResults(messages: readonly OpenAIMessage[]): OpenAIMessage[] {
+  const out: OpenAIMessage[] = []
+  let held: OpenAIContentPart[] = []
+  const flush = () => {
+    if (held.length > 0) out.push({ role: 'user', content: held })
+    held = []
+  }
+  for (const message of messages) {
+    if (message.role !== 'tool') {
+      flush()
+      out.push(message)
+      continue
+    }
+    if (typeof message.content === 'string') {
+      out.push(message)
+      continue
+    }
+    const media = message.content.filter((part) => part.type !== 'text')
+    out.push({ ...message, content: openAIText(message.content) })
+    if (media.length > 0) held.push({ type: 'text', text: `[images returned by tool call ${message.tool_call_id}]` }, ...media)
+  }
+  flush()
+  return out
+}
 
 /** A tool call on the OpenAI wire (a prompt's, a chat completion's). */
 export const toOpenAIToolCall = (call: ToolCall): OpenAIToolCall => ({
@@ -69,8 +174,10 @@ export function withoutReasoning(message: OpenAIMessage): OpenAIMessage {
 }
 
 /** The text of the view's latest system message, or null when it has none. */
-const latestSystemText = (view: readonly NewMessageEvent[]): string | null =>
-  analyzeView(view).latestSystem?.message.content ?? null
+const latestSystemText = (view: readonly NewMessageEvent[]): string | null => {
+  const latest = analyzeView(view).latestSystem
+  return latest ? textOf(latest.message.content) : null
+}
 
 /**
  * One stored message as OpenAI chat messages: assistant tool calls as `tool_calls` (see
@@ -79,19 +186,21 @@ const latestSystemText = (view: readonly NewMessageEvent[]): string | null =>
  */
 export function openAIMessagesOf(
   event: { message: Message; metadata: Metadata },
-  options: { reasoning?: boolean } = {},
+  options: { reasoning?: boolean; media?: MediaRendering } = {},
 ): OpenAIMessage[] {
   const { message } = event
+  const content = (value: Content | null) => openAIContent(value, options.media)
   switch (message.role) {
     case 'system':
-      return isInline(event) ? [{ role: 'system', content: message.content ?? '' }] : []
+      return isInline(event) ? [{ role: 'system', content: content(message.content) }] : []
     case 'user':
-      return [{ role: 'user', content: message.content ?? '' }]
+      return [{ role: 'user', content: content(message.content) }]
     case 'assistant':
       return [
         {
           role: 'assistant',
-          content: message.content,
+          // A model's reply is text: a stored assistant message with parts shows its text.
+          content: message.content === null ? null : textOf(message.content),
           ...(message.toolCalls?.length ? { tool_calls: message.toolCalls.map(promptToolCall) } : {}),
           ...(options.reasoning && message.reasoning?.length ? { reasoning: message.reasoning } : {}),
         },
@@ -100,7 +209,7 @@ export function openAIMessagesOf(
       return (message.toolResponses ?? []).map((response) => ({
         role: 'tool',
         tool_call_id: response.id,
-        content: response.data,
+        content: content(response.data),
       }))
   }
 }
@@ -115,12 +224,17 @@ export function openAIMessagesOf(
  * @example
  * toOpenAIMessages(view) // [{ role: 'system', ... }, { role: 'user', ... }, ...]
  * toOpenAIMessages(view, 'Be brief.') // the same, with the turn's system message instead
+ * toOpenAIMessages(view, undefined, withBytes) // images as data URLs (default: their placeholders)
  */
-export function toOpenAIMessages(view: readonly NewMessageEvent[], system = latestSystemText(view)): OpenAIMessage[] {
+export function toOpenAIMessages(
+  view: readonly NewMessageEvent[],
+  system = latestSystemText(view),
+  media: MediaRendering = placeholders,
+): OpenAIMessage[] {
   const messages: OpenAIMessage[] = system !== null ? [{ role: 'system', content: system }] : []
   for (const item of pairToolResults(view)) {
-    if (item.kind === 'result') messages.push({ role: 'tool', tool_call_id: item.id, content: item.data })
-    else messages.push(...openAIMessagesOf(item.event, { reasoning: true }))
+    if (item.kind === 'result') messages.push({ role: 'tool', tool_call_id: item.id, content: openAIContent(item.data, media) })
+    else messages.push(...openAIMessagesOf(item.event, { reasoning: true, media }))
   }
   return messages
 }

@@ -9,11 +9,35 @@ import { ChatOptionsSchema, ToolChoiceSchema, ToolSchema, toolFieldsProblem } fr
  * asking for them would get something other than it asked for); any other field is ignored.
  */
 
-/** Message content: text, or parts of which only text ones are taken (joined with a newline). */
+/** Message content: text, or parts — text, and in a user message images (`image_url`) and files (`file`). */
 const Content = z.union([
   z.string(),
-  z.array(z.looseObject({ type: z.string(), text: z.string().optional() })).max(SIZE_LIMITS.contentParts),
+  z
+    .array(
+      z.looseObject({
+        type: z.string(),
+        text: z.string().optional(),
+        image_url: z.looseObject({ url: z.string(), detail: z.enum(['low', 'high', 'auto']).optional() }).optional(),
+        file: z
+          .looseObject({
+            file_data: z.string().optional(),
+            file_id: z.string().optional(),
+            filename: z.string().max(500).optional(),
+          })
+          .optional(),
+      }),
+    )
+    .max(SIZE_LIMITS.contentParts),
 ])
+
+/** The part types each role may send. */
+const PART_TYPES: Record<string, string[]> = {
+  user: ['text', 'image_url', 'file'],
+  system: ['text'],
+  developer: ['text'],
+  assistant: ['text'],
+  tool: ['text'],
+}
 
 const ToolCallSchema = z.looseObject({
   id: z.string().min(1).max(SIZE_LIMITS.toolNameChars),
@@ -41,10 +65,17 @@ export const ChatMessageSchema = z
       return
     }
     if (Array.isArray(message.content)) {
+      const allowed = PART_TYPES[message.role]!
       message.content.forEach((part, j) => {
-        if (part.type !== 'text')
-          issue(['content', j, 'type'], `content parts other than text are not supported ("${part.type}")`)
-        else if (part.text === undefined) issue(['content', j, 'text'], 'is required')
+        if (!allowed.includes(part.type))
+          issue(['content', j, 'type'], `a ${message.role} message's parts are ${allowed.join(', ')}, not "${part.type}"`)
+        else if (part.type === 'text' && part.text === undefined) issue(['content', j, 'text'], 'is required')
+        else if (part.type === 'image_url' && !part.image_url) issue(['content', j, 'image_url'], 'is required')
+        else if (part.type === 'file' && !part.file) issue(['content', j, 'file'], 'is required')
+        else if (part.type === 'file' && part.file!.file_id !== undefined)
+          issue(['content', j, 'file', 'file_id'], 'files by id are not supported: send file_data')
+        else if (part.type === 'file' && part.file!.file_data === undefined)
+          issue(['content', j, 'file', 'file_data'], 'is required')
       })
     }
     const hasContent = message.content !== undefined && message.content !== null
@@ -100,7 +131,7 @@ export const ChatCompletionRequestSchema = z
   })
   .openapi('ChatCompletionRequest', {
     description:
-      'The OpenAI Chat Completions request. Honoured: model, messages, stream, stream_options.include_usage, tools, tool_choice, parallel_tool_calls, temperature, top_p, max_tokens / max_completion_tokens, stop, seed, presence_penalty, frequency_penalty, response_format. Refused (400): n ≠ 1, logprobs, top_logprobs, audio, modalities other than ["text"], prediction, content parts other than text, role function. Other fields are ignored.',
+      'The OpenAI Chat Completions request. Honoured: model, messages, stream, stream_options.include_usage, tools, tool_choice, parallel_tool_calls, temperature, top_p, max_tokens / max_completion_tokens, stop, seed, presence_penalty, frequency_penalty, response_format. Refused (400): n ≠ 1, logprobs, top_logprobs, audio, modalities other than ["text"], prediction, audio parts, files by id, role function. A user message may hold images (`image_url`: a data URL or https) and files (`file.file_data`: a PDF or text as a data URL). Other fields are ignored.',
   })
 
 export type ChatCompletionRequest = z.output<typeof ChatCompletionRequestSchema>

@@ -1,7 +1,8 @@
 import { z } from '@hono/zod-openapi'
-import type { Problem } from '../../core'
+import type { Message, Problem } from '../../core'
 import { ID_PATTERN, SIZE_LIMITS } from '../limits'
 import { ID_RULE, Id, Limit, MetadataSchema, Timestamp } from './common'
+import { ContentInputSchema, ContentSchema, ExportPartSchema } from './parts'
 
 export const ToolCallSchema = z
   .strictObject({
@@ -11,26 +12,23 @@ export const ToolCallSchema = z
   })
   .openapi('ToolCall')
 
-const ToolResponseSchema = z
-  .strictObject({
+/** A message's fields, its content and tool data of the given shape (as a client sends them, an Event shows them, an export writes them). */
+function messageFields<C extends z.ZodType>(content: C) {
+  const response = z.strictObject({
     id: z.string().min(1).max(SIZE_LIMITS.toolNameChars),
     name: z.string().min(1).max(SIZE_LIMITS.toolNameChars),
-    data: z.string(),
+    data: content.openapi({ description: 'What the tool returned: text, or parts (a screenshot).' }),
   })
-  .openapi('ToolResponse')
-
-const MessageFields = {
-  role: z.enum(['system', 'user', 'assistant', 'tool']),
-  content: z.string().nullable(),
-  toolCalls: z.array(ToolCallSchema).min(1).max(SIZE_LIMITS.toolItems).optional(),
-  toolResponses: z.array(ToolResponseSchema).min(1).max(SIZE_LIMITS.toolItems).optional(),
+  return {
+    role: z.enum(['system', 'user', 'assistant', 'tool']),
+    content: content.nullable(),
+    toolCalls: z.array(ToolCallSchema).min(1).max(SIZE_LIMITS.toolItems).optional(),
+    toolResponses: z.array(response).min(1).max(SIZE_LIMITS.toolItems).optional(),
+  }
 }
 
 /** What a message must hold, by its role. */
-function messageRules(
-  m: { role: string; content: string | null; toolCalls?: unknown; toolResponses?: unknown },
-  ctx: z.RefinementCtx,
-) {
+function messageRules(m: { role: string; content: unknown; toolCalls?: unknown; toolResponses?: unknown }, ctx: z.RefinementCtx) {
   const problem = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message })
   if (m.toolCalls && m.role !== 'assistant') problem('toolCalls', 'only assistant messages carry tool calls')
   if (m.toolResponses && m.role !== 'tool') problem('toolResponses', 'only tool messages carry tool responses')
@@ -41,12 +39,21 @@ function messageRules(
     problem('content', 'an assistant message needs content or tool calls')
 }
 
-export const MessageSchema = z.strictObject(MessageFields).superRefine(messageRules).openapi('Message')
+/** A message as a client sends it (its images and documents with their sources). */
+export const MessageSchema = z.strictObject(messageFields(ContentInputSchema)).superRefine(messageRules).openapi('Message')
 
-/** A message as the log stores it: with the reasoning a model gave (an export's, an import's). */
+/** A message as an Event shows it (its images and documents by their blobs). */
+export const MessageJsonSchema = z
+  .strictObject({
+    ...messageFields(ContentSchema),
+    reasoning: z.array(z.looseObject({ provider: z.string(), type: z.string() })).optional(),
+  })
+  .openapi('StoredMessage')
+
+/** A message as the log stores it: with the reasoning a model gave (an export's, an import's; the first event naming a blob carries its bytes). */
 export const StoredMessageSchema = z
   .strictObject({
-    ...MessageFields,
+    ...messageFields(z.union([z.string(), z.array(ExportPartSchema).max(SIZE_LIMITS.contentParts)])),
     reasoning: z
       .array(z.looseObject({ provider: z.string(), type: z.string() }))
       .max(SIZE_LIMITS.contentParts)
@@ -68,8 +75,11 @@ export const EventInputSchema = z
   })
   .openapi('EventInput')
 
-/** An event a client appends, as the store takes it (`type` and `synthetic` only restate the defaults). */
+/** An event a client appends (`type` and `synthetic` only restate the defaults). */
 export type EventInput = Omit<z.output<typeof EventInputSchema>, 'type' | 'synthetic'>
+
+/** An event a client appends as the session object takes it: its images and documents read by the Worker (`wire/media`). */
+export type AppendInput = Omit<EventInput, 'message'> & { message: Message }
 
 /**
  * The rules of one append that span its events: 1 to 1000 of them, ids well-formed and unique
@@ -107,6 +117,24 @@ export const AppendRequestSchema = z
   })
   .openapi('AppendRequest')
 
+export const ClearedEntrySchema = z
+  .strictObject({
+    eventId: z.string().openapi({ description: 'The message cleared in the view (the log keeps it whole).' }),
+    callIds: z.array(z.string()).min(1).openapi({ description: 'The calls whose results (or arguments) it clears.' }),
+    inputs: z
+      .boolean()
+      .openapi({ description: 'True: an assistant message’s arguments to those calls; false: a tool message’s results.' }),
+    tokens: z.int().min(0).openapi({ description: 'The message’s tokens as the view shows it.' }),
+    callTokens: z
+      .array(z.int().min(0))
+      .openapi({ description: 'Each call’s result (or arguments) tokens before, as its notice says.' }),
+  })
+  .superRefine((entry, ctx) => {
+    if (entry.callTokens.length !== entry.callIds.length)
+      ctx.addIssue({ code: 'custom', path: ['callTokens'], message: 'must hold one count per call id' })
+  })
+  .openapi('ClearedEntry')
+
 export const BoundarySchema = z
   .object({
     pinned: z.array(z.string()),
@@ -120,6 +148,14 @@ export const BoundarySchema = z
       .openapi({ description: 'The view’s tokens before the pass (boundaries written since they are recorded).' }),
     tokensAfter: z.int().optional().openapi({ description: 'The view’s tokens after the pass.' }),
     undoes: z.string().optional().openapi({ description: 'An undo’s: the pass it takes back (its view is the one without it).' }),
+    held: z
+      .array(z.string())
+      .optional()
+      .openapi({ description: 'Those of `pinned` there because of a pin (not the system message, the preamble or a summary).' }),
+    cleared: z
+      .array(ClearedEntrySchema)
+      .optional()
+      .openapi({ description: 'The messages of the view a clearing cleared, in view order (absent: none).' }),
   })
   .openapi('Boundary')
 
@@ -140,7 +176,7 @@ export const EventSchema = z
     synthetic: z.boolean(),
     tokens: z.int(),
     metadata: z.record(z.string(), z.unknown()),
-    message: MessageSchema.optional(),
+    message: MessageJsonSchema.optional(),
     boundary: BoundarySchema.optional().openapi({ description: 'A boundary’s (COMPACTION, REWIND): the view from then on.' }),
     rewind: RewindSchema.optional().openapi({ description: 'A REWIND’s point and reason.' }),
     pins: z

@@ -16,13 +16,21 @@ import { PolicySchema } from './policy'
  */
 
 const Ids = z.array(Id).max(SIZE_LIMITS.eventsPerAppend * 10)
-const ImportBoundary = z.strictObject({
-  ...BoundarySchema.shape,
-  pinned: Ids,
-  summary: Ids,
-  preserved: Ids,
-  held: Ids.optional(),
-})
+const ImportBoundary = z
+  .strictObject({
+    ...BoundarySchema.shape,
+    pinned: Ids,
+    summary: Ids,
+    preserved: Ids,
+    held: Ids.optional(),
+  })
+  .superRefine((boundary, ctx) => {
+    const named = new Set([...boundary.pinned, ...boundary.summary, ...boundary.preserved])
+    boundary.cleared?.forEach((entry, i) => {
+      if (!named.has(entry.eventId))
+        ctx.addIssue({ code: 'custom', path: ['cleared', i, 'eventId'], message: 'must be an id the boundary names' })
+    })
+  })
 
 const line = {
   id: Id,

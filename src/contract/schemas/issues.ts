@@ -23,7 +23,35 @@ function describe(issue: z.core.$ZodIssue, target: string, input: unknown): stri
   if (issue.code === 'unrecognized_keys')
     return issue.keys.map((key) => where(target, [...path, key], 'unknown field')).join('; ')
   if (issue.code === 'invalid_type' && valueAt(input, path) === undefined) return where(target, path, 'is required')
+  if (issue.code === 'invalid_union' && issue.errors.length > 0) return describeUnion(issue.errors, path, target, input)
   return where(target, path, issue.message)
+}
+
+/**
+ * A value no branch of a union took: the issues of the one branch whose type it has (text or
+ * parts: the parts' own faults), else the types it may have.
+ */
+function describeUnion(branches: z.core.$ZodIssue[][], path: (string | number)[], target: string, input: unknown): string {
+  const wrongType = (branch: z.core.$ZodIssue[]) =>
+    branch.some((inner) => inner.code === 'invalid_type' && inner.path.length === 0)
+  const typed = branches.filter((branch) => !wrongType(branch))
+  if (typed.length === 1)
+    return describeIssues(
+      typed[0]!.map((inner) => ({ ...inner, path: [...path, ...inner.path] })),
+      target,
+      input,
+    )
+  const expected = [
+    ...new Set(
+      branches.flatMap((branch) =>
+        branch.flatMap((inner) => (inner.code === 'invalid_type' && inner.path.length === 0 ? [inner.expected] : [])),
+      ),
+    ),
+  ]
+  if (expected.length === 0) return where(target, path, 'Invalid input')
+  const value = valueAt(input, path)
+  const received = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value
+  return where(target, path, `Invalid input: expected ${expected.join(' or ')}, received ${received}`)
 }
 
 /**

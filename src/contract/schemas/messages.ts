@@ -16,6 +16,19 @@ const JsonObject = z
     message: `must not be nested deeper than ${SIZE_LIMITS.metadataDepth} levels`,
   })
 
+/** An image's source: its bytes (base64) or an https URL (kept as a reference); a file by id is not taken. */
+const ImageSource = z.discriminatedUnion('type', [
+  z.looseObject({ type: z.literal('base64'), media_type: z.string(), data: z.string() }),
+  z.looseObject({ type: z.literal('url'), url: z.string() }),
+])
+
+/** A document's source: a PDF's bytes (base64), plain text, or an https URL. */
+const DocumentSource = z.discriminatedUnion('type', [
+  z.looseObject({ type: z.literal('base64'), media_type: z.string(), data: z.string() }),
+  z.looseObject({ type: z.literal('text'), media_type: z.literal('text/plain').optional(), data: z.string() }),
+  z.looseObject({ type: z.literal('url'), url: z.string() }),
+])
+
 /** The block types a message may hold, by role; each checked for the fields the door reads. */
 const BLOCK_FIELDS: Record<string, Record<string, z.ZodType>> = {
   text: { text: z.string() },
@@ -35,17 +48,22 @@ const BLOCK_FIELDS: Record<string, Record<string, z.ZodType>> = {
     is_error: z.boolean().optional(),
   },
   thinking: { thinking: z.string(), signature: z.string().optional() },
+  image: { source: ImageSource },
+  document: { source: DocumentSource, title: z.string().max(500).nullable().optional() },
   redacted_thinking: { data: z.string() },
 }
 
 const ROLE_BLOCKS: Record<string, readonly string[]> = {
-  user: ['text', 'tool_result'],
+  user: ['text', 'tool_result', 'image', 'document'],
   assistant: ['text', 'tool_use', 'thinking', 'redacted_thinking'],
   system: ['text'],
 }
 
 /** Blocks the service cannot store or send on: refused by name. */
-const UNSUPPORTED = new Set(['image', 'document', 'search_result', 'container_upload'])
+const UNSUPPORTED = new Set(['search_result', 'container_upload'])
+
+/** What a tool result may hold: text, images and documents. */
+const RESULT_BLOCKS = new Set(['text', 'image', 'document'])
 
 const Block = z.looseObject({ type: z.string() })
 
@@ -56,7 +74,8 @@ export const MessagesMessageSchema = z
   })
   .superRefine((message, ctx) => {
     const issue = (path: (string | number)[], text: string) => ctx.addIssue({ code: 'custom', path, message: text })
-    const allowed = ROLE_BLOCKS[message.role]
+    // Own keys only: a role named `valueOf` is no role.
+    const allowed = Object.hasOwn(ROLE_BLOCKS, message.role) ? ROLE_BLOCKS[message.role] : undefined
     if (!allowed) {
       issue(['role'], 'must be one of user, assistant, system')
       return
@@ -67,7 +86,7 @@ export const MessagesMessageSchema = z
         ctx.addIssue(
           unsupportedIssue(
             ['content', j, 'type'],
-            `"${block.type}" blocks cannot be stored (text, tool_use and tool_result only)`,
+            `"${block.type}" blocks cannot be stored (text, image, document, tool_use and tool_result only)`,
           ),
         )
         return
@@ -81,9 +100,13 @@ export const MessagesMessageSchema = z
         if (!checked.success) issue(['content', j, field], checked.error.issues[0]?.message ?? 'is invalid')
       }
       if (block.type === 'tool_result' && Array.isArray(block.content)) {
-        ;(block.content as { type: string }[]).forEach((part, k) => {
-          if (part.type !== 'text')
+        ;(block.content as { type: string; source?: unknown }[]).forEach((part, k) => {
+          if (!RESULT_BLOCKS.has(part.type))
             ctx.addIssue(unsupportedIssue(['content', j, 'content', k, 'type'], `"${part.type}" blocks in a tool result`))
+          else if (part.type !== 'text') {
+            const checked = (part.type === 'image' ? ImageSource : DocumentSource).safeParse(part.source)
+            if (!checked.success) issue(['content', j, 'content', k, 'source'], checked.error.issues[0]?.message ?? 'is invalid')
+          }
         })
       }
     })
@@ -129,7 +152,14 @@ function toolChecks(
   input.tools?.forEach((tool, i) => {
     if ((tool.type === undefined || tool.type === 'custom') && tool.input_schema === undefined)
       ctx.addIssue({ code: 'custom', path: ['tools', i, 'input_schema'], message: 'is required' })
+    if (tool.type === 'memory_20250818' && tool.name !== 'memory')
+      ctx.addIssue({ code: 'custom', path: ['tools', i, 'name'], message: 'must be "memory" for the memory tool' })
   })
+  // The memory tool is the service's: a client tool of its name beside it would be two tools of one name.
+  const names = (input.tools ?? []).map((tool) => tool.name)
+  const twice = names.findIndex((name, i) => name === 'memory' && names.indexOf(name) !== i)
+  if (twice >= 0 && input.tools?.some((tool) => tool.type === 'memory_20250818'))
+    ctx.addIssue({ code: 'custom', path: ['tools', twice, 'name'], message: '"memory" is the memory tool’s name' })
 }
 
 export const MessagesRequestSchema = z

@@ -76,10 +76,34 @@ export const SummarizerSchema = z
   })
   .openapi('Summarizer')
 
+export const ClearToolResultsSchema = z
+  .strictObject({
+    keep: z.int().min(0).max(10_000).optional().openapi({ description: 'The newest calls whose results stay (default 3).' }),
+    clearAtLeast: z
+      .int()
+      .min(0)
+      .optional()
+      .openapi({ description: 'A clearing that would save fewer tokens does not happen (default 0).' }),
+    excludeTools: z
+      .array(z.string().min(1).max(256))
+      .max(128)
+      .optional()
+      .openapi({ description: 'Tools whose results are never cleared.' }),
+    clearInputs: z.boolean().optional().openapi({ description: 'Clear the calls’ arguments too (default false).' }),
+  })
+  .openapi('ClearToolResults', {
+    description:
+      'Clear old tool results: each older than the newest `keep` calls’ is replaced in the view by a notice naming the call, its tool and its size and how to get it back (recall_history with its id); the log keeps it whole.',
+  })
+
 export const StrategySchema = z
   .strictObject({
     window: WindowSchema.optional(),
     summarizer: SummarizerSchema.nullable().optional(),
+    clearToolResults: ClearToolResultsSchema.optional().openapi({
+      description:
+        'Clear old tool results first. Alone, a clearing pass; with a window or a summarizer, the window cuts in the same pass when the trigger still fires.',
+    }),
   })
   .openapi('Strategy')
 

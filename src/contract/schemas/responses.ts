@@ -8,18 +8,35 @@ import { unsupportedIssue } from './issues'
  * checked for the fields the door reads; any other request field is ignored.
  */
 
-/** A content part of a message item: text ones are read; others are refused by name. */
+/** A content part of an item: text, an image or a file; checked for the fields the door reads. */
 const Part = z.looseObject({ type: z.string(), text: z.string().optional() })
 
-/** Content parts the door reads: text ones, each with its text; others are refused by name. */
-function textParts(parts: unknown[], field: string, ctx: z.RefinementCtx) {
+const TEXT_PARTS = new Set(['input_text', 'output_text', 'text'])
+
+/**
+ * An item's content parts: text ones with their text, `input_image` with its `image_url` and
+ * `input_file` with `file_data` or `file_url`; a file by id and any other part are refused by name.
+ */
+function contentParts(parts: unknown[], field: string, ctx: z.RefinementCtx) {
   parts.forEach((value, k) => {
-    const part = value as z.output<typeof Part> | null
-    if (part?.type === 'input_text' || part?.type === 'output_text' || part?.type === 'text') {
-      if (typeof part.text !== 'string') ctx.addIssue({ code: 'custom', path: [field, k, 'text'], message: 'is required' })
+    const part = (value ?? {}) as z.output<typeof Part> & Record<string, unknown>
+    const issue = (name: string, message: string) => ctx.addIssue({ code: 'custom', path: [field, k, name], message })
+    if (TEXT_PARTS.has(part.type)) {
+      if (typeof part.text !== 'string') issue('text', 'is required')
+    } else if (part.type === 'input_image' || part.type === 'input_file') {
+      if (part.file_id !== undefined && part.file_id !== null)
+        ctx.addIssue(
+          unsupportedIssue([field, k, 'file_id'], 'files by id are not supported: send the bytes (image_url, file_data)'),
+        )
+      else if (part.type === 'input_image' && typeof part.image_url !== 'string') issue('image_url', 'is required')
+      else if (part.type === 'input_file' && typeof part.file_data !== 'string' && typeof part.file_url !== 'string')
+        issue('file_data', 'is required (or file_url)')
     } else
       ctx.addIssue(
-        unsupportedIssue([field, k, 'type'], `"${part?.type}" parts cannot be stored (input_text and output_text only)`),
+        unsupportedIssue(
+          [field, k, 'type'],
+          `"${part.type}" parts cannot be stored (input_text, output_text, input_image and input_file only)`,
+        ),
       )
   })
 }
@@ -36,7 +53,7 @@ export const InputItemSchema = z.looseObject({ type: z.string().optional() }).su
       const content = field('content')
       if (typeof content === 'string') return
       if (!Array.isArray(content)) return issue(['content'], 'must be a string or content parts')
-      return textParts(content, 'content', ctx)
+      return contentParts(content, 'content', ctx)
     }
     case 'function_call':
       for (const name of ['call_id', 'name', 'arguments'])
@@ -47,7 +64,7 @@ export const InputItemSchema = z.looseObject({ type: z.string().optional() }).su
       const output = field('output')
       if (typeof output === 'string') return
       if (!Array.isArray(output)) return issue(['output'], 'must be a string or content parts')
-      return textParts(output, 'output', ctx)
+      return contentParts(output, 'output', ctx)
     }
     case 'reasoning':
       return

@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import { SIZE_LIMITS } from '../limits'
 import { depthOf } from './common'
+import { ContentInputSchema } from './parts'
 
 /** OpenAI's rule for function names. */
 const FUNCTION_NAME = /^[A-Za-z0-9_-]{1,64}$/
@@ -68,7 +69,7 @@ export const ToolResultSchema = z
   .strictObject({
     id: z.string().min(1).max(SIZE_LIMITS.toolNameChars),
     name: z.string().min(1).max(SIZE_LIMITS.toolNameChars).optional(),
-    data: z.string().optional(),
+    data: ContentInputSchema.optional().openapi({ description: 'What the tool returned: text, or parts (a screenshot).' }),
     error: z.string().optional(),
   })
   .refine((result) => (result.data === undefined) !== (result.error === undefined), {
@@ -91,17 +92,24 @@ export const toolFields = {
 export function toolFieldsProblem(
   input: { tools?: ToolInput[]; toolChoice?: ToolChoiceInput },
   recall = false,
+  memory = false,
 ): { path: (string | number)[]; message: string } | null {
   const names = (input.tools ?? []).map((tool) => tool.function.name)
   const own = names.indexOf('recall_history')
   if (recall && own >= 0) {
     return { path: ['tools', own, 'function', 'name'], message: 'is the service’s own tool while recall is on' }
   }
+  const memoryTool = names.indexOf('memory')
+  if (memory && memoryTool >= 0) {
+    return { path: ['tools', memoryTool, 'function', 'name'], message: 'is the service’s own tool while memory is on' }
+  }
   const twice = names.findIndex((name, i) => names.indexOf(name) !== i)
   if (twice >= 0) return { path: ['tools', twice, 'function', 'name'], message: `"${names[twice]}" is named by an earlier tool` }
   const choice = input.toolChoice
-  if (choice === 'required' && names.length === 0) return { path: ['toolChoice'], message: 'requires tools' }
-  if (typeof choice === 'object' && !names.includes(choice.function.name)) {
+  // The memory tool is offered too: a choice may name it.
+  const offered = memory ? [...names, 'memory'] : names
+  if (choice === 'required' && offered.length === 0) return { path: ['toolChoice'], message: 'requires tools' }
+  if (typeof choice === 'object' && !offered.includes(choice.function.name)) {
     return { path: ['toolChoice', 'function', 'name'], message: `names no tool of this request ("${choice.function.name}")` }
   }
   return null

@@ -1,9 +1,11 @@
 import { z } from '@hono/zod-openapi'
+import type { Content, ToolResultInput } from '../../core'
 import { SIZE_LIMITS } from '../limits'
 import { RewindPointSchema } from './branches'
 import { Id } from './common'
 import { CompactionResultSchema } from './compaction'
 import { EventSchema, ToolCallSchema } from './events'
+import { PartsInputSchema } from './parts'
 import { PolicySchema } from './policy'
 import { ToolResultSchema, toolFields, toolFieldsProblem } from './tools'
 
@@ -36,7 +38,10 @@ export const TurnRequestSchema = z
     id: Id.optional().openapi({
       description: 'The user event’s id (content turns), or the REWIND’s (a regenerate): a retried id answers the stored result.',
     }),
-    content: z.string().min(1, 'must not be empty').optional().openapi({ description: 'A new user message: a new turn.' }),
+    content: z
+      .union([z.string().min(1, 'must not be empty'), PartsInputSchema])
+      .optional()
+      .openapi({ description: 'A new user message: a new turn. Text, or parts (images and documents).' }),
     toolResults: z
       .array(ToolResultSchema)
       .min(1)
@@ -55,7 +60,14 @@ export const TurnRequestSchema = z
       description:
         'Without content or toolResults: the newest turn’s reply is taken out of the view (one REWIND) and the model answers its user message again.',
     }),
+    images: z.enum(['placeholder']).optional().openapi({
+      description: '`placeholder`: each image and document goes to the model as its placeholder text (a model without vision).',
+    }),
     recall: RecallSchema.optional(),
+    memory: z.boolean().optional().openapi({
+      description:
+        'Offer the model the memory tool (`memory`, Anthropic’s memory_20250818 commands), run by the service against the user’s memory store (at most 3 rounds, with recall’s).',
+    }),
     ...toolFields,
   })
   .superRefine((input, ctx) => {
@@ -88,13 +100,19 @@ export const TurnRequestSchema = z
     const twice = ids.findIndex((id, i) => ids.indexOf(id) !== i)
     if (twice >= 0)
       ctx.addIssue({ code: 'custom', path: ['toolResults', twice, 'id'], message: `"${ids[twice]}" is given twice` })
-    const problem = toolFieldsProblem(input, recallOf(input.recall).on)
+    const problem = toolFieldsProblem(input, recallOf(input.recall).on, input.memory === true)
     if (problem) ctx.addIssue({ code: 'custom', path: problem.path, message: problem.message })
   })
   .openapi('TurnRequest')
 
-/** A chat turn as the session object takes it. */
-export type TurnInput = z.output<typeof TurnRequestSchema>
+/** A chat turn as a client sends it. */
+export type TurnRequest = z.output<typeof TurnRequestSchema>
+
+/** A chat turn as the session object takes it: its images and documents read by the Worker (`wire/media`). */
+export type TurnInput = Omit<TurnRequest, 'content' | 'toolResults'> & {
+  content?: Content
+  toolResults?: ToolResultInput[]
+}
 
 export const UsageSchema = z
   .object({

@@ -1,4 +1,6 @@
+import { type ClearingPlan, type ClearToolResults, clearedById, planClearing, viewEvents } from '../clearing'
 import {
+  type ClearedEntry,
   type CompactionEvent,
   isCompaction,
   isMessage,
@@ -7,7 +9,8 @@ import {
   type NewMessageEvent,
 } from '../events'
 import { newMessageEvent } from '../events/new-event'
-import { type PassCut, planPass } from '../pass'
+import { keepAllPlan, type PassCut, type PassPlan, planPass } from '../pass'
+import { planInTurn } from '../pass/in-turn'
 import { rebase } from '../rebase'
 import { type SessionStore, VersionConflictError } from '../session-store'
 import type { SessionInfo, Summarizer, SummaryMessage } from '../summarizer'
@@ -23,6 +26,16 @@ export interface Strategy {
   window?: Window
   /** With a summarizer the covered events are replaced by a summary turn. */
   summarizer?: Summarizer | null
+  /**
+   * Clear old tool results first (see `../clearing`). Alone it is a clearing pass; with a window
+   * or a summarizer the window's cut follows when the trigger still fires, in the same pass.
+   */
+  clearToolResults?: ClearToolResults
+  /**
+   * Cover the older tool groups of the newest turn instead of older turns (an agent's loop that
+   * alone outgrows the window), down to this view budget: see `planInTurn`.
+   */
+  inTurn?: { tokenBudget: number; summaryReserve?: number }
 }
 
 export interface CompactRequest {
@@ -133,32 +146,58 @@ export async function compact(request: CompactRequest, deps: CompactDeps): Promi
   // A dry run says it is one, whatever it finds.
   const unchanged = (reason: UnchangedReason, version: number): CompactionResult =>
     request.dryRun ? { ...unchangedResult(reason, version), dryRun: true } : unchangedResult(reason, version)
-  const summarizer = request.strategy?.summarizer ?? null
-  const { view, version, pins } = await store.readView()
+  const strategy = request.strategy ?? {}
+  const summarizer = strategy.summarizer ?? null
+  const { view: stored, version, pins, cleared: clearedNow, clearedSeqs } = await store.readView()
   const expected = request.expectedVersion
   if (expected !== undefined && expected !== version) throw new VersionConflictError(expected, version)
 
-  const analysis = analyzeColumns(view, pins)
-  if (!passDue(view, request.trigger, request.model, analysis)) return unchanged('trigger_not_fired', version)
-  const window = request.strategy?.window ?? DEFAULT_WINDOW
-  const plan = planPass(
-    view,
-    { window, model: request.model, summarizing: summarizer !== null, pending: request.pending, pins },
-    analysis,
-  )
+  const storedAnalysis = analyzeColumns(stored, pins)
+  if (!passDue(stored, request.trigger, request.model, storedAnalysis)) return unchanged('trigger_not_fired', version)
+
+  // Clearing first: the view's columns then count the cleared messages at their cleared size.
+  const planned = strategy.clearToolResults
+    ? await planViewClearing(stored, clearedById(clearedNow), clearedSeqs, strategy.clearToolResults, store, deps)
+    : null
+  const clearing = planned?.plan ?? null
+  const view = planned?.plan ? withTokens(stored, planned.plan.changed, planned.positions, planned.ids) : stored
+  const cleared = clearing?.cleared ?? clearedNow ?? []
+  const analysis = clearing ? analyzeColumns(view, pins) : storedAnalysis
+  const windowed =
+    strategy.inTurn !== undefined || strategy.window !== undefined || summarizer !== null || !strategy.clearToolResults
+  let plan: PassPlan
+  if (clearing && (!windowed || !passDue(view, request.trigger, request.model, analysis)))
+    plan = { kind: 'cut', ...keepAllPlan(view, pins, analysis) }
+  else if (strategy.inTurn)
+    plan = planInTurn(view, { ...strategy.inTurn, summarizing: summarizer !== null, pins, pending: request.pending })
+  else
+    plan = planPass(
+      view,
+      {
+        window: strategy.window ?? DEFAULT_WINDOW,
+        model: request.model,
+        summarizing: summarizer !== null,
+        pending: request.pending,
+        pins,
+      },
+      analysis,
+    )
   if (plan.kind === 'unchanged') return unchanged(plan.reason, version)
-  if (request.dryRun) return dryRun(plan, version, store)
+  // What the pass saves counts its clearing too.
+  const cut: PassCut = clearing ? { ...plan, beforeTokens: storedAnalysis.tokens } : plan
+  if (request.dryRun) return dryRun(cut, cleared, version, store)
 
   let summary: NewMessageEvent[] = []
-  if (summarizer) {
-    const seqs = (positions: Int32Array) => seqsAt(view, positions)
-    const priorTokens = plan.priorSummary.reduce((sum, p) => sum + view.tokens(p), 0)
+  if (summarizer && cut.covered.length > 0) {
+    const shown = clearedById(cleared)
+    const read = async (positions: Int32Array) => viewEvents(await store.readEvents(seqsAt(view, positions)), shown)
+    const priorTokens = cut.priorSummary.reduce((sum, p) => sum + view.tokens(p), 0)
     const budget = (summarizer.inputTokens ?? Infinity) - priorTokens
     const outcome = await summarizer.summarize({
       session: request.session,
-      priorSummary: await store.readEvents(seqs(plan.priorSummary)),
-      covered: await store.readEvents(seqs(newestThatFit(view, plan.coveredConversation, budget))),
-      preserved: await store.readEvents(seqs(plan.preserved)),
+      priorSummary: await read(cut.priorSummary),
+      covered: await read(newestThatFit(view, cut.coveredConversation, budget)),
+      preserved: await read(cut.preserved),
     })
     if (outcome.kind === 'declined' || (outcome.kind === 'summary' && outcome.messages.length === 0)) {
       return unchanged('summarizer_declined', version)
@@ -170,21 +209,115 @@ export async function compact(request: CompactRequest, deps: CompactDeps): Promi
       })
       return unchanged('summarizer_failed', version)
     }
-    summary = outcome.messages.map((message) =>
+    const messages = strategy.inTurn ? inTurnSummary(outcome.messages) : outcome.messages
+    summary = messages.map((message) =>
       newMessageEvent(
         { id: deps.newId(), message: { role: message.role, content: message.content }, timestamp: deps.now(), synthetic: true },
         deps.estimator,
       ),
     )
+  } else if (strategy.inTurn) {
+    const covered = await store.readEvents(seqsAt(view, cut.coveredConversation))
+    summary = [
+      newMessageEvent(
+        {
+          id: deps.newId(),
+          message: { role: 'assistant', content: inTurnNote(covered) },
+          timestamp: deps.now(),
+          synthetic: true,
+        },
+        deps.estimator,
+      ),
+    ]
   }
 
-  return write(plan, summary, version, deps, expected === undefined)
+  return write(cut, summary, cleared, version, deps, expected === undefined)
+}
+
+/**
+ * The view's messages a clearing looks at: its tool messages (with `inputs`, its assistant messages
+ * too) not cleared already — read only when the store knows which are (`cleared`, by seq), so
+ * that a clearing in a long loop reads the results that aged since the last one, not the loop.
+ */
+function toolPositions(view: ViewColumns, inputs: boolean, cleared?: ReadonlySet<number>): Int32Array {
+  const positions: number[] = []
+  for (let p = 0; p < view.length; p++) {
+    const role = view.role(p)
+    if ((role === 'tool' || (inputs && role === 'assistant')) && !cleared?.has(view.seq(p))) positions.push(p)
+  }
+  return Int32Array.from(positions)
+}
+
+/** A clearing of the view's tool messages (read whole, as stored), or null when it clears nothing; the positions and ids it read. */
+async function planViewClearing(
+  view: ViewColumns,
+  current: Map<string, ClearedEntry>,
+  clearedSeqs: ReadonlySet<number> | undefined,
+  options: ClearToolResults,
+  store: SessionStore,
+  deps: CompactDeps,
+): Promise<{ plan: ClearingPlan | null; positions: Int32Array; ids: string[] }> {
+  const positions = toolPositions(view, options.clearInputs === true, clearedSeqs)
+  const events = await store.readEvents(seqsAt(view, positions))
+  // The stored tokens, or the cleared ones a boundary gave: what the view counts now.
+  const counted = events.map((event, i) => ({ ...event, tokens: view.tokens(positions[i]!) }))
+  return { plan: planClearing(counted, current, options, deps.estimator), positions, ids: events.map((event) => event.id) }
+}
+
+/** A view's columns with some events' tokens replaced (by id; `ids`: those of `positions`). */
+function withTokens(view: ViewColumns, changed: Map<string, number>, positions: Int32Array, ids: string[]): ViewColumns {
+  const at = new Map<number, number>()
+  positions.forEach((p, i) => {
+    const tokens = changed.get(ids[i]!)
+    if (tokens !== undefined) at.set(p, tokens)
+  })
+  return {
+    length: view.length,
+    seq: (p) => view.seq(p),
+    role: (p) => view.role(p),
+    synthetic: (p) => view.synthetic(p),
+    inline: (p) => view.inline(p),
+    tokens: (p) => at.get(p) ?? view.tokens(p),
+  }
+}
+
+/** A summary of the earlier steps of the newest turn: one assistant message, right after the turn's user message. */
+function inTurnSummary(messages: readonly SummaryMessage[]): SummaryMessage[] {
+  const text = messages
+    .filter((message) => message.role === 'assistant')
+    .map((message) => message.content.trim())
+    .join('\n\n')
+  return [
+    {
+      role: 'assistant',
+      content: `Summary of my earlier steps in this turn:\n${text || messages.map((m) => m.content).join('\n')}`,
+    },
+  ]
+}
+
+/** What stands for covered steps of a turn when no summarizer is configured: the calls made, and how to get any back. */
+export function inTurnNote(covered: readonly MessageEvent[]): string {
+  const counts = new Map<string, number>()
+  const ids: string[] = []
+  for (const event of covered)
+    for (const call of event.message.toolCalls ?? []) {
+      counts.set(call.name, (counts.get(call.name) ?? 0) + 1)
+      ids.push(call.id)
+    }
+  const tools = [...counts].map(([name, n]) => `${name} ×${n}`).join(', ')
+  const shown = ids.length > 64 ? [...ids.slice(0, 32), '…', ...ids.slice(-32)] : ids
+  return `[${ids.length} earlier tool calls of this turn are out of view (${tools || 'none'}); recall_history with {"id": "<call id>"} returns any of them: ${shown.join(', ')}]`
 }
 
 /** What a pass would do, without a summary: its lists and what it would save; no boundary, nothing written. */
-async function dryRun(plan: PassCut, version: number, store: SessionStore): Promise<CompactionResult> {
+async function dryRun(
+  plan: PassCut,
+  cleared: readonly ClearedEntry[],
+  version: number,
+  store: SessionStore,
+): Promise<CompactionResult> {
   const { kept, seqs } = await keptBy(plan, store)
-  const { tokensEstimatedSaved } = recordPass(plan, kept, [], { id: 'dry-run', timestamp: '' })
+  const { tokensEstimatedSaved } = recordPass(plan, kept, [], { id: 'dry-run', timestamp: '' }, cleared)
   return { ...passResult(plan, seqs, [], tokensEstimatedSaved, null, version), dryRun: true }
 }
 
@@ -251,6 +384,7 @@ export function newestThatFit(view: ViewColumns, positions: Positions, budget: n
 async function write(
   first: PassCut,
   summary: NewMessageEvent[],
+  cleared: readonly ClearedEntry[],
   version: number,
   deps: CompactDeps,
   rebasable: boolean,
@@ -261,7 +395,7 @@ async function write(
   let at = version
   for (let attempt = 0; ; attempt++) {
     const { kept, seqs } = await keptBy(plan, store)
-    const { events, tokensEstimatedSaved } = recordPass(plan, kept, summary, boundaryDraft)
+    const { events, tokensEstimatedSaved } = recordPass(plan, kept, summary, boundaryDraft, cleared)
     try {
       const written = await store.append(events, at)
       const boundary = written.find(isCompaction)!

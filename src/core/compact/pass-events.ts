@@ -1,4 +1,4 @@
-import type { NewCompactionEvent, NewMessageEvent, ViewEvent } from '../events'
+import type { ClearedEntry, NewCompactionEvent, NewMessageEvent, ViewEvent } from '../events'
 import { newCompactionEvent } from '../events/new-event'
 import type { PassCut } from '../pass'
 import { analyzeColumns } from '../view'
@@ -12,6 +12,14 @@ export interface KeptIds {
   preserved: string[]
 }
 
+/** The clearing entries of the events a pass keeps (a covered event's clearing leaves with it). */
+function keptCleared(cleared: readonly ClearedEntry[], kept: KeptIds): { cleared?: ClearedEntry[] } {
+  if (cleared.length === 0) return {}
+  const ids = new Set([...kept.pinned, ...kept.preserved])
+  const still = cleared.filter((entry) => ids.has(entry.eventId))
+  return still.length > 0 ? { cleared: still } : {}
+}
+
 /**
  * The exact events a pass appends (step 8 of the spec): one boundary naming the view after the
  * pass — pinned, then summary, then preserved — followed by the summary events it names.
@@ -21,6 +29,7 @@ export function recordPass(
   kept: KeptIds,
   summary: NewMessageEvent[],
   boundary: { id: string; timestamp: string },
+  cleared: readonly ClearedEntry[] = [],
 ): { events: [NewCompactionEvent, ...NewMessageEvent[]]; tokensEstimatedSaved: number } {
   // Summary events are not written yet: they have no seq, and are never system messages.
   const written = columnsOf(summary.map((event) => ({ ...event, seq: 0 }) as ViewEvent))
@@ -40,6 +49,7 @@ export function recordPass(
     tokensBefore: plan.beforeTokens,
     tokensAfter,
     ...(kept.held.length > 0 ? { held: kept.held } : {}),
+    ...keptCleared(cleared, kept),
   })
   return { events: [event, ...summary], tokensEstimatedSaved }
 }

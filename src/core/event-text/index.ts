@@ -1,4 +1,6 @@
-import type { Message } from '../events'
+import type { Content, Message } from '../events'
+import { type MediaPart, renderText } from '../parts'
+import { partPlaceholder } from '../parts/placeholder'
 
 const LABEL = { system: 'System', user: 'User', assistant: 'Assistant', tool: 'Tool' } as const
 
@@ -12,16 +14,18 @@ const LABEL = { system: 'System', user: 'User', assistant: 'Assistant', tool: 'T
  * // 'Assistant [tool calls: weather({"city":"Paris"})]'
  */
 export const EventText = {
-  of(message: Message): string {
+  /** `media` writes an image or a document (default: its placeholder; a token estimate writes nothing and counts it apart). */
+  of(message: Message, media: (part: MediaPart) => string = partPlaceholder): string {
     const label = LABEL[message.role]
-    const text = message.content ?? ''
+    const text = renderText(message.content, media)
+    const dataOf = (data: Content) => renderText(data, media)
     const calls = message.toolCalls ?? []
     const responses = message.toolResponses ?? []
     let bracket = ''
     if (calls.length > 0) {
       bracket = `[tool calls: ${calls.map((c) => `${c.name}(${c.arguments})`).join(', ')}]`
     } else if (responses.length > 0) {
-      bracket = `[responses: ${responses.map((r) => `${r.name} → ${r.data}`).join(', ')}]`
+      bracket = `[responses: ${responses.map((r) => `${r.name} → ${dataOf(r.data)}`).join(', ')}]`
     }
     if (bracket === '') return `${label}: ${text}`
     return text === '' ? `${label} ${bracket}` : `${label}: ${text} ${bracket}`

@@ -9,7 +9,37 @@
  * run the tokenizer again.
  */
 
+import type { BinaryPart } from '../media/parts'
+import type { ImageDetail } from '../media/tokens'
+
 export type Role = 'system' | 'user' | 'assistant' | 'tool'
+
+/** Text among a message's parts. */
+export interface TextPart {
+  type: 'text'
+  text: string
+}
+
+/** An image or document stored in the session (see {@link BinaryPart}), with how it is to be seen. */
+export type StoredPart = BinaryPart & { detail?: ImageDetail }
+
+/** An image or document known by its https URL: kept as a reference and sent upstream as the URL, never fetched. */
+export interface UrlPart {
+  type: 'image' | 'document'
+  url: string
+  mediaType?: string
+  title?: string
+  detail?: ImageDetail
+}
+
+/** One part of a message's content. */
+export type Part = TextPart | StoredPart | UrlPart
+
+/**
+ * A message's content: text, or parts when it holds an image or a document (text alone is always
+ * a string: parts of text only are joined with a newline).
+ */
+export type Content = string | Part[]
 
 export interface ToolCall {
   id: string
@@ -21,7 +51,8 @@ export interface ToolCall {
 export interface ToolResponse {
   id: string
   name: string
-  data: string
+  /** What the tool returned: text, or parts (a screenshot). */
+  data: Content
 }
 
 /**
@@ -37,7 +68,7 @@ export interface Reasoning {
 
 export interface Message {
   role: Role
-  content: string | null
+  content: Content | null
   /** Assistant messages only. */
   toolCalls?: ToolCall[]
   /** Tool messages only. */
@@ -47,6 +78,20 @@ export interface Message {
 }
 
 export type Metadata = Record<string, unknown>
+
+/**
+ * A message a clearing pass cleared in the view (see `../clearing`): a tool message's results for
+ * these calls (`inputs: false`), or an assistant message's arguments to them (`inputs: true`).
+ */
+export interface ClearedEntry {
+  eventId: string
+  callIds: string[]
+  inputs: boolean
+  /** The message's tokens as the view shows it, cleared. */
+  tokens: number
+  /** Each call's result (or arguments) tokens before it was cleared, as its notice says. */
+  callTokens: number[]
+}
 
 /** What a boundary records: the view after it, named by event id, in view order. */
 export interface Boundary {
@@ -63,6 +108,8 @@ export interface Boundary {
   undoes?: string
   /** The ids of `pinned` that are there because of a pin (not the system message, the preamble or a prior summary). */
   held?: string[]
+  /** The messages of the view cleared (see {@link ClearedEntry}), in view order; absent: none. */
+  cleared?: ClearedEntry[]
 }
 
 interface EventBase {

@@ -1,4 +1,6 @@
 import { EventText } from '../event-text'
+import { mediaOf } from '../parts'
+import { partTokens } from '../parts/tokens'
 import type { TokenEstimator } from '../tokens'
 import type {
   Boundary,
@@ -22,7 +24,9 @@ export interface MessageDraft {
 
 /**
  * Makes a `MESSAGE` event ready to append, with its token estimate: the only place an event is
- * estimated, so every event is counted exactly once in its life.
+ * estimated, so every event is counted exactly once in its life. Its images and documents must
+ * carry what was read of them (pixels, pages): a blob named by reference is estimated once the
+ * session has filled it in.
  */
 export function newMessageEvent(draft: MessageDraft, estimator: TokenEstimator): NewMessageEvent {
   return {
@@ -31,7 +35,10 @@ export function newMessageEvent(draft: MessageDraft, estimator: TokenEstimator):
     timestamp: draft.timestamp,
     metadata: draft.metadata ?? {},
     synthetic: draft.synthetic ?? false,
-    tokens: estimator.count(EventText.of(draft.message)),
+    // Images and documents by the providers' rules, not by their placeholders' text.
+    tokens:
+      estimator.count(EventText.of(draft.message, () => '')) +
+      mediaOf(draft.message).reduce((sum, part) => sum + partTokens(part), 0),
     message: draft.message,
   }
 }

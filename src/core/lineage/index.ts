@@ -252,9 +252,17 @@ export function viewBoundary(current: ViewColumns, restored: { named: Boundary |
     tokensBefore,
     tokensAfter,
     ...(named?.held?.length ? { held: [...named.held] } : {}),
+    ...clearedIn(named, view),
   }
 }
 
+/** A boundary's clearing of the events a restored view keeps, carried into the boundary naming that view. */
+function clearedIn(named: Boundary | null, view: readonly ViewEntry[]): { cleared?: Boundary['cleared'] } {
+  if (!named?.cleared?.length) return {}
+  const ids = new Set(view.map((event) => event.id))
+  const cleared = named.cleared.filter((entry) => ids.has(entry.eventId))
+  return cleared.length > 0 ? { cleared } : {}
+}
 /** What a rewind may go back to: a message of the log that compaction did not write. */
 export type RewindTarget = { type: string; synthetic: boolean } | undefined
 

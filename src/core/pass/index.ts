@@ -24,6 +24,12 @@ export interface PassCut {
   coveredConversation: Positions
   /** The pins the view was analysed with (a rebase analyses the longer view with them). */
   pins: ViewPins
+  /**
+   * Lists not made by the window's split (a pass inside the newest turn, a clearing that keeps
+   * every message): a rebase adds the messages appended meanwhile to `preserved` and changes
+   * nothing else.
+   */
+  fixed?: true
 }
 
 export type PassPlan = { kind: 'unchanged'; reason: 'nothing_to_cover' } | ({ kind: 'cut' } & PassCut)
@@ -170,4 +176,33 @@ export function planPass(view: ViewColumns, options: PassOptions, analysis = ana
   const cut = raw === 0 ? 0 : Math.min(turnSafeCut(raw, size, starts), conversation.length)
   if (cut === 0) return { kind: 'unchanged', reason: 'nothing_to_cover' }
   return { kind: 'cut', ...splitView(view, analysis, cut, options.summarizing, options.pins) }
+}
+
+/**
+ * A pass that keeps the whole view as it is (a clearing: what changes is how some of its messages
+ * are shown): nothing covered, everything preserved in view order, the events the newest boundary
+ * held still held.
+ *
+ * @example
+ * const plan = keepAllPlan(view, pins) // plan.preserved: every position
+ */
+export function keepAllPlan(view: ViewColumns, pins: ViewPins = NO_PINS, analysis = analyzeColumns(view, pins)): PassCut {
+  const all = new Int32Array(view.length)
+  for (let p = 0; p < view.length; p++) all[p] = p
+  const held: number[] = []
+  for (let p = 0; p < view.length; p++) if (pins.held(view.seq(p))) held.push(p)
+  return {
+    before: view,
+    beforeTokens: analysis.tokens,
+    cut: 0,
+    summarizing: false,
+    pinned: new Int32Array(0),
+    held: Int32Array.from(held),
+    covered: new Int32Array(0),
+    preserved: all,
+    priorSummary: new Int32Array(0),
+    coveredConversation: new Int32Array(0),
+    pins,
+    fixed: true,
+  }
 }

@@ -1,4 +1,13 @@
-import { type BoundaryEvent, type BoundarySkeleton, isBoundary, type MessageEvent, namedIds, type SessionEvent } from '../events'
+import { clearedById, clearedEntry, clearedEvent } from '../clearing'
+import {
+  type BoundaryEvent,
+  type BoundarySkeleton,
+  type ClearedEntry,
+  isBoundary,
+  type MessageEvent,
+  namedIds,
+  type SessionEvent,
+} from '../events'
 
 /** An event that is neither a message nor a boundary (PINS): it changes no view. */
 type NotInView = { type: 'PINS' }
@@ -44,10 +53,16 @@ export function extendView<M extends { type: 'MESSAGE'; id: string }>(
   return [...viewAfter(boundary, (id) => pool.get(id) ?? stored(id), messages(appended.slice(last + 1)))]
 }
 
+/** A named event under its boundary's clearing: a whole event cleared, a view entry (no body) with its cleared tokens. */
+const underClearing = <M>(event: M, entry: ClearedEntry): M =>
+  (typeof event === 'object' && event !== null && 'message' in event
+    ? clearedEvent(event as unknown as MessageEvent, entry)
+    : clearedEntry(event as unknown as { tokens: number }, entry)) as M
+
 /**
  * The view after a boundary, one event at a time (the rule of {@link extendView}): the events
- * the boundary names, in its order, found by id, then the messages after it that it does not
- * name. A store can walk `after` from storage without holding it.
+ * the boundary names, in its order, found by id — those it lists as cleared, cleared — then the
+ * messages after it that it does not name. A store can walk `after` from storage without holding it.
  *
  * @example
  * for (const entry of viewAfter(boundary, (id) => byId.get(id), entriesAfter(boundarySeq))) view.push(entry)
@@ -58,10 +73,12 @@ export function* viewAfter<M extends { id: string }>(
   after: Iterable<M>,
 ): Generator<M> {
   const ids = namedIds(boundary.boundary)
+  const cleared = clearedById(boundary.boundary.cleared)
   for (const id of ids) {
     const event = named(id)
     if (!event) throw new Error(`boundary ${boundary.id} names ${id}, which is not a message of the log before it`)
-    yield event
+    const entry = cleared.get(id)
+    yield entry ? underClearing(event, entry) : event
   }
   const namedSet = new Set(ids)
   for (const event of after) if (!namedSet.has(event.id)) yield event

@@ -26,16 +26,26 @@ describe('planPromptFit', () => {
     expect(planPromptFit(state({ budget: 940 }))).toEqual({ kind: 'call', promptTokens: 940 })
   })
 
-  it('compacts with the strategy’s window first, then with a token budget, then gives up', () => {
+  it('compacts with the strategy’s window, then a token budget, then clears, then passes inside the newest turn twice, then gives up', () => {
     const over = { budget: 600 }
     // The view may keep 600 - (50 + 40) + 50 = 560 tokens: its own system message stays in it.
     const room = { withSummary: 460, withoutSummary: 560 }
     expect(planPromptFit(state(over))).toEqual({ kind: 'compact', window: 'strategy', tokenBudget: room })
     expect(planPromptFit(state({ ...over, passes: 1 }))).toEqual({ kind: 'compact', window: 'tokenBudget', tokenBudget: room })
-    expect(planPromptFit(state({ ...over, passes: 2 }))).toEqual({
+    expect(planPromptFit(state({ ...over, passes: 2 }))).toEqual({ kind: 'clear' })
+    expect(planPromptFit(state({ ...over, passes: 2, cleared: true }))).toEqual({ kind: 'inTurn', tokenBudget: room })
+    expect(planPromptFit(state({ ...over, passes: 2, cleared: true, inTurn: 1 }))).toEqual({ kind: 'inTurn', tokenBudget: room })
+    expect(planPromptFit(state({ ...over, passes: 2, cleared: true, inTurn: 2 }))).toEqual({
       kind: 'overflow',
       message: 'the prompt needs 940 tokens even after compaction; the budget is 600',
     })
+  })
+
+  it('clears first when the strategy clears', () => {
+    const over = { budget: 600, clearing: 'first' as const }
+    expect(planPromptFit(state(over))).toEqual({ kind: 'clear' })
+    expect(planPromptFit(state({ ...over, cleared: true }))).toMatchObject({ kind: 'compact', window: 'strategy' })
+    expect(planPromptFit(state({ ...over, cleared: true, passes: 2 }))).toMatchObject({ kind: 'inTurn' })
   })
 
   it('sizes the room for the request’s own system message', () => {
@@ -60,7 +70,7 @@ describe('planPromptFit', () => {
     })
   })
 
-  it('after an upstream refusal: one pass to half the prompt, one more call, then gives up', () => {
+  it('after an upstream refusal: one pass to half the prompt, one inside the newest turn, one more call, then gives up', () => {
     const refused = { passes: 0, message: 'too long', again: false }
     // Half of 940 is 470; the view may keep 470 - 90 + 50 = 430.
     expect(planPromptFit(state({ refused }))).toEqual({
@@ -68,8 +78,12 @@ describe('planPromptFit', () => {
       window: 'tokenBudget',
       tokenBudget: { withSummary: 330, withoutSummary: 430 },
     })
-    expect(planPromptFit(state({ refused: { ...refused, passes: 1 } }))).toEqual({ kind: 'call', promptTokens: 940 })
-    expect(planPromptFit(state({ refused: { ...refused, passes: 1, again: true } }))).toEqual({
+    expect(planPromptFit(state({ refused: { ...refused, passes: 1 } }))).toEqual({
+      kind: 'inTurn',
+      tokenBudget: { withSummary: 330, withoutSummary: 430 },
+    })
+    expect(planPromptFit(state({ refused: { ...refused, passes: 2 } }))).toEqual({ kind: 'call', promptTokens: 940 })
+    expect(planPromptFit(state({ refused: { ...refused, passes: 2, again: true } }))).toEqual({
       kind: 'overflow',
       message: 'the model still refused the prompt as too long: too long',
     })

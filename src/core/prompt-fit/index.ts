@@ -39,8 +39,17 @@ export interface FitState {
   canCompact: boolean
   /** Room kept free in a pass's token budget for the summary the pass writes. */
   summaryReserve: number
-  /** Passes already run for this prompt (before any refusal). */
+  /** Window passes over older turns already run for this prompt (before any refusal). */
   passes: number
+  /**
+   * When old tool results are cleared: first (the strategy clears), or only before a 413 (the
+   * deployment's last resort: `keep: 3`). Default: last resort.
+   */
+  clearing?: 'first' | 'lastResort'
+  /** Whether a clearing ran (or was tried) for this prompt. */
+  cleared?: boolean
+  /** Passes inside the newest turn already run for this prompt. */
+  inTurn?: number
   /**
    * Set when the upstream refused the prompt as too long although the estimate fit (it counts
    * differently): how many passes ran since, and the upstream's words.
@@ -58,14 +67,19 @@ export interface RoomPass {
 
 export type FitStep =
   | { kind: 'call'; promptTokens: number }
+  | { kind: 'clear' }
   | ({ kind: 'compact' } & RoomPass)
+  | ({ kind: 'inTurn' } & Omit<RoomPass, 'window'>)
   | { kind: 'overflow'; message: string }
 
 /**
- * The next step of fitting a prompt: call the model, compact first, or give up (413
+ * The next step of fitting a prompt: call the model, make room first, or give up (413
  * `context_overflow`). Passes count the pending user message as the newest turn, so every stored
- * turn may be covered. The order: the strategy's own window, then a token budget sized to the room
- * left; after an upstream refusal, one pass to half the prompt's size, then one more call.
+ * turn may be covered. The order: a clearing of old tool results when the strategy clears, the
+ * strategy's own window, then a token budget sized to the room left, then a clearing (`keep: 3`)
+ * when the strategy does not clear, then a pass inside the newest turn (an agent's loop), twice;
+ * only then the 413. After an upstream refusal: one pass to half the prompt's size, then one
+ * inside the newest turn, then one more call.
  *
  * @example
  * const step = planPromptFit({ budget: 7168, parts, canCompact: true, summaryReserve: 1024, passes: 0 })
@@ -79,8 +93,10 @@ export function planPromptFit(state: FitState): FitStep {
     if (!state.canCompact) {
       return overflow(`the model refused the prompt as too long (${refused.message}) and compaction is off for this turn`)
     }
-    if (refused.passes > 0) return { kind: 'call', promptTokens: total }
-    return room('tokenBudget', Math.floor(total / 2), state)
+    if (refused.passes === 0) return room('tokenBudget', Math.floor(total / 2), state)
+    if (refused.passes === 1)
+      return { kind: 'inTurn', tokenBudget: room('tokenBudget', Math.floor(total / 2), state).tokenBudget }
+    return { kind: 'call', promptTokens: total }
   }
   if (total <= budget) return { kind: 'call', promptTokens: total }
   if (!state.canCompact) {
@@ -88,8 +104,12 @@ export function planPromptFit(state: FitState): FitStep {
   }
   const fixed = fixedTokens(parts)
   if (fixed > budget) return overflow(`the new message alone needs ${fixed} tokens; the budget for a prompt is ${budget}`)
+  const clearing = state.clearing ?? 'lastResort'
+  if (clearing === 'first' && !state.cleared) return { kind: 'clear' }
   if (state.passes === 0) return room('strategy', budget, state)
   if (state.passes === 1) return room('tokenBudget', budget, state)
+  if (clearing === 'lastResort' && !state.cleared) return { kind: 'clear' }
+  if ((state.inTurn ?? 0) < 2) return { kind: 'inTurn', tokenBudget: room('tokenBudget', budget, state).tokenBudget }
   return overflow(`the prompt needs ${total} tokens even after compaction; the budget is ${budget}`)
 }
 
@@ -98,7 +118,7 @@ export function planPromptFit(state: FitState): FitStep {
  * shrink, plus the stored system message (it is part of the view's tokens but is replaced in the
  * prompt), less the summary's reserve when the pass writes one.
  */
-function room(window: RoomPass['window'], target: number, state: FitState): FitStep {
+function room(window: RoomPass['window'], target: number, state: FitState): { kind: 'compact' } & RoomPass {
   const viewRoom = target - fixedTokens(state.parts) + state.parts.storedSystemTokens
   return {
     kind: 'compact',

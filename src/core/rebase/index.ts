@@ -20,5 +20,9 @@ export function rebase(plan: PassCut, since: readonly (ViewEvent | BoundarySkele
   // Only a pass writes synthetic messages, and always with its boundary.
   if (!since.every((event) => isMessage(event) && !event.synthetic)) return { kind: 'conflict' }
   const before = concatColumns(plan.before, columnsOf(since as ViewEvent[]))
+  if (plan.fixed) {
+    const added = Int32Array.from(since, (_, i) => plan.before.length + i)
+    return { kind: 'rebased', plan: { ...plan, before, preserved: Int32Array.from([...plan.preserved, ...added]) } }
+  }
   return { kind: 'rebased', plan: splitView(before, analyzeColumns(before, plan.pins), plan.cut, plan.summarizing, plan.pins) }
 }

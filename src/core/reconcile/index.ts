@@ -1,5 +1,6 @@
-import { isInline, type MessageEvent, type Reasoning, type ToolCall } from '../events'
-import { RECALL_TOOL } from '../tool-pairs'
+import { type Content, isInline, type MessageEvent, type Reasoning, type ToolCall } from '../events'
+import { contentKey } from '../parts'
+import { isServiceCall } from '../tool-pairs'
 
 /**
  * Which messages of a chat-completions request are new. Clients send the whole history every
@@ -14,7 +15,7 @@ import { RECALL_TOOL } from '../tool-pairs'
  * stored as null (as the service stores such a reply), matched as "" (null ≡ "").
  */
 export type ClientMessage = ClientMessageFields &
-  ({ role: 'assistant'; content: string | null } | { role: 'user' | 'tool' | 'system'; content: string })
+  ({ role: 'assistant'; content: Content | null } | { role: 'user' | 'tool' | 'system'; content: Content })
 
 /** What a {@link ClientMessage} may carry besides its role and content. */
 interface ClientMessageFields {
@@ -45,8 +46,9 @@ export interface ShownOptions {
 /**
  * A stored event as the client was shown it: nothing for the system prompt, synthetic events
  * (summaries) and interrupted results, nor for inline system messages unless the door shows
- * them; a tool event as one message per response; the service's own `recall_history` calls and
- * their results taken out (a message left with nothing is skipped).
+ * them; a tool event as one message per response; the service's own calls (`recall_history`, the
+ * memory calls it ran) and their results taken out (a message left with nothing is skipped, and so
+ * is the text of a round of those calls: metadata `serviceRound`).
  *
  * @example
  * clientMessagesOf(toolEvent) // [{ role: 'tool', content: '18°C', toolCallId: 'call_1' }, ...]
@@ -58,15 +60,17 @@ export function clientMessagesOf(event: MessageEvent, shown: ShownOptions = { in
   const toolId = shown.toolId ?? ((id: string) => id)
   if (message.role === 'tool') {
     return (message.toolResponses ?? [])
-      .filter((response) => response.name !== RECALL_TOOL)
+      .filter((response) => !isServiceCall(response))
       .map((response) => ({ role: 'tool', content: response.data, toolCallId: toolId(response.id) }))
   }
   const calls = (message.toolCalls ?? [])
-    .filter((call) => call.name !== RECALL_TOOL)
+    .filter((call) => !isServiceCall(call))
     .map((call) => (shown.toolId ? { ...call, id: toolId(call.id) } : call))
   const content = message.content ?? ''
   if (message.role === 'assistant') {
-    if (content === '' && calls.length === 0) return []
+    if (contentKey(content) === '' && calls.length === 0) return []
+    // A step of the service's own rounds (its calls all the service's): the client was handed only the reply.
+    if (event.metadata.serviceRound === true && calls.length === 0) return []
     return [{ role: 'assistant', content, ...(calls.length > 0 ? { toolCalls: calls } : {}) }]
   }
   return [{ role: 'user', content }]
@@ -99,7 +103,7 @@ function sortKeys(value: unknown): unknown {
  */
 export function messageKey(message: ClientMessage): string {
   const calls = (message.toolCalls ?? []).map((call) => [call.id, call.name, canonicalArguments(call.arguments)])
-  return JSON.stringify([message.role, message.content ?? '', calls, message.toolCallId ?? null])
+  return JSON.stringify([message.role, contentKey(message.content), calls, message.toolCallId ?? null])
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Message } from '../events'
+import { mediaOf, textOf } from '../parts'
 import { verbBaseOf } from './irregular'
 import { porterStem } from './porter'
 
@@ -7,12 +8,25 @@ import { porterStem } from './porter'
  * person typed becomes a full-text expression that can never be a syntax error.
  */
 
-/** The text an event is found by: its content, its tool calls' names and arguments, its tool results' names and data. */
-export function searchTextOf(message: Message): string {
+/** The text of a stored text/plain document, by its blob's name (null: none to index). */
+export type DocumentText = (blob: string) => string | null
+
+/**
+ * The text an event is found by: its content's text, its tool calls' names and arguments, its tool
+ * results' names and text, the titles of its documents and, given `documentText`, the text of its
+ * text/plain documents.
+ */
+export function searchTextOf(message: Message, documentText: DocumentText = () => null): string {
   const parts: string[] = []
-  if (message.content) parts.push(message.content)
+  const text = textOf(message.content)
+  if (text) parts.push(text)
   for (const call of message.toolCalls ?? []) parts.push(call.name, call.arguments)
-  for (const response of message.toolResponses ?? []) parts.push(response.name, response.data)
+  for (const response of message.toolResponses ?? []) parts.push(response.name, textOf(response.data))
+  for (const part of mediaOf(message)) {
+    if (part.title) parts.push(part.title)
+    const text = part.mediaType === 'text/plain' && 'blob' in part ? documentText(part.blob) : null
+    if (text) parts.push(text)
+  }
   return parts.join('\n')
 }
 

@@ -22,7 +22,15 @@ export class ArrayStore implements SessionStore {
   }
 
   async readView(): Promise<ViewSnapshot> {
-    return { view: columnsOf(project(this.log)), version: this.version, pins: this.pins() }
+    const cleared = this.log.findLast(isBoundary)?.boundary.cleared
+    const ids = new Set(cleared?.map((entry) => entry.eventId))
+    const clearedSeqs = new Set(this.log.filter((event) => ids.has(event.id)).map((event) => event.seq))
+    return {
+      view: columnsOf(project(this.log)),
+      version: this.version,
+      pins: this.pins(),
+      ...(cleared ? { cleared, clearedSeqs } : {}),
+    }
   }
 
   /** The pins of the view now: PINS events on the lineage, in order, and the newest boundary's held events. */

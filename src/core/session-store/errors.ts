@@ -50,3 +50,11 @@ export class SessionWipingError extends Error {
 export class RewindPointError extends Error {
   override readonly name = 'RewindPointError'
 }
+
+/** An event names a blob (an image's, a document's) that the write does not bring and the session does not hold. */
+export class MissingBlobError extends Error {
+  override readonly name = 'MissingBlobError'
+  constructor(readonly ref: string) {
+    super(`a part names blob "${ref}", which this session does not hold`)
+  }
+}

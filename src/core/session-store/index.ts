@@ -1,4 +1,4 @@
-import type { MessageEvent, NewEvent, SessionEvent } from '../events'
+import type { ClearedEntry, MessageEvent, NewEvent, SessionEvent } from '../events'
 import type { ViewPins } from '../pins'
 import type { ViewColumns } from '../view/columns'
 
@@ -10,6 +10,10 @@ export interface ViewSnapshot {
   version: number
   /** Which of its events are pinned now, and which the newest boundary held because of a pin (none when absent). */
   pins?: ViewPins
+  /** Its messages a clearing cleared (the newest boundary's list; none when absent): `view` counts them cleared. */
+  cleared?: readonly ClearedEntry[]
+  /** The seqs of those messages, when the store knows them (a clearing then reads only the others). */
+  clearedSeqs?: ReadonlySet<number>
 }
 
 /**
@@ -21,7 +25,7 @@ export interface SessionStore {
   readView(): Promise<ViewSnapshot>
   /** Events appended after `version`, in log order (a pass that waited for its summarizer reads these few). */
   readSince(version: number): Promise<SessionEvent[]>
-  /** The whole events of these seqs, in order: what a summarizer reads. */
+  /** The whole events of these seqs, in order, as stored (never cleared): what a summarizer reads, cleared by the caller. */
   readEvents(seqs: Int32Array): Promise<MessageEvent[]>
   /** The ids of the events of these seqs, in order: what a boundary names. */
   readIds(seqs: Int32Array): Promise<string[]>

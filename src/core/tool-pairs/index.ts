@@ -1,4 +1,4 @@
-import { isTurnStart, type Message } from '../events'
+import { type Content, isTurnStart, type Message } from '../events'
 
 /** What the pairing reads of an event: its message, and whether compaction wrote it. */
 type Paired = { message: Message; synthetic: boolean }
@@ -13,13 +13,30 @@ type Paired = { message: Message; synthetic: boolean }
 /** The service's own tool (the model looks up what compaction hid); never the client's to answer. */
 export const RECALL_TOOL = 'recall_history'
 
+/** The memory tool the service runs for the model when a request offers it (its calls' ids start {@link MEMORY_CALL_PREFIX}). */
+export const MEMORY_TOOL = 'memory'
+
+/** The prefix of the ids the service gives the memory calls it runs: a client's own tool named `memory` keeps its calls. */
+export const MEMORY_CALL_PREFIX = 'mem_'
+
+/**
+ * Whether a tool call (or the response to it) is the service's own, never the client's to answer
+ * or to be shown: `recall_history`, and the memory calls the service ran.
+ *
+ * @example
+ * isServiceCall({ id: 'mem_1f…', name: 'memory' }) // true
+ * isServiceCall({ id: 'call_1', name: 'memory' }) // false: a client tool of that name
+ */
+export const isServiceCall = (call: { id: string; name: string }): boolean =>
+  call.name === RECALL_TOOL || (call.name === MEMORY_TOOL && call.id.startsWith(MEMORY_CALL_PREFIX))
+
 /** The data a prompt shows for a call that no stored result answers. */
 export const NO_RESULT = '{"error":"no result was recorded"}'
 
 /** One message of a pairing-safe rendering: a stored event, or one tool result placed after its call. */
 export type PairedMessage<E extends Paired = Paired> =
   | { kind: 'event'; event: E }
-  | { kind: 'result'; id: string; name: string; data: string; placeholder: boolean }
+  | { kind: 'result'; id: string; name: string; data: Content; placeholder: boolean }
 
 /** Where the newest turn starts in a view (its index; the view's length when it has no turn). */
 const newestTurnStart = (view: readonly Paired[]): number => {
@@ -29,7 +46,7 @@ const newestTurnStart = (view: readonly Paired[]): number => {
 
 /**
  * The ids of the tool calls the newest turn's assistant messages made that no later tool message
- * of that turn answers, `recall_history` calls excluded: what the client still owes.
+ * of that turn answers, the service's own calls excluded: what the client still owes.
  *
  * @example
  * pendingToolCalls(view) // ['call_1', 'call_2']
@@ -38,7 +55,7 @@ export function pendingToolCalls(view: readonly Paired[]): string[] {
   const pending = new Map<string, true>()
   for (let i = newestTurnStart(view); i < view.length; i++) {
     const { message } = view[i]!
-    for (const call of message.toolCalls ?? []) if (call.name !== RECALL_TOOL) pending.set(call.id, true)
+    for (const call of message.toolCalls ?? []) if (!isServiceCall(call)) pending.set(call.id, true)
     for (const response of message.toolResponses ?? []) pending.delete(response.id)
   }
   return [...pending.keys()]
@@ -89,7 +106,7 @@ export class ResultPlacement {
     for (const call of calls) {
       const from = (this.byId.get(call.id) ?? []).find((ref) => ref.at > at && !this.used.has(ref))
       if (from) this.used.add(from)
-      if (from || !(this.options.open && at >= this.options.newestStart && call.name !== RECALL_TOOL)) {
+      if (from || !(this.options.open && at >= this.options.newestStart && !isServiceCall(call))) {
         placed.push({ id: call.id, name: call.name, from: from ?? null })
       }
     }

@@ -1,11 +1,12 @@
-import type { Message, MessageEvent, ToolCall } from '../events'
+import type { Content, Message, MessageEvent, ToolCall } from '../events'
+import { contentKey } from '../parts'
 import { pendingToolCalls } from '../tool-pairs'
 
-/** One result a client sends for a tool call: exactly one of `data` and `error`. */
+/** One result a client sends for a tool call: exactly one of `data` (text, or parts: a screenshot) and `error`. */
 export interface ToolResultInput {
   id: string
   name?: string
-  data?: string
+  data?: Content
   error?: string
 }
 
@@ -22,7 +23,7 @@ export type ToolResultsPlan =
 
 export type ToolResultsRefusal = 'id_conflict' | 'no_pending_tool_calls' | 'unknown_tool_call' | 'tool_results_incomplete'
 
-const stored = (result: ToolResultInput) => result.data ?? result.error ?? ''
+const stored = (result: ToolResultInput): Content => result.data ?? result.error ?? ''
 const list = (ids: readonly string[]) => ids.map((id) => `"${id}"`).join(', ')
 
 /**
@@ -42,7 +43,7 @@ export function planToolResults(
   fieldOf: (at: number, key: 'id' | 'name') => string = (at, key) => `toolResults[${at}].${key}`,
 ): ToolResultsPlan {
   const calls = new Map<string, ToolCall>()
-  const answers = new Map<string, { at: number; data: string; error: boolean }>()
+  const answers = new Map<string, { at: number; data: Content; error: boolean }>()
   turn.forEach((event, at) => {
     for (const call of event.message.toolCalls ?? []) calls.set(call.id, call)
     const errors = new Set(toolErrorsOf(event))
@@ -54,7 +55,7 @@ export function planToolResults(
   // 1. A retry: every id answered with the same result, and a reply stored after them.
   for (const result of results) {
     const answer = answers.get(result.id)
-    if (answer && (answer.data !== stored(result) || answer.error !== (result.error !== undefined))) {
+    if (answer && (contentKey(answer.data) !== contentKey(stored(result)) || answer.error !== (result.error !== undefined))) {
       return refused('id_conflict', `tool call "${result.id}" is already answered with a different result`)
     }
   }

@@ -8,7 +8,7 @@ export interface ColumnsAnalysis {
   latestSystem: number
   /** Every other system message of the view, in view order. */
   superseded: Positions
-  /** Synthetic messages left by an earlier pass, in view order. */
+  /** Synthetic messages left by an earlier pass before the conversation, in view order (one inside a turn is conversation). */
   priorSummary: Positions
   /** Non-system, non-synthetic events before the first turn start (pinned ones aside). */
   preamble: Positions
@@ -57,7 +57,8 @@ export function analyzeColumns(view: ViewColumns, pins: ViewPins = NO_PINS): Col
       continue
     }
     tokens += view.tokens(p)
-    if (view.synthetic(p)) priorSummary.push(p)
+    // A summary inside a turn (a pass within an agent's loop) is part of that turn's conversation.
+    if (view.synthetic(p) && conversed === 0) priorSummary.push(p)
     else if (pins.pinned(view.seq(p))) {
       pinnedEvents.push(p)
       pinnedUser ||= view.role(p) === 'user'

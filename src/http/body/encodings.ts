@@ -34,7 +34,7 @@ export async function decodedBody(bytes: Uint8Array, encoding: string | undefine
     .map((coding) => coding.trim().toLowerCase())
     .filter((coding) => coding !== '' && coding !== 'identity')
   for (const coding of codings) {
-    if (!(coding in DECODERS)) {
+    if (!Object.hasOwn(DECODERS, coding)) {
       throw new ServiceError('unsupported_media_type', `Content-Encoding: "${coding}" is not supported (gzip, deflate or br)`)
     }
   }

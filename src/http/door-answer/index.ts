@@ -1,7 +1,7 @@
 import type { Context } from 'hono'
 import type { SSEStreamingApi } from 'hono/streaming'
-import type { Reasoning, ToolCall } from '../../core'
-import type { DoorAnswer } from '../../doors'
+import { type Reasoning, type ToolCall, textOf } from '../../core'
+import { type DoorAnswer, requestedCalls } from '../../doors'
 import type { FrameBody } from '../../object/frames'
 import type { DoorEvents } from '../../wire/door-events'
 import { type DoneFrame, readTurnAnswer, type TurnAnswer } from '../turn-answer'
@@ -59,9 +59,9 @@ export async function readDoorAnswer(
           // A stored answer (a retry) comes whole: its reply goes out as its pieces.
           if (!streamed) {
             for (const block of done.reply.message.reasoning ?? []) await events.reasoning?.(sse, block)
-            if (done.reply.message.content) await events.text(sse, done.reply.message.content)
-            if (done.status === 'requires_action')
-              for (const call of done.reply.message.toolCalls ?? []) await events.toolCall(sse, call)
+            const text = textOf(done.reply.message.content)
+            if (text) await events.text(sse, text)
+            for (const call of requestedCalls(done)) await events.toolCall(sse, call)
           }
           await events.finish(sse, done)
         },

@@ -7,6 +7,7 @@ import { errorJson } from '../errors'
 /**
  * The page may load only what this Worker serves, and talk only to it: no CDN, no inline script,
  * no framing. Styles set from script (the budget bar's widths) are CSSOM, which this allows.
+ * Images are the session's own, read with the user's token and shown from `blob:` URLs.
  */
 const pageHeaders = secureHeaders({
   contentSecurityPolicy: {
@@ -14,7 +15,7 @@ const pageHeaders = secureHeaders({
     scriptSrc: ["'self'"],
     styleSrc: ["'self'"],
     connectSrc: ["'self'"],
-    imgSrc: ["'self'"],
+    imgSrc: ["'self'", 'blob:'],
     baseUri: ["'none'"],
     formAction: ["'none'"],
     frameAncestors: ["'none'"],

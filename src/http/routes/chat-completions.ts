@@ -11,6 +11,9 @@ const Headers = z.object({
   'x-session-id': SessionId.optional().openapi({
     description: 'The session (else the body’s `session_id`); created when absent.',
   }),
+  'x-memory': z.enum(['on', 'off']).optional().openapi({
+    description: '`on` offers the model the memory tool, run by the service against the user’s memory (see /turns `memory`).',
+  }),
   ...DoorHeaders.shape,
 })
 
@@ -44,8 +47,8 @@ chatCompletionRoutes.openapi(completions, async (c) => {
   const headers = c.req.valid('header')
   const sessionId = chatSessionOf(headers['x-session-id'] ?? body.session_id)
   c.header('X-Session-Id', sessionId)
-  const request = await chatCompletionRequest(body, headers, c.env)
-  const answer = await readDoorAnswer(sessionOf(c, sessionId).door(addressOf(c, sessionId), request))
+  const { request, upload } = await chatCompletionRequest(body, headers, c.env)
+  const answer = await readDoorAnswer(sessionOf(c, sessionId).door(addressOf(c, sessionId), request, upload))
   if (answer.rewound !== null) c.header('X-Rewound', String(answer.rewound))
   const requested = body.model ?? modelSettings(c.env).chatModel
   if (!body.stream) return c.json(chatCompletion(wholeOf(answer), requested), 200)

@@ -16,9 +16,10 @@ import {
   UpdateConversationSchema,
 } from '../../contract/schemas'
 import type { MessageEvent } from '../../core'
-import { itemList, itemsOf, itemTarget, type ResponseItem } from '../../wire/responses/items'
+import { MediaIntake } from '../../wire/media'
+import { type BlobUrl, itemList, itemsOf, itemTarget, type ResponseItem } from '../../wire/responses/items'
 import { type Item, messagesOf } from '../../wire/responses/request'
-import { body, json, openAIErrors, routes, sessionOf } from './helpers'
+import { addressOf, blobsElsewhere, blobUrlOf, body, json, openAIErrors, routes, sessionOf } from './helpers'
 
 const PATH = '/v1/conversations/{id}'
 
@@ -75,19 +76,19 @@ const conversation = (session: SessionJson) => ({
 })
 
 /** A conversation's items as messages to store (system and developer messages in place); references are refused. */
-function itemMessages(items: readonly Item[]) {
+function itemMessages(items: readonly Item[], media: MediaIntake) {
   const refused = items.findIndex((item) => ['item_reference', 'compaction', 'compaction_trigger'].includes(item.type ?? ''))
   if (refused >= 0)
     throw new ServiceError(
       'unsupported',
       `items[${refused}].type: a ${items[refused]!.type} item cannot be stored in a conversation`,
     )
-  return messagesOf(items, { field: 'items', systemMessages: 'inline' })
+  return messagesOf(items, { field: 'items', systemMessages: 'inline' }, media)
 }
 
 /** Items of events in a page's order: newest first also within an event. */
-const itemsInOrder = (events: readonly MessageEvent[], order: ItemsQuery['order']): ResponseItem[] =>
-  events.flatMap((event) => (order === 'asc' ? itemsOf(event) : itemsOf(event).reverse()))
+const itemsInOrder = (events: readonly MessageEvent[], order: ItemsQuery['order'], blobUrl: BlobUrl): ResponseItem[] =>
+  events.flatMap((event) => (order === 'asc' ? itemsOf(event, blobUrl) : itemsOf(event, blobUrl).reverse()))
 
 /** A page of a conversation's items, read by events from the one holding `after`. */
 async function itemsPage(c: Context, id: string, query: ItemsQuery) {
@@ -99,7 +100,7 @@ async function itemsPage(c: Context, id: string, query: ItemsQuery) {
     await sessionOf(c, id).readLineage({ order: query.order, limit: query.limit + 1, ...(fromId ? { fromId } : {}) }),
   )
   if (!page) throw new ServiceError('invalid_request', `after: no item "${query.after}" in this conversation`)
-  const listed = itemList(itemsInOrder(page.events, query.order), { ...query, order: 'asc' })
+  const listed = itemList(itemsInOrder(page.events, query.order, blobUrlOf(c, id)), { ...query, order: 'asc' })
   return { ...listed, has_more: listed.has_more || page.more }
 }
 
@@ -111,8 +112,10 @@ export const conversationsRoutes = routes()
     const metadata = request.metadata ?? {}
     const session = sessionOf(c, id)
     const address = { userId: c.get('userId'), sessionId: id }
-    const { messages, fields } = itemMessages(request.items ?? [])
-    if (messages.length > 0) unwrap(await session.appendHistory(address, { messages, fields, creates: { metadata } }))
+    const media = new MediaIntake(new URL(c.req.url).origin, blobsElsewhere(c, id))
+    const { messages, fields } = await itemMessages(request.items ?? [], media)
+    const creates = { metadata }
+    if (messages.length > 0) unwrap(await session.appendHistory(address, { messages, fields, creates }, media.upload()))
     else unwrap(await session.create(address, { metadata }))
     return c.json(conversation(unwrap(await session.get())), 200)
   })
@@ -128,9 +131,10 @@ export const conversationsRoutes = routes()
   })
   .openapi(appendItems, async (c) => {
     const { id } = c.req.valid('param')
-    const { messages, fields } = itemMessages(c.req.valid('json').items)
-    const written = unwrap(await sessionOf(c, id).appendHistory({ userId: c.get('userId'), sessionId: id }, { messages, fields }))
-    const items = written.flatMap((event) => (event.type === 'MESSAGE' ? itemsOf(event) : []))
+    const media = new MediaIntake(new URL(c.req.url).origin, blobsElsewhere(c, id))
+    const { messages, fields } = await itemMessages(c.req.valid('json').items, media)
+    const written = unwrap(await sessionOf(c, id).appendHistory(addressOf(c, id), { messages, fields }, media.upload()))
+    const items = written.flatMap((event) => (event.type === 'MESSAGE' ? itemsOf(event, blobUrlOf(c, id)) : []))
     return c.json(itemList(items, { order: 'asc', limit: items.length }), 200)
   })
   .openapi(listItems, async (c) => c.json(await itemsPage(c, c.req.valid('param').id, c.req.valid('query')), 200))
@@ -138,7 +142,7 @@ export const conversationsRoutes = routes()
     const { id, itemId } = c.req.valid('param')
     const target = itemTarget(itemId)
     const events = target ? unwrap(await sessionOf(c, id).messagesByIds([target.eventId])) : []
-    const item = events.flatMap(itemsOf).find((found) => found.id === itemId)
+    const item = events.flatMap((event) => itemsOf(event, blobUrlOf(c, id))).find((found) => found.id === itemId)
     if (!item) throw new ServiceError('not_found', `Item with id '${itemId}' not found.`)
     return c.json(item, 200)
   })
@@ -147,7 +151,7 @@ export const conversationsRoutes = routes()
     const session = sessionOf(c, id)
     const page = unwrap(await session.readLineage({ order: 'desc', limit: 1 }))
     const newest = page?.events[0]
-    if (!page || !newest || itemsOf(newest).at(-1)?.id !== itemId)
+    if (!page || !newest || itemsOf(newest, blobUrlOf(c, id)).at(-1)?.id !== itemId)
       throw new ServiceError(
         'unsupported',
         `itemId: only the conversation's newest item can be deleted (a rewind to before it); "${itemId}" is not`,

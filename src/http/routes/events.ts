@@ -11,7 +11,8 @@ import {
   ViewQuerySchema,
   ViewSchema,
 } from '../../contract/schemas'
-import { body, errors, json, routes, SESSION_PATH, sessionOf, streamedJson } from './helpers'
+import { MediaIntake, nativeMessage } from '../../wire/media'
+import { addressOf, body, errors, json, routes, SESSION_PATH, sessionOf, streamedJson } from './helpers'
 
 const appendEvents = createRoute({
   method: 'post',
@@ -52,9 +53,12 @@ export const eventRoutes = routes()
   .openapi(appendEvents, async (c) => {
     const { events, expectedVersion } = c.req.valid('json')
     const { id } = c.req.valid('param')
+    const media = new MediaIntake()
+    const inputs = []
     // `type` and `synthetic` may only restate the defaults (the schema checks): drop them.
-    const inputs = events.map(({ type: _type, synthetic: _synthetic, ...event }) => event)
-    const result = unwrap(await sessionOf(c, id).append({ userId: c.get('userId'), sessionId: id }, inputs, expectedVersion))
+    for (const [i, { type: _type, synthetic: _synthetic, message, ...event }] of events.entries())
+      inputs.push({ ...event, message: await nativeMessage(`events[${i}].message`, message, media) })
+    const result = unwrap(await sessionOf(c, id).append(addressOf(c, id), inputs, expectedVersion, media.upload()))
     return c.json({ version: result.version, events: result.events }, result.written ? 201 : 200)
   })
   .openapi(readLog, async (c) => {

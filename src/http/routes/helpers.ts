@@ -2,8 +2,10 @@ import { OpenAPIHono, z } from '@hono/zod-openapi'
 import type { Context, TypedResponse } from 'hono'
 import type { JSONParsed } from 'hono/utils/types'
 import { SIZE_LIMITS } from '../../contract/limits'
-import { ErrorResponseSchema } from '../../contract/schemas'
+import { ErrorResponseSchema, SessionId } from '../../contract/schemas'
 import { sessionClient } from '../../object/session-client'
+import { blobUrl } from '../../wire/blob-url'
+import type { BlobsElsewhere } from '../../wire/media'
 import type { AppEnv } from '../env'
 import { validationHook } from '../validation'
 
@@ -18,7 +20,7 @@ export const body = <T extends z.ZodType>(schema: T, required = true) => ({
 })
 
 /** The error answers of a route, all in the contract's error shape; with a token, any route may also be rate limited (429). */
-export const errors = (...statuses: (400 | 401 | 404 | 409 | 413 | 415 | 502 | 503)[]) =>
+export const errors = (...statuses: (400 | 401 | 404 | 409 | 412 | 413 | 415 | 502 | 503)[]) =>
   Object.fromEntries(
     [...statuses, ...(statuses.includes(401) ? [429] : [])].map((status) => [
       status,
@@ -75,6 +77,12 @@ export const DoorHeaders = z.object({
   }),
 })
 
+/**
+ * Where a client reads a blob of the session `sessionId`: its absolute URL on this service (what a
+ * Responses item shows for a stored image or document, and what the doors read back as the blob).
+ */
+export const blobUrlOf = (c: { req: { url: string } }, sessionId: string) => blobUrl(new URL(c.req.url).origin, sessionId)
+
 /** The address of the caller's session `id`. */
 export const addressOf = (c: { get(key: 'userId'): string }, sessionId: string) => ({ userId: c.get('userId'), sessionId })
 
@@ -83,6 +91,20 @@ export const routes = () => new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
 
 /** The caller's session `id` (validated by the route's path schema), as a typed RPC client. */
 export const sessionOf = (c: { env: Env; get(key: 'userId'): string }, id: string) => sessionClient(c.env, c.get('userId'), id)
+
+/**
+ * Where a request that writes to the session `sessionId` (null: none) reads the blobs it names by
+ * the blob URL of another of the caller's sessions: from that session's object (see
+ * `BlobsElsewhere`); none from a session that does not hold it, or that is not the caller's.
+ */
+export const blobsElsewhere = (c: { env: Env; get(key: 'userId'): string }, sessionId: string | null): BlobsElsewhere => ({
+  sessionId,
+  async read(other, ref) {
+    if (!SessionId.safeParse(other).success) return null
+    const found = await sessionOf(c, other).readBlob(ref)
+    return found.ok ? found.value : null
+  },
+})
 
 /**
  * A JSON answer of the session object (`JsonBody`: its text when small, else a stream), passed

@@ -1,9 +1,11 @@
+import { blobRoutes } from './blobs'
 import { branchRoutes } from './branches'
 import { chatCompletionRoutes } from './chat-completions'
 import { compactRoutes } from './compact'
 import { conversationsRoutes } from './conversations'
 import { eventRoutes } from './events'
 import { routes } from './helpers'
+import { memoryRoutes } from './memories'
 import { messagesRoutes } from './messages'
 import { modelRoutes } from './models'
 import { portabilityRoutes } from './portability'
@@ -19,6 +21,7 @@ import { webhookRoutes } from './webhooks'
 export const apiRoutes = routes()
   .route('/', sessionRoutes)
   .route('/', eventRoutes)
+  .route('/', blobRoutes)
   .route('/', portabilityRoutes)
   .route('/', compactRoutes)
   .route('/', branchRoutes)
@@ -32,3 +35,4 @@ export const apiRoutes = routes()
   .route('/', webhookRoutes)
   .route('/', usageRoutes)
   .route('/', streamRoutes)
+  .route('/', memoryRoutes)

@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi'
 import { unwrap } from '../../contract/errors'
 import { AnthropicMessageSchema, CountTokensRequestSchema, MessagesRequestSchema, SessionId } from '../../contract/schemas'
+import { MediaIntake } from '../../wire/media'
 import { anthropicMessage } from '../../wire/messages/answer'
 import { messagesRequest, messagesTranslation } from '../../wire/messages/request'
 import { requiredSessionKey } from '../../wire/messages/session-key'
@@ -87,10 +88,10 @@ export const messagesRoutes = routes()
     const headers = c.req.valid('header')
     const key = sessionKeyOf(headers, body.metadata?.user_id)
     c.header('X-Session-Id', key.sessionId)
-    const request = await messagesRequest(body, headers, c.env, key, c.req.header('anthropic-beta'))
+    const { request, upload } = await messagesRequest(body, headers, c.env, key, c.req.header('anthropic-beta'))
     // A stream starts within PING_MS even when the turn waits (a pass making room, a slow model):
     // its pings say it goes on; an error after that is an `error` event.
-    const reading = sessionOf(c, key.sessionId).door(addressOf(c, key.sessionId), request)
+    const reading = sessionOf(c, key.sessionId).door(addressOf(c, key.sessionId), request, upload)
     const answer = await readDoorAnswer(reading, body.stream ? { streamAfterMs: PING_MS } : {})
     if (answer.rewound !== null) c.header('X-Rewound', String(answer.rewound))
     if (!answer.stored) c.header('X-Stored', 'false')
@@ -100,7 +101,7 @@ export const messagesRoutes = routes()
   .openapi(countTokens, async (c) => {
     const body = c.req.valid('json')
     const key = sessionKeyOf(c.req.valid('header'), body.metadata?.user_id)
-    const counted = messagesTranslation(body)
+    const counted = await messagesTranslation(body, new MediaIntake())
     const tokens = unwrap(await sessionOf(c, key.sessionId).countTokens(addressOf(c, key.sessionId), counted))
     return c.json({ input_tokens: tokens }, 200)
   })

@@ -12,9 +12,11 @@ import {
   parseImportLines,
   SessionParamsSchema,
 } from '../../contract/schemas'
-import { userIndexStub } from '../../object/address'
+import { memoryStub, userIndexStub } from '../../object/address'
+import type { MemoryExportCursor } from '../../object/memory-store'
 import type { SessionIndexCursor } from '../../store/user-index/session-index'
-import { importedHistory } from '../../wire/import'
+import { importedHistory, jsonlMedia } from '../../wire/import'
+import { MediaIntake } from '../../wire/media'
 import { isJsonLines } from '../body'
 import { body, errors, json, routes, SESSION_PATH, sessionOf } from './helpers'
 
@@ -63,7 +65,8 @@ const importSession = createRoute({
 const exportAll = createRoute({
   method: 'get',
   path: '/v1/export',
-  summary: 'All of the caller’s sessions as one jsonl stream: each session’s line, then its events',
+  summary:
+    'All of the caller’s data as one jsonl stream: each session’s line, then its events; then every version of their memory files',
   responses: {
     200: { description: 'The export', content: { 'application/x-ndjson': { schema: z.string() } } },
     ...errors(401),
@@ -74,18 +77,40 @@ const eraseAll = createRoute({
   method: 'delete',
   path: '/v1/sessions',
   summary:
-    'Erases all of the caller’s sessions: none can be read or listed from this answer on; their storage is wiped in the background',
+    'Erases all of the caller’s sessions and memory: none can be read or listed from this answer on; session storage is wiped in the background',
   request: body(EraseAllRequestSchema),
   responses: { 202: json(EraseAllResponseSchema, 'Erased'), ...errors(400, 401, 415) },
 })
 
 const SESSIONS_PAGE = 50
 
-/** Every session of the user, newest first, each exported as `jsonl` one after the other, streamed with back-pressure. */
+/** The user's memory as export lines: every version of every file, in path then version order (`docs/export-format.md`). */
+async function* memoryLines(c: Context, userId: string): AsyncGenerator<string> {
+  const store = memoryStub(c.env, userId)
+  for (let after: MemoryExportCursor | null = null; ; ) {
+    const page = await store.exportPage(after)
+    if (page.versions.length === 0) return
+    for (const { path, version, deleted, createdAt, content, movedFrom, movedTo } of page.versions) {
+      const moved = { ...(movedFrom ? { movedFrom } : {}), ...(movedTo ? { movedTo } : {}) }
+      yield `${JSON.stringify({ type: 'memory', path, version, deleted, createdAt, content, ...moved })}\n`
+    }
+    after = page.next
+  }
+}
+
+/**
+ * Every session of the user, newest first, each exported as `jsonl` one after the other, then the
+ * user's memory, streamed with back-pressure.
+ */
 function exportAllOf(c: Context, userId: string): ReadableStream<Uint8Array> {
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>()
   const index = userIndexStub(c.env, userId)
   const encoder = new TextEncoder()
+  const writeText = async (text: string) => {
+    const writer = writable.getWriter()
+    await writer.write(encoder.encode(text))
+    writer.releaseLock()
+  }
   const write = async () => {
     const now = new Date().toISOString()
     for (let cursor: SessionIndexCursor | null = null, first = true; first || cursor; first = false) {
@@ -95,13 +120,10 @@ function exportAllOf(c: Context, userId: string): ReadableStream<Uint8Array> {
         const outcome = await sessionOf(c, entry.id).exportSession('jsonl')
         if (!outcome.ok) continue // gone since it was listed
         if (typeof outcome.value !== 'string') await outcome.value.pipeTo(writable, { preventClose: true })
-        else {
-          const writer = writable.getWriter()
-          await writer.write(encoder.encode(outcome.value))
-          writer.releaseLock()
-        }
+        else await writeText(outcome.value)
       }
     }
+    for await (const line of memoryLines(c, userId)) await writeText(line)
     await writable.close()
   }
   c.executionCtx.waitUntil(write().catch((error) => writable.abort(error)))
@@ -116,7 +138,9 @@ export const portabilityRoutes = routes()
     const type = c.req.header('Content-Type')
     if (isJsonLines(type)) {
       const lines = parseImportLines(await c.req.text())
-      return c.json(unwrap(await sessionOf(c, id).importSession(address, { lines })), 200)
+      const media = new MediaIntake()
+      await jsonlMedia(lines, media)
+      return c.json(unwrap(await sessionOf(c, id).importSession(address, { lines }, media.upload())), 200)
     }
     if (!/^application\/json\s*(;|$)/i.test(type ?? ''))
       throw new ServiceError(
@@ -132,8 +156,9 @@ export const portabilityRoutes = routes()
     const parsed = JsonImportSchema.safeParse(value)
     if (!parsed.success)
       throw new ServiceError(issuesCode(parsed.error.issues), describeIssues(parsed.error.issues, 'json', value))
-    const history = importedHistory(parsed.data)
-    return c.json(unwrap(await sessionOf(c, id).importSession(address, { history })), 200)
+    const media = new MediaIntake()
+    const history = await importedHistory(parsed.data, media)
+    return c.json(unwrap(await sessionOf(c, id).importSession(address, { history }, media.upload())), 200)
   })
   .openapi(
     exportAll,
@@ -147,6 +172,8 @@ export const portabilityRoutes = routes()
     const userId = c.get('userId')
     const index = userIndexStub(c.env, userId)
     await index.eraseAll(userId, new Date().toISOString())
+    // The user's memory goes at once, every version of it.
+    await memoryStub(c.env, userId).eraseAll()
     // Swept here, so that none can be read from this answer on; the index's alarm finishes what this does not.
     let erased = 0
     for (

@@ -21,7 +21,7 @@ import { ResponseStream } from '../../wire/responses/stream'
 import { readDoorAnswer, wholeOf } from '../door-answer'
 import type { AppEnv } from '../env'
 import { readTurnAnswer } from '../turn-answer'
-import { addressOf, body, DoorHeaders, json, openAIErrors, routes, sessionOf } from './helpers'
+import { addressOf, blobsElsewhere, blobUrlOf, body, DoorHeaders, json, openAIErrors, routes, sessionOf } from './helpers'
 import { storedResponsesRoutes } from './stored-responses'
 
 const Headers = z.object({
@@ -30,6 +30,9 @@ const Headers = z.object({
   }),
   'session-id': SessionId.optional().openapi({ description: 'Codex’s session header: the session, after X-Session-Id.' }),
   session_id: SessionId.optional(),
+  'x-memory': z.enum(['on', 'off']).optional().openapi({
+    description: '`on` offers the model the memory tool, run by the service against the user’s memory (see /turns `memory`).',
+  }),
   ...DoorHeaders.shape,
   'x-codex-turn-metadata': z.string().optional().openapi({
     description:
@@ -72,7 +75,9 @@ const compact = createRoute({
 /** A Responses request as its session object takes it (see `responsesRequest`), its omitted tools and session said in headers. */
 async function doorRequest(c: Context<AppEnv>, body: ResponsesRequest, headers: z.output<typeof Headers>) {
   const lookUp = async (sessionId: string, ids: string[]) => unwrap(await sessionOf(c, sessionId).messagesByIds(ids))
-  const door = await responsesRequest(body, headers, c.env, newConversationId, lookUp)
+  const elsewhere = (sessionId: string | null) => blobsElsewhere(c, sessionId)
+  const origin = new URL(c.req.url).origin
+  const door = await responsesRequest(body, headers, c.env, newConversationId, origin, lookUp, elsewhere)
   if (door.omitted.length > 0) c.header('X-Tools-Omitted', door.omitted.join(', '))
   if (door.place.sessionId !== null) c.header('X-Session-Id', door.place.sessionId)
   const sessionId = door.place.sessionId ?? UNSTORED
@@ -83,7 +88,7 @@ async function doorRequest(c: Context<AppEnv>, body: ResponsesRequest, headers: 
 async function compaction(c: Context<AppEnv>, door: Awaited<ReturnType<typeof doorRequest>>): Promise<DoorCompaction> {
   if (door.place.sessionId === null)
     throw new ServiceError('invalid_request', 'input: a compaction needs a session (conversation, X-Session-Id or session-id)')
-  const answer = await readTurnAnswer(sessionOf(c, door.sessionId).doorCompaction(door.address, door.request))
+  const answer = await readTurnAnswer(sessionOf(c, door.sessionId).doorCompaction(door.address, door.request, door.upload))
   if (answer.first.type !== 'done') throw new Error('a compaction answered with a delta')
   return JSON.parse(await new Response(answer.first.result).text()) as DoorCompaction
 }
@@ -99,7 +104,7 @@ export const responsesRoutes = routes()
       if (!body.stream) return c.json(compactionResponse(done, context), 200)
       return streamSSE(c, (sse) => sendAll(sse, compactionEvents(done, context)))
     }
-    const answer = await readDoorAnswer(sessionOf(c, door.sessionId).door(door.address, door.request))
+    const answer = await readDoorAnswer(sessionOf(c, door.sessionId).door(door.address, door.request, door.upload))
     if (answer.rewound !== null) c.header('X-Rewound', String(answer.rewound))
     const context = responseContext(body.model, door.place, answer.stored)
     if (!body.stream) return c.json(responseObject(wholeOf(answer), context), 200)
@@ -107,6 +112,7 @@ export const responsesRoutes = routes()
   })
   .openapi(compact, async (c) => {
     const door = await doorRequest(c, c.req.valid('json'), c.req.valid('header'))
-    return c.json(compactedWindow(await compaction(c, door), door.place.sessionId!), 200)
+    const done = await compaction(c, door)
+    return c.json(compactedWindow(done, door.place.sessionId!, blobUrlOf(c, door.sessionId)), 200)
   })
   .route('/', storedResponsesRoutes)

@@ -5,7 +5,7 @@ import { ItemListSchema, ItemsQuerySchema, ResponseParamsSchema, ResponseSchema,
 import { answeringModel } from '../../doors'
 import { responseObject, responseTarget } from '../../wire/responses/answer'
 import { itemList, itemsOf } from '../../wire/responses/items'
-import { json, openAIErrors, routes, sessionOf } from './helpers'
+import { blobUrlOf, json, openAIErrors, routes, sessionOf } from './helpers'
 
 const getResponse = createRoute({
   method: 'get',
@@ -42,6 +42,13 @@ export const storedResponsesRoutes = routes()
     return c.json(responseObject(answer, { model, conversation: sessionId, store: true }), 200)
   })
   .openapi(listInputItems, async (c) => {
-    const { input } = await storedResponse(c, c.req.valid('param').id)
-    return c.json(itemList(input.flatMap(itemsOf), c.req.valid('query')), 200)
+    const found = await storedResponse(c, c.req.valid('param').id)
+    const { input, sessionId } = found
+    return c.json(
+      itemList(
+        input.flatMap((event) => itemsOf(event, blobUrlOf(c, sessionId))),
+        c.req.valid('query'),
+      ),
+      200,
+    )
   })

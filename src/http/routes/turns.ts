@@ -1,7 +1,8 @@
 import { createRoute } from '@hono/zod-openapi'
 import { SessionParamsSchema, TurnRequestSchema, TurnResponseSchema } from '../../contract/schemas'
+import { MediaIntake, nativeTurn } from '../../wire/media'
 import { type FrameEvents, readTurnAnswer } from '../turn-answer'
-import { body, errors, routes, SESSION_PATH, sessionOf, streamedJson } from './helpers'
+import { addressOf, body, errors, routes, SESSION_PATH, sessionOf, streamedJson } from './helpers'
 
 const runTurn = createRoute({
   method: 'post',
@@ -35,10 +36,12 @@ export const TURN_EVENTS: FrameEvents = {
 
 /** A chat turn, answered as JSON or streamed as server-sent events. */
 export const turnRoutes = routes().openapi(runTurn, async (c) => {
-  const input = c.req.valid('json')
+  const body = c.req.valid('json')
   const { id } = c.req.valid('param')
-  const answer = await readTurnAnswer(sessionOf(c, id).turn({ userId: c.get('userId'), sessionId: id }, input))
-  if (!input.stream) {
+  const media = new MediaIntake()
+  const input = await nativeTurn(body, media)
+  const answer = await readTurnAnswer(sessionOf(c, id).turn(addressOf(c, id), input, media.upload()))
+  if (!body.stream) {
     if (answer.first.type !== 'done') throw new Error('a plain turn answered with a delta')
     return streamedJson<typeof TurnResponseSchema>(c, answer.first.result)
   }

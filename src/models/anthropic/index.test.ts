@@ -104,6 +104,59 @@ describe('anthropic', () => {
     expect(sent!.body.tool_choice).toEqual({ type: 'any', disable_parallel_tool_use: true })
   })
 
+  it('sends images and documents as base64 blocks, a tool’s inside its tool_result, an https image by its URL', async () => {
+    const t = tag()
+    const png = 'iVBORw0KGgo='
+    const reply = await model.chat(
+      request(`claude-echo#${t}`, {
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'Compare' },
+              { type: 'image_url', image_url: { url: `data:image/png;base64,${png}` } },
+              { type: 'image_url', image_url: { url: 'https://example.com/b.jpg' } },
+              { type: 'file', file: { file_data: 'data:application/pdf;base64,JVBERi0=', filename: 'plan.pdf' } },
+            ],
+          },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 'c1', type: 'function', function: { name: 'shot', arguments: '{}' } }],
+          },
+          {
+            role: 'tool',
+            tool_call_id: 'c1',
+            content: [
+              { type: 'text', text: 'taken' },
+              { type: 'image_url', image_url: { url: `data:image/png;base64,${png}` } },
+            ],
+          },
+        ],
+      }),
+    )
+    expect(reply.finishReason).toBe('stop')
+    const [sent] = await recorded(t)
+    const [user, , results] = sent!.body.messages
+    expect(user.content).toEqual([
+      { type: 'text', text: 'Compare' },
+      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } },
+      { type: 'image', source: { type: 'url', url: 'https://example.com/b.jpg' } },
+      { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0=' }, title: 'plan.pdf' },
+    ])
+    expect(results.content).toEqual([
+      {
+        type: 'tool_result',
+        tool_use_id: 'c1',
+        content: [
+          { type: 'text', text: 'taken' },
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } },
+        ],
+        cache_control: { type: 'ephemeral' },
+      },
+    ])
+  })
+
   it('streams text deltas and whole tool calls, with usage from message_start and message_delta', async () => {
     const t = tag()
     const deltas: string[] = []

@@ -5,7 +5,7 @@ import {
   anthropicMessages,
   textBlock,
 } from '../../contract/anthropic-messages'
-import type { OpenAIMessage } from '../../contract/openai-messages'
+import { type OpenAIMessage, openAIText } from '../../contract/openai-messages'
 import type { Usage } from '../../contract/turn-result'
 import type { ChatRequest } from '../port'
 
@@ -37,7 +37,7 @@ export function anthropicPrompt(messages: readonly OpenAIMessage[]): {
   messages: AnthropicRequestMessage[]
 } {
   const first = messages[0]
-  const system = first?.role === 'system' ? [{ ...textBlock(first.content), cache_control: CACHE }] : undefined
+  const system = first?.role === 'system' ? [{ ...textBlock(openAIText(first.content)), cache_control: CACHE }] : undefined
   const out = [...anthropicMessages(system ? messages.slice(1) : messages)]
   const newest = out.at(-1)?.content
   if (newest?.length) newest[newest.length - 1] = { ...newest.at(-1)!, cache_control: CACHE }
@@ -104,7 +104,7 @@ const FINISH: Record<string, string> = {
 }
 
 export const finishReasonOf = (stopReason: string | null | undefined): string | null =>
-  stopReason ? (FINISH[stopReason] ?? stopReason) : null
+  stopReason ? (Object.hasOwn(FINISH, stopReason) ? FINISH[stopReason]! : stopReason) : null
 
 /** The stop sequence an answer stopped at, as the port carries it: only with the `stop_sequence` stop reason. */
 export const stopSequenceOf = (stopReason: string | null | undefined, sequence: unknown): { stopSequence?: string } =>

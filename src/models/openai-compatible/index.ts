@@ -1,4 +1,4 @@
-import { withoutReasoning } from '../../contract/openai-messages'
+import { imagesAfterToolResults, withoutReasoning } from '../../contract/openai-messages'
 import type { ToolCall } from '../../core'
 import { httpUpstream } from '../http-upstream'
 import {
@@ -83,7 +83,8 @@ export function openAICompatible(options: OpenAICompatibleOptions): ChatModel {
     const stream = request.onDelta !== undefined
     const body = {
       model: request.model,
-      messages: request.messages.map(withoutReasoning),
+      // The OpenAI wire takes no images in a tool message: they follow it (see imagesAfterToolResults).
+      messages: imagesAfterToolResults(request.messages).map(withoutReasoning),
       max_tokens: request.maxTokens,
       ...wireFields(request),
       stream,

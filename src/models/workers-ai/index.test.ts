@@ -211,4 +211,59 @@ describe('workersAI tool calls', () => {
     const whole = await workersAI({ binding: openai.binding, timeoutMs: 1000 }).chat(calling(() => undefined))
     expect(whole.toolCalls).toEqual([{ id: 't1', name: 'lookup', arguments: '{"q":"a"}' }])
   })
+
+  it('sends images as image_url parts (its vision models take them), a tool’s after the tool messages, and documents as a line naming each', async () => {
+    const { binding, calls } = fakeAI(() => ({ response: 'A cat.' }))
+    const png = 'data:image/png;base64,iVBORw0KGgo='
+    await workersAI({ binding, timeoutMs: 1000 }).chat({
+      model: '@cf/meta/llama-4-scout-17b-16e-instruct',
+      maxTokens: 100,
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is this?' },
+            { type: 'image_url', image_url: { url: png } },
+            { type: 'file', file: { file_data: 'data:application/pdf;base64,JVBERi0=', filename: 'plan.pdf' } },
+          ],
+        },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'c1', type: 'function', function: { name: 'shot', arguments: '{}' } }],
+        },
+        {
+          role: 'tool',
+          tool_call_id: 'c1',
+          content: [
+            { type: 'text', text: 'taken' },
+            { type: 'image_url', image_url: { url: png } },
+          ],
+        },
+      ],
+    })
+    expect(calls[0]!.input.messages).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is this?' },
+          { type: 'image_url', image_url: { url: png } },
+          { type: 'text', text: '[document: plan.pdf]' },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'shot', arguments: '{}' } }],
+      },
+      { role: 'tool', tool_call_id: 'c1', content: 'taken' },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: '[images returned by tool call c1]' },
+          { type: 'image_url', image_url: { url: png } },
+        ],
+      },
+    ])
+  })
 })

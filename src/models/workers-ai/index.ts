@@ -1,4 +1,4 @@
-import { withoutReasoning } from '../../contract/openai-messages'
+import { imagesAfterToolResults, type OpenAIMessage, withoutReasoning } from '../../contract/openai-messages'
 import type { ToolCall } from '../../core'
 import {
   type ChatModel,
@@ -105,6 +105,15 @@ const WORKERS_AI_FIELDS = [
   'response_format',
 ] as const
 
+/** A message with its file parts (documents, which no Workers AI model reads) as a line of text naming each. */
+function documentsAsText(message: OpenAIMessage): OpenAIMessage {
+  if (message.role !== 'user' || typeof message.content === 'string') return message
+  const content = message.content.map((part) =>
+    part.type === 'file' ? { type: 'text' as const, text: `[document: ${part.file.filename ?? 'untitled'}]` } : part,
+  )
+  return { ...message, content }
+}
+
 /**
  * A chat model through the Workers AI binding (`env.AI.run`). `max_tokens` is always passed:
  * some models stop at 256 tokens otherwise.
@@ -125,7 +134,8 @@ export function workersAI(options: WorkersAIOptions): ChatModel {
     try {
       return await Promise.race([
         options.binding.run(request.model, {
-          messages: request.messages.map(withoutReasoning),
+          // Images as OpenAI image_url parts (its vision models take them), after the tool messages; documents as text.
+          messages: imagesAfterToolResults(request.messages).map(withoutReasoning).map(documentsAsText),
           max_tokens: request.maxTokens,
           ...wireFields(request, WORKERS_AI_FIELDS),
           stream: request.onDelta !== undefined,

@@ -1,5 +1,5 @@
 import type { BranchesPageJson } from '../../contract/schemas'
-import { lineageRuns, onLineage, type Rewind, type Run } from '../../core'
+import { lineageRuns, onLineage, type Rewind, type Run, textOf } from '../../core'
 import { jsonArray, jsonObject } from '../../json-stream'
 import type { Sql } from '../../sql'
 import type { SessionLog } from './log'
@@ -83,7 +83,7 @@ export class SessionBranches {
     for (const run of runs)
       for (const event of this.log.eventRange(run.from, run.to)) {
         if (event.type !== 'MESSAGE') continue
-        const text = (event.message.content ?? '').trim()
+        const text = textOf(event.message.content).trim()
         if (text === '') continue
         if (!event.synthetic && event.message.role !== 'system') return cut(text)
         fallback ||= cut(text)

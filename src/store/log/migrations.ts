@@ -115,7 +115,15 @@ const MIGRATIONS: (string | ((sql: SqlStorage) => void))[] = [
   // Segments written before keep their pages until merging rewrites them.
   `INSERT INTO search (search, rank) VALUES ('pgsz', 500);
    INSERT INTO search (search, rank) VALUES ('usermerge', 2);`,
-  // v15: words found by their English stems: the index made with FTS5's porter tokenizer. A
+  // v15: images and documents, stored once by their SHA-256 (`blobs`: what the bytes are;
+  // `blob_chunks`: the bytes, in pieces under a value's limit).
+  `CREATE TABLE blobs (hash TEXT PRIMARY KEY, media_type TEXT NOT NULL, bytes INTEGER NOT NULL,
+     chunks INTEGER NOT NULL, width INTEGER, height INTEGER, pages INTEGER) WITHOUT ROWID;
+   CREATE TABLE blob_chunks (hash TEXT NOT NULL, n INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (hash, n)) WITHOUT ROWID;`,
+  // v16: where each tool call id was first written (its call's event, or a result's without one),
+  // so that recall by a call's id finds its result a few rows on (null for ids written before).
+  `ALTER TABLE tool_ids ADD COLUMN seq INTEGER;`,
+  // v17: words found by their English stems: the index made with FTS5's porter tokenizer. A
   // session holding events keeps its old index as `search_exact`, which answers its searches
   // while the new one is filled from the log, newest first, in the background (`search_rebuild`:
   // the events below `below` are not in it yet; see store/search/search-tables.ts).
@@ -131,14 +139,14 @@ const MIGRATIONS: (string | ((sql: SqlStorage) => void))[] = [
       CREATE TABLE search_rebuild (singleton INTEGER PRIMARY KEY CHECK (singleton = 1), below INTEGER NOT NULL);`)
     if (held !== null) sql.exec('INSERT INTO search_rebuild (singleton, below) VALUES (1, ?)', held + 1)
   },
-  // v16: how far the session's events were handed to its user's search across sessions, and over
+  // v18: how far the session's events were handed to its user's search across sessions, and over
   // how many shards then (another count starts over). No row: none was (see store/search/search-feed.ts).
   `CREATE TABLE search_feed (
      singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
      shards INTEGER NOT NULL,
      shipped INTEGER NOT NULL           -- the seq up to which every event was handed over
    );`,
-  // v17: the session's title and who gave it (client, model, first_message; null: none yet), and
+  // v19: the session's title and who gave it (client, model, first_message; null: none yet), and
   // the start of its first user message (what a listing's `q` looks in, with the title).
   `ALTER TABLE session ADD COLUMN title TEXT;
    ALTER TABLE session ADD COLUMN title_source TEXT;

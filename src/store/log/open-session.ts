@@ -2,7 +2,9 @@ import { newEventId, newSecret } from '../../contract/ids'
 import type { SessionAddress } from '../../contract/session-address'
 import type { StepRecord, Usage } from '../../contract/turn-result'
 import {
+  allSeqs,
   type Calibration,
+  EventText,
   type MessageEvent,
   type NewEvent,
   type NewMessageEvent,
@@ -19,10 +21,13 @@ import {
   type SessionInfo,
   SessionMissingError,
   statsOfColumns,
+  textOf,
   type ViewColumns,
   type ViewSnapshot,
 } from '../../core'
+import type { StagedBlob } from '../../core/media/blob'
 import { type Notice, newNotice, turnNotice, usageEntry } from '../../webhooks'
+import type { SessionBlobs } from './blobs'
 import type { Branch, SessionBranches } from './branches'
 import type { LogIndexes } from './indexes'
 import type { SessionLog } from './log'
@@ -47,6 +52,7 @@ export interface SessionParts {
   branches: SessionBranches
   undos: SessionUndos
   pins: SessionPins
+  blobs: SessionBlobs
 }
 
 const EMPTY_VIEW = new PackedColumns().prefix()
@@ -74,6 +80,8 @@ export class OpenSession {
     found: SessionRecord | null,
     /** What the session is created with when this request's first write creates it. */
     private readonly created: NewSessionInput = {},
+    /** The images and documents the request brought: each stored with the first event its writes name it in. */
+    private readonly blobs: ReadonlyMap<string, StagedBlob> = new Map(),
   ) {
     this.incarnation = found?.createdAt ?? null
   }
@@ -211,7 +219,15 @@ export class OpenSession {
     // With a rewind pending, its boundary holds what the view holds; the pins are the session's
     // until the rewind is written (one it abandons still counts: a pass then keeps more, never less).
     const held = this.pending?.event.boundary.held ?? (this.pending ? [] : undefined)
-    return { view: this.viewOf(record), version: record.version, pins: this.parts.pins.ofView(record.boundarySeq, held) }
+    // A pending rewind's clearing is known by id only (its seqs unknown: a clearing then reads every tool message).
+    const clearing = this.pending ? { cleared: this.pending.event.boundary.cleared ?? [] } : this.parts.view.clearedOf(record)
+    return {
+      view: this.viewOf(record),
+      version: record.version,
+      pins: this.parts.pins.ofView(record.boundarySeq, held),
+      ...(clearing.cleared.length > 0 ? { cleared: clearing.cleared } : {}),
+      ...('seqs' in clearing ? { clearedSeqs: clearing.seqs } : {}),
+    }
   }
 
   async readSince(version: number): Promise<SessionEvent[]> {
@@ -230,7 +246,9 @@ export class OpenSession {
   async append(events: NewEvent[], expectedVersion: number): Promise<SessionEvent[]> {
     const record = this.writable()
     if (!record) throw new SessionMissingError()
-    return this.carryingRewind(events, (all, branch) => this.parts.writer.commit(record, all, { expectedVersion, branch }))
+    return this.carryingRewind(events, (all, branch) =>
+      this.parts.writer.commit(record, all, { expectedVersion, branch, blobs: this.blobs }),
+    )
   }
 
   // ── the chat turn's session ──────────────────────────────────────────────────────────────
@@ -247,11 +265,15 @@ export class OpenSession {
       const stats = this.pending ? statsOfColumns(this.pending.view) : record.stats
       const latest = stats.latestSystem
       const system = latest ? this.parts.view.event(latest.seq) : null
+      const columns = this.viewOf(record)
       return {
         policy: record.policy,
         viewTokens: stats.viewTokens,
         calibration: record.calibration,
-        latestSystem: latest && system ? { tokens: latest.tokens, content: system.message.content ?? '' } : null,
+        latestSystem: latest && system ? { tokens: latest.tokens, content: textOf(system.message.content) } : null,
+        recallNeeded:
+          (this.pending?.event.boundary.cleared ?? this.parts.view.clearedOf(record).cleared).length > 0 ||
+          summaryInNewestTurn(columns),
       }
     })
   }
@@ -273,6 +295,42 @@ export class OpenSession {
     return record ? this.parts.search.recallHits(record, query, limit) : []
   }
 
+  /**
+   * A message by its id, or a tool call's result by the call's id (else the call), whole: cleared,
+   * covered or in view, never abandoned. A call's result is looked for a few events after its call
+   * (tool ids keep where they were written); for an id written before they did, in the view (where
+   * a cleared result is). Null when there is none on the lineage.
+   */
+  async recallById(id: string): Promise<RecallHit | null> {
+    const record = this.current()
+    if (!record) return null
+    const { log, indexes } = this.parts
+    const onLineage = record.rewinds === 0 ? () => true : log.rewinds.onLineage
+    const place = log.placeOf(id)
+    if (place) {
+      const [event] = log.range(place.seq, place.seq)
+      return event?.type === 'MESSAGE' && onLineage(event.seq) ? recallHitOf(event) : null
+    }
+    const from = indexes.toolIds.seqOf(id)
+    const candidates =
+      from === null
+        ? [...this.parts.view.eventsOf(allSeqs(this.viewOf(record)))]
+        : log.range(from, Math.min(from + RESULT_LOOKAHEAD, record.version))
+    let call: MessageEvent | null = null
+    for (const event of candidates) {
+      if (event.type !== 'MESSAGE' || !onLineage(event.seq)) continue
+      const response = event.message.toolResponses?.find((item) => item.id === id)
+      if (response) return { id: event.id, seq: event.seq, role: 'tool', text: `${response.name} → ${textOf(response.data)}` }
+      if (!call && event.message.toolCalls?.some((item) => item.id === id)) call = event
+    }
+    return call ? recallHitOf(call) : null
+  }
+
+  /** A blob's bytes for a prompt: the request's own (not stored yet), else the session's; null when neither holds it. */
+  blobData(ref: string): Uint8Array | null {
+    return this.blobs.get(ref)?.data ?? (this.current() ? this.parts.blobs.read(ref) : null)
+  }
+
   usedToolIds(ids: readonly string[]): Set<string> {
     return this.current() ? this.parts.indexes.toolIds.used(ids) : new Set()
   }
@@ -282,14 +340,42 @@ export class OpenSession {
     const calibrated = { ...record, calibration: step.calibration, lastUsage: step.usage }
     const stepWrite = this.parts.steps.writeOf(step)
     const written = await this.carryingRewind(events, (all, branch) =>
-      this.parts.writer.write(calibrated, all, { step: stepWrite, branch, notices: [turnNotice(record.id, all, step)] }),
+      this.parts.writer.write(calibrated, all, {
+        step: stepWrite,
+        branch,
+        notices: [turnNotice(record.id, all, step)],
+        blobs: this.blobs,
+      }),
     )
     return written.events
   }
 
   async writeHistory(events: NewMessageEvent[]): Promise<SessionEvent[]> {
     const record = this.writable() ?? newRecord(this.address, this.created)
-    const written = await this.carryingRewind(events, (all, branch) => this.parts.writer.write(record, all, { branch }))
+    const written = await this.carryingRewind(events, (all, branch) =>
+      this.parts.writer.write(record, all, { branch, blobs: this.blobs }),
+    )
     return written.events
   }
 }
+
+/** Whether the view's newest turn holds a summary (a pass inside it covered its earlier steps). */
+function summaryInNewestTurn(view: ViewColumns): boolean {
+  let summary = false
+  for (let p = view.length - 1; p >= 0; p--) {
+    if (view.role(p) === 'user' && !view.synthetic(p)) return summary
+    summary ||= view.synthetic(p)
+  }
+  return false
+}
+
+/** How many events after a call its result is looked for (a client may send other messages between). */
+const RESULT_LOOKAHEAD = 64
+
+/** A message as recall answers it: whole, as one line of text. */
+const recallHitOf = (event: MessageEvent): RecallHit => ({
+  id: event.id,
+  seq: event.seq,
+  role: event.message.role,
+  text: EventText.of(event.message),
+})

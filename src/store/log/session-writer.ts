@@ -8,8 +8,10 @@ import {
   SessionWipingError,
   VersionConflictError,
 } from '../../core'
+import type { StagedBlob } from '../../core/media/blob'
 import type { Sql } from '../../sql'
 import { boundaryNotices, type Notice } from '../../webhooks'
+import type { SessionBlobs } from './blobs'
 import type { Branch, SessionBranches } from './branches'
 import { eventJson } from './event-json'
 import type { LogIndexes } from './indexes'
@@ -49,7 +51,11 @@ export interface WriteOptions {
   notices?: readonly Notice[]
   /** Events copied from elsewhere (a fork, an import): their boundaries tell nothing. */
   copied?: boolean
+  /** The images and documents the write brings: each stored with the first event that names it. */
+  blobs?: ReadonlyMap<string, StagedBlob>
 }
+
+const NO_BLOBS: ReadonlyMap<string, StagedBlob> = new Map()
 
 /**
  * The one way a session's storage is written: each write one transaction, version-checked, with
@@ -68,6 +74,7 @@ export class SessionWriter {
     private readonly branches: SessionBranches,
     private readonly undos: SessionUndos,
     private readonly pins: SessionPins,
+    private readonly blobs: SessionBlobs,
     private readonly listener: WriteListener | null = null,
   ) {}
 
@@ -148,7 +155,10 @@ export class SessionWriter {
     if (expectedVersion !== undefined && expectedVersion !== record.version) {
       throw new VersionConflictError(expectedVersion, record.version)
     }
-    const sequenced = events.map((event, i) => atSeq(event, record.version + 1 + i))
+    this.row.ensureSchema()
+    // Each part takes its blob's facts; a blob named but neither brought nor held is refused here.
+    const media = this.blobs.resolve(events, options.blobs ?? NO_BLOBS)
+    const sequenced = media.events.map((event, i) => atSeq(event, record.version + 1 + i))
     const advance = this.view.advance(record, sequenced)
     const boundary = sequenced.findLast(isBoundary)
     const notices = [...(copied ? [] : boundaryNotices(record.id, sequenced)), ...(options.notices ?? [])]
@@ -167,19 +177,19 @@ export class SessionWriter {
       ...(sequenced.length > 0 ? appendedNow(record) : {}),
       ...titleAfter(record, sequenced),
     }
-    this.row.ensureSchema()
     const columns = step?.columns(sequenced)
     // The pins count in the view's turns only where the write changes them or makes a new view.
     const pinsCount = pinned.size > 0 || boundary !== undefined || sequenced.some((event) => event.type === 'PINS')
     this.transaction(() => {
       next.notices = this.lifecycle.outbox.place(record, notices)
+      this.blobs.write(media.write)
       for (const event of sequenced) this.log.insert(event, columns?.get(event.seq) ?? null)
       if (branch) this.branches.record(sequenced.find((event) => event.type === 'REWIND')!.seq, branch)
       if (undoes !== undefined) this.undos.record(sequenced.findLast((event) => event.type === 'COMPACTION')!.seq, undoes)
       if (pinned.size > 0 || sequenced.some((event) => event.type === 'PINS' || event.type === 'REWIND'))
         this.pins.record(sequenced, pinned, next.version)
       next.stats = advance.stats(pinsCount ? this.pins.ofView(next.boundarySeq) : NO_PINS)
-      this.indexes.index(sequenced)
+      this.indexes.index(sequenced, (ref) => this.blobs.text(ref, options.blobs ?? NO_BLOBS))
       writeRecord(this.sql, next)
       step?.writeRest()
     })
@@ -222,6 +232,7 @@ export class SessionWriter {
     const stillThis = () => this.row.stored()?.createdAt === record.createdAt
     if (!(await this.lifecycle.wipe(record, ending, stillThis))) return
     this.forgetCached()
+    this.blobs.reset()
     this.listener?.ended()
   }
 }

@@ -1,6 +1,8 @@
 import type { StepRecord, StoredStep, Usage } from '../../contract/turn-result'
 import {
+  type Content,
   clientMessagesOf,
+  contentKey,
   lineageRuns,
   type MessageEvent,
   type RewindPoint,
@@ -69,11 +71,13 @@ export class StepLog {
   }
 
   /** A `/turns` retry names its user event by id and sends its content again: that is all there is to compare. */
-  completedTurn(id: string, content: string): StoredStep | 'conflict' | null {
+  completedTurn(id: string, content: Content): StoredStep | 'conflict' | null {
     const found = this.storedStep(id)
     if (!found) return this.log.byIds([id]).size > 0 ? 'conflict' : null
     const key = found.events.find((event) => event.id === id)
-    return key?.type === 'MESSAGE' && key.message.role === 'user' && key.message.content === content ? found : 'conflict'
+    return key?.type === 'MESSAGE' && key.message.role === 'user' && contentKey(key.message.content) === contentKey(content)
+      ? found
+      : 'conflict'
   }
 
   /** A regenerate's retry names its REWIND by id: the step that REWIND keyed, if it is one. */

@@ -13,8 +13,14 @@ export class ToolIds {
     for (const event of events) {
       if (event.type !== 'MESSAGE') continue
       const { toolCalls = [], toolResponses = [] } = event.message
-      for (const { id } of [...toolCalls, ...toolResponses]) this.sql.run`INSERT OR IGNORE INTO tool_ids (id) VALUES (${id})`
+      for (const { id } of [...toolCalls, ...toolResponses])
+        this.sql.run`INSERT OR IGNORE INTO tool_ids (id, seq) VALUES (${id}, ${event.seq})`
     }
+  }
+
+  /** The seq of the event that first held a tool call id (its call's), or null (unknown, or written before it was kept). */
+  seqOf(id: string): number | null {
+    return this.sql.first<{ seq: number | null }>`SELECT seq FROM tool_ids WHERE id = ${id}`?.seq ?? null
   }
 
   /** Which of these ids the log already holds. */

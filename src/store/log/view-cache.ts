@@ -1,6 +1,9 @@
 import {
   advanceStats,
   type BoundaryEvent,
+  type ClearedEntry,
+  clearedById,
+  clearedEvent,
   columnsOf,
   concatColumns,
   isBoundary,
@@ -43,6 +46,8 @@ export interface ViewAdvance {
  */
 export class ViewCache {
   private columns: PackedColumns | null = null
+  /** The view's cleared messages (its newest boundary's clearing), by seq: shown cleared on every view read. */
+  private cleared = new Map<number, ClearedEntry>()
   private owner: number
   /** Events a pass just named by id (see {@link named}), so that its boundary is resolved without a lookup by id. */
   private naming = new Map<string, ViewEntry>()
@@ -60,10 +65,11 @@ export class ViewCache {
     const columns = new PackedColumns()
     if (record.boundarySeq === 0) {
       for (const entry of this.log.entriesAfter(0)) columns.push(entry)
+      this.cleared = new Map()
     } else {
       const [boundary] = this.log.range(record.boundarySeq, record.boundarySeq)
       if (!boundary || !isBoundary(boundary)) throw new Error(`session ${record.id}: boundary ${record.boundarySeq} is missing`)
-      this.fill(columns, boundary, new Map(), this.log.entriesAfter(record.boundarySeq))
+      this.cleared = this.fill(columns, boundary, new Map(), this.log.entriesAfter(record.boundarySeq))
     }
     this.columns = columns
     return columns
@@ -121,11 +127,12 @@ export class ViewCache {
     const fresh = new Map(this.naming)
     for (const event of messages) fresh.set(event.id, viewEntryOf(event))
     this.naming.clear()
-    this.fill(columns, boundary, fresh, messages.filter((event) => event.seq > boundary.seq).map(viewEntryOf))
+    const cleared = this.fill(columns, boundary, fresh, messages.filter((event) => event.seq > boundary.seq).map(viewEntryOf))
     return {
       stats: (pins) => statsOfColumns(columns, pins),
       install: () => {
         this.columns = columns
+        this.cleared = cleared
         keepBodies()
       },
     }
@@ -133,12 +140,51 @@ export class ViewCache {
 
   /**
    * A view after its newest boundary (the core's projection rule, `viewAfter`): the events it
-   * names — written with it or just named by its pass (`fresh`), else read by id — then the
-   * messages after it.
+   * names — written with it or just named by its pass (`fresh`), else read by id; those it
+   * cleared at their cleared size — then the messages after it. Answers its clearing, by seq.
    */
-  private fill(columns: PackedColumns, boundary: BoundaryEvent, fresh: Map<string, ViewEntry>, after: Iterable<ViewEntry>): void {
+  private fill(
+    columns: PackedColumns,
+    boundary: BoundaryEvent,
+    fresh: Map<string, ViewEntry>,
+    after: Iterable<ViewEntry>,
+  ): Map<number, ClearedEntry> {
     const stored = this.log.entriesByIds(namedIds(boundary.boundary).filter((id) => !fresh.has(id)))
-    for (const entry of viewAfter(boundary, (id) => fresh.get(id) ?? stored.get(id), after)) columns.push(entry)
+    const byId = clearedById(boundary.boundary.cleared)
+    const cleared = new Map<number, ClearedEntry>()
+    for (const entry of viewAfter(boundary, (id) => fresh.get(id) ?? stored.get(id), after)) {
+      columns.push(entry)
+      const clearing = byId.get(entry.id)
+      if (clearing) cleared.set(entry.seq, clearing)
+    }
+    return cleared
+  }
+
+  /** The view's cleared messages as its newest boundary lists them, and their seqs (loading the view if need be). */
+  clearedOf(record: SessionRecord): { cleared: ClearedEntry[]; seqs: Set<number> } {
+    this.columnsOf(record)
+    return { cleared: [...this.cleared.values()], seqs: new Set(this.cleared.keys()) }
+  }
+
+  /**
+   * {@link eventsOf} as the view shows them: a cleared message cleared. The view must be loaded
+   * (its columns read: `snapshot`), and the events its own.
+   */
+  *shownEventsOf(seqs: ArrayLike<number>, keep = KEEP.bulk): Generator<MessageEvent> {
+    for (const event of this.eventsOf(seqs, keep)) {
+      const clearing = this.cleared.get(event.seq)
+      yield clearing ? clearedEvent(event, clearing) : event
+    }
+  }
+
+  /** {@link jsonOf} as the view shows them (see {@link shownEventsOf}): a cleared message's JSON written cleared. */
+  *shownJsonOf(seqs: ArrayLike<number>, keep = KEEP.bulk): Generator<string> {
+    if (this.cleared.size === 0) return yield* this.jsonOf(seqs, keep)
+    let i = 0
+    for (const text of this.jsonOf(seqs, keep)) {
+      const clearing = this.cleared.get(seqs[i++]!)
+      yield clearing ? JSON.stringify(clearedEvent(JSON.parse(text) as MessageEvent, clearing)) : text
+    }
   }
 
   /**
@@ -185,6 +231,7 @@ export class ViewCache {
   /** Forgets the view and what was kept of it: the session was wiped. */
   reset(): void {
     this.columns = null
+    this.cleared = new Map()
     this.naming.clear()
     this.owner = this.bodies.newOwner()
   }

@@ -2,7 +2,7 @@ import { runInDurableObject } from 'cloudflare:test'
 import { env } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
 import { newSessionId } from '../../../test/helpers'
-import { atSeq, defaultEstimator, newMessageEvent } from '../../core'
+import { atSeq, defaultEstimator, newMessageEvent, textOf } from '../../core'
 import { Sql } from '../../sql'
 import { SessionLog } from '../log/log'
 import { migrate } from '../log/migrations'
@@ -18,18 +18,18 @@ const tablesIn = (sql: SqlStorage) =>
     .map((row) => row.name)
     .sort()
 
-describe('the search index made anew with stems (migration v15)', () => {
+describe('the search index made anew with stems (migration v17)', () => {
   it('keeps a session’s old index for its searches while the new one is filled step by step, newest first, then drops it', async () => {
     const stub = env.SESSIONS.getByName(`search-tables/${newSessionId()}`)
     await runInDurableObject(stub, (_instance, state) => {
       const sql = new Sql(state.storage.sql)
       const log = new SessionLog(sql)
-      // A session written before v15: its events and its index of whole words.
-      migrate(state.storage, 14)
+      // A session written before v17: its events and its index of whole words.
+      migrate(state.storage, 16)
       const events = Array.from({ length: 1200 }, (_, i) => message(i + 1, i === 0 ? 'He runs every morning' : `note ${i + 1}`))
       for (const event of events) log.insert(event)
       for (const event of events.toReversed())
-        sql.run`INSERT INTO search (rowid, text) VALUES (${-event.seq}, ${event.message.content})`
+        sql.run`INSERT INTO search (rowid, text) VALUES (${-event.seq}, ${textOf(event.message.content)})`
       migrate(state.storage)
       expect(tablesIn(state.storage.sql)).toEqual(['search', 'search_exact'])
       expect(sql.first`SELECT below FROM search_rebuild`).toEqual({ below: 1201 })
@@ -95,7 +95,7 @@ describe('the search index made anew with stems (migration v15)', () => {
     await runInDurableObject(stub, (_instance, state) => {
       const sql = new Sql(state.storage.sql)
       const log = new SessionLog(sql)
-      migrate(state.storage, 14)
+      migrate(state.storage, 16)
       log.insert(message(1, 'hello there'))
       migrate(state.storage)
       const steps: (() => void)[] = []

@@ -1,6 +1,6 @@
 import { SIZE_LIMITS } from '../../contract/limits'
 import type { SearchPosition } from '../../contract/schemas'
-import { MARK_CLOSE, MARK_OPEN, type QueryTerm, rankWindow, type SessionEvent, searchTextOf } from '../../core'
+import { type DocumentText, MARK_CLOSE, MARK_OPEN, type QueryTerm, rankWindow, type SessionEvent, searchTextOf } from '../../core'
 import { log } from '../../log'
 import { fragment, literalLimit, type Sql } from '../../sql'
 import type { EventRow } from '../log/log'
@@ -96,8 +96,11 @@ export class SessionSearch {
   private merging = false
   private mergedOnce = false
 
-  /** Indexes events being written (call it inside the write's transaction); their segments are merged later. */
-  index(events: readonly SessionEvent[]): void {
+  /**
+   * Indexes events being written (call it inside the write's transaction); their segments are
+   * merged later. `documentText`: a text/plain document's text, found by it too.
+   */
+  index(events: readonly SessionEvent[], documentText: DocumentText = () => null): void {
     let indexed = 0
     const tables = this.tables.written()
     // Newest first: FTS5 writes its pending terms out as a new segment whenever a rowid is not
@@ -105,7 +108,7 @@ export class SessionSearch {
     // of an append (an import's thousands) would be a segment of its own, each a lookup for every search.
     for (const event of events.toReversed()) {
       if (event.type !== 'MESSAGE') continue
-      const text = indexedText(searchTextOf(event.message))
+      const text = indexedText(searchTextOf(event.message, documentText))
       if (text === '') continue
       for (const table of tables) this.sql.run`INSERT INTO ${table} (rowid, text) VALUES (${-event.seq}, ${text})`
       indexed++

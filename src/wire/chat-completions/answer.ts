@@ -1,6 +1,7 @@
 import { toOpenAIToolCall } from '../../contract/openai-messages'
 import type { ChatCompletion, ChatCompletionUsage } from '../../contract/schemas'
 import type { Usage } from '../../contract/turn-result'
+import { textOf } from '../../core'
 import { answeringModel, type DoorAnswer, requestedCalls } from '../../doors'
 
 /** The chat-completions door's answers on the OpenAI wire: a `chat.completion` object (its stream: `./stream`). */
@@ -28,7 +29,7 @@ export function chatCompletion(answer: DoorAnswer, requested: string): ChatCompl
         index: 0 as const,
         message: {
           role: 'assistant' as const,
-          content: reply.message.content,
+          content: reply.message.content === null ? null : textOf(reply.message.content),
           ...(calls.length > 0 ? { tool_calls: calls.map(toOpenAIToolCall) } : {}),
         },
         finish_reason: answer.finishReason,

@@ -30,7 +30,9 @@ export const stopOf = (answer: DoorAnswer) => ({
       ? 'tool_use'
       : answer.stopSequence !== undefined
         ? 'stop_sequence'
-        : (STOP_REASON[answer.finishReason] ?? 'end_turn'),
+        : Object.hasOwn(STOP_REASON, answer.finishReason)
+          ? STOP_REASON[answer.finishReason]!
+          : 'end_turn',
   stop_sequence: answer.stopSequence ?? null,
 })
 

@@ -1,12 +1,16 @@
 import { describe, expect, it } from 'vitest'
-import { MessagesRequestSchema } from '../../contract/schemas'
+import { type MessagesRequest, MessagesRequestSchema } from '../../contract/schemas'
+import { MediaIntake } from '../media'
 import { messagesTranslation, systemPrompt } from './request'
+
+/** A request translated with a media intake of its own. */
+const translate = (body: MessagesRequest) => messagesTranslation(body, new MediaIntake())
 
 const request = (body: Record<string, unknown>) => MessagesRequestSchema.parse({ model: 'm', max_tokens: 100, ...body })
 
 describe('messagesTranslation', () => {
   it('maps blocks onto neutral messages, each named by the field it came from', async () => {
-    const input = messagesTranslation(
+    const input = await translate(
       request({
         messages: [
           {
@@ -72,7 +76,7 @@ describe('messagesTranslation', () => {
   })
 
   it('leaves out an assistant message of thinking only, and a user message of tool results has no text message', async () => {
-    const input = messagesTranslation(
+    const input = await translate(
       request({
         messages: [
           { role: 'assistant', content: [{ type: 'redacted_thinking', data: 'xx' }] },
@@ -84,7 +88,7 @@ describe('messagesTranslation', () => {
   })
 
   it('takes the client tools as function tools, server tools left out, and tool_choice in the turn’s names', async () => {
-    const input = messagesTranslation(
+    const input = await translate(
       request({
         messages: [{ role: 'user', content: 'x' }],
         tools: [

@@ -1,14 +1,17 @@
+import type { BlobUpload } from '../../contract/blob-upload'
 import type { MessagesMessage, MessagesRequest, ToolChoiceInput, ToolInput } from '../../contract/schemas'
-import type { ClientMessage } from '../../core'
+import { type ClientMessage, type Content, contentOf, isMediaPart, type Part } from '../../core'
 import type { DoorRequest } from '../../doors'
 import { type DoorHeaderValues, doorRequestOf, type Translation } from '../door-request'
+import { checkMediaCount, MediaIntake } from '../media'
 import type { MessagesSessionKey } from './session-key'
 
 /**
  * An Anthropic Messages request as the door layer takes it: the system prompt (its leading
  * `x-anthropic-billing-header:` line aside), each message as neutral messages — text blocks
  * joined with a newline, `tool_use` blocks as calls, each `tool_result` block as a tool message
- * (named by its block), thinking left out of matching — and the client tools as function tools.
+ * (named by its block), thinking left out of matching — and the client tools as function tools;
+ * Anthropic's memory tool (`memory_20250818`) turns on the service's own (`memory: true`).
  *
  * @example
  * const translation = messagesTranslation(body, c.req.header('anthropic-beta'))
@@ -28,17 +31,19 @@ const READ_FIELDS = new Set([
   'tool_choice',
 ])
 
-export function messagesTranslation(body: MessagesRequest, beta?: string): Translation {
+export async function messagesTranslation(body: MessagesRequest, media: MediaIntake, beta?: string): Promise<Translation> {
   const messages: ClientMessage[] = []
   const fields: string[] = []
-  body.messages.forEach((message, at) => {
-    for (const { message: neutral, field } of neutralMessages(message, `messages[${at}]`)) {
+  for (const [at, message] of body.messages.entries()) {
+    for (const { message: neutral, field } of await neutralMessages(message, `messages[${at}]`, media)) {
       messages.push(neutral)
       fields.push(field)
     }
-  })
+  }
   const system = systemPrompt(body.system)
   const tools = clientTools(body.tools)
+  // Anthropic's memory tool is run by the service, against the user's store: never forwarded.
+  const memory = (body.tools ?? []).some((tool) => tool.type === MEMORY_TOOL_TYPE)
   const options = Object.fromEntries(
     Object.entries({
       temperature: body.temperature,
@@ -65,7 +70,8 @@ export function messagesTranslation(body: MessagesRequest, beta?: string): Trans
       replyRoomAtMostHalf: true,
       ...(Object.keys(anthropic).length > 0 ? { anthropic } : {}),
       ...(tools.length > 0 ? { tools } : {}),
-      ...(tools.length > 0 && choice ? choice : {}),
+      ...(memory ? { memory } : {}),
+      ...((tools.length > 0 || memory) && choice ? choice : {}),
       ...(Object.keys(options).length > 0 ? { options } : {}),
     },
   }
@@ -94,13 +100,40 @@ const textOf = (content: string | Block[]): string =>
         .map((block) => block.text as string)
         .join('\n')
 
+/** One image or document block as a part (its bytes read by `media`). */
+async function mediaPart(field: string, block: Block, media: MediaIntake): Promise<Part> {
+  const source = block.source as { type: string; media_type?: string; data?: string; url?: string }
+  const type = block.type === 'image' ? 'image' : 'document'
+  const extras = typeof block.title === 'string' && block.title !== '' ? { title: block.title } : {}
+  if (source.type === 'url') return media.url(`${field}.source.url`, type, source.url!, extras)
+  if (source.type === 'text')
+    return media.bytes(`${field}.source.data`, 'document', 'text/plain', new TextEncoder().encode(source.data!), extras)
+  return media.base64(`${field}.source.data`, type, source.media_type!, source.data!, extras)
+}
+
+/** Blocks' text, images and documents as content (text alone a string; other blocks left out). */
+async function blocksContent(field: string, content: string | Block[], media: MediaIntake): Promise<Content> {
+  if (typeof content === 'string') return content
+  const parts: Part[] = []
+  for (const [j, block] of content.entries()) {
+    if (block.type === 'text') parts.push({ type: 'text', text: block.text as string })
+    else if (block.type === 'image' || block.type === 'document') parts.push(await mediaPart(`${field}[${j}]`, block, media))
+  }
+  checkMediaCount(field, parts.filter(isMediaPart).length)
+  return contentOf(parts)
+}
+
 /**
  * One request message as neutral messages, each with the field it came from: an inline system
- * message as itself; a user message's
- * tool results first (one tool message each), then its text; an assistant message's text and
- * calls as one (nothing when it holds neither: thinking alone is not matched).
+ * message as itself; a user message's tool results first (one tool message each, its images and
+ * documents with it), then its text, images and documents; an assistant message's text and calls
+ * as one (nothing when it holds neither: thinking alone is not matched).
  */
-function neutralMessages(message: MessagesMessage, field: string): { message: ClientMessage; field: string }[] {
+async function neutralMessages(
+  message: MessagesMessage,
+  field: string,
+  media: MediaIntake,
+): Promise<{ message: ClientMessage; field: string }[]> {
   const blocks: Block[] = typeof message.content === 'string' ? [] : message.content
   if (message.role === 'system') return [{ message: { role: 'system', content: textOf(message.content) }, field }]
   if (message.role === 'assistant') {
@@ -127,27 +160,25 @@ function neutralMessages(message: MessagesMessage, field: string): { message: Cl
       },
     ]
   }
-  const results = blocks.flatMap((block, j) =>
-    block.type === 'tool_result'
-      ? [
-          {
-            message: {
-              role: 'tool' as const,
-              content: block.content === undefined ? '' : textOf(block.content as string | Block[]),
-              toolCallId: block.tool_use_id as string,
-              ...(block.is_error === true ? { isError: true } : {}),
-            },
-            field: `${field}.content[${j}]`,
-          },
-        ]
-      : [],
-  )
-  const text = textOf(message.content)
-  const hasText = typeof message.content === 'string' || blocks.some((block) => block.type === 'text')
-  return hasText || results.length === 0 ? [...results, { message: { role: 'user', content: text }, field }] : results
+  const results: { message: ClientMessage; field: string }[] = []
+  for (const [j, block] of blocks.entries()) {
+    if (block.type !== 'tool_result') continue
+    const where = `${field}.content[${j}]`
+    const content =
+      block.content === undefined ? '' : await blocksContent(`${where}.content`, block.content as string | Block[], media)
+    const error = block.is_error === true ? { isError: true } : {}
+    results.push({ message: { role: 'tool', content, toolCallId: block.tool_use_id as string, ...error }, field: where })
+  }
+  const said = blocks.filter((block) => block.type !== 'tool_result')
+  const content = typeof message.content === 'string' ? message.content : await blocksContent(`${field}.content`, said, media)
+  const hasText = typeof message.content === 'string' || said.some((block) => ['text', 'image', 'document'].includes(block.type))
+  return hasText || results.length === 0 ? [...results, { message: { role: 'user', content }, field }] : results
 }
 
-/** The client tools as function tools (server tools, which only Anthropic runs, are left out). */
+/** Anthropic's memory tool: its commands are run by the service (see `src/memory`), offered to the model as `memory`. */
+export const MEMORY_TOOL_TYPE = 'memory_20250818'
+
+/** The client tools as function tools (server tools, which only Anthropic runs, and the memory tool, which the service runs, are left out). */
 function clientTools(tools: MessagesRequest['tools']): ToolInput[] {
   return (tools ?? [])
     .filter((tool) => tool.type === undefined || tool.type === 'custom')
@@ -190,16 +221,19 @@ const PASSTHROUGH_CLASSES = new Set(['auxiliary', 'compaction'])
  * @example
  * const request = await messagesRequest(body, headers, c.env, key, c.req.header('anthropic-beta'))
  */
-export function messagesRequest(
+export async function messagesRequest(
   body: MessagesRequest,
   headers: DoorHeaderValues & { 'x-claude-code-request-class'?: string | undefined },
   env: Pick<Env, 'ON_DIVERGE'>,
   key: MessagesSessionKey,
   beta?: string,
-): Promise<DoorRequest> {
-  return doorRequestOf(messagesTranslation(body, beta), body.messages, headers, env, {
+): Promise<{ request: DoorRequest; upload: BlobUpload | null }> {
+  const media = new MediaIntake()
+  const translation = await messagesTranslation(body, media, beta)
+  const request = await doorRequestOf(translation, body.messages, headers, env, {
     mode: PASSTHROUGH_CLASSES.has(headers['x-claude-code-request-class'] ?? '') ? 'passthrough' : 'turn',
     creates: key.parentSessionId ? { metadata: { parentSessionId: key.parentSessionId } } : {},
     sideConversations: true,
   })
+  return { request, upload: media.upload() }
 }

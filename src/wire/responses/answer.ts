@@ -1,6 +1,7 @@
 import { fromBase64url, toBase64url } from '../../contract/base64url'
 import type { ResponseObject, ResponseUsage } from '../../contract/schemas'
 import type { Usage } from '../../contract/turn-result'
+import { textOf } from '../../core'
 import { answeringModel, type DoorAnswer, requestedCalls } from '../../doors'
 import { callItem, messageItem } from './items'
 
@@ -56,7 +57,7 @@ export const responseUsage = (usage: Usage | null): ResponseUsage | null =>
 
 /** The answer's output items: its text as a message, then the calls the client is to run. */
 function outputOf(answer: DoorAnswer) {
-  const text = answer.reply.message.content ?? ''
+  const text = textOf(answer.reply.message.content)
   return [
     ...(text !== '' ? [messageItem(answer.reply.id, text, 'completed')] : []),
     ...requestedCalls(answer).map((call, k) => callItem(answer.reply.id, k, call, 'completed')),

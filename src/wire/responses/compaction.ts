@@ -2,7 +2,7 @@ import type { ResponseCompaction, ResponseObject } from '../../contract/schemas'
 import type { DoorCompaction } from '../../doors/compaction'
 import type { SseEvent } from '../door-events'
 import { type ResponseContext, responseId } from './answer'
-import { itemsOf } from './items'
+import { type BlobUrl, itemsOf } from './items'
 
 /**
  * A compaction's answers on the Responses wire: always exactly one `compaction` item, whose
@@ -66,10 +66,10 @@ export function compactionEvents(done: DoorCompaction, context: ResponseContext)
 }
 
 /** `POST /v1/responses/compact`'s answer: the view's user messages as items, then the compaction item. */
-export const compactedWindow = (done: DoorCompaction, conversation: string): ResponseCompaction => ({
+export const compactedWindow = (done: DoorCompaction, conversation: string, blobUrl: BlobUrl): ResponseCompaction => ({
   id: compactionResponseId(done, conversation),
   object: 'response.compaction' as const,
   created_at: Math.floor(Date.now() / 1000),
-  output: [...done.userMessages.flatMap(itemsOf), compactionItem(done)],
+  output: [...done.userMessages.flatMap((event) => itemsOf(event, blobUrl)), compactionItem(done)],
   usage: NO_USAGE,
 })

@@ -1,3 +1,6 @@
+/** Where blobs are read: these events hold none. */
+const noBlobs = (ref: string) => `https://svc.example/v1/sessions/s1/blobs/${ref}`
+
 import { describe, expect, it } from 'vitest'
 import { itemsOf, itemTarget } from './items'
 
@@ -18,7 +21,7 @@ describe('items', () => {
         ],
       },
     }
-    const items = itemsOf(assistant)
+    const items = itemsOf(assistant, noBlobs)
     expect(items.map((item) => [item.id, item.type])).toEqual([
       ['rs_evt.1.0', 'reasoning'],
       ['msg_evt.1', 'message'],
@@ -39,10 +42,10 @@ describe('items', () => {
       id: 'e2',
       message: { role: 'tool' as const, content: null, toolResponses: [{ id: 'c1', name: 'f', data: 'ok' }] },
     }
-    expect(itemsOf(tool)).toEqual([
+    expect(itemsOf(tool, noBlobs)).toEqual([
       { id: 'fco_e2.0', type: 'function_call_output', status: 'completed', call_id: 'c1', output: 'ok' },
     ])
-    expect(itemsOf({ id: 'e3', message: { role: 'user', content: 'Hi' } })).toEqual([
+    expect(itemsOf({ id: 'e3', message: { role: 'user', content: 'Hi' } }, noBlobs)).toEqual([
       { id: 'msg_e3', type: 'message', status: 'completed', role: 'user', content: [{ type: 'input_text', text: 'Hi' }] },
     ])
   })

@@ -1,6 +1,6 @@
 import { ServiceError } from '../../contract/errors'
 import type { ItemsQuery } from '../../contract/schemas'
-import type { Message, MessageEvent, Reasoning, ToolCall } from '../../core'
+import { type Content, type Message, type MessageEvent, partsOf, type Reasoning, type ToolCall, textOf } from '../../core'
 
 /**
  * Stored events as the Responses API's items, each with an id that names the event it comes
@@ -59,10 +59,27 @@ export const callItem = (eventId: string, index: number, call: ToolCall, status:
   arguments: status === 'completed' ? call.arguments : '',
 })
 
-/** A stored event's items, in order (an event with nothing to show has none). */
-export function itemsOf(event: { id: string; message: Message }): ResponseItem[] {
+/** Where a stored image's or document's bytes are read: the session's blob route (`blobUrl`). */
+export type BlobUrl = (ref: string) => string
+
+/**
+ * A content as an item's parts: text as `input_text`, an image as `input_image` and a document as
+ * `input_file`, each by its URL — a stored one's the session's blob route, which a client sends
+ * back as it is (see `MediaIntake`'s origin).
+ */
+function itemParts(content: Content, blobUrl: BlobUrl): Record<string, unknown>[] {
+  return partsOf(content).map((part) => {
+    if (part.type === 'text') return { type: 'input_text', text: part.text }
+    const url = 'url' in part ? part.url : blobUrl(part.blob)
+    if (part.type === 'image') return { type: 'input_image', image_url: url, detail: part.detail ?? 'auto' }
+    return { type: 'input_file', file_url: url, ...(part.title ? { filename: part.title } : {}) }
+  })
+}
+
+/** A stored event's items, in order (an event with nothing to show has none); its images and documents by `blobUrl`. */
+export function itemsOf(event: { id: string; message: Message }, blobUrl: BlobUrl): ResponseItem[] {
   const { id, message } = event
-  const text = message.content ?? ''
+  const text = textOf(message.content)
   switch (message.role) {
     case 'assistant':
       return [
@@ -76,7 +93,7 @@ export function itemsOf(event: { id: string; message: Message }): ResponseItem[]
         type: 'function_call_output' as const,
         status: 'completed' as const,
         call_id: response.id,
-        output: response.data,
+        output: typeof response.data === 'string' ? response.data : itemParts(response.data, blobUrl),
       }))
     default:
       return [
@@ -85,7 +102,10 @@ export function itemsOf(event: { id: string; message: Message }): ResponseItem[]
           type: 'message' as const,
           status: 'completed' as const,
           role: message.role,
-          content: [{ type: 'input_text' as const, text }],
+          content:
+            message.content !== null && typeof message.content !== 'string'
+              ? itemParts(message.content, blobUrl)
+              : [{ type: 'input_text' as const, text }],
         },
       ]
   }
@@ -121,8 +141,9 @@ export function itemList(items: readonly ResponseItem[], query: ItemsQuery) {
 export async function referencedItems(
   ids: readonly string[],
   lookUp: (eventIds: string[]) => Promise<MessageEvent[]>,
+  blobUrl: BlobUrl,
 ): Promise<Map<string, Record<string, unknown>>> {
   const events = [...new Set(ids.flatMap((id) => itemTarget(id)?.eventId ?? []))]
   if (events.length === 0) return new Map()
-  return new Map((await lookUp(events)).flatMap(itemsOf).map((item) => [item.id as string, item]))
+  return new Map((await lookUp(events)).flatMap((event) => itemsOf(event, blobUrl)).map((item) => [item.id as string, item]))
 }

@@ -1,12 +1,17 @@
 import { describe, expect, it } from 'vitest'
-import { ResponsesRequestSchema } from '../../contract/schemas'
+import { type ResponsesRequest, ResponsesRequestSchema } from '../../contract/schemas'
+import { MediaIntake } from '../media'
 import { responsesTranslation } from './request'
+
+/** A request translated with a media intake of its own. */
+const translate = (body: ResponsesRequest, references?: ReadonlyMap<string, Record<string, unknown>>) =>
+  responsesTranslation(body, new MediaIntake(), references)
 
 const request = (body: Record<string, unknown>) => ResponsesRequestSchema.parse({ model: 'm', ...body })
 
 describe('responsesTranslation', () => {
   it('keeps reasoning items on the assistant message they come with, as the provider openai’s', async () => {
-    const { translation: input } = responsesTranslation(
+    const { translation: input } = await translate(
       request({
         input: [
           { role: 'user', content: 'q' },
@@ -37,18 +42,18 @@ describe('responsesTranslation', () => {
       { type: 'item_reference', id: 'fc_e1.0' },
       { type: 'function_call_output', call_id: 'c1', output: 'r' },
     ]
-    const { translation: door } = responsesTranslation(request({ input }), references)
+    const { translation: door } = await translate(request({ input }), references)
     expect(door.messages.slice(1)).toEqual([
       { role: 'assistant', content: 'Hello', toolCalls: [{ id: 'c1', name: 'f', arguments: '{}' }] },
       { role: 'tool', content: 'r', toolCallId: 'c1' },
     ])
-    expect(() =>
-      responsesTranslation(request({ input: [...input, { type: 'item_reference', id: 'msg_gone' }] }), references),
-    ).toThrow("input[4].id: Item with id 'msg_gone' not found.")
+    await expect(
+      translate(request({ input: [...input, { type: 'item_reference', id: 'msg_gone' }] }), references),
+    ).rejects.toThrow("input[4].id: Item with id 'msg_gone' not found.")
   })
 
   it('joins an assistant message and the calls after it, or calls alone, into one assistant message', async () => {
-    const { translation: input } = responsesTranslation(
+    const { translation: input } = await translate(
       request({
         input: [
           { role: 'user', content: 'q' },
@@ -90,7 +95,7 @@ describe('responsesTranslation', () => {
   })
 
   it('takes instructions and every system or developer message, in order, as the system prompt', async () => {
-    const { translation: input } = responsesTranslation(
+    const { translation: input } = await translate(
       request({
         instructions: 'A',
         input: [
@@ -111,19 +116,17 @@ describe('responsesTranslation', () => {
       { type: 'namespace', name: 'shell' },
       { type: 'mcp', server_label: 'docs' },
     ]
-    const { translation: input, omitted } = responsesTranslation(
+    const { translation: input, omitted } = await translate(
       request({ input: 'q', tools, tool_choice: { type: 'function', name: 'f' } }),
     )
     expect(input.request.tools).toEqual([{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }])
     expect(input.request.toolChoice).toEqual({ type: 'function', function: { name: 'f' } })
     expect(omitted).toEqual(['web_search', 'shell', 'docs'])
-    expect(() => responsesTranslation(request({ input: 'q', tools, tool_choice: { type: 'web_search' } }))).toThrow(
-      expect.objectContaining({
-        code: 'unsupported',
-        message: 'tool_choice: it requires "web_search", which the service cannot offer',
-      }),
-    )
-    expect(() => responsesTranslation(request({ input: 'q', tools: [{ type: 'web_search' }], tool_choice: 'required' }))).toThrow(
+    await expect(translate(request({ input: 'q', tools, tool_choice: { type: 'web_search' } }))).rejects.toMatchObject({
+      code: 'unsupported',
+      message: 'tool_choice: it requires "web_search", which the service cannot offer',
+    })
+    await expect(translate(request({ input: 'q', tools: [{ type: 'web_search' }], tool_choice: 'required' }))).rejects.toThrow(
       /only tools the service cannot offer/,
     )
   })

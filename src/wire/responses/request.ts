@@ -1,8 +1,20 @@
+import type { BlobUpload } from '../../contract/blob-upload'
 import { ServiceError } from '../../contract/errors'
 import type { ResponsesRequest, ToolChoiceInput, ToolInput } from '../../contract/schemas'
-import type { ClientMessage, MessageEvent, Reasoning } from '../../core'
+import {
+  type ClientMessage,
+  type Content,
+  contentOf,
+  type ImageDetail,
+  isMediaPart,
+  type MessageEvent,
+  type Part,
+  type Reasoning,
+} from '../../core'
 import type { DoorRequest } from '../../doors'
+import { blobUrl } from '../blob-url'
 import { type DoorHeaderValues, doorRequestOf, type Translation } from '../door-request'
+import { type BlobsElsewhere, checkMediaCount, MediaIntake } from '../media'
 import { referencedItems } from './items'
 import { implicitTtlOf, type ResponsesPlace, type ResponsesSessionHeaders, responsesPlace } from './session'
 
@@ -17,18 +29,23 @@ import { implicitTtlOf, type ResponsesPlace, type ResponsesSessionHeaders, respo
  * @example
  * const { translation, capsule, omitted } = responsesTranslation(body)
  */
-export function responsesTranslation(
+export async function responsesTranslation(
   body: ResponsesRequest,
+  media: MediaIntake,
   references: ReadonlyMap<string, Record<string, unknown>> = new Map(),
-): { translation: Translation; capsule: DoorRequest['capsule']; omitted: string[]; compact: boolean } {
+): Promise<{ translation: Translation; capsule: DoorRequest['capsule']; omitted: string[]; compact: boolean }> {
   const all = inputItems(body, references)
   // A last compaction_trigger asks for a compaction; the newest compaction item stands for all before it.
   const compact = all.at(-1)?.type === 'compaction_trigger'
   const items = compact ? all.slice(0, -1) : all
   const at = items.findLastIndex((item) => item.type === 'compaction')
-  const { messages, fields, system } = messagesOf(items.slice(at + 1), { field: 'input', from: at + 1, systemMessages: 'prompt' })
+  const { messages, fields, system } = await messagesOf(
+    items.slice(at + 1),
+    { field: 'input', from: at + 1, systemMessages: 'prompt' },
+    media,
+  )
   // System and developer messages before it still make the system prompt (Codex moves one there).
-  const earlier = messagesOf(items.slice(0, at + 1), { field: 'input', systemMessages: 'prompt' }).system
+  const earlier = (await messagesOf(items.slice(0, at + 1), { field: 'input', systemMessages: 'prompt' }, media)).system
   system.unshift(...(body.instructions ? [body.instructions] : []), ...earlier)
   const threshold = body.context_management?.find((entry) => entry.type === 'compaction')?.compact_threshold
   const { tools, omitted } = toolsOf(body.tools)
@@ -87,10 +104,11 @@ function inputItems(body: ResponsesRequest, references: ReadonlyMap<string, Reco
  * the assistant message they come with; system and developer messages taken out as the system
  * prompt's parts, or kept in place as inline system messages (a Conversations client's items).
  */
-export function messagesOf(
+export async function messagesOf(
   items: readonly Item[],
   options: { field: string; from?: number; systemMessages: 'prompt' | 'inline' },
-): { messages: ClientMessage[]; fields: string[]; system: string[] } {
+  media: MediaIntake,
+): Promise<{ messages: ClientMessage[]; fields: string[]; system: string[] }> {
   const messages: ClientMessage[] = []
   const fields: string[] = []
   const system: string[] = []
@@ -104,14 +122,14 @@ export function messagesOf(
     messages.push(message)
     fields.push(field)
   }
-  items.forEach((item, at) => {
+  for (const [at, item] of items.entries()) {
     const field = `${options.field}[${(options.from ?? 0) + at}]`
     const type = item.type ?? 'message'
-    if (type === 'compaction') return
+    if (type === 'compaction') continue
     if (type === 'reasoning') {
       const { id: _, ...kept } = item
       reasoning.push({ ...kept, provider: 'openai', type: 'reasoning' })
-      return
+      continue
     }
     if (type === 'function_call') {
       const call = { id: item.call_id as string, name: item.name as string, arguments: item.arguments as string }
@@ -122,13 +140,14 @@ export function messagesOf(
         reasoning = []
       } else assistant({ role: 'assistant', content: null, toolCalls: [call] }, field)
       joinable = true
-      return
+      continue
     }
     joinable = false
     if (type === 'function_call_output') {
-      messages.push({ role: 'tool', content: textOf(item.output), toolCallId: item.call_id as string })
+      const output = await itemContent(`${field}.output`, item.output, media)
+      messages.push({ role: 'tool', content: output, toolCallId: item.call_id as string })
       fields.push(field)
-      return
+      continue
     }
     const text = textOf(item.content)
     if (item.role === 'system' || item.role === 'developer') {
@@ -136,15 +155,15 @@ export function messagesOf(
         messages.push({ role: 'system', content: text })
         fields.push(field)
       } else if (text !== '') system.push(text)
-      return
+      continue
     }
     if (item.role === 'assistant') assistant({ role: 'assistant', content: text }, field)
     else {
-      messages.push({ role: 'user', content: text })
+      messages.push({ role: 'user', content: await itemContent(`${field}.content`, item.content, media) })
       fields.push(field)
     }
     joinable = item.role === 'assistant'
-  })
+  }
   return { messages, fields, system }
 }
 
@@ -155,6 +174,34 @@ const textOf = (content: unknown): string =>
     : Array.isArray(content)
       ? content.map((part: { text?: string }) => part.text ?? '').join('\n')
       : ''
+
+type ItemPart = { type: string; text?: string; image_url?: string; detail?: ImageDetail } & Record<string, unknown>
+
+/**
+ * An item's content (a message's, a `function_call_output`'s): text, or parts — `input_text`,
+ * `input_image` (`image_url`: a data URL, or https) and `input_file` (`file_data` as a data URL,
+ * or `file_url`); a file by id (`file_id`) is refused as `unsupported`.
+ */
+async function itemContent(field: string, content: unknown, media: MediaIntake): Promise<Content> {
+  if (!Array.isArray(content)) return textOf(content)
+  const parts: Part[] = []
+  for (const [j, part] of (content as ItemPart[]).entries()) {
+    const where = `${field}[${j}]`
+    if (part.type === 'input_image' || part.type === 'input_file') {
+      if (part.type === 'input_image') {
+        const detail = part.detail ? { detail: part.detail } : {}
+        parts.push(await media.url(`${where}.image_url`, 'image', String(part.image_url ?? ''), detail))
+      } else if (typeof part.file_data === 'string') {
+        parts.push(await media.file(`${where}.file_data`, part.file_data, part.filename as string | undefined))
+      } else {
+        const title = typeof part.filename === 'string' ? { title: part.filename } : {}
+        parts.push(await media.url(`${where}.file_url`, 'document', String(part.file_url ?? ''), title))
+      }
+    } else parts.push({ type: 'text', text: part.text ?? '' })
+  }
+  checkMediaCount(field, parts.filter(isMediaPart).length)
+  return contentOf(parts)
+}
 
 /** Function tools as the turn offers them; every other tool (built-in, namespace, MCP) left out, named. */
 function toolsOf(tools: ResponsesRequest['tools']): { tools: ToolInput[]; omitted: string[] } {
@@ -205,6 +252,8 @@ function toolChoiceOf(
 export interface ResponsesDoorRequest {
   place: ResponsesPlace
   request: DoorRequest
+  /** Its images and documents, for the session object. */
+  upload: BlobUpload | null
   /** Tools the service cannot offer, left out (`X-Tools-Omitted`). */
   omitted: string[]
   /** The input ends with a `compaction_trigger`: the request asks for a compaction. */
@@ -217,25 +266,31 @@ export interface ResponsesDoorRequest {
  * by `item_reference` looked up in its session with `lookUp`: a second call to the session object,
  * only for such a request), a compaction item's capsule, the response it goes on
  * from. A capsule with no session named is a 400: it goes back to the session it was made in.
+ * An image or document named by another session's blob URL is read from there
+ * (`blobsElsewhere`, given the request's session: a call to that session's object per blob).
  *
  * @example
  * const { place, request, omitted } = await responsesRequest(body, headers, c.env, newConversationId)
  */
 export async function responsesRequest(
   body: ResponsesRequest,
-  headers: DoorHeaderValues & ResponsesSessionHeaders,
+  headers: DoorHeaderValues & ResponsesSessionHeaders & { 'x-memory'?: 'on' | 'off' | undefined },
   env: Pick<Env, 'ON_DIVERGE' | 'RESPONSES_IMPLICIT_TTL_SECONDS'>,
   newId: () => string,
+  origin: string,
   lookUp?: (sessionId: string, eventIds: string[]) => Promise<MessageEvent[]>,
+  blobsElsewhere?: (sessionId: string | null) => BlobsElsewhere,
 ): Promise<ResponsesDoorRequest> {
   const place = responsesPlace(body, headers, newId)
   const referenced = referencedIds(body)
   const stored = place.sessionId !== null && !place.implicit
   const found =
     referenced.length > 0 && stored && lookUp
-      ? await referencedItems(referenced, (ids) => lookUp(place.sessionId!, ids))
+      ? await referencedItems(referenced, (ids) => lookUp(place.sessionId!, ids), blobUrl(origin, place.sessionId!))
       : undefined
-  const { translation, capsule, omitted, compact } = responsesTranslation(body, found)
+  const media = new MediaIntake(origin, blobsElsewhere?.(place.sessionId) ?? null)
+  const { translation, capsule, omitted, compact } = await responsesTranslation(body, media, found)
+  if (headers['x-memory'] === 'on') translation.request.memory = true
   if (place.sessionId === null && capsule)
     throw new ServiceError(
       'invalid_request',
@@ -248,5 +303,5 @@ export async function responsesRequest(
     after: place.after ?? null,
     capsule,
   })
-  return { place, request, omitted, compact }
+  return { place, request, omitted, compact, upload: media.upload() }
 }
