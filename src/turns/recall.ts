@@ -37,18 +37,14 @@ export type RecallScope = 'this_session' | 'all_sessions'
  * recallDefinition(false).function.name // 'recall_history'
  */
 export function recallDefinition(across: boolean): ToolInput {
-  const query = {
-    type: 'string',
-    description:
-      'What to look for, in words or as a question; the best matches come first. "a phrase" in quotes must occur as written.',
-  }
+  const query = { type: 'string', description: 'Words or a question, best matches first; "a phrase" in quotes.' }
   const id = { type: 'string', description: 'A message id or a tool call id: that message, or that call’s result, whole.' }
   const limit = { type: 'integer', minimum: 1, maximum: RECALL_LIMIT.max, description: 'How many messages at most.' }
   const scope = {
     type: 'string',
     enum: ['this_session', 'all_sessions'],
     description:
-      'this_session (default): this conversation; all_sessions: every conversation of this user (each hit names its session). For a query.',
+      'For a query. this_session (default): this conversation; all_sessions: every conversation of this user (each hit names its session).',
   }
   const where = across
     ? 'earlier parts of this conversation that are no longer in your context (they were summarized, left out or cleared), or of the user’s other conversations (scope all_sessions)'
@@ -57,7 +53,7 @@ export function recallDefinition(across: boolean): ToolInput {
     type: 'function',
     function: {
       name: RECALL_TOOL,
-      description: `Look up ${where}. With \`query\`, returns the matching messages; with \`id\` (a message id or a tool call id of this conversation, as a notice names it), returns that message or that call’s result whole.`,
+      description: `Look up ${where}. With \`query\`, returns the matching messages; with \`id\` (a message id or a tool call id, as a notice names it), returns that message or that call’s result whole.`,
       parameters: { type: 'object', properties: across ? { query, id, limit, scope } : { query, id, limit } },
     },
   }
