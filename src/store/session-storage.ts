@@ -69,12 +69,14 @@ export class SessionStorage {
     const sql = new Sql(storage.sql)
     const log = new SessionLog(sql)
     const view = new ViewCache(log)
+    this.blobs = new SessionBlobs(sql)
     this.searchIndex = new SessionSearch(
       sql,
       (work) => storage.transactionSync(work),
       (from, to) => log.range(from, to),
+      this.blobs.storedText,
     )
-    const feed = new SearchFeed(sql, log)
+    const feed = new SearchFeed(sql, log, this.blobs.storedText)
     const indexed = {
       index: (events: readonly SessionEvent[], documentText: DocumentText) => this.searchIndex.index(events, documentText),
       reset: () => {
@@ -89,7 +91,6 @@ export class SessionStorage {
     const branches = new SessionBranches(sql, log)
     const undos = new SessionUndos(sql)
     const pins = new SessionPins(sql, log)
-    this.blobs = new SessionBlobs(sql)
     const writer = new SessionWriter(
       storage,
       sql,

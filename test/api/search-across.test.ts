@@ -3,6 +3,7 @@ import { env } from 'cloudflare:workers'
 import fc from 'fast-check'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { acrossSessions } from '../../src/contract/search-settings'
+import { encodeBase64 } from '../../src/core/media/base64'
 import { searchShardStub, sessionStub, shardOf } from '../../src/object/address'
 import { append, assistant, call, expectError, newSessionId, until, user } from '../helpers'
 
@@ -90,6 +91,16 @@ describe('GET /v1/search', () => {
     // Verb forms and stems across sessions too: "go" finds "went".
     expect(found(await searchAll({ q: `go lisbon ${tag}`, mode: 'all' }))).toEqual([])
     expect(found(await searchAll({ q: 'go lisbon sister', mode: 'all' })).length).toBeGreaterThan(0)
+  })
+
+  it('finds a text/plain document by its text, which no event holds, as the session’s own search does', async () => {
+    const word = `narwhal${Date.now().toString(36)}`
+    const id = newSessionId('doc')
+    const notes = new TextEncoder().encode(`Minutes: the ${word} budget was approved.\n`)
+    const document = { type: 'document', mediaType: 'text/plain', data: encodeBase64(notes) }
+    await append(id, [{ id: 'd1', message: { role: 'user', content: [document] } }])
+    await handOver(id)
+    expect(found(await searchAll({ q: word }))).toEqual([`${id}/d1`])
   })
 
   it('filters by sessions, role and time, and pages with the cursor, every hit once', async () => {

@@ -1,5 +1,5 @@
 import type { AcrossSessions } from '../../contract/search-settings'
-import { searchTextOf } from '../../core'
+import { type DocumentText, searchTextOf } from '../../core'
 import type { Sql } from '../../sql'
 import type { HandOver } from '../log/lifecycle'
 import type { SessionLog } from '../log/log'
@@ -38,6 +38,8 @@ export class SearchFeed {
   constructor(
     private readonly sql: Sql,
     private readonly log: SessionLog,
+    /** A stored text/plain document's text: searched across sessions as in the session. */
+    private readonly documentText: DocumentText = () => null,
   ) {}
 
   /** Whether events of the session wait to be handed over to `shards` shards. */
@@ -65,7 +67,7 @@ export class SearchFeed {
       for (const event of this.log.range(from + 1, Math.min(end, from + BATCH_EVENTS))) {
         last = event.seq
         if (event.type !== 'MESSAGE') continue
-        const text = indexedText(searchTextOf(event.message).slice(0, SHARD_EVENT_CHARS))
+        const text = indexedText(searchTextOf(event.message, this.documentText).slice(0, SHARD_EVENT_CHARS))
         if (text.trim() === '') continue
         events.push({ seq: event.seq, role: event.message.role, at: utc(event.timestamp), text })
         chars += text.length

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { newSessionId } from '../../../test/helpers'
 import { atSeq, defaultEstimator, newMessageEvent, textOf } from '../../core'
 import { Sql } from '../../sql'
+import { SessionBlobs } from '../log/blobs'
 import { SessionLog } from '../log/log'
 import { migrate } from '../log/migrations'
 import { SearchTables } from './search-tables'
@@ -40,6 +41,7 @@ describe('the search index made anew with stems (migration v17)', () => {
         sql,
         (work) => state.storage.transactionSync(work),
         (from, to) => log.range(from, to),
+        () => null,
         (count) => indexed.push(count),
         (step) => steps.push(step),
       )
@@ -82,11 +84,44 @@ describe('the search index made anew with stems (migration v17)', () => {
         sql,
         (work) => state.storage.transactionSync(work),
         () => [],
+        () => null,
         () => {},
         (step) => steps.push(step),
       )
       expect(tables.written().map((table) => table.text)).toEqual(['search'])
       expect(steps).toEqual([])
+    })
+  })
+
+  it('finds a stored text/plain document by its text in the new index, as an append does', async () => {
+    const stub = env.SESSIONS.getByName(`search-tables/${newSessionId()}`)
+    await runInDurableObject(stub, (_instance, state) => {
+      const sql = new Sql(state.storage.sql)
+      const log = new SessionLog(sql)
+      const blobs = new SessionBlobs(sql)
+      migrate(state.storage, 16)
+      const data = new TextEncoder().encode('Minutes: the walrus budget was approved.')
+      const ref = `sha256:${'ab'.repeat(32)}`
+      blobs.write([{ ref, mediaType: 'text/plain', bytes: data.byteLength, data }])
+      const part = { type: 'document' as const, mediaType: 'text/plain', blob: ref, bytes: data.byteLength }
+      log.insert(
+        atSeq(newMessageEvent({ id: 'm1', message: { role: 'user', content: [part] }, timestamp: 't' }, defaultEstimator), 1),
+      )
+      migrate(state.storage)
+      const steps: (() => void)[] = []
+      const tables = new SearchTables(
+        sql,
+        (work) => state.storage.transactionSync(work),
+        (from, to) => log.range(from, to),
+        blobs.storedText,
+        () => {},
+        (step) => steps.push(step),
+      )
+      expect(tables.read().text).toBe('search_exact')
+      while (steps.length > 0) steps.shift()!()
+      expect(tables.read().text).toBe('search')
+      const found = state.storage.sql.exec<{ rowid: number }>("SELECT rowid FROM search WHERE search MATCH 'walrus'").toArray()
+      expect(found).toEqual([{ rowid: -1 }])
     })
   })
 
@@ -103,6 +138,7 @@ describe('the search index made anew with stems (migration v17)', () => {
         sql,
         (work) => state.storage.transactionSync(work),
         (from, to) => log.range(from, to),
+        () => null,
         () => {},
         (step) => steps.push(step),
       )

@@ -1,4 +1,4 @@
-import { type SessionEvent, searchTextOf } from '../../core'
+import { type DocumentText, type SessionEvent, searchTextOf } from '../../core'
 import { log } from '../../log'
 import { fragment, type Sql, type SqlFragment } from '../../sql'
 import { indexedText } from './fts-expression'
@@ -10,7 +10,7 @@ const STEMMED = fragment('search')
 const EXACT = fragment('search_exact')
 
 /**
- * The session's full-text tables while its index is rebuilt and after. Migration v15 made the
+ * The session's full-text tables while its index is rebuilt and after. Migration v17 made the
  * index anew with FTS5's porter tokenizer; a session that held events then keeps its old index
  * (`search_exact`) for its searches while the new one (`search`) is filled from the log in the
  * background, newest first, {@link REBUILD_STEP} events a step between requests — never in a
@@ -19,7 +19,7 @@ const EXACT = fragment('search_exact')
  * as it is until it is.
  *
  * @example
- * const tables = new SearchTables(sql, transaction, (from, to) => log.range(from, to))
+ * const tables = new SearchTables(sql, transaction, (from, to) => log.range(from, to), blobs.storedText, merge)
  * sql.all`SELECT rowid FROM ${tables.read()} WHERE ${tables.read()} MATCH ${expression}`
  */
 export class SearchTables {
@@ -33,6 +33,8 @@ export class SearchTables {
     private readonly sql: Sql,
     private readonly transaction: <T>(work: () => T) => T,
     private readonly events: (from: number, to: number) => SessionEvent[],
+    /** A stored text/plain document's text: the new index finds a document by it, as an append's does. */
+    private readonly documentText: DocumentText,
     /** Told of each step's indexed events: their segment is merged like an append's. */
     private readonly indexed: (count: number) => void,
     /** Runs a step later, off the request's path (a test runs them one by one). */
@@ -83,7 +85,7 @@ export class SearchTables {
         // Newest first: rowids (-seq) ascending in the transaction make one segment.
         for (const event of this.events(from, row.below - 1).toReversed()) {
           if (event.type !== 'MESSAGE') continue
-          const text = indexedText(searchTextOf(event.message))
+          const text = indexedText(searchTextOf(event.message, this.documentText))
           if (text === '') continue
           this.sql.run`INSERT INTO search (rowid, text) VALUES (${-event.seq}, ${text})`
           count++

@@ -85,8 +85,10 @@ export class SessionSearch {
     private readonly sql: Sql,
     private readonly transaction: <T>(work: () => T) => T,
     events: (from: number, to: number) => SessionEvent[],
+    /** A stored text/plain document's text, for the index made anew from the log (see {@link SearchTables}). */
+    storedText: DocumentText = () => null,
   ) {
-    this.tables = new SearchTables(sql, transaction, events, (count) => this.owe(count))
+    this.tables = new SearchTables(sql, transaction, events, storedText, (count) => this.owe(count))
   }
 
   /** Appends indexed since the last merge was scheduled, and the pages of merging they owe. */
