@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import { encodeBase64 } from '../../src/core/media/base64'
+import { png } from '../../src/core/media/fixtures'
 import { append, assistant, call, expectError, newSessionId, newTag, system, upstreamRequests, user } from '../helpers'
 
 const sessionOf = async (id: string) => (await call('GET', `/v1/sessions/${id}`)).body
@@ -24,6 +26,15 @@ describe('session titles', () => {
     await append(id, [user(`\n  \n${line}\nsecond line`), user('A later question')])
     expect(await sessionOf(id)).toMatchObject({ title: line.slice(0, 80), titleSource: 'first_message' })
     expect((await sessionOf(id)).title).toHaveLength(80)
+  })
+
+  it('a first user message with an image is titled by its text; one with no text leaves it to the next', async () => {
+    const id = newSessionId()
+    const image = { type: 'image', mediaType: 'image/png', data: encodeBase64(png(1, 1)) }
+    await append(id, [{ message: { role: 'user', content: [image] } }])
+    expect(await sessionOf(id)).toMatchObject({ title: null, titleSource: null })
+    await append(id, [{ message: { role: 'user', content: [{ type: 'text', text: 'What is in this chart?' }, image] } }])
+    expect(await sessionOf(id)).toMatchObject({ title: 'What is in this chart?', titleSource: 'first_message' })
   })
 
   it('the summary model writes one in the first summarizing pass’s own call, no extra call; never over a client’s', async () => {

@@ -1,4 +1,4 @@
-import type { SessionEvent } from '../../core'
+import { type SessionEvent, textOf } from '../../core'
 import type { SessionRecord } from './session-row'
 
 /** Characters of the first user message's first line a title keeps. */
@@ -6,11 +6,9 @@ export const FIRST_LINE_CHARS = 80
 /** Characters of the first user message a session keeps for a listing's `q`. */
 export const FIRST_MESSAGE_CHARS = 200
 
-/** A user's own message's text (not a summary's); null for any other event. */
+/** A user's own message's text (not a summary's), its text parts' when it has images or documents; null for any other event. */
 const userText = (event: SessionEvent): string | null =>
-  event.type === 'MESSAGE' && event.message.role === 'user' && !event.synthetic && typeof event.message.content === 'string'
-    ? event.message.content
-    : null
+  event.type === 'MESSAGE' && event.message.role === 'user' && !event.synthetic ? textOf(event.message.content) : null
 
 /**
  * A message event's first line as a title, when it is a user's own message (not a summary's):
