@@ -165,7 +165,6 @@ function* compactionsJson(
   })
 }
 
-/** How `GET /view` writes the view: as events, or as OpenAI chat messages. */
 /** A hit of a search across sessions, as its session answers it (the Event as JSON). */
 export interface SessionHit {
   seq: number
@@ -175,6 +174,7 @@ export interface SessionHit {
   text?: string
 }
 
+/** How `GET /view` writes the view: as events, or as OpenAI chat messages. */
 export type ViewFormat = 'events' | 'openai'
 
 /** One session's large answers, as JSON text made from its log and view while the reader takes it. */
