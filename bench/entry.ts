@@ -17,6 +17,7 @@ import {
   SEARCH_START,
   type TurnInput,
 } from '../src/contract/schemas'
+import { acrossSessions } from '../src/contract/search-settings'
 import {
   type Boundary,
   compactionEventAt,
@@ -50,6 +51,7 @@ import { BenchMemoryStore, memoryBench } from './memory-entry'
 import { type Measured, message, type StorageWork } from './shared'
 import { perRun } from './timing'
 
+export { SearchShard } from '../src/object/search-shard'
 export { UserIndex } from '../src/object/user-index'
 export { BenchMemoryStore }
 
@@ -116,6 +118,9 @@ type Address = Parameters<SessionObject['append']>[0]
 export class BenchSessionObject extends SessionObject {
   /** Every estimate of this isolate's sessions, counted. */
   static override readonly estimator = countingEstimator(defaultEstimator)
+  /** Sessions named `noacross-…` hand nothing to the search across sessions: appends with it and without, side by side. */
+  static override readonly acrossSessions = (env: Env, ctx: DurableObjectState) =>
+    ctx.id.name?.includes('/noacross-') ? { on: false, shards: 1 } : acrossSessions(env)
   private readonly rows: { take(): RowCounts }
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -819,6 +824,8 @@ async function appendAndView(c: BenchContext, i: number): Promise<number> {
 /** The search the route makes: all scopes, 20 hits with their events. */
 const searchQuery = (c: BenchContext) => ({
   q: query(c, 'q'),
+  // Every word (the peer's search, and the figures before modes), unless the route says.
+  mode: (c.req.query('mode') ?? 'all') as 'all' | 'any' | 'auto',
   limit: 20,
   scope: 'all' as const,
   branches: 'lineage' as const,

@@ -60,9 +60,12 @@ export function App() {
         : createApi(token, (error: ApiError) => signOut(`Your token was refused (${error.message}): sign in again.`)),
     [token],
   )
-  const select = (id: string) => {
+  // The event a search across sessions opened the session at (null: its top).
+  const [opened, setOpened] = useState<number | null>(null)
+  const select = (id: string, seq?: number) => {
     history.replaceState(null, '', `#${new URLSearchParams({ session: id })}`)
     setSelected(id)
+    setOpened(seq ?? null)
     show('log')
     scrolled.current.log = 0 // a session opens at its top
   }
@@ -102,9 +105,10 @@ export function App() {
           <p class="empty">Choose a session.</p>
         ) : (
           <SessionPanel
-            key={selected}
+            key={`${selected}/${opened ?? ''}`}
             api={api}
             sessionId={selected}
+            at={opened}
             onWritten={() => setWrites((n) => n + 1)}
             onShowLog={() => show('log')}
             onOpen={select}

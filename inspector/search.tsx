@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks'
-import { highlight } from '../src/core/search'
+import { highlight, queryTerms } from '../src/core/search'
+import { rankingTerms } from '../src/core/search/bm25'
 import type { Api } from './api'
 import { ErrorNote, Loading } from './errors'
 import { sessionPath } from './format'
@@ -58,7 +59,7 @@ export function Search({ api, sessionId, onShow }: { api: Api; sessionId: string
                     </button>
                   </div>
                   <p class="snippet">
-                    {highlight(hit.snippet, state.q).map((span, i) =>
+                    {highlight(hit.snippet, state.q, rankingTerms(queryTerms(state.q))).map((span, i) =>
                       span.match ? <mark key={i}>{span.text}</mark> : span.text,
                     )}
                   </p>

@@ -77,12 +77,14 @@ export function SessionPanel(props: {
   onShowLog: () => void
   /** Opens another session (a fork just made). */
   onOpen: (id: string) => void
+  /** The event to show first (a hit of a search across sessions); null: the log's top. */
+  at?: number | null
 }) {
   const { api, sessionId, onWritten, onShowLog, onOpen } = props
   const [loaded, setLoaded] = useState<Loaded | null>(null)
   const [error, setError] = useState<unknown>(null)
   const [preview, setPreview] = useState<{ generation: number; covered: Set<number> } | null>(null)
-  const [focus, setFocus] = useState<number | null>(null)
+  const [focus, setFocus] = useState<number | null>(props.at ?? null)
   // The session's generation: one more after each write from the page and each refresh.
   const [reloads, setReloads] = useState(0)
   // Reads of the log that are no new generation: the preview made with them stays.

@@ -3,11 +3,20 @@ import type { Api } from './api'
 import { ErrorNote, Loading } from './errors'
 import { count, isSessionId, time } from './format'
 import { ImportForm } from './portability'
+import { AcrossSearch } from './search-across'
 import { SessionIdInput } from './session-id-input'
 import type { SessionJson, SessionListJson } from './types'
 
-/** The caller's sessions, newest first, a page at a time; or any id typed in (a new one starts a session). */
-export function SessionList(props: { api: Api; selected: string | null; writes: number; onSelect: (id: string) => void }) {
+/**
+ * The caller's sessions, newest first, a page at a time, each by its title; any id typed in (a new
+ * one starts a session); and a search of them all.
+ */
+export function SessionList(props: {
+  api: Api
+  selected: string | null
+  writes: number
+  onSelect: (id: string, seq?: number) => void
+}) {
   const { api, selected, writes, onSelect } = props
   const [sessions, setSessions] = useState<SessionJson[] | null>(null)
   const [cursor, setCursor] = useState<string | null>(null)
@@ -41,6 +50,7 @@ export function SessionList(props: { api: Api; selected: string | null; writes: 
         <button type="submit">Open</button>
       </form>
       <ImportForm api={api} onImported={onSelect} />
+      <AcrossSearch api={api} onOpen={onSelect} />
       <ErrorNote error={error} />
       {sessions === null && !error && <Loading what="sessions" />}
       {sessions?.length === 0 && <p class="empty">No sessions yet: open one by id and send a turn.</p>}
@@ -53,6 +63,7 @@ export function SessionList(props: { api: Api; selected: string | null; writes: 
               aria-current={session.id === selected ? 'page' : undefined}
               onClick={() => onSelect(session.id)}
             >
+              {session.title && <span class="title">{session.title}</span>}
               <span class="id">{session.id}</span>
               <span class="hint">
                 {count(session.version)} events · {time(session.createdAt)}

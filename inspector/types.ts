@@ -1,5 +1,6 @@
 /** The API's shapes as the page reads them: the contract's own types (shared/spec/http-api.md). */
 export type {
+  AcrossSearchPageJson as SessionsSearchPageJson,
   CompactionResultJson,
   ContextJson,
   EventJson,

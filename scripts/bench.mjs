@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url'
 // Bundles the benchmark suites with esbuild and runs them, printing Markdown tables.
 import { build } from 'esbuild'
 
-const suites = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['core', 'worker', 'large']
+const suites = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['core', 'worker', 'large', 'recall']
 process.env.WRANGLER_SEND_METRICS = 'false'
 // The dev server's local tracing (on by default) streams every span of every request to a
 // collector in the same workerd, which keeps them in a SQLite file without bound (14M spans,

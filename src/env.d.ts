@@ -62,6 +62,10 @@ interface AppVariables {
   MCP_WRITE_TOOLS?: string
   /** Memory files a user may have (default 1000). */
   MEMORY_MAX_FILES?: string
+  /** Whether sessions hand their events to their user's search across sessions (`on`, the default, or `off`). */
+  SEARCH_ACROSS_SESSIONS?: string
+  /** How many search shards each user's sessions are spread over (1–64, default 4). */
+  SEARCH_SHARD_COUNT?: string
 }
 interface Env extends AppVariables {}
 declare namespace Cloudflare {

@@ -22,6 +22,8 @@ export interface BenchWorker {
   upstreamHeard(): number
   /** The Authorization header of the bench user. */
   authorization: string
+  /** A JSON call to the service as another user. */
+  as(user: string): Promise<(method: string, path: string, body?: unknown) => Promise<any>>
   close(): Promise<void>
 }
 
@@ -42,8 +44,8 @@ export const benchBindings = (upstreamUrl: string) => {
   }
 }
 
-/** Starts the fake upstream and the bench Worker, its state kept in `.bench/state`. */
-export async function startBenchWorker(): Promise<BenchWorker> {
+/** Starts the fake upstream and the bench Worker, its state kept in `.bench/state` (or `persist`). */
+export async function startBenchWorker(persist = '.bench/state', vars: Record<string, string> = {}): Promise<BenchWorker> {
   const upstream = await startFakeOpenAI()
   let heard = Number.NaN
   upstream.server.prependListener('request', () => {
@@ -51,13 +53,17 @@ export async function startBenchWorker(): Promise<BenchWorker> {
   })
   const worker = await unstable_startWorker({
     config: 'bench/wrangler.bench.toml',
-    bindings: benchBindings(upstream.url),
-    dev: { server: { port: 0 }, persist: '.bench/state', inspector: false, logLevel: 'error' },
+    bindings: {
+      ...benchBindings(upstream.url),
+      ...Object.fromEntries(Object.entries(vars).map(([name, value]) => [name, { type: 'plain_text' as const, value }])),
+    },
+    dev: { server: { port: 0 }, persist, inspector: false, logLevel: 'error' },
   })
   await worker.ready
-  const token = await sign({ sub: USER, exp: Math.floor(Date.now() / 1000) + 24 * 3600 }, SECRET, 'HS256')
-  const authorization = `Bearer ${token}`
-  const api = async (method: string, path: string, body?: unknown) => {
+  const authorizationOf = async (user: string) =>
+    `Bearer ${await sign({ sub: user, exp: Math.floor(Date.now() / 1000) + 24 * 3600 }, SECRET, 'HS256')}`
+  const authorization = await authorizationOf(USER)
+  const apiOf = (authorization: string) => async (method: string, path: string, body?: unknown) => {
     const json = body === undefined ? {} : { 'Content-Type': 'application/json' }
     const init = {
       method,
@@ -69,6 +75,7 @@ export async function startBenchWorker(): Promise<BenchWorker> {
     if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 300)}`)
     return text === '' ? null : JSON.parse(text)
   }
+  const api = apiOf(authorization)
   return {
     api,
     bench: (route, params, body) => {
@@ -79,6 +86,7 @@ export async function startBenchWorker(): Promise<BenchWorker> {
     upstreamUrl: upstream.url,
     upstreamHeard: () => heard,
     authorization,
+    as: async (user) => apiOf(await authorizationOf(user)),
     async close() {
       await worker.dispose()
       upstream.server.close()

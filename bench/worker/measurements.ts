@@ -4,6 +4,7 @@
  * sample in workerd times a batch of calls and divides: the clock there moves in 3 ms steps.
  */
 import type { Measured, StorageWork } from '../shared'
+import { acrossMeasurements } from './across'
 import type { BenchWorker, Params } from './client'
 import { clientHistory } from './client-history'
 import { BACKGROUND_PASS, HALF_ROUNDS, NAIVE_SIZES, NO_COMPACTION, ROUNDS, RUN, SIZES, SMALLEST, USER } from './config'
@@ -221,6 +222,20 @@ function reads({ worker, ours, onOurs, onPeer }: Targets) {
     searchRare: { rounds: ROUNDS, sample: onOurs('search', (key) => ({ batch: 1000, q: `"${rare(key)}"` })) },
     searchRecent: { rounds: ROUNDS, sample: onOurs('search', (key) => ({ batch: 1000, q: `"${recent(key)}"` })) },
     searchCommon: { rounds: ROUNDS, sample: onOurs('search', { batch: 5, q: 'rollout' }) },
+    // Ranked (mode auto, the default): a question every word of which is in every event (the caps
+    // bound it), and one of a rare number beside such words.
+    searchQuestion: {
+      rounds: ROUNDS,
+      sample: onOurs('search', { batch: 5, mode: 'auto', q: 'what did we decide about the rollout plan?' }),
+    },
+    searchRareQuestion: {
+      rounds: ROUNDS,
+      sample: onOurs('search', (key) => ({
+        batch: 20,
+        mode: 'auto',
+        q: `which message was number ${Math.floor(Number(key) / 2)}?`,
+      })),
+    },
     peerSearchRare: { rounds: ROUNDS, sample: onPeer('peer/search', (key) => ({ batch: 1000, q: rare(key) })) },
     peerSearchRecent: { rounds: ROUNDS, sample: onPeer('peer/search', (key) => ({ batch: 1000, q: recent(key) })) },
     peerSearchCommon: { rounds: peerRounds, sample: onPeer('peer/search', { batch: 5, q: 'rollout' }) },
@@ -318,6 +333,7 @@ export function measurementsOf(worker: BenchWorker, sessions: Sessions) {
     ...reads(targets),
     ...others(targets),
     ...eventsMeasurements(worker),
+    ...acrossMeasurements(worker),
     ...memoryMeasurements(worker),
     ...mcpMeasurements(worker),
     ...mediaMeasurements(worker),

@@ -1,5 +1,6 @@
 /** The worker suite's tables, in the order they print: each names the measurements it shows and how a row reads them. */
 import { ms } from '../stats'
+import { ACROSS_EVENTS, ACROSS_SESSIONS } from './across'
 import { column, growth, logEvents, median, medianRatio, n, p95, ratio, timing, viewEvents } from './columns'
 import { LARGEST, NAIVE_SIZES, ROUNDS, SIZES, SMALLEST } from './config'
 import { MCP_TABLES } from './mcp'
@@ -172,7 +173,72 @@ const TENANT_PATHS = {
   rpc: 'the counting RPC alone, to one object (what one object sustains here)',
 }
 
+/** A session's ranked search (mode auto) at each size: its cost bounded by its caps, not the log. */
+const RANKED_SEARCH: Table = {
+  title:
+    'Ranked search in one session (mode auto, the default), 20 hits with their events, over RPC: a question whose words are in every event, and one with a rare number',
+  measure: [['searchQuestion', 'searchRareQuestion']],
+  columns: [
+    logEvents,
+    ...timing('every word common', 'searchQuestion'),
+    rowsColumn('rows read', 'searchQuestion', 'rowsRead'),
+    ...timing('a rare word beside them', 'searchRareQuestion'),
+    rowsColumn('rows read', 'searchRareQuestion', 'rowsRead'),
+  ],
+  notes: [
+    (r) =>
+      `${n(LARGEST)} ÷ ${n(SMALLEST)}: ${growth(r, 'searchQuestion', LARGEST, SMALLEST)} and ${growth(r, 'searchRareQuestion', LARGEST, SMALLEST)} (target: flat)`,
+  ],
+}
+
+/** The search across sessions: a codeword found in all of a user's sessions against in its own; appends; the lag. */
+const ACROSS_TABLES: Table[] = [
+  {
+    title: `Search across sessions over HTTP: ${n(ACROSS_SESSIONS)} sessions × ${n(ACROSS_EVENTS)} events of one user, the same hit found in all of them (GET /v1/search) and in its session`,
+    measure: [['acrossAll', 'acrossOne'], 'acrossQuestion'],
+    columns: [
+      column('', () => 'a codeword one event holds'),
+      ...timing('across sessions', 'acrossAll'),
+      ...timing('in its session', 'acrossOne'),
+      medianRatio('across ÷ one', 'acrossAll', 'acrossOne'),
+    ],
+    footer: (r) => [
+      [
+        'a question of common words (every event holds most of them), across sessions',
+        ms(r.median('acrossQuestion', 'question')),
+        ms(r.p95('acrossQuestion', 'question')),
+        '',
+        '',
+        '',
+      ],
+    ],
+    notes: [() => 'target: across sessions within 2× of a one-session search of the same hits'],
+  },
+  {
+    title:
+      'An append (a turn’s two events) over HTTP, its session handing its events to the search across sessions or not; ten back to back a sample',
+    measure: ['acrossAppend'],
+    columns: [column('hand-over', (key) => String(key)), ...timing('append', 'acrossAppend')],
+    notes: [(r) => `on ÷ off: ${ratio(r.median('acrossAppend', 'on'), r.median('acrossAppend', 'off'))} (target ≤ 1.05×)`],
+  },
+  {
+    title: 'Indexing lag: a write’s answer until a search across sessions finds it (polled every 10 ms, over HTTP)',
+    measure: ['acrossLag'],
+    columns: [
+      column('', () => 'lag'),
+      median('p50', 'acrossLag'),
+      column('p99', (key, r) => ms(percentile(r.samples('acrossLag', key), 0.99))),
+    ],
+    notes: [() => 'contract: within 2 s'],
+  },
+]
+
+/** The `p`th percentile of some samples (an observed value). */
+const percentile = (samples: number[], p: number) => [...samples].sort((a, b) => a - b)[Math.ceil(samples.length * p) - 1]!
+
 export const TABLES: Table[] = [
+  RANKED_SEARCH,
+  ...ACROSS_TABLES,
   {
     title: 'Per-turn service overhead: a whole chat turn (stub model answering at once; trigger checked, not firing)',
     measure: ['turnInWorkerd', 'turnOverHttp', 'appendAndView', 'viewEvents'],

@@ -27,6 +27,30 @@ export interface PassSession extends SessionStore {
   notify(notices: Notice[]): Promise<void>
   /** Counts what a model call the log does not record spent (a summary's, an unstored reply's): its usage notice. */
   spent(model: string, usage: Usage | null, kind: 'turn' | 'summary'): Promise<void>
+  /** Whether the session wants a title from the summary model (it has none of its client's or a model's). */
+  titleWanted?(): boolean
+  /** Gives the session the title the summary model wrote (unless its client gave one meanwhile). */
+  titled?(title: string): void
+}
+
+/**
+ * A summarizer that also asks for the session's title when `wanted`, in the same call (never an
+ * extra one), and keeps the title it gets for the pass to write once the pass is written.
+ */
+function titling(summarizer: Summarizer | null, wanted: boolean): { summarizer: Summarizer | null; title: () => string | null } {
+  let title: string | null = null
+  if (!summarizer || !wanted) return { summarizer, title: () => null }
+  return {
+    summarizer: {
+      ...(summarizer.inputTokens === undefined ? {} : { inputTokens: summarizer.inputTokens }),
+      async summarize(request) {
+        const outcome = await summarizer.summarize({ ...request, title: true })
+        if (outcome.kind === 'summary' && outcome.title) title = outcome.title
+        return outcome
+      },
+    },
+    title: () => title,
+  }
 }
 
 /** One pass as the service asks for it: a strategy as stored (its summarizer as options, not a model). */
@@ -114,7 +138,8 @@ export function compactor(options: CompactorOptions): Compactor {
       return passDue(view, request.trigger, request.model, analyzeColumns(view, pins))
     },
     async run(store: PassSession, session: SessionInfo, request: PassRequest) {
-      const summarizer = summarizerFor(request.strategy.summarizer, request.spend, store, session)
+      const wanted = !request.dryRun && (store.titleWanted?.() ?? false)
+      const { summarizer, title } = titling(summarizerFor(request.strategy.summarizer, request.spend, store, session), wanted)
       // Told, never in the way: the pass's own error is what its caller hears.
       const failed = (code: string, message: string) =>
         store
@@ -146,6 +171,9 @@ export function compactor(options: CompactorOptions): Compactor {
           },
         )
         if (result.reason === 'summarizer_failed') await failed('summarizer_failed', 'the summarizer answered no summary')
+        // The first summarizing pass that is written names the session.
+        const named = title()
+        if (named !== null && !result.unchanged) store.titled?.(named)
         return result
       } catch (error) {
         if (error instanceof UpstreamError) {

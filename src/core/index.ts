@@ -78,8 +78,21 @@ export {
   type ShownMessage,
   type ShownOptions,
 } from './reconcile'
-export { type DocumentText, type QueryTerm, queryTerms, type RecallHit, searchTextOf } from './search'
+export { type DocumentText, folded, type QueryTerm, queryTerms, type RecallHit, searchTextOf, WORD } from './search'
+export {
+  type Candidate,
+  type CorpusCounts,
+  type Gathered,
+  idf,
+  MOST_RANKING_TERMS,
+  type RankedHit,
+  rankGathered,
+  rankingTerms,
+} from './search/bm25'
+export { verbBaseOf, verbFormsOf } from './search/irregular'
+export { porterStem } from './search/porter'
 export { MARK_CLOSE, MARK_OPEN, type MarkedMatch, rankWindow } from './search/rank'
+export { isStopWord } from './search/stop-words'
 export {
   MissingBlobError,
   RewindPointError,

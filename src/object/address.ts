@@ -1,3 +1,5 @@
+import { acrossSessions } from '../contract/search-settings'
+import { log } from '../log'
 import type { SessionDirectory } from '../store/log/lifecycle'
 
 /**
@@ -24,6 +26,23 @@ export const requestShardStub = (env: Env, userId: string, shard: number) =>
   env.REQUEST_SHARDS.getByName(`requests:${shard}/${userId}`)
 
 /**
+ * Which of a user's `shards` search shards holds a session: a hash of its id (FNV-1a), so every
+ * incarnation of it goes to the same one and no lookup is needed.
+ *
+ * @example
+ * shardOf('chat-1', 4) // 0 to 3
+ */
+export function shardOf(sessionId: string, shards: number): number {
+  let hash = 0x811c9dc5
+  for (let i = 0; i < sessionId.length; i++) hash = Math.imul(hash ^ sessionId.charCodeAt(i), 0x01000193)
+  return (hash >>> 0) % shards
+}
+
+/** One of a user's search shards (its number among `shards`: another count is another set of objects). */
+export const searchShardStub = (env: Env, userId: string, shards: number, shard: number) =>
+  env.SEARCH_SHARDS.getByName(`search:${shards}:${shard}/${userId}`)
+
+/**
  * The user's index as a session's directory: where its storage lists and unlists it.
  *
  * @example
@@ -31,7 +50,33 @@ export const requestShardStub = (env: Env, userId: string, shard: number) =>
  */
 export const sessionDirectory = (env: Env): SessionDirectory => ({
   list: (session) =>
-    userIndexStub(env, session.userId).add({ id: session.id, createdAt: session.createdAt, expiresAt: session.expiresAt }),
-  unlist: (session, notices) => userIndexStub(env, session.userId).remove(session.id, session.createdAt, notices),
+    userIndexStub(env, session.userId).add({
+      id: session.id,
+      createdAt: session.createdAt,
+      expiresAt: session.expiresAt,
+      updatedAt: session.lastAppendAt,
+      title: session.title,
+      firstMessage: session.firstMessage,
+      metadata: JSON.stringify(session.metadata),
+      forkedFrom: session.forkedFrom?.sessionId ?? null,
+    }),
+  unlist: async (session, notices) => {
+    await userIndexStub(env, session.userId).remove(session.id, session.createdAt, notices)
+    await forgetSearched(env, session.userId, session.id, session.createdAt)
+  },
   tell: (userId, notices) => userIndexStub(env, userId).receive(notices),
 })
+
+/**
+ * Tells the session's search shard that this incarnation is gone, so its events are purged there.
+ * A failure is logged, not thrown: a search never returns a gone session's events whatever its
+ * shard holds (each hit is asked of its session), and tells the shard again when it finds one.
+ */
+export async function forgetSearched(env: Env, userId: string, sessionId: string, createdAt: string): Promise<void> {
+  try {
+    const { on, shards } = acrossSessions(env)
+    if (on) await searchShardStub(env, userId, shards, shardOf(sessionId, shards)).forget(sessionId, createdAt)
+  } catch (error) {
+    log.warn('telling the search shard of a gone session failed', { session: sessionId, error: String(error) })
+  }
+}

@@ -1,4 +1,4 @@
-import { runInDurableObject } from 'cloudflare:test'
+import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test'
 import { env } from 'cloudflare:workers'
 import { describe, expect, it, vi } from 'vitest'
 import { append, assistant, call, newSessionId, turn, until, user } from '../../test/helpers'
@@ -19,14 +19,15 @@ async function sessionOf(events: number) {
 
 /**
  * The rows the session's object read and wrote while `work` ran, counted at its storage's
- * `sql.exec` — with the alarm that hands over the notices `work` wrote (the sessions here never
- * expire: their alarm is cleared once it has run).
+ * `sql.exec` — with the alarm that hands over the notices `work` wrote and its new events to the
+ * search across sessions (the sessions here never expire: their alarm is cleared once it has run).
  */
 async function rowsBy(id: string, work: () => Promise<unknown>): Promise<RowCounts> {
   const stub = sessionStub(env, 'alice', id)
   let rows: ReturnType<typeof countRows> | undefined
-  // Its alarm has run when the outbox (its table and the session row's notices) is empty and no
-  // alarm is set (while it runs, none is).
+  // Its alarm has run when the outbox (its table and the session row's notices) is empty, every
+  // event was handed to the search across sessions (its last write) and no alarm is set (while it
+  // runs, none is).
   const handedOver = () =>
     until(
       () =>
@@ -34,7 +35,10 @@ async function rowsBy(id: string, work: () => Promise<unknown>): Promise<RowCoun
           const exec = rows?.uncounted ?? state.storage.sql.exec.bind(state.storage.sql)
           const inTable = exec<{ n: number }>('SELECT count(*) AS n FROM outbox').one().n
           const inRow = exec<{ notices: string | null }>('SELECT notices FROM session').one().notices
-          return inTable === 0 && inRow === null && (await state.storage.getAlarm()) === null
+          const behind = exec<{ n: number }>(
+            'SELECT (SELECT version FROM session) - coalesce((SELECT shipped FROM search_feed), 0) AS n',
+          ).one().n
+          return inTable === 0 && inRow === null && behind <= 0 && (await state.storage.getAlarm()) === null
         }),
       'the hand-over',
     )
@@ -76,6 +80,25 @@ describe('rows read by the read paths (what the platform bills)', () => {
     expect(new Set(read.search).size).toBe(1)
   })
 
+  it('a ranked search reads the same rows at 2,400 events as at 4,800, its words in every event: bounded by its caps, not the log', async () => {
+    const read: number[] = []
+    for (const size of [2_400, 4_800]) {
+      const id = await sessionOf(size)
+      // A question of words every event holds ("message", "rollout"), and a hostile one of 32 such words.
+      const questions = ['which message was about the rollout?', Array.from({ length: 32 }, () => 'rollout message').join(' ')]
+      for (const q of questions) await get(`/v1/sessions/${id}/search?q=${encodeURIComponent(q)}`) // the object warm
+      read.push(
+        await rowsReadBy(id, async () => {
+          for (const q of questions) {
+            const body = await get(`/v1/sessions/${id}/search?q=${encodeURIComponent(q)}&limit=20`)
+            expect(body.hits).toHaveLength(20)
+          }
+        }),
+      )
+    }
+    expect(read[1]).toBe(read[0])
+  })
+
   it('a search reads the same rows however many rewinds are behind it: each REWIND is read once by its object, not by every search', async () => {
     const read: number[] = []
     for (const rewinds of [1, 12]) {
@@ -110,25 +133,33 @@ describe('rows read by the read paths (what the platform bills)', () => {
     expect(rows).toBe(1_000)
   })
 
-  it('an exchange appended writes 7 rows, and the search index merges once per 8 appends, not after each', async () => {
+  it('an exchange appended writes 7 rows, and the search index merges once per 8 appends, not after each; the alarm then hands them over', async () => {
     const id = await sessionOf(10)
+    const stub = sessionStub(env, 'alice', id)
+    await rowsBy(id, async () => {}) // what the seeding left to hand over, handed over
     const exchanges = 16
-    const { rowsWritten } = await rowsBy(id, async () => {
-      // The index's merges wait on timers (a merge a little after the appends that made it): here
-      // each runs, in the object, before the next append is sent — whatever the machine's load.
-      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
-      try {
-        for (let i = 0; i < exchanges; i++) {
-          await append(id, [user(`question ${i}`), assistant(`answer ${i}`)])
-          await runInDurableObject(sessionStub(env, 'alice', id), () => vi.runAllTimers())
-        }
-      } finally {
-        vi.useRealTimers()
+    const rows = await runInDurableObject(stub, (_instance, state) => countRows(state.storage))
+    // The index's merges wait on timers (a merge a little after the appends that made it): here
+    // each runs, in the object, before the next append is sent — whatever the machine's load. The
+    // code's clock an hour ahead: the alarm the appends set waits for the test to run it.
+    vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'] })
+    vi.setSystemTime(Date.now() + 3600_000)
+    try {
+      for (let i = 0; i < exchanges; i++) {
+        await append(id, [user(`question ${i}`), assistant(`answer ${i}`)])
+        await runInDurableObject(stub, () => vi.runAllTimers())
       }
-    })
+    } finally {
+      vi.useRealTimers()
+    }
     // Each: its 2 events (row and id index each), their 2 index entries, the session row; and the
     // index's 2 merges, each a row written (one per 8 appends, not one per append).
-    expect(rowsWritten).toBe(exchanges * 7 + 2)
+    const appended = await runInDurableObject(stub, () => rows.take())
+    expect(appended.rowsWritten).toBe(exchanges * 7 + 2)
+    // Then one hand-over for them all: the outbox looked at twice (empty: a row each), the 32
+    // events read and sent, how far it went noted (a row read and written).
+    expect(await runDurableObjectAlarm(stub)).toBe(true)
+    expect(await runInDurableObject(stub, () => rows.take())).toEqual({ rowsRead: 2 + 2 * exchanges + 1, rowsWritten: 1 })
   })
 
   it('a whole turn reads and writes the same few rows whatever the log’s length: its two events, the session row, no scan', async () => {
@@ -146,10 +177,12 @@ describe('rows read by the read paths (what the platform bills)', () => {
       )
     }
     // Written: each event's row and its id index entry, its search index entry, the session row
-    // (which holds the turn's notice); then the alarm's hand-over reads 3 and writes the row again.
+    // (which holds the turn's notice); then the alarm's hand-over reads 3 and writes the row again,
+    // and hands the two events to the search across sessions: reads them, and notes how far it
+    // went (a row read and written).
     expect(counts).toEqual([
-      { rowsRead: 6, rowsWritten: 8 },
-      { rowsRead: 6, rowsWritten: 8 },
+      { rowsRead: 9, rowsWritten: 9 },
+      { rowsRead: 9, rowsWritten: 9 },
     ])
   })
 

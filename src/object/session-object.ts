@@ -23,6 +23,7 @@ import type {
   UndoInput,
   UndoJson,
 } from '../contract/schemas'
+import { type AcrossSessions, acrossSessions } from '../contract/search-settings'
 import { secondsSetting } from '../contract/seconds-setting'
 import type { SessionAddress } from '../contract/session-address'
 import {
@@ -65,12 +66,14 @@ import type { SearchQuery } from '../store/search/lineage-search'
 import { SessionStorage } from '../store/session-storage'
 import { runTurn } from '../turns/run-turn'
 import { newNotice } from '../webhooks'
+import type { SessionHits } from './across-sessions'
 import { memoryStub, sessionDirectory, sessionStub } from './address'
 import { BackgroundPass } from './background-pass'
 import { contextReport } from './context-report'
 import { type FrameBody, wholeWhenSmall } from './frames'
 import { turnLimiterOf } from './limits'
 import { LiveHub } from './live-hub'
+import { SessionSearchPart } from './session-search'
 import { type RunSettings, TurnRunner } from './turn-runner'
 import { type RequestBlobs, requestBlobs, withKnownBlobs } from './uploads'
 
@@ -93,6 +96,8 @@ export type JsonBody = string | ReadableStream<Uint8Array>
 export class SessionObject extends DurableObject<Env> {
   /** The token estimator of every session: each event is estimated once, when it is written. */
   static readonly estimator: TokenEstimator = defaultEstimator
+  /** The deployment's search across sessions (a subclass may say otherwise: the benchmark compares on and off). */
+  static readonly acrossSessions: (env: Env, ctx: DurableObjectState) => AcrossSessions = acrossSessions
 
   private readonly storage: SessionStorage
   private readonly reads: SessionReads
@@ -101,6 +106,7 @@ export class SessionObject extends DurableObject<Env> {
   private readonly runner: TurnRunner
   private readonly passes: BackgroundPass
   private readonly live: LiveHub
+  private readonly searchPart: SessionSearchPart
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
@@ -109,11 +115,19 @@ export class SessionObject extends DurableObject<Env> {
     const idleTtl = () => secondsSetting('SESSION_IDLE_TTL_SECONDS', env.SESSION_IDLE_TTL_SECONDS, 0)
     const live = new LiveHub(ctx)
     this.live = live
-    this.storage = new SessionStorage(ctx.storage, sessionDirectory(env), estimator, idleTtl, {
+    this.searchPart = new SessionSearchPart(
+      env,
+      () => this.storage,
+      () => this.reads,
+      (work) => ctx.waitUntil(work),
+      (settings) => (new.target as typeof SessionObject).acrossSessions(settings, ctx),
+    )
+    const listener = {
       watched: () => live.watched,
-      written: (events) => live.events(events),
+      written: (events: { seq: number; id: string; json: string }[]) => live.events(events),
       ended: () => live.closeAll('the session ended'),
-    })
+    }
+    this.storage = new SessionStorage(ctx.storage, sessionDirectory(env), estimator, idleTtl, listener, this.searchPart.port())
     this.reads = new SessionReads(this.storage)
     this.doorReads = new DoorReads(this.storage.parts, () => this.storage.find())
     this.compaction = compactor({ env, estimator })
@@ -192,6 +206,15 @@ export class SessionObject extends DurableObject<Env> {
       const page = this.reads.search(query)
       return this.readJson(page)
     })
+  }
+
+  /**
+   * The hits a search across sessions found here (`GET /v1/search`, recall across sessions), in
+   * the order of `seqs`: null when this is not the incarnation searched (the session is gone, or
+   * was made anew), so that a gone session's events are never returned.
+   */
+  hitsOf(createdAt: string, q: string, seqs: number[], withText = false): Promise<Outcome<SessionHits | null>> {
+    return toOutcome(() => this.searchPart.hitsOf(createdAt, q, seqs.slice(0, SIZE_LIMITS.searchPage.max * 2), withText))
   }
 
   /** A page of the session's compactions, newest first, before the seq `before`. */
@@ -447,6 +470,7 @@ export class SessionObject extends DurableObject<Env> {
       door,
       limiter: () => turnLimiterOf(this.env, address.userId, limitsOf(this.env)),
       onFailed: (error) => this.storage.notify(address.userId, [newNotice('turn.failed', address.sessionId, { error })]),
+      recallAcross: (query, limit) => this.searchPart.recall(address, query, limit),
       memory: async (args) => unwrap(await memoryStub(this.env, address.userId).command(args)),
     }
   }

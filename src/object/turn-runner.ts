@@ -34,6 +34,8 @@ export interface RunSettings {
   queued?: boolean
   /** Told, before the answer says so, of a run that failed at the model or the service (not a refused request). */
   onFailed?: (error: ErrorBody) => Promise<void>
+  /** What `recall_history` with `scope: "all_sessions"` answers (see `TurnDeps`). */
+  recallAcross?: TurnDeps['recallAcross']
   /** The user's memory store, for a request that offers the memory tool (see `TurnDeps.memory`). */
   memory?: TurnDeps['memory']
 }
@@ -116,6 +118,7 @@ export class TurnRunner {
       },
       limiter,
       passes: scheduler,
+      ...(settings.recallAcross ? { recallAcross: settings.recallAcross } : {}),
       ...(settings.memory ? { memory: settings.memory } : {}),
     })
     const failed = async (error: unknown) => {

@@ -2,10 +2,18 @@ import { DurableObject } from 'cloudflare:workers'
 import { type Outcome, toOutcome, unwrap } from '../contract/errors'
 import { newDeliveryId } from '../contract/ids'
 import type { DeliveryStatus, WebhookJson } from '../contract/schemas/webhooks'
+import { acrossSessions } from '../contract/search-settings'
+import { log } from '../log'
 import { type Refusal, type TurnLimits, UserLimits } from '../rate-limits'
-import { SessionIndex, type SessionIndexCursor, type SessionIndexEntry } from '../store/user-index/session-index'
+import {
+  type SessionFilters,
+  SessionIndex,
+  type SessionIndexCursor,
+  type SessionIndexEntry,
+} from '../store/user-index/session-index'
 import { UsageDays } from '../store/user-index/usage'
 import { type Notice, NoticeInbox, sendDue, WebhookEndpoints, Webhooks } from '../webhooks'
+import { searchShardStub } from './address'
 import { sessionClient } from './session-client'
 
 /** The sweep's batch, its first run after an erasure (the request sweeps first), and its retry after a failure. */
@@ -101,9 +109,9 @@ export class UserIndex extends DurableObject<Env> {
     if (notices.length > 0) await this.receive(notices)
   }
 
-  /** One page of live sessions, newest first, after the cursor. */
-  page(limit: number, cursor: SessionIndexCursor | null, now: string) {
-    return this.sessions.page(limit, cursor, now)
+  /** One page of live sessions that pass the filters, newest first (or most recently updated first), after the cursor. */
+  page(limit: number, cursor: SessionIndexCursor | null, now: string, filters: SessionFilters = {}) {
+    return this.sessions.page(limit, cursor, now, filters)
   }
 
   /**
@@ -114,6 +122,22 @@ export class UserIndex extends DurableObject<Env> {
   async eraseAll(userId: string, before: string): Promise<void> {
     this.sessions.eraseBefore(userId, before)
     await this.wake(Date.now() + SWEEP_AFTER_MS)
+    await this.eraseSearched(userId, before)
+  }
+
+  /** Tells each of the user's search shards to hide (and purge) the sessions created before `before`. */
+  private async eraseSearched(userId: string, before: string): Promise<void> {
+    try {
+      const { on, shards } = acrossSessions(this.env)
+      if (!on) return
+      const told = await Promise.allSettled(
+        Array.from({ length: shards }, (_, shard) => searchShardStub(this.env, userId, shards, shard).eraseBefore(before)),
+      )
+      if (told.some((result) => result.status === 'rejected')) throw new Error('a search shard was out of reach')
+    } catch (error) {
+      // Each hit is asked of its session, which the erasure ends: the search never returns them whatever a shard holds.
+      log.warn('telling the search shards of an erasure failed', { error: String(error) })
+    }
   }
 
   /** Sessions an erasure has left to sweep, oldest first. */

@@ -19,6 +19,7 @@ export function* searchPageJson(log: SessionLog, hits: SearchHit[], next: Search
           covered: json(hit.covered),
           abandoned: json(hit.abandoned),
           snippet: json(hit.snippet),
+          match: json(hit.match),
         }),
       ),
     ),

@@ -11,7 +11,16 @@ import type {
   ViewJson,
 } from '../contract/schemas'
 import type { TurnResult } from '../contract/turn-result'
-import { allSeqs, type CompactionResult, lineageRuns, onLineage, textOf, utf8Length } from '../core'
+import {
+  allSeqs,
+  type CompactionResult,
+  lineageRuns,
+  type MessageEvent,
+  onLineage,
+  searchTextOf,
+  textOf,
+  utf8Length,
+} from '../core'
 import { jsonArray, jsonLater, jsonObject } from '../json-stream'
 import type { SessionBlobs } from '../store/log/blobs'
 import type { SessionBranches } from '../store/log/branches'
@@ -157,6 +166,15 @@ function* compactionsJson(
   })
 }
 
+/** A hit of a search across sessions, as its session answers it (the Event as JSON). */
+export interface SessionHit {
+  seq: number
+  event: string
+  covered: boolean
+  snippet: string
+  text?: string
+}
+
 /** How `GET /view` writes the view: as events, or as OpenAI chat messages. */
 export type ViewFormat = 'events' | 'openai'
 
@@ -187,6 +205,19 @@ export class SessionReads {
       const { hits, next } = this.lineage.page(record, expression, query)
       return searchPageJson(this.log, hits, next, this.pins.seqs())
     }
+  }
+
+  /**
+   * This session's hits of a search across sessions (`GET /v1/search`, recall): each of `seqs` on
+   * the lineage as its Event's JSON, whether it is covered, its snippet and, when asked, its text.
+   */
+  hitsOf(record: SessionRecord, q: string, seqs: readonly number[], withText: boolean): SessionHit[] {
+    const pinned = this.pins.seqs()
+    return this.lineage.found(record, q, seqs).map((hit) => {
+      const event = withPin(this.log.json(hit.row), pinned.has(hit.seq))
+      const text = withText ? { text: searchTextOf((JSON.parse(event) as MessageEvent).message) } : {}
+      return { seq: hit.seq, event, covered: hit.covered, snippet: hit.snippet, ...text }
+    })
   }
 
   /** The events after the seq `after` as the API shows them, oldest first, until they hold `bytes` of JSON: what a live subscriber catches up with. */

@@ -20,6 +20,16 @@ export function literalLimit(n: number): SqlFragment {
   return fragment(`LIMIT ${n}`)
 }
 
+/**
+ * A whole number written into the statement, not bound: an FTS5 query with a bound rowid range
+ * steps through the whole doclist and drops what is outside it (every match read and billed);
+ * with the bounds written as numbers, FTS5 seeks to the range and stops at its end.
+ */
+export function literalInt(n: number): SqlFragment {
+  if (!Number.isSafeInteger(n)) throw new RangeError(`a literal is a whole number, not ${n}`)
+  return fragment(String(n))
+}
+
 /** The most values one statement may bind (the Durable Object SQL API refuses more). */
 export const MAX_BOUND = 100
 

@@ -1,7 +1,7 @@
 import type { BlobUpload } from '../contract/blob-upload'
 import type { CreateSessionInput, PatchSessionInput } from '../contract/schemas'
 import type { SessionAddress } from '../contract/session-address'
-import { SessionExistsError, SessionMissingError, type TokenEstimator } from '../core'
+import { type DocumentText, type SessionEvent, SessionExistsError, SessionMissingError, type TokenEstimator } from '../core'
 import type { StagedBlob } from '../core/media/blob'
 import { Sql } from '../sql'
 import type { Notice } from '../webhooks'
@@ -25,10 +25,13 @@ import {
 } from './log/session-row'
 import { SessionWriter, type WriteListener } from './log/session-writer'
 import { StepLog } from './log/step-log'
+import { firstMessageTitle, TITLE_LOOKBACK } from './log/title'
 import { SessionUndos } from './log/undos'
 import { ViewCache } from './log/view-cache'
 import { LineageSearch } from './search/lineage-search'
+import { RankedSearch } from './search/ranked-search'
 import { SessionSearch } from './search/search'
+import { SearchFeed, type SearchPort, searchHandOver } from './search/search-feed'
 
 /**
  * A session object's storage: the session row, the event log, the cached view, the record of
@@ -51,25 +54,43 @@ export class SessionStorage {
   readonly end: SessionEnd
   private readonly lifecycle: Lifecycle
 
-  /** @param idleTtlDefault - SESSION_IDLE_TTL_SECONDS (0: none), read when a session is created without its own. */
+  /**
+   * @param idleTtlDefault - SESSION_IDLE_TTL_SECONDS (0: none), read when a session is created without its own.
+   * @param across - where its events go for its user's search across sessions (null: nowhere).
+   */
   constructor(
     storage: DurableObjectStorage,
     directory: SessionDirectory,
     readonly estimator: TokenEstimator,
     private readonly idleTtlDefault: () => number = () => 0,
     listener: WriteListener | null = null,
+    across: SearchPort | null = null,
   ) {
     const sql = new Sql(storage.sql)
     const log = new SessionLog(sql)
     const view = new ViewCache(log)
-    this.searchIndex = new SessionSearch(sql, (work) => storage.transactionSync(work))
-    const indexes = new LogIndexes(sql, this.searchIndex)
+    this.blobs = new SessionBlobs(sql)
+    this.searchIndex = new SessionSearch(
+      sql,
+      (work) => storage.transactionSync(work),
+      (from, to) => log.range(from, to),
+      this.blobs.storedText,
+    )
+    const feed = new SearchFeed(sql, log, this.blobs.storedText)
+    const indexed = {
+      index: (events: readonly SessionEvent[], documentText: DocumentText) => this.searchIndex.index(events, documentText),
+      reset: () => {
+        this.searchIndex.reset()
+        feed.reset()
+      },
+    }
+    const indexes = new LogIndexes(sql, indexed)
     const row = new SessionRowCache(storage, sql)
-    this.lifecycle = new Lifecycle(storage, directory, new Outbox(sql, row))
+    const handOver = across ? searchHandOver(feed, across, () => row.stored()) : null
+    this.lifecycle = new Lifecycle(storage, directory, new Outbox(sql, row), handOver)
     const branches = new SessionBranches(sql, log)
     const undos = new SessionUndos(sql)
     const pins = new SessionPins(sql, log)
-    this.blobs = new SessionBlobs(sql)
     const writer = new SessionWriter(
       storage,
       sql,
@@ -84,7 +105,7 @@ export class SessionStorage {
       this.blobs,
       listener,
     )
-    this.lineage = new LineageSearch(log, view, this.searchIndex)
+    this.lineage = new LineageSearch(log, view, this.searchIndex, new RankedSearch(sql, this.searchIndex.tables))
     const search = this.lineage
     const { blobs } = this
     this.parts = { log, view, steps: new StepLog(sql, log), indexes, row, writer, search, branches, undos, pins, blobs }
@@ -162,16 +183,18 @@ export class SessionStorage {
   /** Changes metadata, policy or expiry (a ttl counted from now); {@link SessionMissingError} when there is no session. */
   async patch(input: PatchSessionInput): Promise<SessionRecord> {
     const record = { ...(await this.existing()) }
+    if (input.title === null)
+      Object.assign(record, firstMessageTitle(this.parts.log.range(1, Math.min(record.version, TITLE_LOOKBACK))))
+    else if (input.title !== undefined) Object.assign(record, { title: input.title, titleSource: 'client' })
     if (input.metadata !== undefined) record.metadata = input.metadata
     if (input.policy !== undefined) record.policy = input.policy
     if (input.ttlSeconds !== undefined) record.fixedExpiresAt = expiryFrom(input.ttlSeconds)
     if (input.idleTtlSeconds !== undefined) record.idleTtlSeconds = input.idleTtlSeconds || null
     record.expiresAt = expiryOf(record)
     this.parts.writer.commit(record, [])
-    if (input.ttlSeconds !== undefined || input.idleTtlSeconds !== undefined) {
-      await this.lifecycle.schedule(record)
-      await this.parts.writer.syncIndex(record) // the directory hides sessions past their expiry: keep it in step
-    }
+    if (input.ttlSeconds !== undefined || input.idleTtlSeconds !== undefined) await this.lifecycle.schedule(record)
+    // The directory lists by expiry, title and metadata: kept in step.
+    if (Object.keys(input).some((key) => key !== 'policy')) await this.parts.writer.syncIndex(record)
     return record
   }
 

@@ -2,13 +2,13 @@ import { turnPolicy } from '../compaction/policy'
 import { ServiceError } from '../contract/errors'
 import { newEventId } from '../contract/ids'
 import { contentTooLarge } from '../contract/limits'
-import type { Policy } from '../contract/schemas'
+import { type Policy, recallOf } from '../contract/schemas'
 import { type Trigger, UNCALIBRATED } from '../core'
 import { MEMORY_PROMPT } from '../memory'
 import { NOT_CONFIGURED } from '../models/config'
 import { planFit } from './fit-prompt'
 import { closeInterruptedCalls, turnEvent } from './open-step'
-import { RECALL_DEFINITION } from './recall'
+import { recallDefinition } from './recall'
 import type { TurnDeps } from './session'
 import { type PreparedStep, type StepInput, type StepRequest, tokensOf } from './step'
 
@@ -38,6 +38,7 @@ export async function prepareStep(input: StepInput, request: StepRequest, deps: 
   const contextTokens = models.contextTokensOf(modelName)
   const replyRoom = request.replyRoomAtMostHalf ? Math.min(replyTokens, Math.floor(contextTokens / 2)) : replyTokens
   const calibration = state?.calibration ?? UNCALIBRATED
+  const recall = recallOf(request.recall)
   return {
     model: models.model,
     modelName,
@@ -63,8 +64,9 @@ export async function prepareStep(input: StepInput, request: StepRequest, deps: 
     // The tools are sent with the prompt: their JSON counts toward it (the memory tool's with its instruction).
     toolsTokens:
       (request.tools ? estimator.count(JSON.stringify(request.tools)) : 0) + (memory ? estimator.count(MEMORY_PROMPT) : 0),
-    recallTokens: estimator.count(JSON.stringify(RECALL_DEFINITION)),
-    recallRequested: request.recall === true,
+    // The definition as offered: with its scope when the request lets it search all sessions.
+    recallTokens: estimator.count(JSON.stringify(recallDefinition(recall.across))),
+    recallRequested: recall.on,
     summaryReserve: models.summaryTokens,
     earlier,
     added: input.added,

@@ -25,23 +25,42 @@ const HIT_CHARS = 2000
 /** Characters of what a recall by id carries: the message asked for, whole up to this (a cleared result is often large). */
 const BY_ID_CHARS = 64_000
 
-/** The built-in tool offered with `recall: true`: the model looks up what compaction hid. */
-export const RECALL_DEFINITION: ToolInput = {
-  type: 'function',
-  function: {
-    name: RECALL_TOOL,
+/** Where a recall call searches: this session's covered events, or all of the user's sessions. */
+export type RecallScope = 'this_session' | 'all_sessions'
+
+/**
+ * The built-in tool offered with `recall`: the model looks up what compaction hid or cleared, by
+ * a query or by an id, and — with `across` (`recall: { sessions: "all" }`) — searches the user's
+ * other sessions too.
+ *
+ * @example
+ * recallDefinition(false).function.name // 'recall_history'
+ */
+export function recallDefinition(across: boolean): ToolInput {
+  const query = { type: 'string', description: 'Words or a question, best matches first; "a phrase" in quotes.' }
+  const id = { type: 'string', description: 'A message id or a tool call id: that message, or that call’s result, whole.' }
+  const limit = { type: 'integer', minimum: 1, maximum: RECALL_LIMIT.max, description: 'How many messages at most.' }
+  const scope = {
+    type: 'string',
+    enum: ['this_session', 'all_sessions'],
     description:
-      'Look up earlier parts of this conversation that are no longer in your context (they were summarized, left out or cleared). With `query`, returns the matching messages; with `id` (a message id or a tool call id, as a notice names it), returns that message or that call’s result whole.',
-    parameters: {
-      type: 'object',
-      properties: {
-        query: { type: 'string', description: 'Words to look for (every word must occur); "a phrase" in quotes.' },
-        id: { type: 'string', description: 'A message id or a tool call id: that message, or that call’s result, whole.' },
-        limit: { type: 'integer', minimum: 1, maximum: RECALL_LIMIT.max, description: 'How many messages at most.' },
-      },
+      'For a query. this_session (default): this conversation; all_sessions: every conversation of this user (each hit names its session).',
+  }
+  const where = across
+    ? 'earlier parts of this conversation that are no longer in your context (they were summarized, left out or cleared), or of the user’s other conversations (scope all_sessions)'
+    : 'earlier parts of this conversation that are no longer in your context (they were summarized, left out or cleared)'
+  return {
+    type: 'function',
+    function: {
+      name: RECALL_TOOL,
+      description: `Look up ${where}. With \`query\`, returns the matching messages; with \`id\` (a message id or a tool call id, as a notice names it), returns that message or that call’s result whole.`,
+      parameters: { type: 'object', properties: across ? { query, id, limit, scope } : { query, id, limit } },
     },
-  },
+  }
 }
+
+/** The tool as offered for this session alone (`recall: true`). */
+export const RECALL_DEFINITION: ToolInput = recallDefinition(false)
 
 /** What a request's recall rounds left: the events they add, the reply that ended them, its calls, and the usage summed. */
 export interface RecallOutcome {
@@ -61,8 +80,8 @@ export interface RecallDeps {
   own: (reply: ChatReply) => ToolCall[]
   /** Calls the model again with these events after the prompt; `offer` says whether recall is offered. */
   again: (events: NewMessageEvent[], offer: boolean) => Promise<ChatReply>
-  /** The covered events matching a query (search with scope `covered`). */
-  search: (query: string, limit: number) => Promise<RecallHit[]>
+  /** The covered events matching a query (search with scope `covered`), or all of the user's sessions' (`all_sessions`). */
+  search: (query: string, limit: number, scope: RecallScope) => Promise<RecallHit[]>
   /** A message by its id, or a call's result by the call's id, whole (never an abandoned one). */
   byId: (id: string) => Promise<RecallHit | null>
   /** A message event of the turn (an assistant one carries the model in its metadata). */
@@ -88,19 +107,20 @@ const sumUsage = (a: Usage | null, b: Usage | null): Usage | null => {
   }
 }
 
-/** A recall call's arguments, forgiving what a model may send: a query string or an id, a limit clamped to 1–20. */
-function argumentsOf(call: ToolCall): { query: string; id: string; limit: number } {
+/** A recall call's arguments, forgiving what a model may send: a query string or an id, a limit clamped to 1–20, a scope. */
+function argumentsOf(call: ToolCall): { query: string; id: string; limit: number; scope: RecallScope } {
   try {
-    const parsed = JSON.parse(call.arguments) as { query?: unknown; id?: unknown; limit?: unknown }
+    const parsed = JSON.parse(call.arguments) as { query?: unknown; id?: unknown; limit?: unknown; scope?: unknown }
     const limit =
       typeof parsed.limit === 'number' && Number.isFinite(parsed.limit) ? Math.trunc(parsed.limit) : RECALL_LIMIT.default
     return {
       query: typeof parsed.query === 'string' ? parsed.query : '',
       id: typeof parsed.id === 'string' ? parsed.id : '',
       limit: Math.min(Math.max(limit, 1), RECALL_LIMIT.max),
+      scope: parsed.scope === 'all_sessions' ? 'all_sessions' : 'this_session',
     }
   } catch {
-    return { query: '', id: '', limit: RECALL_LIMIT.default }
+    return { query: '', id: '', limit: RECALL_LIMIT.default, scope: 'this_session' }
   }
 }
 
@@ -119,7 +139,7 @@ async function serviceResults(calls: ToolCall[], deps: RecallDeps): Promise<NewM
       if (answer.error) toolErrors.push(call.id)
       continue
     }
-    const { query, id, limit } = argumentsOf(call)
+    const { query, id, limit, scope } = argumentsOf(call)
     if (id !== '') {
       const found = await deps.byId(id)
       const data = found
@@ -128,7 +148,7 @@ async function serviceResults(calls: ToolCall[], deps: RecallDeps): Promise<NewM
       toolResponses.push({ id: call.id, name: RECALL_TOOL, data })
       continue
     }
-    const hits = query === '' ? [] : await deps.search(query, limit)
+    const hits = query === '' ? [] : await deps.search(query, limit, scope)
     const data = JSON.stringify({ hits: hits.map((hit) => ({ ...hit, text: hit.text.slice(0, HIT_CHARS) })) })
     toolResponses.push({ id: call.id, name: RECALL_TOOL, data })
   }

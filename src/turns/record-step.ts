@@ -25,7 +25,7 @@ export async function recordStep(
   step: PreparedStep,
   first: FirstCall,
   deps: TurnDeps,
-  options: { recall: boolean; memory: boolean; idempotency: StepInput['idempotency'] },
+  options: { recall: { on: boolean; across: boolean }; memory: boolean; idempotency: StepInput['idempotency'] },
 ): Promise<TurnResult> {
   const { reply, context, caller } = first
   if ((reply.content ?? '').trim() === '' && reply.toolCalls.length === 0) {
@@ -35,10 +35,13 @@ export async function recordStep(
   if (reply.usage) context.calibration = absorb(step.calibration, reply.usage.promptTokens, context.promptTokens)
   const modelMetadata = { model: reply.model ?? step.modelName }
   const recall = await withRecall(reply, {
-    enabled: options.recall,
+    enabled: options.recall.on,
     own: (made) => caller.own(made),
     again: (events, offer) => caller.call(events, offer).catch((error) => Promise.reject(toServiceError(error))),
-    search: (query, limit) => deps.session.recall(query, limit),
+    search: (query, limit, scope) =>
+      scope === 'all_sessions' && options.recall.across && deps.recallAcross
+        ? deps.recallAcross(query, limit)
+        : deps.session.recall(query, limit),
     byId: (id) => deps.session.recallById(id),
     // A round's assistant message is marked: its text was never handed to the client as a message of its own.
     event: (message, metadata = {}) =>

@@ -1,6 +1,7 @@
 import { ServiceError } from '../contract/errors'
 import { newEventId } from '../contract/ids'
 import type { TurnInput } from '../contract/schemas'
+import { recallOf } from '../contract/schemas'
 import { type ContextEditsReport, storedResult, type TurnResult } from '../contract/turn-result'
 import { admitted } from '../rate-limits'
 import { compactAfter } from './compact-after'
@@ -83,7 +84,8 @@ export function runStep(input: StepInput, request: StepRequest, deps: TurnDeps):
     const first = await callFitted(step, caller, deps)
     if (edits) first.context.compactions.unshift(...edits.compactions)
     const result = await recordStep(step, { caller, ...first }, deps, {
-      recall: caller.recallOffered,
+      // On when the calls offered it (asked for, or the view needs it); across when the request said so.
+      recall: { on: caller.recallOffered, across: recallOf(request.recall).across },
       memory: request.memory === true,
       idempotency: input.idempotency,
     })

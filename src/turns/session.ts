@@ -123,6 +123,8 @@ export interface TurnDeps {
   limiter?: TurnLimiter
   /** The session's background pass (none: every pass runs in the turn). */
   passes?: PassScheduler
+  /** What `recall_history` with `scope: "all_sessions"` answers: all of the user's sessions searched (see `GET /v1/search`). */
+  recallAcross?: (query: string, limit: number) => Promise<RecallHit[]>
   /**
    * The user's memory store, for the memory tool: runs one command, its arguments as the model
    * wrote them (JSON), answered as the SDK's handler answers it. Called only when a request

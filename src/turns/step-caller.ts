@@ -1,5 +1,5 @@
 import { toOpenAIMessages } from '../contract/openai-messages'
-import type { ToolInput } from '../contract/schemas'
+import { recallOf, type ToolInput } from '../contract/schemas'
 import type { AppliedEdit, PromptFitReport } from '../contract/turn-result'
 import { allSeqs, clearedById, isServiceCall, type NewMessageEvent, type ToolCall, textOf, viewEvents } from '../core'
 import { MEMORY_DEFINITION, withMemoryInstruction } from '../memory'
@@ -8,7 +8,7 @@ import { CallIds } from './call-ids'
 import { thinkingSent } from './context-edits'
 import { fitPrompt, offersRecall, overflow, planFit } from './fit-prompt'
 import { promptMedia } from './prompt-media'
-import { RECALL_DEFINITION } from './recall'
+import { recallDefinition } from './recall'
 import type { TurnDeps } from './session'
 import type { PreparedStep, StepRequest } from './step'
 
@@ -53,7 +53,8 @@ export class StepCaller {
 
   /** The tools sent: the client's, and the service's own the request turned on unless `own` is false (the last round's call). */
   private tools(own: boolean): ToolInput[] | undefined {
-    const service = own ? [...(this.recallOffered ? [RECALL_DEFINITION] : []), ...(this.memory ? [MEMORY_DEFINITION] : [])] : []
+    const recall = recallDefinition(recallOf(this.request.recall).across)
+    const service = own ? [...(this.recallOffered ? [recall] : []), ...(this.memory ? [MEMORY_DEFINITION] : [])] : []
     return service.length > 0 ? [...(this.request.tools ?? []), ...service] : this.request.tools
   }
 

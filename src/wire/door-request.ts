@@ -13,6 +13,7 @@ export interface DoorHeaderValues {
   'x-session-id'?: string | undefined
   'x-claude-code-session-id'?: string | undefined
   'x-codex-turn-metadata'?: string | undefined
+  'x-recall'?: 'on' | 'off' | 'all' | undefined
 }
 
 /**
@@ -48,8 +49,8 @@ export interface DoorOptions {
 /**
  * A door request: a wire format's translation of a body, the headers every door reads alike
  * (`X-On-Diverge`, else the deployment's ON_DIVERGE; `X-Regenerate`; a resend; an
- * `Idempotency-Key`, hashed with `hashed`, the request's messages as sent), and the door's own
- * modes, each said once here.
+ * `Idempotency-Key`, hashed with `hashed`, the request's messages as sent; `X-Recall`), and the
+ * door's own modes, each said once here.
  *
  * @example
  * const request = await doorRequestOf(chatCompletionTranslation(body), body.messages, headers, c.env)
@@ -62,6 +63,10 @@ export async function doorRequestOf(
   options: DoorOptions = {},
 ): Promise<DoorRequest> {
   const key = headers['idempotency-key']
+  // `X-Recall`: the built-in recall_history tool offered, over all of the user's sessions with `all`.
+  const recall = headers['x-recall']
+  if (recall === 'on') translation.request.recall = true
+  if (recall === 'all') translation.request.recall = { sessions: 'all' }
   return {
     ...translation,
     mode: options.mode ?? 'turn',

@@ -98,6 +98,7 @@ describe('GET /v1/openapi.json', () => {
       '/v1/responses/compact',
       '/v1/responses/{id}',
       '/v1/responses/{id}/input_items',
+      '/v1/search',
       '/v1/sessions',
       '/v1/sessions/{id}',
       '/v1/sessions/{id}/blobs/{blob}',
@@ -154,12 +155,13 @@ describe('GET /v1/openapi.json', () => {
     expect(body.components.schemas.ChatCompletionRequest.properties).toMatchObject({ messages: {}, stream: {}, tools: {} })
     expect(body.paths['/v1/chat/completions'].post.parameters.map((p: { name: string }) => p.name)).toEqual([
       'x-session-id',
-      'x-recall',
       'x-memory',
       'x-on-diverge',
       'x-regenerate',
       'idempotency-key',
       'x-stainless-retry-count',
+      // Read by every door alike (with `all` for every session): declared with the doors' headers.
+      'x-recall',
     ])
     const eventInput = body.components.schemas.EventInput
     expect(eventInput.additionalProperties).toBe(false)

@@ -57,7 +57,7 @@ describe('GET /v1/sessions/:id/search', () => {
     // Searched once before the pass: what a search knows of the view is made again after it.
     expect((await search(id, { q: 'zurich' })).body.hits.map((h: { covered: boolean }) => h.covered)).toEqual([false, false])
     await call('POST', `/v1/sessions/${id}/compact`, { body: { strategy: { window: { lastTurns: 1 } } } })
-    const all = await search(id, { q: 'budget zurich' })
+    const all = await search(id, { q: 'budget zurich', mode: 'all' })
     expect(all.body.hits).toEqual([])
     const zurich = await search(id, { q: 'zurich' })
     expect(zurich.body.hits.every((h: { covered: boolean }) => h.covered)).toBe(true)
@@ -69,16 +69,16 @@ describe('GET /v1/sessions/:id/search', () => {
     expect(hitIds(await search(id, { q: 'zurich', scope: 'view' }))).toEqual(['u3'])
   })
 
-  it('ranks best first, ties newest first, and pages with the cursor', async () => {
+  it('with mode all, ranks best first, ties newest first, and pages with the cursor', async () => {
     const id = newSessionId()
     await append(
       id,
       Array.from({ length: 7 }, (_, i) => user(`deploy note ${i}`, `n${i}`)),
     )
-    const page1 = await search(id, { q: 'deploy', limit: '3' })
+    const page1 = await search(id, { q: 'deploy', mode: 'all', limit: '3' })
     expect(hitIds(page1)).toEqual(['n6', 'n5', 'n4'])
-    const page2 = await search(id, { q: 'deploy', limit: '3', cursor: page1.body.nextCursor })
-    const page3 = await search(id, { q: 'deploy', limit: '3', cursor: page2.body.nextCursor })
+    const page2 = await search(id, { q: 'deploy', mode: 'all', limit: '3', cursor: page1.body.nextCursor })
+    const page3 = await search(id, { q: 'deploy', mode: 'all', limit: '3', cursor: page2.body.nextCursor })
     expect([...hitIds(page2), ...hitIds(page3)]).toEqual(['n3', 'n2', 'n1', 'n0'])
     expect(page3.body.nextCursor).toBeNull()
     expect(hitIds(await search(id, { q: 'deploy', limit: '1000' }))).toHaveLength(7)
@@ -96,7 +96,13 @@ describe('GET /v1/sessions/:id/search', () => {
         let cursor: string | null = null
         let pages = 0
         do {
-          const params: Record<string, string> = { q: 'triage', limit: '3', ...filter, ...(cursor ? { cursor } : {}) }
+          const params: Record<string, string> = {
+            q: 'triage',
+            mode: 'all',
+            limit: '3',
+            ...filter,
+            ...(cursor ? { cursor } : {}),
+          }
           const page = await search(id, params)
           expect(page.status).toBe(200)
           for (const hit of page.body.hits) expect(hit.snippet).toContain('triage')
@@ -111,7 +117,7 @@ describe('GET /v1/sessions/:id/search', () => {
     }
   })
 
-  it('ranks a word in thousands of events a window at a time: best first among the newest 1000, every match paged once', async () => {
+  it('with mode all, ranks a word in thousands of events a window at a time: best first among the newest 1000, every match paged once', async () => {
     const id = newSessionId()
     // 2,500 matches: a strong one in the oldest window (seq 1), a strong one in the newest, the rest weak.
     const weak = (i: number) => user(`memo ${i}: a long note about many things besides the word release itself`, `m${i}`)
@@ -126,13 +132,13 @@ describe('GET /v1/sessions/:id/search', () => {
       strong('new-best'),
       ...Array.from({ length: 249 }, (_, i) => weak(2249 + i)),
     ])
-    const first = await search(id, { q: 'release', limit: '3' })
+    const first = await search(id, { q: 'release', mode: 'all', limit: '3' })
     expect(hitIds(first)[0]).toBe('new-best')
     expect(hitIds(first).slice(1)).toEqual(['m2497', 'm2496']) // ties newest first
     const seen: string[] = []
     let cursor: string | null = null
     do {
-      const page = await search(id, { q: 'release', limit: '100', ...(cursor ? { cursor } : {}) })
+      const page = await search(id, { q: 'release', mode: 'all', limit: '100', ...(cursor ? { cursor } : {}) })
       expect(page.status).toBe(200)
       seen.push(...hitIds(page))
       cursor = page.body.nextCursor
@@ -148,7 +154,7 @@ describe('GET /v1/sessions/:id/search', () => {
       const ids: string[] = []
       let next: string | null = null
       do {
-        const page = await search(id, { q: 'release', limit: '100', scope, ...(next ? { cursor: next } : {}) })
+        const page = await search(id, { q: 'release', mode: 'all', limit: '100', scope, ...(next ? { cursor: next } : {}) })
         ids.push(...hitIds(page))
         next = page.body.nextCursor
       } while (next)
@@ -216,7 +222,7 @@ describe('GET /v1/sessions/:id/search', () => {
       const result = await search(id, { q })
       expect([200, 400], `${JSON.stringify(q)}: ${result.text.slice(0, 200)}`).toContain(result.status)
     }
-    expect(hitIds(await search(id, { q: 'NEAR(zurich budget)' }))).toEqual([]) // NEAR is a word, and no event has it
+    expect(hitIds(await search(id, { q: 'NEAR(zurich budget)', mode: 'all' }))).toEqual([]) // NEAR is a word, and no event has it
     expect(hitIds(await search(id, { q: "'; DROP TABLE events; --" }))).toEqual([])
     expect((await call('GET', `/v1/sessions/${id}/events`)).body.events).toHaveLength(6)
     await fc.assert(

@@ -29,6 +29,8 @@ describe('POST /v1/sessions', () => {
       policy: null,
       stats: { events: 0, viewEvents: 0, viewTokens: 0, turns: 0 },
       forkedFrom: null,
+      title: null,
+      titleSource: null,
     })
   })
 

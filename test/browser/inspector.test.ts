@@ -339,19 +339,20 @@ describe.skipIf(!haveChromium)('the inspector in Chromium', () => {
     const { page } = tab
     await signIn(page, token)
     await page.getByRole('button', { name: new RegExp(id) }).click()
-    await page.getByLabel('Words').fill('zurich step 2')
+    await page.getByLabel('Words', { exact: true }).fill('zurich step 2')
     await page.getByLabel('In', { exact: true }).selectOption('covered')
     await page.getByRole('button', { name: 'Search', exact: true }).click()
-    const hit = page.locator('.hits li')
+    // Best first: the event holding every word, then those holding some (the default mode, auto).
+    const hit = page.locator('.search:not(.across) .hits li').first()
     await expect.poll(() => hit.count()).toBe(1)
     expect(await hit.locator('.badge').textContent()).toBe('covered')
     expect(await hit.locator('mark').allTextContents()).toEqual(['2', 'Zürich', 'step', '2'])
-    await page.getByLabel('Words').fill('nothing-like-this')
+    await page.getByLabel('Words', { exact: true }).fill('nothing-like-this')
     await page.getByRole('button', { name: 'Search', exact: true }).click()
     await expect.poll(() => page.locator('.search .empty').textContent()).toContain('No event matches')
-    await page.getByLabel('Words').fill('zurich step 2')
+    await page.getByLabel('Words', { exact: true }).fill('zurich step 2')
     await page.getByRole('button', { name: 'Search', exact: true }).click()
-    await page.getByRole('button', { name: 'Show in log' }).click()
+    await page.getByRole('button', { name: 'Show in log' }).first().click()
     await expect
       .poll(() => page.locator('.event.focused .text').textContent())
       .toBe('Question 2: what about the Zürich rollout, step 2?')
@@ -359,6 +360,50 @@ describe.skipIf(!haveChromium)('the inspector in Chromium', () => {
     await page.getByRole('button', { name: 'Back to the newest events' }).click()
     await expect.poll(() => page.locator('.event.focused').count()).toBe(0)
     expect(await page.locator('.event .text').last().textContent()).toBe('Answer 6: step 6 ships on day 6.')
+    expectSelfContained(tab)
+  })
+
+  it('searches all sessions from the list, shows each session by its title, and opens a hit at its event', async () => {
+    const { token } = await newUser()
+    await api(token, 'POST', '/v1/sessions', { id: 'login-bug', title: 'The login bug' })
+    await api(token, 'POST', '/v1/sessions/login-bug/events', {
+      events: [
+        { id: 'ask', message: { role: 'user', content: 'Users get logged out every morning.' } },
+        { id: 'fix', message: { role: 'assistant', content: 'I fixed it: the session cookie expired at midnight UTC.' } },
+        { id: 'thanks', message: { role: 'user', content: 'Thanks!' } },
+      ],
+    })
+    await api(token, 'POST', '/v1/sessions/lunch/events', {
+      events: [{ message: { role: 'user', content: 'Lunch on Friday?\nAt noon' } }],
+    })
+    const tab = await newPage(browser)
+    const { page } = tab
+    await signIn(page, token)
+    // Each session by its title: the client's, or its first message's first line.
+    await expect.poll(() => page.locator('.session-link .title').allTextContents()).toEqual(['Lunch on Friday?', 'The login bug'])
+    // A question in words of its own finds the answer in the other session. Its events reach the
+    // search across sessions within 2 s of their write: the search is made again until they have.
+    const hits = page.locator('.across .hits li')
+    await expect
+      .poll(
+        async () => {
+          await page.getByLabel('Words or a question').fill('where did I fix the cookie?')
+          await page.getByRole('button', { name: 'Find', exact: true }).click()
+          await page.locator('.across [aria-live]').waitFor()
+          return hits.count()
+        },
+        { timeout: 10_000 },
+      )
+      .toBeGreaterThan(0)
+    const first = hits.first()
+    expect(await first.locator('.session-hit').textContent()).toBe('The login bug')
+    expect(await first.locator('mark').allTextContents()).toEqual(['fixed', 'cookie'])
+    await screenshot(page, '07-search-across')
+    await first.locator('.session-hit').click()
+    await expect.poll(() => page.locator('#session-title').textContent()).toBe('login-bug')
+    await expect
+      .poll(() => page.locator('.event.focused .text').textContent())
+      .toBe('I fixed it: the session cookie expired at midnight UTC.')
     expectSelfContained(tab)
   })
 

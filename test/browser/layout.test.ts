@@ -153,9 +153,9 @@ describe.skipIf(!haveChromium)('the inspector’s panes and themes', () => {
     await expect.poll(() => inSight(page.locator('.budget-total'))).toBe(true)
     expect(await page.getByRole('button', { name: 'Preview' }).isVisible()).toBe(true)
     await bar.getByRole('button', { name: 'Search' }).click()
-    await expect.poll(() => inSight(page.getByLabel('Words'))).toBe(true)
+    await expect.poll(() => inSight(page.getByLabel('Words', { exact: true }))).toBe(true)
     // A hit shown in the log switches to it.
-    await page.getByLabel('Words').fill('note 300')
+    await page.getByLabel('Words', { exact: true }).fill('note 300')
     await page.locator('.search').getByRole('button', { name: 'Search', exact: true }).click()
     await page.getByRole('button', { name: 'Show in log' }).first().click()
     await expect.poll(() => page.locator('.event.focused').count()).toBe(1)

@@ -14,6 +14,8 @@
  * | `flaky-<n>`     | answers 503 to the first n requests of its tag, then like echo         |
  * | `limited-<n>`   | answers 429 to the first n requests of its tag, then like echo         |
  * | `blank`         | answers an empty (whitespace) message                                  |
+ * | `titled-<words>`| like echo; when the prompt asks for a title (holds `"Title: "`), a last |
+ * |                 | line `Title: <words, dashes as spaces>` (a summary model naming a session) |
  * | `null`          | answers a null message content                                          |
  * | `malformed`     | answers 200 with a body that is not the protocol                       |
  * | `cut`           | sends part of the answer, then drops the connection                    |
@@ -34,7 +36,8 @@
  * |                 | results, answers `Results: <each result's content, joined by " | ">`  |
  * | `recall-<q>`    | when recall_history is offered: calls it with query q, then answers     |
  * |                 | `Recalled: <its result>`; `recallloop-<q>` calls it whenever offered      |
- * |                 | (then `Done after <n> recalls`); `recallmix-<q>` calls it and a client tool |
+ * |                 | (then `Done after <n> recalls`); `recallmix-<q>` calls it and a client tool; |
+ * |                 | `recallall-<q>` calls it with `scope: "all_sessions"`                    |
  * | `recallid-<id>` | when recall_history is offered, calls it with `{"id": id}`, then answers |
  * |                 | `Recalled: <its result>`                                                  |
  * | `memory`        | once the memory tool is offered, runs the script after `MEMORY:` in the |
@@ -342,15 +345,16 @@ function loopStepOf(messages: WireMessage[]): number {
   return done ? Number(done[1]) + 1 : 1
 }
 
-/** `recall`, `recallloop` and `recallmix`: a model that looks up the history when recall_history is offered. */
+/** `recall`, `recallloop`, `recallmix` and `recallall`: a model that looks up the history when recall_history is offered. */
 const recaller =
-  (kind: 'recall' | 'recallloop' | 'recallmix') =>
+  (kind: 'recall' | 'recallloop' | 'recallmix' | 'recallall') =>
   (request: ChatRequest): unknown => {
     const { body } = request
     const offered = (body.tools ?? []).some((tool) => tool.function.name === 'recall_history')
     const afterTool = body.messages.at(-1)?.role === 'tool'
     if (offered && (kind === 'recallloop' || !afterTool)) {
-      const recall = { name: 'recall_history', arguments: JSON.stringify({ query: request.arg ?? '' }) }
+      const scope = kind === 'recallall' ? { scope: 'all_sessions' } : {}
+      const recall = { name: 'recall_history', arguments: JSON.stringify({ query: request.arg ?? '', ...scope }) }
       const client = body.tools!.find((tool) => tool.function.name !== 'recall_history')
       return sendCalls(
         request,
@@ -449,6 +453,11 @@ const MODES: Record<string, (request: ChatRequest) => unknown> = {
   flaky: (r) => (r.count <= Number(r.arg) ? sendError(r.res, 503, 'temporarily unavailable') : echo(r)),
   limited: (r) => (r.count <= Number(r.arg) ? sendError(r.res, 429, 'rate limited', { type: 'rate_limit_error' }) : echo(r)),
   blank: (r) => answer(r, '  \n '),
+  titled: (r) => {
+    const asked = r.body.messages.some((message) => typeof message.content === 'string' && message.content.includes('"Title: "'))
+    const title = asked ? `\nTitle: ${(r.arg ?? '').replaceAll('-', ' ')}` : ''
+    return answer(r, `${echoOf(r.body.messages)}${title}`)
+  },
   null: (r) => answer(r, null),
   malformed: ({ res, body }) => {
     res.writeHead(200, { 'Content-Type': body.stream ? 'text/event-stream' : 'application/json' })
@@ -518,6 +527,7 @@ const MODES: Record<string, (request: ChatRequest) => unknown> = {
   recall: recaller('recall'),
   recallloop: recaller('recallloop'),
   recallmix: recaller('recallmix'),
+  recallall: recaller('recallall'),
   recallid: recallById,
   memory: memoryModel,
   notes: notesModel,

@@ -9,6 +9,30 @@ import { PartsInputSchema } from './parts'
 import { PolicySchema } from './policy'
 import { ToolResultSchema, toolFields, toolFieldsProblem } from './tools'
 
+/**
+ * Whether a turn offers the model the built-in `recall_history` tool: `true` (this session's
+ * covered events), or `{ "sessions": "all" }` (it may also search all of the user's sessions).
+ */
+export const RecallSchema = z.union([z.boolean(), z.strictObject({ sessions: z.enum(['this', 'all']) })]).openapi({
+  description:
+    'Offer the model the built-in recall_history tool: it may look up what compaction hid (at most 3 rounds). `{ "sessions": "all" }`: it may also search all of the user’s sessions (`scope: "all_sessions"`).',
+})
+
+export type RecallInput = z.output<typeof RecallSchema>
+
+/**
+ * What a turn's `recall` turns on: the tool, and its search of all of the user's sessions.
+ *
+ * @example
+ * recallOf({ sessions: 'all' }) // { on: true, across: true }
+ */
+export const recallOf = (recall: RecallInput | undefined): { on: boolean; across: boolean } =>
+  recall === undefined || recall === false
+    ? { on: false, across: false }
+    : recall === true
+      ? { on: true, across: false }
+      : { on: true, across: recall.sessions === 'all' }
+
 export const TurnRequestSchema = z
   .strictObject({
     id: Id.optional().openapi({
@@ -39,9 +63,7 @@ export const TurnRequestSchema = z
     images: z.enum(['placeholder']).optional().openapi({
       description: '`placeholder`: each image and document goes to the model as its placeholder text (a model without vision).',
     }),
-    recall: z.boolean().optional().openapi({
-      description: 'Offer the model the built-in recall_history tool: it may look up what compaction hid (at most 3 rounds).',
-    }),
+    recall: RecallSchema.optional(),
     memory: z.boolean().optional().openapi({
       description:
         'Offer the model the memory tool (`memory`, Anthropic’s memory_20250818 commands), run by the service against the user’s memory store (at most 3 rounds, with recall’s).',
@@ -78,7 +100,7 @@ export const TurnRequestSchema = z
     const twice = ids.findIndex((id, i) => ids.indexOf(id) !== i)
     if (twice >= 0)
       ctx.addIssue({ code: 'custom', path: ['toolResults', twice, 'id'], message: `"${ids[twice]}" is given twice` })
-    const problem = toolFieldsProblem(input, input.recall === true, input.memory === true)
+    const problem = toolFieldsProblem(input, recallOf(input.recall).on, input.memory === true)
     if (problem) ctx.addIssue({ code: 'custom', path: problem.path, message: problem.message })
   })
   .openapi('TurnRequest')

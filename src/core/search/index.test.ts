@@ -35,6 +35,12 @@ describe('highlighting a snippet', () => {
     expect(marked('NEAR the café', 'NEAR( CAFE')).toEqual(['NEAR', 'café'])
   })
 
+  it('marks the other forms of a word as search finds them: its stem, an irregular verb', () => {
+    expect(marked('He runs fast and was running', 'run')).toEqual(['runs', 'running'])
+    expect(marked('We went to the support group', 'go groups')).toEqual(['went', 'group'])
+    expect(marked('deployment deployed', 'deploy*')).toEqual(['deployment', 'deployed'])
+  })
+
   it('keeps every character of the text, in order, whatever the query', () => {
     fc.assert(
       fc.property(fc.string(), fc.string(), (text, q) => {

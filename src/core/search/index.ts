@@ -1,5 +1,7 @@
 import type { Message } from '../events'
 import { mediaOf, textOf } from '../parts'
+import { verbBaseOf } from './irregular'
+import { porterStem } from './porter'
 
 /**
  * Search over a session's events, as plain text: what an event is found by, and how a query a
@@ -28,12 +30,14 @@ export function searchTextOf(message: Message, documentText: DocumentText = () =
   return parts.join('\n')
 }
 
-/** A covered message a recall found: what the model is given of it. */
+/** A covered message a recall found: what the model is given of it (a hit of another session names it). */
 export interface RecallHit {
   id: string
   seq: number
   role: string
   text: string
+  sessionId?: string
+  sessionTitle?: string | null
 }
 
 /** A word of a query or a text: a run of letters, digits (and the marks on them). */
@@ -70,6 +74,14 @@ export function queryTerms(q: string): QueryTerm[] {
 /** A word as search compares it: accents and case folded (FTS5's `remove_diacritics 2`, roughly). */
 export const folded = (word: string) => word.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase()
 
+/**
+ * What two words are the same word by: folded, an irregular verb's base, stemmed (see `./porter`).
+ *
+ * @example
+ * wordKey('Went') === wordKey('going') // true
+ */
+export const wordKey = (word: string) => porterStem(verbBaseOf(folded(word)))
+
 /** A piece of a text, marked when it is a word the query matches. */
 export interface TextSpan {
   text: string
@@ -77,24 +89,24 @@ export interface TextSpan {
 }
 
 /**
- * A text (a snippet, say) cut into spans, the words a query matches marked: whole words,
- * prefixes for `word*`, each word of a phrase; case- and accent-insensitive, as search is.
+ * A text (a snippet, say) cut into spans, the words a query matches marked: whole words by their
+ * stems (see {@link wordKey}), prefixes for `word*`, each word of a phrase; case- and
+ * accent-insensitive, as search is. `terms` says which of the query's (its ranking terms: a
+ * question's common words are no match).
  *
  * @example
  * highlight('Zürich on Monday', 'zurich') // [{ text: 'Zürich', match: true }, { text: ' on Monday', match: false }]
  */
-export function highlight(text: string, q: string): TextSpan[] {
+export function highlight(text: string, q: string, terms: readonly QueryTerm[] = queryTerms(q)): TextSpan[] {
   const exact = new Set<string>()
   const prefixes: string[] = []
-  for (const term of queryTerms(q)) {
-    if (term.kind === 'phrase') for (const word of term.words) exact.add(folded(word))
+  for (const term of terms) {
+    if (term.kind === 'phrase') for (const word of term.words) exact.add(wordKey(word))
     else if (term.prefix) prefixes.push(folded(term.word))
-    else exact.add(folded(term.word))
+    else exact.add(wordKey(term.word))
   }
-  const matches = (word: string) => {
-    const key = folded(word)
-    return exact.has(key) || prefixes.some((prefix) => key.startsWith(prefix))
-  }
+  const matches = (word: string) =>
+    exact.has(wordKey(word)) || prefixes.some((prefix) => folded(word).startsWith(prefix) || wordKey(word).startsWith(prefix))
   const spans: TextSpan[] = []
   const push = (piece: string, match: boolean) => {
     if (piece === '') return

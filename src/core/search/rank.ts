@@ -1,4 +1,4 @@
-import { folded, type QueryTerm, WORD } from '.'
+import { folded, type QueryTerm, WORD, wordKey } from '.'
 
 /**
  * Ranking one window of matches by relevance without FTS5's `rank`: its bm25() weighs each
@@ -22,24 +22,29 @@ export interface MarkedMatch {
   marked: string
 }
 
-/** A query term as words to compare with a text's (folded), the last a prefix or not. */
+/** A query term as words to compare with a text's (by their keys; a prefix folded), the last a prefix or not. */
 interface Pattern {
   words: string[]
   prefix: boolean
 }
 
 const patternOf = (term: QueryTerm): Pattern =>
-  term.kind === 'phrase' ? { words: term.words.map(folded), prefix: false } : { words: [folded(term.word)], prefix: term.prefix }
+  term.kind === 'phrase'
+    ? { words: term.words.map(wordKey), prefix: false }
+    : { words: [term.prefix ? folded(term.word) : wordKey(term.word)], prefix: term.prefix }
 
-/** How many times a pattern occurs in a marked piece's words. */
-function occurrences(words: string[], pattern: Pattern): number {
+/** How many times a pattern occurs in a marked piece's words (their keys, and as folded for a prefix). */
+function occurrences(words: string[], raw: string[], pattern: Pattern): number {
   let count = 0
   const last = pattern.words.length - 1
   for (let start = 0; start + last < words.length; start++) {
     let found = true
     for (let k = 0; k <= last && found; k++) {
       const word = words[start + k]!
-      found = k === last && pattern.prefix ? word.startsWith(pattern.words[k]!) : word === pattern.words[k]
+      found =
+        k === last && pattern.prefix
+          ? word.startsWith(pattern.words[k]!) || raw[start + k]!.startsWith(pattern.words[k]!)
+          : word === pattern.words[k]
     }
     if (found) count++
   }
@@ -59,9 +64,11 @@ function frequencies(marked: string, patterns: Pattern[]): { length: number; cou
     length += piece.match(WORD)?.length ?? 0
     if (i === 0) return
     const close = piece.indexOf(MARK_CLOSE)
-    const words = (close < 0 ? piece : piece.slice(0, close)).match(WORD)?.map(folded) ?? []
+    const marked = (close < 0 ? piece : piece.slice(0, close)).match(WORD) ?? []
+    const words = marked.map(wordKey)
+    const raw = marked.map(folded)
     patterns.forEach((pattern, p) => {
-      counts[p]! += occurrences(words, pattern)
+      counts[p]! += occurrences(words, raw, pattern)
     })
   })
   return { length, counts: counts.map((count) => Math.max(1, count)) }

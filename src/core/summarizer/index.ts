@@ -14,6 +14,8 @@ export interface SummaryRequest {
   covered: MessageEvent[]
   /** What stays in the view, for continuity. */
   preserved: MessageEvent[]
+  /** Whether the summarizer should also name the whole conversation (the session has no title of its client's or a model's yet). */
+  title?: boolean
 }
 
 /** One message of the summary turn; compaction stores it as a synthetic event. */
@@ -28,7 +30,7 @@ export interface SummaryMessage {
  * upstream response is thrown instead, and propagates out of `compact`.
  */
 export type SummaryOutcome =
-  | { kind: 'summary'; messages: SummaryMessage[] }
+  | { kind: 'summary'; messages: SummaryMessage[]; title?: string }
   | { kind: 'declined' }
   | { kind: 'failed'; detail?: string }
 

@@ -1,20 +1,26 @@
 import { ServiceError } from '../../contract/errors'
 
-/** Where a page of the session list ends: the last session's creation time and id. */
+/** Where a page of the session list ends: the last session's time in the list's order (its creation or its last update), and id. */
 export interface ListCursor {
-  createdAt: string
+  at: string
   id: string
+  order: 'created' | 'updated'
 }
 
-/** A list cursor as the opaque string clients pass back. */
+/** A list cursor as the opaque string clients pass back (a list by creation keeps the form it had before orders). */
 export const encodeCursor = (cursor: ListCursor): string =>
-  btoa(JSON.stringify([cursor.createdAt, cursor.id])).replaceAll('=', '')
+  btoa(JSON.stringify(cursor.order === 'created' ? [cursor.at, cursor.id] : [cursor.at, cursor.id, cursor.order])).replaceAll(
+    '=',
+    '',
+  )
 
 /** A cursor this API issued, or a 400 naming `query.cursor`. */
 export function decodeCursor(cursor: string): ListCursor {
   try {
-    const [createdAt, id] = JSON.parse(atob(cursor)) as unknown[]
-    if (typeof createdAt === 'string' && typeof id === 'string') return { createdAt, id }
+    const [at, id, order = 'created', ...rest] = JSON.parse(atob(cursor)) as unknown[]
+    if (typeof at === 'string' && typeof id === 'string' && (order === 'created' || order === 'updated') && rest.length === 0) {
+      return { at, id, order }
+    }
   } catch {
     // not base64, or not JSON: refused below
   }

@@ -11,10 +11,6 @@ const Headers = z.object({
   'x-session-id': SessionId.optional().openapi({
     description: 'The session (else the body’s `session_id`); created when absent.',
   }),
-  'x-recall': z
-    .enum(['on', 'off'])
-    .optional()
-    .openapi({ description: '`on` offers the model the built-in recall_history tool (see /turns `recall`).' }),
   'x-memory': z.enum(['on', 'off']).optional().openapi({
     description: '`on` offers the model the memory tool, run by the service against the user’s memory (see /turns `memory`).',
   }),

@@ -71,6 +71,10 @@ export const DoorHeaders = z.object({
     .optional()
     .openapi({ description: 'A repeat with the same key and messages returns the first result without calling the model.' }),
   'x-stainless-retry-count': RetryCountHeader,
+  'x-recall': z.enum(['on', 'off', 'all']).optional().openapi({
+    description:
+      '`on` offers the model the built-in recall_history tool (see /turns `recall`); `all` lets it search all of the user’s sessions too (`recall: { sessions: "all" }`).',
+  }),
 })
 
 /**

@@ -1,10 +1,11 @@
 import { createRoute } from '@hono/zod-openapi'
-import { unwrap } from '../../contract/errors'
+import { ServiceError, unwrap } from '../../contract/errors'
 import { newSessionId } from '../../contract/ids'
 import { SIZE_LIMITS } from '../../contract/limits'
 import {
   CreateSessionRequestSchema,
   ListQuerySchema,
+  metadataFilters,
   PatchSessionRequestSchema,
   SessionListSchema,
   SessionParamsSchema,
@@ -25,7 +26,8 @@ const createSession = createRoute({
 const listSessions = createRoute({
   method: 'get',
   path: '/v1/sessions',
-  summary: "List the caller's sessions, newest first",
+  summary:
+    "List the caller's sessions, newest first (or most recently updated first), filtered by words of their title or first message, metadata (`metadata.<key>=<value>`), update time or fork source",
   request: { query: ListQuerySchema },
   responses: { 200: json(SessionListSchema, 'A page of sessions'), ...errors(400, 401) },
 })
@@ -62,16 +64,33 @@ export const sessionRoutes = routes()
     return c.json(session, 201)
   })
   .openapi(listSessions, async (c) => {
-    const { limit = SIZE_LIMITS.sessionsPage.default, cursor } = c.req.valid('query')
-    const page = await userIndexStub(c.env, c.get('userId')).page(
-      limit,
-      cursor ? decodeCursor(cursor) : null,
-      new Date().toISOString(),
-    )
+    const query = c.req.valid('query')
+    const {
+      limit = SIZE_LIMITS.sessionsPage.default,
+      cursor,
+      q,
+      updatedAfter,
+      updatedBefore,
+      forkedFrom,
+      order = 'created',
+    } = query
+    const from = cursor ? decodeCursor(cursor) : null
+    if (from && from.order !== order)
+      throw new ServiceError('invalid_request', `query.cursor: a cursor of a list by ${from.order}`)
+    const utc = (at: string | undefined) => (at === undefined ? undefined : new Date(at).toISOString())
+    const filters = {
+      order,
+      metadata: metadataFilters(query),
+      ...(q ? { q } : {}),
+      ...(updatedAfter ? { updatedAfter: utc(updatedAfter) } : {}),
+      ...(updatedBefore ? { updatedBefore: utc(updatedBefore) } : {}),
+      ...(forkedFrom ? { forkedFrom } : {}),
+    }
+    const page = await userIndexStub(c.env, c.get('userId')).page(limit, from, new Date().toISOString(), filters)
     // Each session object is the truth about its session: fetched in parallel, absent ones dropped.
     const sessions = await Promise.all(page.entries.map((entry) => sessionOf(c, entry.id).get()))
     const found = sessions.flatMap((outcome) => (outcome.ok ? [outcome.value] : []))
-    return c.json({ sessions: found, nextCursor: page.next ? encodeCursor(page.next) : null }, 200)
+    return c.json({ sessions: found, nextCursor: page.next ? encodeCursor({ ...page.next, order }) : null }, 200)
   })
   .openapi(getSession, async (c) => c.json(unwrap(await sessionOf(c, c.req.valid('param').id).get()), 200))
   .openapi(patchSession, async (c) => c.json(unwrap(await sessionOf(c, c.req.valid('param').id).patch(c.req.valid('json'))), 200))

@@ -8,7 +8,8 @@ import {
   type SummaryRequest,
 } from '../../core'
 import type { ChatModel } from '../port'
-import { DEFAULT_SHADOW_PROMPT, DEFAULT_SYSTEM_PROMPT } from './prompt'
+import { DEFAULT_SHADOW_PROMPT, DEFAULT_SYSTEM_PROMPT, TITLE_PROMPT } from './prompt'
+import { titleOf } from './title'
 
 export interface SummarizerFailure {
   session: SessionInfo
@@ -87,6 +88,7 @@ export function modelSummarizer(options: ModelSummarizerOptions): Summarizer {
           : null,
         options.instructions ? `Instructions for this summary:\n${options.instructions}` : null,
         prior.length > 0 ? 'Write the updated summary.' : 'Write the summary.',
+        request.title ? TITLE_PROMPT : null,
       ]
       let content: string | null
       let usage: Usage | null
@@ -106,7 +108,8 @@ export function modelSummarizer(options: ModelSummarizerOptions): Summarizer {
         throw error
       }
       await options.onUsage?.(usage)
-      if (content === null || content.trim() === '') {
+      const { summary, title } = request.title ? titleOf(content ?? '') : { summary: content ?? '', title: null }
+      if (summary.trim() === '') {
         options.onFailure?.({ session: request.session, kind: 'blank' })
         return { kind: 'failed', detail: 'the summary model answered with a blank text' }
       }
@@ -114,8 +117,9 @@ export function modelSummarizer(options: ModelSummarizerOptions): Summarizer {
         kind: 'summary',
         messages: [
           { role: 'user', content: options.shadowPrompt ?? DEFAULT_SHADOW_PROMPT },
-          { role: 'assistant', content: content.trim() },
+          { role: 'assistant', content: summary.trim() },
         ],
+        ...(title ? { title } : {}),
       }
     },
   }

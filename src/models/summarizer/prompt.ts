@@ -12,3 +12,7 @@ Write a concise, factual summary in the language of the conversation, as short b
 If a previous summary is given, merge it with the new turns into one updated summary: keep what still matters, update what changed, drop what was resolved or superseded. Drop greetings and small talk. Refer to the participants as "the user" and "the assistant". Do not invent anything. Output only the summary.`
 
 export const DEFAULT_SHADOW_PROMPT = 'Summarize our conversation so far.'
+
+/** Asked after the summary when the session has no title yet: the same call names the conversation. */
+export const TITLE_PROMPT =
+  'Then, on a last line of its own, write "Title: " and a title for the whole conversation: at most eight words, in its language, no quotes.'

@@ -7,6 +7,8 @@ import { type BlobCache, isolateBlobs } from './blob-cache'
 /** How much of a text/plain document the search index takes: its start, enough to find it by. */
 export const INDEXED_DOCUMENT_BYTES = 256 * 1024
 
+const NOTHING_STAGED: ReadonlyMap<string, StagedBlob> = new Map()
+
 /** A chunk of a blob's bytes: one row's value, well under a value's 2 MB limit. */
 export const BLOB_CHUNK_BYTES = 1024 * 1024
 
@@ -101,6 +103,9 @@ export class SessionBlobs {
     const bytes = brought?.data ?? this.firstChunk(ref)
     return bytes ? new TextDecoder().decode(bytes.subarray(0, INDEXED_DOCUMENT_BYTES)) : null
   }
+
+  /** A stored text/plain blob's text (see {@link text}): what an index written after its write reads. */
+  storedText = (ref: string): string | null => this.text(ref, NOTHING_STAGED)
 
   private firstChunk(ref: string): Uint8Array | null {
     const row = this.sql.first<{ data: ArrayBuffer }>`SELECT data FROM blob_chunks WHERE hash = ${ref} AND n = 0`

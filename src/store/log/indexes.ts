@@ -6,6 +6,8 @@ import { ToolIds } from './tool-ids'
 export interface EventIndex {
   /** `documentText`: a text/plain document's text, by its blob's name. */
   index(events: readonly SessionEvent[], documentText: DocumentText): void
+  /** Forgets what it knew of the storage (wiped, or a write rolled back). */
+  reset(): void
 }
 
 /** What is kept beside the log to look events up by: tool-call ids and full-text search. */
@@ -23,5 +25,10 @@ export class LogIndexes {
   index(events: readonly SessionEvent[], documentText: DocumentText): void {
     this.toolIds.add(events)
     this.search.index(events, documentText)
+  }
+
+  /** Forgets what the indexes knew of the storage: it was wiped, or a write rolled back. */
+  reset(): void {
+    this.search.reset()
   }
 }

@@ -1,9 +1,10 @@
 /**
  * The session object's SQLite schema, versioned: each migration runs once, in order, inside a
  * transaction, and the version table records how far a database has come. A change to the schema
- * is a new migration appended here, never an edit of one that ran.
+ * is a new migration appended here, never an edit of one that ran: SQL, or a function where what
+ * it does depends on what the database holds.
  */
-const MIGRATIONS: string[] = [
+const MIGRATIONS: (string | ((sql: SqlStorage) => void))[] = [
   // v1: the session row, the event log, and what is kept beside it to look events up by.
   `CREATE TABLE session (
      singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
@@ -122,24 +123,57 @@ const MIGRATIONS: string[] = [
   // v16: where each tool call id was first written (its call's event, or a result's without one),
   // so that recall by a call's id finds its result a few rows on (null for ids written before).
   `ALTER TABLE tool_ids ADD COLUMN seq INTEGER;`,
+  // v17: words found by their English stems: the index made with FTS5's porter tokenizer. A
+  // session holding events keeps its old index as `search_exact`, which answers its searches
+  // while the new one is filled from the log, newest first, in the background (`search_rebuild`:
+  // the events below `below` are not in it yet; see store/search/search-tables.ts).
+  (sql) => {
+    const held = sql.exec('SELECT max(seq) AS newest FROM events').one().newest as number | null
+    if (held === null) sql.exec('DROP TABLE search')
+    else sql.exec('ALTER TABLE search RENAME TO search_exact')
+    sql.exec(`CREATE VIRTUAL TABLE search USING fts5(text, tokenize = 'porter unicode61 remove_diacritics 2');
+      INSERT INTO search (search, rank) VALUES ('automerge', 0);
+      INSERT INTO search (search, rank) VALUES ('crisismerge', 64);
+      INSERT INTO search (search, rank) VALUES ('pgsz', 500);
+      INSERT INTO search (search, rank) VALUES ('usermerge', 2);
+      CREATE TABLE search_rebuild (singleton INTEGER PRIMARY KEY CHECK (singleton = 1), below INTEGER NOT NULL);`)
+    if (held !== null) sql.exec('INSERT INTO search_rebuild (singleton, below) VALUES (1, ?)', held + 1)
+  },
+  // v18: how far the session's events were handed to its user's search across sessions, and over
+  // how many shards then (another count starts over). No row: none was (see store/search/search-feed.ts).
+  `CREATE TABLE search_feed (
+     singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+     shards INTEGER NOT NULL,
+     shipped INTEGER NOT NULL           -- the seq up to which every event was handed over
+   );`,
+  // v19: the session's title and who gave it (client, model, first_message; null: none yet), and
+  // the start of its first user message (what a listing's `q` looks in, with the title).
+  `ALTER TABLE session ADD COLUMN title TEXT;
+   ALTER TABLE session ADD COLUMN title_source TEXT;
+   ALTER TABLE session ADD COLUMN first_message TEXT;`,
 ]
 
 /**
- * Brings the database to the newest schema. Cheap when it is there already (one query). A
- * database from a build newer than this one is refused rather than read wrong.
+ * Brings the database to the newest schema (a test may stop at an older `version`). Cheap when it
+ * is there already (one query). A database from a build newer than this one is refused rather
+ * than read wrong.
  */
-export function migrate(storage: DurableObjectStorage): void {
+export function migrate(storage: DurableObjectStorage, version = MIGRATIONS.length): void {
   const sql = storage.sql
   sql.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)')
   const row = sql.exec<{ version: number }>('SELECT version FROM schema_version').toArray()[0]
   const current = row?.version ?? 0
-  if (current === MIGRATIONS.length) return
   if (current > MIGRATIONS.length) {
     throw new Error(`this session's storage is at schema v${current}; this build reads v${MIGRATIONS.length} and before`)
   }
+  if (current >= version) return
   storage.transactionSync(() => {
-    for (let v = current; v < MIGRATIONS.length; v++) sql.exec(MIGRATIONS[v]!)
-    if (row) sql.exec('UPDATE schema_version SET version = ?', MIGRATIONS.length)
-    else sql.exec('INSERT INTO schema_version (version) VALUES (?)', MIGRATIONS.length)
+    for (let v = current; v < version; v++) {
+      const migration = MIGRATIONS[v]!
+      if (typeof migration === 'string') sql.exec(migration)
+      else migration(sql)
+    }
+    if (row) sql.exec('UPDATE schema_version SET version = ?', version)
+    else sql.exec('INSERT INTO schema_version (version) VALUES (?)', version)
   })
 }

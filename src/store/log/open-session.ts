@@ -134,6 +134,20 @@ export class OpenSession {
     this.parts.writer.commit({ ...now, lastCompactionError }, [])
   }
 
+  /** Whether the session wants a title from the summary model: none of its client's or a model's yet. */
+  titleWanted(): boolean {
+    const source = this.parts.row.stored()?.titleSource ?? null
+    return source === null || source === 'first_message'
+  }
+
+  /** Gives the session the title its first summarizing pass's model wrote, unless a client's or a model's came meanwhile. */
+  titled(title: string): void {
+    const now = this.parts.row.stored()
+    if (!now || now.createdAt !== this.incarnation || hasExpired(now)) return
+    if (now.titleSource === 'client' || now.titleSource === 'model') return
+    this.parts.writer.commit({ ...now, title, titleSource: 'model' }, [])
+  }
+
   /** Records notices with no change to the log (see `SessionStorage.notify`). */
   notify(notices: Notice[]): Promise<void> {
     return this.parts.writer.notify(this.address.userId, notices)

@@ -1,4 +1,4 @@
-import type { CreateSessionInput, ForkedFrom, Policy, SessionJson } from '../../contract/schemas'
+import type { CreateSessionInput, ForkedFrom, Policy, SessionJson, TitleSource } from '../../contract/schemas'
 import type { SessionAddress } from '../../contract/session-address'
 import type { Usage } from '../../contract/turn-result'
 import {
@@ -60,6 +60,11 @@ export interface SessionRecord {
   erased: boolean
   /** Notices waiting in the row to be handed over (see `Outbox`). */
   notices: Notice[]
+  /** Its title (see `./title`), and who gave it; null: none yet. */
+  title: string | null
+  titleSource: TitleSource | null
+  /** The start of its first user message (null: none yet): what a listing's `q` looks in. */
+  firstMessage: string | null
 }
 
 /** A background pass's failure as `/context` reports it. */
@@ -99,6 +104,9 @@ type Row = {
   usage: string | null
   erased: number
   notices: string | null
+  title: string | null
+  title_source: string | null
+  first_message: string | null
 }
 
 function readRecord(sql: Sql): SessionRecord | null {
@@ -136,6 +144,9 @@ function readRecord(sql: Sql): SessionRecord | null {
     usage: row.usage === null ? NO_USAGE : (JSON.parse(row.usage) as UsageTotals),
     erased: row.erased === 1,
     notices: row.notices === null ? [] : (JSON.parse(row.notices) as Notice[]),
+    title: row.title ?? null,
+    titleSource: (row.title_source ?? null) as TitleSource | null,
+    firstMessage: row.first_message ?? null,
   }
 }
 
@@ -145,7 +156,7 @@ export function writeRecord(sql: Sql, r: SessionRecord): void {
   sql.run`INSERT OR REPLACE INTO session (singleton, id, user_id, created_at, expires_at, metadata, policy, version,
       boundary_seq, view_events, view_tokens, turns, latest_system_seq, latest_system_tokens, indexed, ratio, samples, last_usage, compactions,
       rewinds, pin_events, branches, forked_from, last_compaction_error, idle_ttl_seconds, capsule_key, fixed_expires_at, last_append_at,
-      usage, erased, notices)
+      usage, erased, notices, title, title_source, first_message)
     VALUES (1, ${r.id}, ${r.userId}, ${r.createdAt}, ${r.expiresAt}, ${JSON.stringify(r.metadata)},
       ${r.policy === null ? null : JSON.stringify(r.policy)}, ${r.version}, ${r.boundarySeq}, ${stats.viewEvents},
       ${stats.viewTokens}, ${stats.turns}, ${stats.latestSystem?.seq ?? null}, ${stats.latestSystem?.tokens ?? null},
@@ -154,7 +165,7 @@ export function writeRecord(sql: Sql, r: SessionRecord): void {
       ${r.forkedFrom === null ? null : JSON.stringify(r.forkedFrom)},
       ${r.lastCompactionError === null ? null : JSON.stringify(r.lastCompactionError)}, ${r.idleTtlSeconds}, ${r.capsuleKey}, ${r.fixedExpiresAt}, ${r.lastAppendAt},
       ${r.usage.totalTokens === 0 && r.usage.turns === 0 ? null : JSON.stringify(r.usage)}, ${r.erased ? 1 : 0},
-      ${r.notices.length === 0 ? null : JSON.stringify(r.notices)})`
+      ${r.notices.length === 0 ? null : JSON.stringify(r.notices)}, ${r.title}, ${r.titleSource}, ${r.firstMessage})`
 }
 
 /** `expiresAt` for a ttl counted from now; null never expires. */
@@ -191,6 +202,8 @@ export const sessionJson = (r: SessionRecord): SessionJson => ({
   policy: r.policy,
   stats: { events: r.version, viewEvents: r.stats.viewEvents, viewTokens: r.stats.viewTokens, turns: r.stats.turns },
   forkedFrom: r.forkedFrom,
+  title: r.title,
+  titleSource: r.titleSource,
 })
 
 /** What a session is created with: the contract's fields (an idle ttl of 0 or null: none). */
@@ -228,6 +241,9 @@ export function newRecord(address: SessionAddress, input: NewSessionInput): Sess
     usage: NO_USAGE,
     erased: false,
     notices: [],
+    title: input.title ?? null,
+    titleSource: input.title ? 'client' : null,
+    firstMessage: null,
   }
 }
 

@@ -20,6 +20,7 @@ import type { SessionLog } from './log'
 import type { SessionPins } from './pins'
 import { appendedNow, hasExpired, type SessionRecord, type SessionRowCache, writeRecord } from './session-row'
 import type { StepWrite } from './step-log'
+import { titleAfter } from './title'
 import type { SessionUndos } from './undos'
 
 const NONE: ReadonlySet<string> = new Set()
@@ -109,12 +110,13 @@ export class SessionWriter {
     }
   }
 
-  /** Forgets what was cached of the session (its row, view, pins, rewinds): read again from storage. */
+  /** Forgets what was cached of the session (its row, view, pins, rewinds, indexes): read again from storage. */
   private forgetCached(): void {
     this.row.forget()
     this.view.reset()
     this.pins.reset()
     this.log.rewinds.forget()
+    this.indexes.reset()
   }
 
   /** One write's transaction: when it throws, what was read of its rewinds and pins inside it is forgotten too. */
@@ -173,6 +175,7 @@ export class SessionWriter {
       usage: notices.reduce((totals, notice) => (notice.usage ? addUsage(totals, notice.usage) : totals), record.usage),
       notices: record.notices,
       ...(sequenced.length > 0 ? appendedNow(record) : {}),
+      ...titleAfter(record, sequenced),
     }
     const columns = step?.columns(sequenced)
     // The pins count in the view's turns only where the write changes them or makes a new view.
@@ -191,7 +194,7 @@ export class SessionWriter {
       step?.writeRest()
     })
     // Set with no await between: it commits with the write.
-    if (notices.length > 0) this.lifecycle.wake()
+    if (notices.length > 0 || this.lifecycle.wants(sequenced)) this.lifecycle.wake()
     this.row.set(next)
     advance.install()
     if (sequenced.length > 0 && this.listener?.watched()) {

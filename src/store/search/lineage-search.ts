@@ -1,9 +1,19 @@
 import { SEARCH_START, type SearchPosition } from '../../contract/schemas'
-import { allSeqs, type MessageEvent, queryTerms, type RecallHit, searchTextOf, type ViewColumns } from '../../core'
+import {
+  allSeqs,
+  type MessageEvent,
+  type QueryTerm,
+  queryTerms,
+  type RecallHit,
+  rankingTerms,
+  searchTextOf,
+  type ViewColumns,
+} from '../../core'
 import type { EventRow, SessionLog } from '../log/log'
 import type { SessionRecord } from '../log/session-row'
 import type { ViewCache } from '../log/view-cache'
-import { ftsExpression } from './fts-expression'
+import { anyExpression, ftsExpression } from './fts-expression'
+import type { RankedSearch } from './ranked-search'
 import type { PageHit, SearchExpression, SessionSearch } from './search'
 
 /** A plain-text query as a search (null: it has no word). */
@@ -12,18 +22,23 @@ export function searchOf(q: string): SearchExpression | null {
   return expression === null ? null : { expression, terms: queryTerms(q) }
 }
 
-/** A hit of a page: its event's row, where it is, its snippet. */
+/** How a search matches: every word (`all`), any of them ranked (`any`), or both, every word first (`auto`). */
+export type SearchMode = 'all' | 'any' | 'auto'
+
+/** A hit of a page: its event's row, where it is, its snippet, whether it holds every word. */
 export interface SearchHit {
   seq: number
   row: EventRow
   covered: boolean
   abandoned: boolean
   snippet: string
+  match: 'all' | 'any'
 }
 
 /** What a search asks for: a plain-text query (see `./fts-expression`) and its filters and page. */
 export interface SearchQuery {
   q: string
+  mode: SearchMode
   role?: string
   scope: 'all' | 'covered' | 'view'
   /** `all`: abandoned branches' events too. */
@@ -73,6 +88,7 @@ export class LineageSearch {
     private readonly log: SessionLog,
     private readonly view: ViewCache,
     private readonly searchIndex: SessionSearch,
+    private readonly ranked: RankedSearch,
   ) {}
 
   /**
@@ -82,18 +98,38 @@ export class LineageSearch {
    */
   page(record: SessionRecord, expression: SearchExpression, query: Omit<SearchQuery, 'q'>) {
     this.searchIndex.keepMerged()
-    return this.hits(record, expression, query)
+    return query.mode === 'all' ? this.hits(record, expression, query) : this.rankedHits(record, expression, query)
   }
 
-  /** What `recall_history` answers: the covered events matching a plain-text query, best first, with their text. */
+  /** What `recall_history` answers: the covered events best matching a plain-text query (mode `auto`), with their text. */
   recallHits(record: SessionRecord, q: string, limit: number): RecallHit[] {
     const expression = searchOf(q)
     if (expression === null) return []
     // Covered events of the lineage only: an abandoned branch is never recalled.
-    const { hits } = this.hits(record, expression, { limit, scope: 'covered', branches: 'lineage', from: SEARCH_START })
+    const query = { mode: 'auto', limit, scope: 'covered', branches: 'lineage', from: SEARCH_START } as const
+    const { hits } = this.rankedHits(record, expression, query)
     return hits.map((hit) => {
       const [event] = this.log.range(hit.seq, hit.seq) as MessageEvent[]
       return { id: event!.id, seq: hit.seq, role: event!.message.role, text: searchTextOf(event!.message) }
+    })
+  }
+
+  /**
+   * The hits of a search across sessions that are this session's: each of `seqs` on the lineage
+   * (an abandoned one is not a hit), with its row, whether it is covered and its snippet around
+   * any of the query's words; in the order of `seqs`.
+   */
+  found(record: SessionRecord, q: string, seqs: readonly number[]): Omit<SearchHit, 'match'>[] {
+    const onLineage = record.rewinds === 0 ? () => true : this.log.rewinds.onLineage
+    const kept = seqs.filter((seq) => seq >= 1 && seq <= record.version && onLineage(seq))
+    // An event after the newest boundary is in the view: the view's columns (a cold object reads
+    // them from storage) are needed only for one at or before it.
+    const isInView = kept.every((seq) => seq > record.boundarySeq) ? () => true : this.membershipOf(record).isInView
+    const terms = rankingTerms(queryTerms(q))
+    const found = terms.length === 0 ? new Map<number, PageHit>() : this.searchIndex.page(anyExpression(terms), kept)
+    return kept.flatMap((seq) => {
+      const hit = found.get(seq)
+      return hit ? [{ seq, covered: !isInView(seq), abandoned: false, ...hit }] : []
     })
   }
 
@@ -106,6 +142,44 @@ export class LineageSearch {
     const fresh = membership(view, record.version)
     this.members.set(columns, { length: view.length, version: record.version, membership: fresh })
     return fresh
+  }
+
+  /**
+   * The hits of a search by any of its words (modes `any` and `auto`): the ranking of `RankedSearch`
+   * filtered by branch and scope, from position `from.offset` in it on; and where the page after starts.
+   */
+  private rankedHits(record: SessionRecord, expression: SearchExpression, query: Omit<SearchQuery, 'q'>) {
+    const { isInView, bounds } = this.membershipOf(record)
+    const onLineage = record.rewinds === 0 ? () => true : this.log.rewinds.onLineage
+    const everyBranch = query.branches === 'all'
+    const terms: QueryTerm[] = rankingTerms(expression.terms)
+    const scope = { ...(everyBranch ? {} : bounds[query.scope]), ...(query.role ? { role: query.role } : {}) }
+    const ranked = { terms, all: expression.expression, allIsEveryTerm: terms.length === expression.terms.length }
+    const ranking = this.ranked.rank(ranked, record.version, scope, query.mode === 'auto')
+    const page: { seq: number; covered: boolean; abandoned: boolean; match: 'all' | 'any' }[] = []
+    let next: SearchPosition | null = null
+    for (let i = query.from.offset; i < ranking.length; i++) {
+      const { seq, match } = ranking[i]!
+      const abandoned = !onLineage(seq)
+      if (abandoned && !everyBranch) continue
+      const covered = abandoned || !isInView(seq)
+      if (!abandoned && query.scope === (covered ? 'view' : 'covered')) continue
+      if (page.length === query.limit) {
+        next = { below: null, offset: i }
+        break
+      }
+      page.push({ seq, covered, abandoned, match })
+    }
+    const found = this.searchIndex.page(
+      anyExpression(terms),
+      page.map((hit) => hit.seq),
+    )
+    const hits: SearchHit[] = page.map((hit) => {
+      const match = found.get(hit.seq)
+      if (!match) throw new Error(`event ${hit.seq} is missing: the session was deleted while it was read`)
+      return { ...hit, ...match }
+    })
+    return { hits, next }
   }
 
   /** The hits of a search (its FTS5 expression, its filters), and where the page after starts. */
@@ -141,7 +215,7 @@ export class LineageSearch {
     const hits: SearchHit[] = page.map(({ found, ...hit }) => {
       const match = found ?? missing.get(hit.seq)
       if (!match) throw new Error(`event ${hit.seq} is missing: the session was deleted while it was read`)
-      return { ...hit, ...match }
+      return { ...hit, ...match, match: 'all' }
     })
     return { hits, next }
   }

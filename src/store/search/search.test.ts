@@ -23,7 +23,14 @@ const inObjectOf =
     runInDurableObject(object, (_instance, state) => {
       migrate(state.storage)
       const sql = new Sql(state.storage.sql)
-      return work(sql, new SessionSearch(sql, (work) => state.storage.transactionSync(work)))
+      return work(
+        sql,
+        new SessionSearch(
+          sql,
+          (work) => state.storage.transactionSync(work),
+          () => [],
+        ),
+      )
     })
 
 describe('the search index', () => {

@@ -5,6 +5,7 @@ import { log } from '../../log'
 import { fragment, literalLimit, type Sql } from '../../sql'
 import type { EventRow } from '../log/log'
 import { indexedText } from './fts-expression'
+import { SearchTables } from './search-tables'
 
 /**
  * The index's page size in bytes (FTS5's `pgsz`, set by migration v14; 4050 before). FTS5 writes
@@ -59,9 +60,9 @@ export interface PageHit {
  * Whether a text's matches are marked for ranking in code (SQL over the column `text`, a
  * constant): short enough, and holding neither mark itself, so that no text can pass for marks.
  */
-const markable = (text: 'text' | 'search.text') => {
-  const lacks = (mark: string) => `instr(${text}, char(${mark.charCodeAt(0)})) = 0`
-  return fragment(`length(${text}) <= ${RANKED_CHARS} AND ${lacks(MARK_OPEN)} AND ${lacks(MARK_CLOSE)}`)
+const markable = (column: string) => {
+  const lacks = (mark: string) => `instr(${column}, char(${mark.charCodeAt(0)})) = 0`
+  return fragment(`length(${column}) <= ${RANKED_CHARS} AND ${lacks(MARK_OPEN)} AND ${lacks(MARK_CLOSE)}`)
 }
 
 /** A search: its FTS5 expression (see `./fts-expression`) and the terms it was made from. */
@@ -72,14 +73,23 @@ export interface SearchExpression {
 
 /**
  * Full-text search of a session's message events with SQLite FTS5 (the `search` table, rowid =
- * -seq: FTS5 walks its doclists in rowid order, so the newest matches come first). Each event's
+ * -seq: FTS5 walks its doclists in rowid order, so the newest matches come first; words by their
+ * stems, FTS5's porter tokenizer; see {@link SearchTables} for the index made anew). Each event's
  * text is indexed in its append's own transaction.
  */
 export class SessionSearch {
+  /** The tables searched and written (the old index while the new one is filled). */
+  readonly tables: SearchTables
+
   constructor(
     private readonly sql: Sql,
     private readonly transaction: <T>(work: () => T) => T,
-  ) {}
+    events: (from: number, to: number) => SessionEvent[],
+    /** A stored text/plain document's text, for the index made anew from the log (see {@link SearchTables}). */
+    storedText: DocumentText = () => null,
+  ) {
+    this.tables = new SearchTables(sql, transaction, events, storedText, (count) => this.owe(count))
+  }
 
   /** Appends indexed since the last merge was scheduled, and the pages of merging they owe. */
   private unmerged = 0
@@ -94,6 +104,7 @@ export class SessionSearch {
    */
   index(events: readonly SessionEvent[], documentText: DocumentText = () => null): void {
     let indexed = 0
+    const tables = this.tables.written()
     // Newest first: FTS5 writes its pending terms out as a new segment whenever a rowid is not
     // above the one before it in the transaction, and rowids are -seq — in log order, every event
     // of an append (an import's thousands) would be a segment of its own, each a lookup for every search.
@@ -101,10 +112,17 @@ export class SessionSearch {
       if (event.type !== 'MESSAGE') continue
       const text = indexedText(searchTextOf(event.message, documentText))
       if (text === '') continue
-      this.sql.run`INSERT INTO search (rowid, text) VALUES (${-event.seq}, ${text})`
+      for (const table of tables) this.sql.run`INSERT INTO ${table} (rowid, text) VALUES (${-event.seq}, ${text})`
       indexed++
     }
-    if (indexed === 0) return
+    if (indexed > 0) this.owe(indexed)
+  }
+
+  /** Forgets what it knew of the tables: the storage was wiped. */
+  reset = (): void => this.tables.reset()
+
+  /** The merging owed for an append of `indexed` events (or a rebuild step's). */
+  private owe(indexed: number): void {
     this.owed += MERGE_PAGES_PER_APPEND + pagesOf(indexed * MERGE_BYTES_PER_EVENT)
     if (++this.unmerged >= MERGE_EVERY) this.mergeSoon()
   }
@@ -133,10 +151,14 @@ export class SessionSearch {
       let more = false
       try {
         more = this.transaction(() => {
-          const before = this.changes()
-          this.sql.run`INSERT INTO search (search, rank) VALUES ('merge', ${pages})`
-          // FTS5's own test of a merge's work: the rows it changed. One that used all its pages may have more to do.
-          return this.changes() - before >= pages
+          let more = false
+          for (const table of this.tables.written()) {
+            const before = this.changes()
+            this.sql.run`INSERT INTO ${table} (${table}, rank) VALUES ('merge', ${pages})`
+            // FTS5's own test of a merge's work: the rows it changed. One that used all its pages may have more to do.
+            more ||= this.changes() - before >= pages
+          }
+          return more
         })
       } catch (error) {
         log.warn('merging the search index failed; a later append tries again', { error: String(error) })
@@ -184,12 +206,13 @@ export class SessionSearch {
    * statement.
    */
   private probe({ expression }: SearchExpression, role: string | undefined, from: number, to: number, count: number) {
+    const t = this.tables.read()
     return this.sql.all<EventRow & { snippet: string }>`SELECT events.*,
-        snippet(search, 0, '', '', '…', ${SNIPPET_TOKENS}) AS snippet
-      FROM search JOIN events ON events.seq = -search.rowid
-      WHERE search MATCH ${expression} AND search.rowid > ${from} AND search.rowid <= ${to}
+        snippet(${t}, 0, '', '', '…', ${SNIPPET_TOKENS}) AS snippet
+      FROM ${t} JOIN events ON events.seq = -${t}.rowid
+      WHERE ${t} MATCH ${expression} AND ${t}.rowid > ${from} AND ${t}.rowid <= ${to}
         AND (${role ?? null} IS NULL OR events.role = ${role ?? null})
-      ORDER BY search.rowid ${literalLimit(count)}`
+      ORDER BY ${t}.rowid ${literalLimit(count)}`
   }
 
   /**
@@ -223,19 +246,20 @@ export class SessionSearch {
 
   /** The window's first `size` matches (rowid above `from`), with their marked texts. */
   private marked(expression: string, role: string | undefined, from: number, to: number, size: number) {
+    const t = this.tables.read()
     return size <= 0
       ? []
       : role === undefined
         ? this.sql.all<{ seq: number; marked: string | null }>`SELECT -rowid AS seq,
-            CASE WHEN ${markable('text')} THEN highlight(search, 0, ${MARK_OPEN}, ${MARK_CLOSE}) END AS marked
-            FROM search WHERE search MATCH ${expression} AND rowid > ${from} AND rowid <= ${to}
+            CASE WHEN ${markable('text')} THEN highlight(${t}, 0, ${MARK_OPEN}, ${MARK_CLOSE}) END AS marked
+            FROM ${t} WHERE ${t} MATCH ${expression} AND rowid > ${from} AND rowid <= ${to}
             ORDER BY rowid ${literalLimit(size)}`
-        : this.sql.all<{ seq: number; marked: string | null }>`SELECT -search.rowid AS seq,
-            CASE WHEN ${markable('search.text')} THEN highlight(search, 0, ${MARK_OPEN}, ${MARK_CLOSE}) END AS marked
-            FROM search JOIN events ON events.seq = -search.rowid
-            WHERE search MATCH ${expression} AND search.rowid > ${from} AND search.rowid <= ${to}
+        : this.sql.all<{ seq: number; marked: string | null }>`SELECT -${t}.rowid AS seq,
+            CASE WHEN ${markable(`${t.text}.text`)} THEN highlight(${t}, 0, ${MARK_OPEN}, ${MARK_CLOSE}) END AS marked
+            FROM ${t} JOIN events ON events.seq = -${t}.rowid
+            WHERE ${t} MATCH ${expression} AND ${t}.rowid > ${from} AND ${t}.rowid <= ${to}
               AND events.role = ${role}
-            ORDER BY search.rowid ${literalLimit(size)}`
+            ORDER BY ${t}.rowid ${literalLimit(size)}`
   }
 
   /** A window's rows ranked: from their marked texts, or by FTS5's `rank` when one is too long to mark. */
@@ -248,15 +272,16 @@ export class SessionSearch {
     if (rows.every((row) => row.marked !== null)) return rankWindow(rows as { seq: number; marked: string }[], terms)
     // The same rows again (the window's seqs bound them), ranked by FTS5.
     const [newest, oldest] = [-rows[0]!.seq, -rows.at(-1)!.seq]
+    const t = this.tables.read()
     return (
       role === undefined
-        ? this.sql.all<{ seq: number }>`SELECT -rowid AS seq FROM search
-            WHERE search MATCH ${expression} AND rowid >= ${newest} AND rowid <= ${oldest}
+        ? this.sql.all<{ seq: number }>`SELECT -rowid AS seq FROM ${t}
+            WHERE ${t} MATCH ${expression} AND rowid >= ${newest} AND rowid <= ${oldest}
             ORDER BY rank, rowid`
-        : this.sql.all<{ seq: number }>`SELECT -search.rowid AS seq FROM search JOIN events ON events.seq = -search.rowid
-            WHERE search MATCH ${expression} AND search.rowid >= ${newest} AND search.rowid <= ${oldest}
+        : this.sql.all<{ seq: number }>`SELECT -${t}.rowid AS seq FROM ${t} JOIN events ON events.seq = -${t}.rowid
+            WHERE ${t} MATCH ${expression} AND ${t}.rowid >= ${newest} AND ${t}.rowid <= ${oldest}
               AND events.role = ${role}
-            ORDER BY search.rank, search.rowid`
+            ORDER BY ${t}.rank, ${t}.rowid`
     ).map((row) => row.seq)
   }
 
@@ -267,10 +292,11 @@ export class SessionSearch {
   page(expression: string, seqs: readonly number[]): Map<number, PageHit> {
     const page = new Map<number, PageHit>()
     if (seqs.length === 0) return page
+    const t = this.tables.read()
     for (const { snippet, ...row } of this.sql.all<EventRow & { snippet: string }>`SELECT
-        snippet(search, 0, '', '', '…', ${SNIPPET_TOKENS}) AS snippet, events.*
-        FROM search JOIN events ON events.seq = -search.rowid
-        WHERE search MATCH ${expression} AND search.rowid IN (SELECT -value FROM json_each(${JSON.stringify(seqs)}))`) {
+        snippet(${t}, 0, '', '', '…', ${SNIPPET_TOKENS}) AS snippet, events.*
+        FROM ${t} JOIN events ON events.seq = -${t}.rowid
+        WHERE ${t} MATCH ${expression} AND ${t}.rowid IN (SELECT -value FROM json_each(${JSON.stringify(seqs)}))`) {
       page.set(row.seq, { snippet, row })
     }
     return page

@@ -104,20 +104,19 @@ export function chatSessionOf(sessionId: string | undefined): string {
 }
 
 /**
- * A chat-completions request as its session object takes it (see `doorRequestOf`); `X-Recall: on`
- * offers the model `recall_history`, `X-Memory: on` the memory tool.
+ * A chat-completions request as its session object takes it (see `doorRequestOf`, which reads
+ * `X-Recall` as every door does); `X-Memory: on` offers the model the memory tool.
  *
  * @example
  * const request = await chatCompletionRequest(body, c.req.valid('header'), c.env)
  */
 export async function chatCompletionRequest(
   body: ChatCompletionRequest,
-  headers: DoorHeaderValues & { 'x-recall'?: 'on' | 'off' | undefined; 'x-memory'?: 'on' | 'off' | undefined },
+  headers: DoorHeaderValues & { 'x-memory'?: 'on' | 'off' | undefined },
   env: Pick<Env, 'ON_DIVERGE'>,
 ): Promise<{ request: DoorRequest; upload: BlobUpload | null }> {
   const media = new MediaIntake()
   const translation = await chatCompletionTranslation(body, media)
-  if (headers['x-recall'] === 'on') translation.request.recall = true
   if (headers['x-memory'] === 'on') translation.request.memory = true
   return { request: await doorRequestOf(translation, body.messages, headers, env), upload: media.upload() }
 }
