@@ -82,16 +82,18 @@ export function registerReadTools(server: McpServer, service: McpService): void 
   server.registerTool(
     'list_sessions',
     {
-      description: 'List your sessions, newest first: each with its id, title and size. Page on with nextCursor.',
+      description:
+        'List your sessions, newest first: each with its id, title and size; q finds them by title or first message. Page on with nextCursor.',
       inputSchema: schemaOnce('list_sessions', () =>
         z.object({
+          q: z.string().min(1).max(200).optional().describe('Words of the title or of the first message.'),
           limit: z.number().int().min(1).max(50).optional().describe('Sessions to return (default 20).'),
           cursor: z.string().max(1024).optional().describe('nextCursor of the page before.'),
         }),
       ),
       annotations: { readOnlyHint: true },
     },
-    answered(async ({ limit = 20, cursor }) => {
+    answered(async ({ q, limit = 20, cursor }) => {
       type Listed = {
         id: string
         title?: string | null
@@ -101,7 +103,7 @@ export function registerReadTools(server: McpServer, service: McpService): void 
       }
       const page = await service.json<{ sessions: Listed[]; nextCursor: string | null }>(
         'GET',
-        `/v1/sessions?${query({ limit, cursor })}`,
+        `/v1/sessions?${query({ q, limit, cursor })}`,
       )
       return data({
         sessions: page.sessions.map((session) => ({

@@ -30,13 +30,24 @@ const upstreamSent = async (tag: string): Promise<{ body: { messages: any[]; too
   (await fetch(`${inject('upstreamUrl')}/__requests?tag=${encodeURIComponent(tag)}`)).json() as never
 
 /** A session of the user's written through the REST API, for the MCP tool to find. */
-async function seed(token: string, id: string) {
+async function seed(token: string, id: string): Promise<void> {
   const response = await fetch(new URL(`/v1/sessions/${id}/events`, worker.url), {
     method: 'POST',
     headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
     body: JSON.stringify({ events: [{ message: { role: 'user', content: 'The lighthouse keeper is Morag.' } }] }),
   })
   expect(response.status, await response.text()).toBe(201)
+  // Searchable across sessions once the session hands its events over (documented: within 2 s).
+  const searched = async () => {
+    const found = await fetch(new URL('/v1/search?q=lighthouse%20keeper', worker.url), {
+      headers: { Authorization: `Bearer ${token}` },
+    })
+    return ((await found.json()) as { hits: { sessionId: string }[] }).hits.some((hit) => hit.sessionId === id)
+  }
+  for (let polls = 0; !(await searched()); polls++) {
+    if (polls === 400) throw new Error(`${id} never became searchable across sessions`)
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
 }
 
 /** The log's messages in short: a call by its tool's name, a result by its text. */
@@ -50,19 +61,19 @@ const said = (log: any[]) =>
     })
 
 describe.skipIf(why)('the MCP server through the agent CLIs', () => {
-  it('Codex: the model calls list_sessions in the mcp__ds namespace; the result reaches it; `exec resume` resends the call and nothing diverges', async () => {
+  it('Codex: the model calls search_sessions in the mcp__ds namespace; the result reaches it; `exec resume` resends the call and nothing diverges', async () => {
     const codex = await codexUser(worker.url, { mcp: true })
     const seeded = `mcp-seed-${Date.now().toString(36)}`
     await seed(codex.token, seeded)
     const tag = `cxmcp${Date.now().toString(36)}`
-    const out = await codex.exec(['-m', `mcpcall-list_sessions#${tag}`, 'Which sessions do I have?'])
+    const out = await codex.exec(['-m', `mcpcall-search_sessions#${tag}`, 'Who is the lighthouse keeper?'])
     expect(out).toMatch(/MCP result: /)
     // The MCP server is offered upstream by its flat name, the other namespace Codex sends (sub-agents) too.
     const [first, second] = await upstreamSent(tag)
     const names = first!.body.tools!.map((tool: any) => tool.function.name)
-    expect(names).toContain('mcp__ds__list_sessions')
+    expect(names).toContain('mcp__ds__search_sessions')
     expect(names).toContain('exec_command')
-    // The call reached the service: its answer lists the seeded session, and the model was given it.
+    // The call reached the service: its answer names the seeded session, and the model was given it.
     const result = second!.body.messages.at(-1)
     expect(result.role).toBe('tool')
     expect(JSON.stringify(result.content)).toContain(seeded)
@@ -71,8 +82,8 @@ describe.skipIf(why)('the MCP server through the agent CLIs', () => {
     const log = async () => (await codex.api(`/sessions/${own.id}/events?limit=1000`)).events as any[]
     expect(said(await log())).toEqual([
       'user:<environment_context>',
-      'user:Which sessions do I have?',
-      'assistant:calls mcp__ds__list_sessions',
+      'user:Who is the lighthouse keeper?',
+      'assistant:calls mcp__ds__search_sessions',
       'tool:result',
       expect.stringMatching(/^assistant:MCP result: .*mcp-seed-/s),
     ])
@@ -80,7 +91,7 @@ describe.skipIf(why)('the MCP server through the agent CLIs', () => {
     expect(await codex.exec(['resume', '--last', '-m', `echo#${tag}`, 'Thanks'])).toMatch(/Echo: Thanks/)
     const after = await log()
     expect(said(after).slice(2)).toEqual([
-      'assistant:calls mcp__ds__list_sessions',
+      'assistant:calls mcp__ds__search_sessions',
       'tool:result',
       expect.stringMatching(/^assistant:MCP result: /),
       'user:Thanks',
@@ -89,7 +100,7 @@ describe.skipIf(why)('the MCP server through the agent CLIs', () => {
     expect(after.filter((event) => event.type === 'REWIND')).toEqual([])
   })
 
-  it('Claude Code: the model calls mcp__ds__list_sessions through the Messages door; the result reaches it', async () => {
+  it('Claude Code: the model calls mcp__ds__search_sessions through the Messages door; the result reaches it', async () => {
     const user = `claude-mcp-${Date.now().toString(36)}`
     const token = await tokenOf(user)
     const seeded = `mcp-seed-${Date.now().toString(36)}`
@@ -100,13 +111,13 @@ describe.skipIf(why)('the MCP server through the agent CLIs', () => {
     }
     const answer = await claude(
       [
-        'Which sessions do I have?',
+        'Who is the lighthouse keeper?',
         '--model',
-        `mcpcall-list_sessions#${tag}`,
+        `mcpcall-search_sessions#${tag}`,
         '--mcp-config',
         JSON.stringify(mcp),
         '--allowedTools',
-        'mcp__ds__list_sessions',
+        'mcp__ds__search_sessions',
       ],
       { service: worker.url, token, home: folder('claude-home-'), cwd: folder('claude-work-') },
     )
@@ -122,7 +133,7 @@ describe.skipIf(why)('the MCP server through the agent CLIs', () => {
     const own = (await get('/sessions')).sessions.find((session: any) => session.id !== seeded)
     const stored = said((await get(`/sessions/${own.id}/events?limit=1000`)).events)
     expect(stored.slice(-3)).toEqual([
-      'assistant:calls mcp__ds__list_sessions',
+      'assistant:calls mcp__ds__search_sessions',
       'tool:result',
       expect.stringMatching(/^assistant:MCP result: /),
     ])

@@ -100,9 +100,27 @@ describe('the MCP server through the SDK’s own clients', () => {
     expect(tools.find((tool) => tool.name === 'read_session')!.inputSchema.required).toEqual(['sessionId'])
   })
 
-  it('list_sessions names the caller’s session with its size', async () => {
+  it('search_sessions finds what was said across the caller’s sessions, asked in plain words, each hit naming its session', async () => {
+    // Searchable across sessions once the session hands its events over (documented: within 2 s).
+    let hits: any[] = []
+    for (let polls = 0; polls < 400 && !hits.some((hit) => hit.sessionId === session); polls++) {
+      if (polls > 0) await new Promise((resolve) => setTimeout(resolve, 25))
+      const found = await client.callTool({ name: 'search_sessions', arguments: { query: 'Who lit the lamp on Skerry Island?' } })
+      expect(found.isError, textOf(found)).toBeFalsy()
+      hits = JSON.parse(textOf(found)).hits
+    }
+    expect(hits.slice(0, 5)).toContainEqual(
+      expect.objectContaining({ sessionId: session, eventId: expect.stringMatching(/^(u1|a1)$/), role: expect.any(String) }),
+    )
+  })
+
+  it('list_sessions names the caller’s session with its size, and finds it by words of its first message', async () => {
     const listed = JSON.parse(textOf(await client.callTool({ name: 'list_sessions', arguments: { limit: 50 } })))
     expect(listed.sessions).toContainEqual(expect.objectContaining({ id: session, events: 8 }))
+    const byWords = JSON.parse(textOf(await client.callTool({ name: 'list_sessions', arguments: { q: 'Skerry Island' } })))
+    expect(byWords.sessions.map((listed: { id: string }) => listed.id)).toContain(session)
+    const byOthers = JSON.parse(textOf(await client.callTool({ name: 'list_sessions', arguments: { q: 'submarine' } })))
+    expect(byOthers.sessions).toEqual([])
   })
 
   it('read_session answers a page of the lineage around an event, in Markdown or JSON, with where to page on', async () => {
@@ -208,6 +226,10 @@ describe('the MCP server through the SDK’s own clients', () => {
     const other = await connect(mallory.token)
     const listed = JSON.parse(textOf(await other.callTool({ name: 'list_sessions', arguments: {} })))
     expect(listed.sessions).toEqual([])
+    const searched = JSON.parse(
+      textOf(await other.callTool({ name: 'search_sessions', arguments: { query: 'lighthouse keeper Morag' } })),
+    )
+    expect(searched.hits).toEqual([])
     for (const [name, args] of [
       ['read_session', { sessionId: session }],
       ['recall', { sessionId: session, id: 'call_lamp' }],

@@ -59,7 +59,8 @@
  * | `mcpcall-<tool>`| an MCP client's model: after a user message, calls the offered tool named |
  * |                 | `<tool>` or `…__<tool>` (an MCP server's, as Codex and Claude Code name |
  * |                 | them), or one the prompt names alone on a line (Claude Code's deferred  |
- * |                 | tools), with `{"query": <the last user message's text>}`; after its     |
+ * |                 | tools), with `{"query": <the last line of the last user message>}` (what |
+ * |                 | a CLI puts before the question, its reminders, left out); after its      |
  * |                 | result, answers `MCP result: <the result's text>` (none: like echo)     |
  *
  * Usage comes from the wire only: prompt tokens are a token per 4 characters of what the prompt
@@ -521,7 +522,8 @@ const MODES: Record<string, (request: ChatRequest) => unknown> = {
     // Claude Code defers MCP tools: it names them a line each in its prompt, for its ToolSearch tool.
     const deferred = new RegExp(`^(\\S+__${r.arg})$`, 'm')
     const named = offered?.function.name ?? r.body.messages.map((m) => deferred.exec(textOf(m.content))?.[1]).find(Boolean)
-    const query = textOf([...r.body.messages].reverse().find((m) => m.role === 'user')?.content ?? null)
+    const asked = textOf([...r.body.messages].reverse().find((m) => m.role === 'user')?.content ?? null)
+    const query = asked.trim().split('\n').at(-1)!.trim()
     return named ? sendCalls(r, [{ id: 'mcp_1', name: named, arguments: JSON.stringify({ query }) }]) : echo(r)
   },
   recall: recaller('recall'),
