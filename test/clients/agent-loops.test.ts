@@ -26,9 +26,9 @@ const QUESTION = 'Read every file and report.'
 /** The loops run 300 steps, each resending up to the whole history: minutes on a loaded 2-core machine. */
 const LOOP_TIMEOUT = 900_000
 
-/** A tool result of about 8 KB: words, as a file's contents would be (the same as test/api/agent-loops.test.ts's). */
+/** A tool result of 8 KB (8,192 characters): words, as a file’s contents would be (the same as test/api/agent-loops.test.ts’s). */
 const result = (step: number) =>
-  Array.from({ length: 820 }, (_, i) => `w${(step * 7 + i) % 997}`)
+  Array.from({ length: 1700 }, (_, i) => `w${(step * 7 + i) % 997}`)
     .join(' ')
     .slice(0, 8192)
 
