@@ -4,6 +4,7 @@
  * sample in workerd times a batch of calls and divides: the clock there moves in 3 ms steps.
  */
 import type { Measured, StorageWork } from '../shared'
+import { agentLoopMeasurements } from './agent-loops'
 import type { BenchWorker, Params } from './client'
 import { clientHistory } from './client-history'
 import { BACKGROUND_PASS, HALF_ROUNDS, NAIVE_SIZES, NO_COMPACTION, ROUNDS, RUN, SIZES, SMALLEST, USER } from './config'
@@ -321,6 +322,7 @@ export function measurementsOf(worker: BenchWorker, sessions: Sessions) {
     ...memoryMeasurements(worker),
     ...mcpMeasurements(worker),
     ...mediaMeasurements(worker),
+    ...agentLoopMeasurements(worker),
   }
 }
 
