@@ -240,7 +240,7 @@ export class BenchSessionObject extends SessionObject {
 
   /**
    * An agent loop's storage work against a clearing pass, inside the object: `batch` tool groups
-   * (a call and its ~8 KB result) appended, an untimed clearing, then `batch` more each followed by
+   * (a call and its 8 KB result) appended, an untimed clearing, then `batch` more each followed by
    * a clearing pass (keep 3, as the fit check's) that clears the one result that aged out. The
    * samples are the clearing's time (the second batch's less the first's), per group; `counts` the
    * append's, and the rows of each.

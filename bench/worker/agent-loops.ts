@@ -1,5 +1,5 @@
 /**
- * Issue 48, agent loops that never overflow: a loop of 300 tool calls with ~8 KB results each
+ * Issue 48, agent loops that never overflow: a loop of 300 tool calls with 8 KB results each
  * through `/turns` in a 32,768-token window (the stub model's `loop-300`, its window set by
  * MODEL_CONTEXT_TOKENS), once with the built-in policy (the fit check's last-resort clearing, keep
  * 3) and once with a policy that clears with `clearAtLeast`; what each step costs at steps 10 to
@@ -236,7 +236,7 @@ export function agentLoopMeasurements(worker: BenchWorker) {
     },
     loopClearing: {
       rounds: HALF_ROUNDS,
-      keys: ['a tool group of ~8 KB'],
+      keys: ['a tool group of 8 KB'],
       setup: () =>
         (clearingSeeded ??= worker.api('POST', `/v1/sessions/${clearingSession}/events`, {
           events: [{ message: { role: 'user', content: 'Read every file and report.' } }],
@@ -255,7 +255,7 @@ const percent = (share: number) => `${(share * 100).toFixed(1)}%`
 
 export const AGENT_LOOP_TABLES: MeasuredTable<MeasurementName>[] = [
   {
-    title: `An agent loop through /turns: 300 tool calls of ~8 KB results in a ${n(LOOP_WINDOW)}-token window, a step's time (the app in workerd, the stub model answering at once) and the session object's rows, at each reported step (over it and the 9 steps before, in each of ${RUNS} runs of each loop)`,
+    title: `An agent loop through /turns: 300 tool calls of 8 KB results in a ${n(LOOP_WINDOW)}-token window, a step's time (the app in workerd, the stub model answering at once) and the session object's rows, at each reported step (over it and the 9 steps before, in each of ${RUNS} runs of each loop)`,
     measure: ['loopStep'],
     columns: [
       column('loop', (key) => String(key).split(' @ ')[0]!),
@@ -330,7 +330,7 @@ export const AGENT_LOOP_TABLES: MeasuredTable<MeasurementName>[] = [
   },
   {
     title:
-      'A clearing pass as POST /compact runs it (keep 3, clearing the one result that aged out; its answer holds the view’s events) against an ordinary append of a tool group (a call and its ~8 KB result), inside the session object (5 of each a sample)',
+      'A clearing pass as POST /compact runs it (keep 3, clearing the one result that aged out; its answer holds the view’s events) against an ordinary append of a tool group (a call and its 8 KB result), inside the session object (5 of each a sample)',
     measure: ['loopClearing'],
     columns: [
       column('what', (key) => String(key)),
