@@ -45,10 +45,11 @@ import { MediaIntake } from '../src/wire/media'
 import { messagesTranslation } from '../src/wire/messages/request'
 import { responsesTranslation } from '../src/wire/responses/request'
 import { countRows, type RowCounts } from '../test/support/row-counts'
+import { loopsBench } from './loops-entry'
 import { mcpBench } from './mcp-entry'
 import { mediaBench } from './media-entry'
 import { BenchMemoryStore, memoryBench } from './memory-entry'
-import { type Measured, message, type StorageWork } from './shared'
+import { loopResult, type Measured, message, type StorageWork } from './shared'
 import { perRun } from './timing'
 
 export { SearchShard } from '../src/object/search-shard'
@@ -240,6 +241,45 @@ export class BenchSessionObject extends SessionObject {
         sql.exec('INSERT INTO floor_events (body) VALUES (?)', JSON.stringify({ role, content: message(from + 2 * i) }))
       sql.exec('SELECT * FROM events WHERE seq IN (SELECT value FROM json_each(?))', seqs).toArray()
     })
+  }
+
+  /**
+   * An agent loop's storage work against a clearing pass, inside the object: `batch` tool groups
+   * (a call and its 8 KB result) appended, an untimed clearing, then `batch` more each followed by
+   * a clearing pass (keep 3, as the fit check's) that clears the one result that aged out. The
+   * samples are the clearing's time (the second batch's less the first's), per group; `counts` the
+   * append's, and the rows of each.
+   */
+  async loopClearings(address: Address, from: number, batch: number): Promise<Measured> {
+    const group = (step: number): AppendInput[] => {
+      const id = `c${thisRun()}-${step}`
+      return [
+        { message: { role: 'assistant', content: null, toolCalls: [{ id, name: 'read_file', arguments: `{"step":${step}}` }] } },
+        { message: { role: 'tool', content: null, toolResponses: [{ id, name: 'read_file', data: loopResult(step) }] } },
+      ]
+    }
+    const clear = async () => {
+      const text = await answerText(this.compact({ strategy: { clearToolResults: { keep: 3 } } }))
+      if (!text.startsWith('{"unchanged":false')) throw new Error(`no clearing: ${text.slice(0, 300)}`)
+    }
+    const appends = await perRun(this.rows, batch, (i) => succeeded(this.append(address, group(from + i))))
+    await clear()
+    const both = await perRun(this.rows, batch, async (i) => {
+      await succeeded(this.append(address, group(from + batch + i)))
+      await clear()
+    })
+    return {
+      samples: [both.samples[0]! - appends.samples[0]!],
+      rows: {
+        rowsRead: both.rows!.rowsRead - appends.rows!.rowsRead,
+        rowsWritten: both.rows!.rowsWritten - appends.rows!.rowsWritten,
+      },
+      counts: {
+        appendMs: appends.samples[0]!,
+        appendRowsRead: appends.rows!.rowsRead,
+        appendRowsWritten: appends.rows!.rowsWritten,
+      },
+    }
   }
 
   /** Rows read and written by the calls since the last one. */
@@ -934,6 +974,7 @@ const worker = new Hono<{ Bindings: BenchEnv }>()
 bench.route('/memory', memoryBench)
 bench.route('/mcp', mcpBench)
 bench.route('/media', mediaBench)
+bench.route('/loops', loopsBench)
 worker.route('/bench', bench)
 worker.all('*', (c) => app.fetch(c.req.raw, c.env, c.executionCtx))
 

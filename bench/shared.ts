@@ -19,3 +19,9 @@ export type StorageWork = 'turn' | 'tool'
 
 /** The text of the i-th message every benchmark session is made of (about 90 characters). */
 export const message = (i: number) => `Message ${i}: what did we decide about the rollout plan, and which items are still open?`
+
+/** The agent-loop benchmarks’ tool result of a step: 8 KB (8,192 characters) of words (the same as test/api/agent-loops.test.ts's). */
+export const loopResult = (step: number) =>
+  Array.from({ length: 1700 }, (_, i) => `w${(step * 7 + i) % 997}`)
+    .join(' ')
+    .slice(0, 8192)

@@ -6,6 +6,7 @@ import { sign } from 'hono/jwt'
 import { unstable_startWorker } from 'wrangler'
 import { startFakeOpenAI } from '../../test/upstream/fake-openai'
 import type { Measured } from '../shared'
+import { LOOP_CONTEXT_TOKENS } from './agent-loops'
 import { SECRET, USER } from './config'
 
 export type Params = Record<string, string | number>
@@ -36,6 +37,8 @@ export const benchBindings = (upstreamUrl: string) => {
     SUMMARY_MODEL: plain('echo'),
     // Room for the ~10k-token views the sessions keep: a turn's prompt fits, so no pass runs to make room.
     CHAT_CONTEXT_TOKENS: plain('131072'),
+    // The agent loops' models (./agent-loops.ts): the 32k window the issue proves them in.
+    MODEL_CONTEXT_TOKENS: plain(JSON.stringify(LOOP_CONTEXT_TOKENS)),
     // One user seeds and measures far more than 600 requests a minute: the limits are off here
     // (what they cost per request: docs/http-api.md, "Rate limits").
     RATE_LIMIT_REQUESTS: plain('0'),

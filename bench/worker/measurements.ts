@@ -5,6 +5,7 @@
  */
 import type { Measured, StorageWork } from '../shared'
 import { acrossMeasurements } from './across'
+import { agentLoopMeasurements } from './agent-loops'
 import type { BenchWorker, Params } from './client'
 import { clientHistory } from './client-history'
 import { BACKGROUND_PASS, HALF_ROUNDS, NAIVE_SIZES, NO_COMPACTION, ROUNDS, RUN, SIZES, SMALLEST, USER } from './config'
@@ -337,6 +338,7 @@ export function measurementsOf(worker: BenchWorker, sessions: Sessions) {
     ...memoryMeasurements(worker),
     ...mcpMeasurements(worker),
     ...mediaMeasurements(worker),
+    ...agentLoopMeasurements(worker),
   }
 }
 

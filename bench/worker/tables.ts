@@ -1,6 +1,7 @@
 /** The worker suite's tables, in the order they print: each names the measurements it shows and how a row reads them. */
 import { ms } from '../stats'
 import { ACROSS_EVENTS, ACROSS_SESSIONS } from './across'
+import { AGENT_LOOP_TABLES } from './agent-loops'
 import { column, growth, logEvents, median, medianRatio, n, p95, ratio, timing, viewEvents } from './columns'
 import { LARGEST, NAIVE_SIZES, ROUNDS, SIZES, SMALLEST } from './config'
 import { MCP_TABLES } from './mcp'
@@ -647,6 +648,7 @@ export const TABLES: Table[] = [
   ...MEMORY_TABLES,
   ...MCP_TABLES,
   ...MEDIA_TABLES,
+  ...AGENT_LOOP_TABLES,
   {
     title: 'Worker bundle (wrangler deploy --dry-run)',
     measure: ['bundle'],

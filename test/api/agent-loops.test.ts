@@ -11,9 +11,9 @@ import { expectNothingLost } from '../support/log-checker'
 
 const TOOL = { type: 'function', function: { name: 'read_file', parameters: { type: 'object', properties: {} } } }
 
-/** A tool result of about 8 KB: words, as a file's contents would be. */
+/** A tool result of 8 KB (8,192 characters: 820 words made only ~4 KB): words, as a file's contents would be. */
 const result = (step: number) =>
-  Array.from({ length: 820 }, (_, i) => `w${(step * 7 + i) % 997}`)
+  Array.from({ length: 1700 }, (_, i) => `w${(step * 7 + i) % 997}`)
     .join(' ')
     .slice(0, 8192)
 

@@ -64,6 +64,12 @@ export default async function setup(project: TestProject) {
     // turns): per-user limits are the limits project's to test.
     RATE_LIMIT_REQUESTS: '0',
     RATE_LIMIT_TURNS: '0',
+    // The agent loops' models (test/clients/agent-loops.test.ts): the 32k window the issue proves them in.
+    MODEL_CONTEXT_TOKENS: JSON.stringify({
+      'loop-300#ai-sdk': 32768,
+      'loop-300#anthropic-sdk': 32768,
+      'loop-300#agents-sdk': 32768,
+    }),
   })
   project.provide('apiBase', new URL('/v1', worker.url).href)
   project.provide('apiKey', await sign({ sub: 'alice', exp: Math.floor(Date.now() / 1000) + 3600 }, SECRET, 'HS256'))
