@@ -9,6 +9,7 @@ import { DurableObject } from 'cloudflare:workers'
 import { Lifecycle } from 'agents/lifecycle'
 import { Sessions } from 'agents/sessions'
 import { type Context, Hono } from 'hono'
+import { type BlobUpload, readUpload } from '../src/contract/blob-upload'
 import type { OpenAIMessage } from '../src/contract/openai-messages'
 import {
   type AppendInput,
@@ -38,6 +39,8 @@ import { frameWriter } from '../src/object/frames'
 import { RequestShard } from '../src/object/request-shard'
 import { type JsonBody, SessionObject } from '../src/object/session-object'
 import type { RunSettings } from '../src/object/turn-runner'
+import { Sql } from '../src/sql'
+import { SessionBlobs } from '../src/store/log/blobs'
 import { chatCompletionTranslation } from '../src/wire/chat-completions/request'
 import { doorRequestOf } from '../src/wire/door-request'
 import { MediaIntake } from '../src/wire/media'
@@ -139,6 +142,23 @@ export class BenchSessionObject extends SessionObject {
   /** `batch` searches timed inside the object, without the RPC around each (see `/search`). */
   searchInside(query: Parameters<SessionObject['search']>[0], batch: number): Promise<Measured> {
     return perRun(this.rows, batch, () => answerText(this.search(query)))
+  }
+
+  /** An upload read as a turn reads it, nothing written: the hand-over of a request's images (bench/media-entry.ts). */
+  async uploadRead(upload: BlobUpload | null): Promise<number> {
+    return (await readUpload(upload)).size
+  }
+
+  /** An upload's blobs written as a turn writes them, in one transaction; answered once durable, as a turn is. */
+  async blobsWritten(upload: BlobUpload | null): Promise<number> {
+    const staged = await readUpload(upload)
+    const blobs = new SessionBlobs(new Sql(this.ctx.storage.sql))
+    return this.ctx.storage.transactionSync(() => blobs.write(staged.values()))
+  }
+
+  /** Deletes every blob (after {@link blobsWritten}, untimed). */
+  blobsCleared(): void {
+    new SessionBlobs(new Sql(this.ctx.storage.sql)).clear()
   }
 
   /** Ends this object's instance: the next call starts a fresh one, as after an eviction. */
