@@ -46,6 +46,7 @@ const TEN_STEPS: Record<string, string> = {
   call: 'a call to the session object with no upload, for scale',
   handover: 'the same call carrying the upload, read there',
   write: 'the same, the blobs written in one transaction (answered once durable)',
+  sqlite: 'of which the write inside the object (SQLite’s work, no wait for durability)',
   prompt: 'the prompt for the model: the images as data URLs (the object)',
   encode: 'of which the base64 alone',
   stringify: 'the model request’s JSON (JSON.stringify)',
