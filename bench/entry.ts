@@ -9,6 +9,7 @@ import { DurableObject } from 'cloudflare:workers'
 import { Lifecycle } from 'agents/lifecycle'
 import { Sessions } from 'agents/sessions'
 import { type Context, Hono } from 'hono'
+import { type BlobUpload, readUpload } from '../src/contract/blob-upload'
 import type { OpenAIMessage } from '../src/contract/openai-messages'
 import {
   type AppendInput,
@@ -39,6 +40,8 @@ import { frameWriter } from '../src/object/frames'
 import { RequestShard } from '../src/object/request-shard'
 import { type JsonBody, SessionObject } from '../src/object/session-object'
 import type { RunSettings } from '../src/object/turn-runner'
+import { Sql } from '../src/sql'
+import { SessionBlobs } from '../src/store/log/blobs'
 import { chatCompletionTranslation } from '../src/wire/chat-completions/request'
 import { doorRequestOf } from '../src/wire/door-request'
 import { MediaIntake } from '../src/wire/media'
@@ -49,8 +52,9 @@ import { loopsBench } from './loops-entry'
 import { mcpBench } from './mcp-entry'
 import { mediaBench } from './media-entry'
 import { BenchMemoryStore, memoryBench } from './memory-entry'
+
 import { loopResult, type Measured, message, type StorageWork } from './shared'
-import { perRun } from './timing'
+import { perRun, timedInside } from './timing'
 
 export { SearchShard } from '../src/object/search-shard'
 export { UserIndex } from '../src/object/user-index'
@@ -145,6 +149,35 @@ export class BenchSessionObject extends SessionObject {
   /** `batch` searches timed inside the object, without the RPC around each (see `/search`). */
   searchInside(query: Parameters<SessionObject['search']>[0], batch: number): Promise<Measured> {
     return perRun(this.rows, batch, () => answerText(this.search(query)))
+  }
+
+  /** An upload read as a turn reads it, nothing written: the hand-over of a request's images (bench/media-entry.ts). */
+  async uploadRead(upload: BlobUpload | null): Promise<number> {
+    return (await readUpload(upload)).size
+  }
+
+  /** An upload's blobs written as a turn writes them, in one transaction; answered once durable, as a turn is. */
+  async blobsWritten(upload: BlobUpload | null): Promise<number> {
+    const staged = await readUpload(upload)
+    const blobs = new SessionBlobs(new Sql(this.ctx.storage.sql))
+    return this.ctx.storage.transactionSync(() => blobs.write(staged.values()))
+  }
+
+  /**
+   * The same write timed inside the object, `batch` times (each copy under names of its own):
+   * SQLite's work without the wait for durability that holds the call's answer.
+   */
+  async blobsWrittenInside(upload: BlobUpload | null, batch: number): Promise<number> {
+    const staged = [...(await readUpload(upload)).values()]
+    const blobs = new SessionBlobs(new Sql(this.ctx.storage.sql))
+    return timedInside(batch, async (i) =>
+      this.ctx.storage.transactionSync(() => blobs.write(staged.map((blob) => ({ ...blob, ref: `${blob.ref}-${i}` })))),
+    )
+  }
+
+  /** Deletes every blob (after {@link blobsWritten}, untimed). */
+  blobsCleared(): void {
+    new SessionBlobs(new Sql(this.ctx.storage.sql)).clear()
   }
 
   /** Ends this object's instance: the next call starts a fresh one, as after an eviction. */

@@ -9,15 +9,20 @@
  */
 import { type Context, Hono } from 'hono'
 import { sign } from 'hono/jwt'
+import { readUpload } from '../src/contract/blob-upload'
+import { toOpenAIMessages, withBytes } from '../src/contract/openai-messages'
+import { type TurnRequest, TurnRequestSchema } from '../src/contract/schemas'
 import { contentOf, defaultEstimator, newMessageEvent, type Part } from '../src/core'
 import { decodeBase64, encodeBase64 } from '../src/core/media/base64'
 import { sha256Hex } from '../src/core/media/sha256'
 import { app } from '../src/http/app'
 import { sessionStub } from '../src/object/address'
-import { MediaIntake } from '../src/wire/media'
+import { MediaIntake, nativeTurn } from '../src/wire/media'
 import type { RowCounts } from '../test/support/row-counts'
+import type { BenchSessionObject } from './entry'
 import { RESENT_IMAGE, screenshotPng, TEN_IMAGE, TEN_SMALL_NOISE_ROWS, withNote } from './media-images'
 import { type Measured, message } from './shared'
+import { timedInside } from './timing'
 
 type BenchContext = Context<{ Bindings: Env }>
 const query = (c: BenchContext, name: string) => c.req.query(name) ?? ''
@@ -245,6 +250,86 @@ async function intakeStep(step: IntakeStep, batch: number): Promise<Measured> {
   return { samples: [(performance.now() - started) / batch], counts: { bytes: bytes.byteLength } }
 }
 
+// ── the steps of a ten-image turn, each alone ────────────────────────────────────────────
+
+/** The steps of a ten-image turn timed apart: the Worker's, then the session object's (see `tenStep`). */
+export const TEN_STEPS = [
+  'read',
+  'parse',
+  'validate',
+  'intake',
+  'call',
+  'handover',
+  'write',
+  'sqlite',
+  'prompt',
+  'encode',
+  'stringify',
+] as const
+type TenStep = (typeof TEN_STEPS)[number]
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
+
+/**
+ * One step of a ten-image turn (the `images` or `small` mode's body, one a sample), done `batch`
+ * times and timed here: the body read (bytes, then strict UTF-8), parsed, validated, its images
+ * taken in; a call to the object with no upload (`call`, for scale), with the upload read there
+ * (`handover`), with the blobs written in one transaction (`write`, answered once durable, as a
+ * turn's write is; each in a session of its own), and that write timed inside the object
+ * (`sqlite`: SQLite's work, no wait for durability); the prompt made for the model (`prompt`: the
+ * images as data URLs; `encode`: their base64 alone) and its JSON (`stringify`).
+ */
+async function tenStep(c: BenchContext, mode: TenMode, step: TenStep, batch: number): Promise<Measured> {
+  const body = JSON.stringify({ content: await tenContent(mode, 0) })
+  const parsed = JSON.parse(body) as TurnRequest
+  const media = new MediaIntake()
+  const input = await nativeTurn(parsed, media)
+  const upload = media.upload()
+  const staged = await readUpload(upload)
+  const sessions = Array.from({ length: batch }, (_, i) => `steps-${mode}-${query(c, 'run')}-${i}`)
+  const objectStep = step === 'write' || step === 'sqlite' || step === 'handover' || step === 'call'
+  if (objectStep)
+    for (const session of sessions)
+      await viaApp(
+        c,
+        'POST',
+        `/v1/sessions/${session}/events`,
+        JSON.stringify({ events: [{ message: { role: 'system', content: 'x' } }] }),
+      )
+  const objects = sessions.map((session) => sessionOf(c, session) as unknown as BenchSessionObject)
+  const event = newMessageEvent({ id: 'x', timestamp: '', message: { role: 'user', content: input.content! } }, defaultEstimator)
+  const prompt = toOpenAIMessages(
+    [event],
+    'You are a careful analyst.',
+    withBytes((ref) => staged.get(ref)?.data ?? null),
+  )
+  const work: Record<TenStep, (i: number) => Promise<unknown> | unknown> = {
+    read: async () => strictUtf8.decode(await new Request('http://bench', { method: 'POST', body }).arrayBuffer()),
+    parse: () => JSON.parse(body),
+    validate: () => TurnRequestSchema.safeParseAsync(parsed),
+    intake: () => nativeTurn(parsed, new MediaIntake()),
+    call: (i) => objects[i]!.uploadRead(null),
+    handover: (i) => objects[i]!.uploadRead(upload),
+    write: (i) => objects[i]!.blobsWritten(upload),
+    sqlite: () => {}, // timed inside the object, below
+    prompt: () =>
+      toOpenAIMessages(
+        [event],
+        'You are a careful analyst.',
+        withBytes((ref) => staged.get(ref)?.data ?? null),
+      ),
+    encode: () => [...staged.values()].map((blob) => encodeBase64(blob.data)),
+    stringify: () => JSON.stringify({ model: 'echo', messages: prompt, max_tokens: 1024 }),
+  }
+  // SQLite's work timed in each object, once: a fresh session's write, as a turn's is (writes
+  // repeated in one object grow its WAL to a checkpoint, which the first does not reach).
+  let inside = 0
+  if (step === 'sqlite') for (const object of objects) inside += (await object.blobsWrittenInside(upload, 1)) / batch
+  const ms = step === 'sqlite' ? inside : await timedInside(batch, (i) => Promise.resolve(work[step](i)))
+  if (objectStep) for (const session of sessions) await viaApp(c, 'DELETE', `/v1/sessions/${session}`)
+  return { samples: [ms] }
+}
+
 /** The media routes of the bench Worker. */
 export const mediaBench = new Hono<{ Bindings: Env }>()
   .get('/resend', async (c) =>
@@ -252,5 +337,8 @@ export const mediaBench = new Hono<{ Bindings: Env }>()
   )
   .get('/ten', async (c) =>
     c.json(await tenTurns(c, query(c, 'mode') as TenMode, numberOf(c, 'round'), numberOf(c, 'batch'), query(c, 'tag'))),
+  )
+  .get('/ten-steps', async (c) =>
+    c.json(await tenStep(c, query(c, 'mode') as TenMode, query(c, 'step') as TenStep, numberOf(c, 'batch'))),
   )
   .get('/intake', async (c) => c.json(await intakeStep(query(c, 'step') as IntakeStep, numberOf(c, 'batch'))))

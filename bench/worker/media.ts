@@ -37,6 +37,23 @@ const TEN: Record<string, string> = {
   small: 'ten images of the same size in pixels, ~20 KB each (flat screenshots)',
   text: 'the line and text of the same estimated tokens',
 }
+/** The steps of a ten-image turn timed apart (bench/media-entry.ts's TEN_STEPS). */
+const TEN_STEPS: Record<string, string> = {
+  read: 'the body read: its bytes, then strict UTF-8 (the Worker)',
+  parse: 'JSON.parse',
+  validate: 'the request schema (zod)',
+  intake: 'the images taken in (MediaIntake: base64 decoded, type, size, SHA-256)',
+  call: 'a call to the session object with no upload, for scale',
+  handover: 'the same call carrying the upload, read there',
+  write: 'the same, the blobs written in one transaction (answered once durable)',
+  sqlite: 'of which the write inside the object (SQLite’s work, no wait for durability)',
+  prompt: 'the prompt for the model: the images as data URLs (the object)',
+  encode: 'of which the base64 alone',
+  stringify: 'the model request’s JSON (JSON.stringify)',
+}
+/** Samples of each step, and how many times it is done a sample. */
+const STEP_BATCH = 10
+
 /** Turns of ten images timed together a sample, each in a session of its own. */
 const TEN_BATCH = 3
 const TEN_ROUNDS = Math.max(5, Math.floor(ROUNDS / 2))
@@ -229,6 +246,18 @@ export function mediaMeasurements(worker: BenchWorker) {
       sample: (mode) =>
         worker.bench('upstream-bare', { user: USER, session: `media-bare-${RUN}`, batch: 5 }, { body: upstreamBodies.get(mode) }),
     },
+    mediaTenSteps: {
+      rounds: TEN_ROUNDS,
+      keys: Object.keys(TEN_STEPS),
+      sample: (step, round) =>
+        worker.bench('media/ten-steps', { user: USER, mode: 'images', step, batch: STEP_BATCH, run: `${RUN}-${round}` }),
+    },
+    mediaTenStepsSmall: {
+      rounds: TEN_ROUNDS,
+      keys: Object.keys(TEN_STEPS),
+      sample: (step, round) =>
+        worker.bench('media/ten-steps', { user: USER, mode: 'small', step, batch: STEP_BATCH, run: `${RUN}-${round}` }),
+    },
     mediaPeak: {
       rounds: PEAK_ROUNDS,
       keys: Object.keys(PEAK),
@@ -334,6 +363,17 @@ export const MEDIA_TABLES: MeasuredTable<MeasurementName>[] = [
         const whole = (mode: string) => ratio(r.median('mediaTen', mode), r.median('mediaTen', 'text'))
         return `ten images ÷ text, the model call aside: ${ratio(aside('images'), aside('text'))} (target ≤ 1.2×); whole turns ${whole('images')}; the ~20 KB images ${ratio(aside('small'), aside('text'))}, whole turns ${whole('small')}`
       },
+    ],
+  },
+  {
+    title: `The steps of a ten-image turn, each timed apart in workerd (${STEP_BATCH} a sample): the ~0.2 MB screenshots' turn against the ~20 KB ones'`,
+    measure: [['mediaTenSteps', 'mediaTenStepsSmall']],
+    columns: [
+      column('step', (step) => TEN_STEPS[step as string]!),
+      median('~0.2 MB images (2.64 MB body): median', 'mediaTenSteps'),
+      p95('mediaTenSteps'),
+      median('~20 KB images (0.33 MB body): median', 'mediaTenStepsSmall'),
+      p95('mediaTenStepsSmall'),
     ],
   },
   {

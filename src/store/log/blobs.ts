@@ -66,10 +66,8 @@ export class SessionBlobs {
       const chunks = Math.max(1, Math.ceil(blob.data.byteLength / BLOB_CHUNK_BYTES))
       this.sql.run`INSERT INTO blobs (hash, media_type, bytes, chunks, width, height, pages)
         VALUES (${blob.ref}, ${blob.mediaType}, ${blob.data.byteLength}, ${chunks}, ${blob.width ?? null}, ${blob.height ?? null}, ${blob.pages ?? null})`
-      for (let n = 0; n < chunks; n++) {
-        const piece = blob.data.slice(n * BLOB_CHUNK_BYTES, (n + 1) * BLOB_CHUNK_BYTES)
-        this.sql.run`INSERT INTO blob_chunks (hash, n, data) VALUES (${blob.ref}, ${n}, ${piece.buffer})`
-      }
+      for (let n = 0; n < chunks; n++)
+        this.sql.run`INSERT INTO blob_chunks (hash, n, data) VALUES (${blob.ref}, ${n}, ${chunkBuffer(blob.data, n)})`
       written++
     }
     return written
@@ -211,6 +209,17 @@ export class SessionBlobs {
   reset(): void {
     this.owner = this.cache.newOwner()
   }
+}
+
+/**
+ * Chunk `n` of a blob's bytes as the buffer bound to its row. A blob of one chunk that is its
+ * whole buffer (an upload's bytes are: see `uploadOf`) is bound as it is: SQLite copies the value
+ * anyway, so a copy made here first would be a second one.
+ */
+function chunkBuffer(data: Uint8Array, n: number): ArrayBuffer {
+  const whole = data.byteOffset === 0 && data.byteLength === data.buffer.byteLength
+  if (whole && data.byteLength <= BLOB_CHUNK_BYTES && data.buffer instanceof ArrayBuffer) return data.buffer
+  return data.slice(n * BLOB_CHUNK_BYTES, (n + 1) * BLOB_CHUNK_BYTES).buffer
 }
 
 function concat(pieces: Uint8Array[]): Uint8Array {
