@@ -34,6 +34,8 @@ interface AppVariables {
   SUMMARY_MAX_TOKENS?: string
   /** `placeholder`: images and documents reach the model as their placeholder text (a model without vision); default `bytes`. */
   IMAGES_TO_MODEL?: string
+  /** `session`: a model call whose request names no `prompt_cache_key` is sent one made from its session (OpenAI-wire upstreams). */
+  PROMPT_CACHE_KEY?: string
   /** Time allowed for a model to start answering, and between two streamed chunks. */
   MODEL_TIMEOUT_MS?: string
   /** Requests per user per minute (default 600; 0 = off). */

@@ -141,12 +141,21 @@ function readSettings(env: Env): ModelSettings {
     summaryModel: env.SUMMARY_MODEL || chatModel,
     contextTokens,
     contextTokensOf: (name) => ('sizes' in contexts ? contexts.sizes.get(name) : undefined) ?? contextTokens,
-    problem: ('problem' in contexts ? contexts.problem : null) ?? imagesProblem(env.IMAGES_TO_MODEL),
+    problem:
+      ('problem' in contexts ? contexts.problem : null) ??
+      imagesProblem(env.IMAGES_TO_MODEL) ??
+      cacheKeyProblem(env.PROMPT_CACHE_KEY),
     replyTokens: positive(env.CHAT_MAX_TOKENS, DEFAULTS.replyTokens),
     summaryTokens: positive(env.SUMMARY_MAX_TOKENS, DEFAULTS.summaryTokens),
     imagesToModel: env.IMAGES_TO_MODEL?.trim() === 'placeholder' ? 'placeholder' : 'bytes',
     takesThinking: (name) => Boolean(env.ANTHROPIC_API_KEY) && isAnthropicModel(name),
   }
+}
+
+/** What is wrong with PROMPT_CACHE_KEY (unset, or `session`), or null. */
+function cacheKeyProblem(value: string | undefined): string | null {
+  const text = (value ?? '').trim()
+  return text === '' || text === 'session' ? null : `PROMPT_CACHE_KEY: "${text}" is not session (or unset)`
 }
 
 /** What is wrong with IMAGES_TO_MODEL (`bytes`, the default, or `placeholder`), or null. */

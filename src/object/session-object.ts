@@ -472,6 +472,8 @@ export class SessionObject extends DurableObject<Env> {
       onFailed: (error) => this.storage.notify(address.userId, [newNotice('turn.failed', address.sessionId, { error })]),
       recallAcross: (query, limit) => this.searchPart.recall(address, query, limit),
       memory: async (args) => unwrap(await memoryStub(this.env, address.userId).command(args)),
+      // PROMPT_CACHE_KEY=session: the object's own id, stable for the session and naming no user.
+      ...(this.env.PROMPT_CACHE_KEY?.trim() === 'session' ? { promptCacheKey: `ds-${this.ctx.id.toString()}` } : {}),
     }
   }
 }

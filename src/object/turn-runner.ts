@@ -38,6 +38,8 @@ export interface RunSettings {
   recallAcross?: TurnDeps['recallAcross']
   /** The user's memory store, for a request that offers the memory tool (see `TurnDeps.memory`). */
   memory?: TurnDeps['memory']
+  /** The prompt cache key a model call is sent under when its request names none (see `TurnDeps.promptCacheKey`). */
+  promptCacheKey?: string
 }
 
 /** Failures a run is told of (`turn.failed`): the model's or the service's, and a prompt that cannot fit. */
@@ -120,6 +122,7 @@ export class TurnRunner {
       passes: scheduler,
       ...(settings.recallAcross ? { recallAcross: settings.recallAcross } : {}),
       ...(settings.memory ? { memory: settings.memory } : {}),
+      ...(settings.promptCacheKey ? { promptCacheKey: settings.promptCacheKey } : {}),
     })
     const failed = async (error: unknown) => {
       const known = serviceErrorOf(error)

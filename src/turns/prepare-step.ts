@@ -31,7 +31,10 @@ export async function prepareStep(input: StepInput, request: StepRequest, deps: 
     throw new ServiceError('invalid_request', 'tools: "memory" is the service’s own tool while memory is on')
   const earlier = input.closesPending ? await closeInterruptedCalls(session, estimator) : []
   const state = await session.promptState()
-  const { maxTokens, ...options } = request.options ?? {}
+  const { maxTokens, ...asked } = request.options ?? {}
+  // A client's own key first; else the session's, when the deployment sets one (PROMPT_CACHE_KEY=session).
+  const options =
+    asked.promptCacheKey === undefined && deps.promptCacheKey ? { ...asked, promptCacheKey: deps.promptCacheKey } : asked
   // The request's maxTokens replaces CHAT_MAX_TOKENS for this call and in its fit check.
   const replyTokens = maxTokens ?? models.replyTokens
   const modelName = request.model ?? models.chatModel

@@ -90,6 +90,8 @@ export interface PassScheduler {
 
 /** What one turn runs with. */
 export interface TurnDeps {
+  /** The prompt cache key a model call is sent under when its request names none (PROMPT_CACHE_KEY=session: one per session). */
+  promptCacheKey?: string
   session: TurnSession
   models: ModelSettings
   compactor: Compactor

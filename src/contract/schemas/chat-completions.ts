@@ -111,6 +111,7 @@ export const ChatCompletionRequestSchema = z
     presence_penalty: ChatOptionsSchema.shape.presencePenalty.nullable(),
     frequency_penalty: ChatOptionsSchema.shape.frequencyPenalty.nullable(),
     response_format: ChatOptionsSchema.shape.responseFormat,
+    prompt_cache_key: ChatOptionsSchema.shape.promptCacheKey.nullable(),
     n: z.literal(1, 'only 1 choice is supported').nullable().optional(),
     logprobs: z.literal(false, 'log probabilities are not supported').nullable().optional(),
     top_logprobs: refused('log probabilities are not supported'),
@@ -131,7 +132,7 @@ export const ChatCompletionRequestSchema = z
   })
   .openapi('ChatCompletionRequest', {
     description:
-      'The OpenAI Chat Completions request. Honoured: model, messages, stream, stream_options.include_usage, tools, tool_choice, parallel_tool_calls, temperature, top_p, max_tokens / max_completion_tokens, stop, seed, presence_penalty, frequency_penalty, response_format. Refused (400): n ≠ 1, logprobs, top_logprobs, audio, modalities other than ["text"], prediction, audio parts, files by id, role function. A user message may hold images (`image_url`: a data URL or https) and files (`file.file_data`: a PDF or text as a data URL). Other fields are ignored.',
+      'The OpenAI Chat Completions request. Honoured: model, messages, stream, stream_options.include_usage, tools, tool_choice, parallel_tool_calls, temperature, top_p, max_tokens / max_completion_tokens, stop, seed, presence_penalty, frequency_penalty, response_format, prompt_cache_key. Refused (400): n ≠ 1, logprobs, top_logprobs, audio, modalities other than ["text"], prediction, audio parts, files by id, role function. A user message may hold images (`image_url`: a data URL or https) and files (`file.file_data`: a PDF or text as a data URL). Other fields are ignored.',
   })
 
 export type ChatCompletionRequest = z.output<typeof ChatCompletionRequestSchema>

@@ -103,6 +103,7 @@ const RequestFields = {
   max_output_tokens: z.int().min(1).max(1_000_000).nullable().optional(),
   temperature: z.number().min(0).max(2).nullable().optional(),
   top_p: z.number().gt(0).max(1).nullable().optional(),
+  prompt_cache_key: z.string().min(1).max(1024).nullable().optional(),
   context_management: z
     .array(z.looseObject({ type: z.string(), compact_threshold: z.int().min(1).nullable().optional() }))
     .max(8)
@@ -120,7 +121,7 @@ const triggerLast = (body: { input: string | { type?: string }[] }, ctx: z.Refin
 
 export const ResponsesRequestSchema = z.looseObject(RequestFields).superRefine(triggerLast).openapi('ResponsesRequest', {
   description:
-    'The OpenAI Responses request. Honoured: model, input (message, function_call, function_call_output, reasoning, item_reference and compaction items, a compaction_trigger last), instructions, context_management (a compaction threshold), stream, store, tools (function tools, and those inside a namespace tool offered as `<namespace>__<name>`, their calls answered with `namespace` and `name`; others left out and listed in X-Tools-Omitted), tool_choice, parallel_tool_calls, max_output_tokens, temperature, top_p. Other fields are ignored.',
+    'The OpenAI Responses request. Honoured: model, input (message, function_call, function_call_output, reasoning, item_reference and compaction items, a compaction_trigger last), instructions, context_management (a compaction threshold), stream, store, tools (function tools, and those inside a namespace tool offered as `<namespace>__<name>`, their calls answered with `namespace` and `name`; others left out and listed in X-Tools-Omitted), tool_choice, parallel_tool_calls, max_output_tokens, temperature, top_p, prompt_cache_key. Other fields are ignored.',
 })
 
 export const CompactResponsesRequestSchema = z

@@ -45,6 +45,8 @@ export const ChatOptionsSchema = z
     seed: z.int().optional(),
     presencePenalty: z.number().min(-2).max(2).optional(),
     frequencyPenalty: z.number().min(-2).max(2).optional(),
+    /** Forwarded to an OpenAI-wire upstream as `prompt_cache_key`: requests sharing it share a prompt cache. */
+    promptCacheKey: z.string().min(1).max(1024).optional(),
     responseFormat: z
       .union([
         z.strictObject({ type: z.enum(['text', 'json_object']) }),

@@ -12,6 +12,7 @@ export type WireField =
   | 'presence_penalty'
   | 'frequency_penalty'
   | 'response_format'
+  | 'prompt_cache_key'
 
 /**
  * A chat request's tools and options in OpenAI wire names, absent ones left out; `only` keeps the
@@ -33,6 +34,7 @@ export function wireFields(request: ChatRequest, only?: readonly WireField[]): P
     presence_penalty: o.presencePenalty,
     frequency_penalty: o.frequencyPenalty,
     response_format: o.responseFormat,
+    prompt_cache_key: o.promptCacheKey,
   }
   const kept = Object.entries(fields).filter(
     ([name, value]) => value !== undefined && (!only || only.includes(name as WireField)),

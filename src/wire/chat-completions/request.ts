@@ -70,6 +70,7 @@ export async function chatCompletionTranslation(body: ChatCompletionRequest, med
       presencePenalty: body.presence_penalty,
       frequencyPenalty: body.frequency_penalty,
       responseFormat: body.response_format,
+      promptCacheKey: body.prompt_cache_key,
     }).filter(([, value]) => value !== undefined && value !== null),
   )
   return {

@@ -58,9 +58,12 @@ export async function responsesTranslation(
   const { tools, omitted, namespaced } = toolsOf(body.tools)
   const toolChoice = toolChoiceOf(body.tool_choice, tools, omitted)
   const options = Object.fromEntries(
-    Object.entries({ temperature: body.temperature, topP: body.top_p, maxTokens: body.max_output_tokens }).filter(
-      ([, value]) => value !== undefined && value !== null,
-    ),
+    Object.entries({
+      temperature: body.temperature,
+      topP: body.top_p,
+      maxTokens: body.max_output_tokens,
+      promptCacheKey: body.prompt_cache_key,
+    }).filter(([, value]) => value !== undefined && value !== null),
   )
   return {
     omitted,
