@@ -14,6 +14,14 @@ import type { SessionLog } from '../store/log/log'
 import type { CompactionFailure, SessionRecord } from '../store/log/session-row'
 import type { ViewCache } from '../store/log/view-cache'
 
+/** Prompt and cached prompt tokens summed over the recent calls, and the cached share (0 when no prompt token was reported). */
+export function cacheOf(recent: SessionRecord['recentUsage']): SessionFacts['cache'] {
+  const promptTokens = recent.reduce((total, [prompt]) => total + prompt, 0)
+  const cachedPromptTokens = recent.reduce((total, [, cached]) => total + cached, 0)
+  const hitRate = promptTokens === 0 ? 0 : Math.round((cachedPromptTokens / promptTokens) * 1000) / 1000
+  return { calls: recent.length, promptTokens, cachedPromptTokens, hitRate }
+}
+
 /** What a session holds and what compaction did to it, as counted from its row and view: nothing written, no model asked. */
 export interface SessionFacts {
   /** Estimates of the view's parts; `total` is the view's tokens. */
@@ -24,6 +32,8 @@ export interface SessionFacts {
   turns: number
   pendingToolCalls: string[]
   lastUsage: Usage | null
+  /** The provider's prompt cache over the last chat calls that reported usage (see {@link cacheOf}). */
+  cache: { calls: number; promptTokens: number; cachedPromptTokens: number; hitRate: number }
   compactions: number
   /** Runs of messages rewinds abandoned. */
   branches: number
@@ -74,6 +84,7 @@ export function sessionFacts(
     turns: analysis.turns,
     pendingToolCalls: pendingToolCalls([...view.eventsOf(newestTurnSeqs(columns))]),
     lastUsage: record.lastUsage,
+    cache: cacheOf(record.recentUsage),
     compactions: record.compactions,
     branches: record.branches,
     pinned: [...pins.pinned].sort((a, b) => a[1] - b[1]).map(([id]) => id),

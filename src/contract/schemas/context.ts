@@ -21,6 +21,10 @@ export const ContextSchema = z
     turns: z.int(),
     pendingToolCalls: z.array(z.string()).openapi({ description: 'The newest turn’s tool calls still owed a result.' }),
     lastUsage: UsageSchema.openapi({ description: 'The usage of the session’s last chat call (summaries excluded).' }),
+    cache: z.object({ calls: z.int(), promptTokens: z.int(), cachedPromptTokens: z.int(), hitRate: z.number() }).openapi({
+      description:
+        'The provider’s prompt cache over the session’s last 20 chat calls that reported usage: their prompt tokens, those read from the cache, and that share (0 when none was reported).',
+    }),
     compactions: z.int().openapi({ description: 'COMPACTION events in the log.' }),
     branches: z.int().openapi({ description: 'Runs of messages rewinds abandoned (see /branches).' }),
     pinned: z.array(z.string()).openapi({ description: 'The messages pinned on the lineage now, in log order (see /pins).' }),

@@ -151,6 +151,9 @@ const MIGRATIONS: (string | ((sql: SqlStorage) => void))[] = [
   `ALTER TABLE session ADD COLUMN title TEXT;
    ALTER TABLE session ADD COLUMN title_source TEXT;
    ALTER TABLE session ADD COLUMN first_message TEXT;`,
+  // v20: the prompt and cached prompt tokens of the session's last chat calls (at most 20), JSON
+  // [[prompt, cached], …]: `/context`'s cache figures, kept in the row its writes rewrite anyway.
+  'ALTER TABLE session ADD COLUMN recent_usage TEXT;',
 ]
 
 /**

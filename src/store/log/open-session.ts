@@ -33,7 +33,14 @@ import type { LogIndexes } from './indexes'
 import type { SessionLog } from './log'
 import type { SessionPins } from './pins'
 import { planRewind } from './rewind-plan'
-import { hasExpired, type NewSessionInput, newRecord, type SessionRecord, type SessionRowCache } from './session-row'
+import {
+  hasExpired,
+  type NewSessionInput,
+  newRecord,
+  type SessionRecord,
+  type SessionRowCache,
+  withRecentUsage,
+} from './session-row'
 import type { SessionWriter } from './session-writer'
 import type { StepLog } from './step-log'
 import type { SessionUndos } from './undos'
@@ -337,7 +344,12 @@ export class OpenSession {
 
   async writeTurn(events: NewMessageEvent[], step: StepRecord & { calibration: Calibration }): Promise<SessionEvent[]> {
     const record = this.writable() ?? newRecord(this.address, this.created)
-    const calibrated = { ...record, calibration: step.calibration, lastUsage: step.usage }
+    const calibrated = {
+      ...record,
+      calibration: step.calibration,
+      lastUsage: step.usage,
+      recentUsage: withRecentUsage(record.recentUsage, step.usage),
+    }
     const stepWrite = this.parts.steps.writeOf(step)
     const written = await this.carryingRewind(events, (all, branch) =>
       this.parts.writer.write(calibrated, all, {

@@ -40,6 +40,8 @@ export interface SessionRecord {
   calibration: Calibration
   /** The usage the session's last chat call reported (null: it reported none, or there was none). */
   lastUsage: Usage | null
+  /** The prompt and cached prompt tokens of its last chat calls that reported usage, oldest first (at most {@link RECENT_CALLS}). */
+  recentUsage: [prompt: number, cached: number][]
   /** How many COMPACTION events the log holds. */
   compactions: number
   /** How many REWIND events the log holds. */
@@ -94,6 +96,7 @@ type Row = {
   ratio: number
   samples: number
   last_usage: string | null
+  recent_usage: string | null
   compactions: number
   rewinds: number
   pin_events: number
@@ -108,6 +111,13 @@ type Row = {
   title_source: string | null
   first_message: string | null
 }
+
+/** The chat calls `/context`'s cache figures are taken over. */
+export const RECENT_CALLS = 20
+
+/** The recent calls' usage with one more call's (a call that reported none leaves it as it was). */
+export const withRecentUsage = (recent: SessionRecord['recentUsage'], usage: Usage | null): SessionRecord['recentUsage'] =>
+  usage ? [...recent, [usage.promptTokens, usage.cachedPromptTokens ?? 0] as [number, number]].slice(-RECENT_CALLS) : recent
 
 function readRecord(sql: Sql): SessionRecord | null {
   const row = sql.first<Row>`SELECT * FROM session`
@@ -134,6 +144,7 @@ function readRecord(sql: Sql): SessionRecord | null {
     indexed: row.indexed === 1,
     calibration: { ratio: row.ratio, samples: row.samples },
     lastUsage: row.last_usage === null ? null : (JSON.parse(row.last_usage) as Usage | null),
+    recentUsage: row.recent_usage ? (JSON.parse(row.recent_usage) as [number, number][]) : [],
     compactions: row.compactions,
     rewinds: row.rewinds,
     pinEvents: row.pin_events,
@@ -156,7 +167,7 @@ export function writeRecord(sql: Sql, r: SessionRecord): void {
   sql.run`INSERT OR REPLACE INTO session (singleton, id, user_id, created_at, expires_at, metadata, policy, version,
       boundary_seq, view_events, view_tokens, turns, latest_system_seq, latest_system_tokens, indexed, ratio, samples, last_usage, compactions,
       rewinds, pin_events, branches, forked_from, last_compaction_error, idle_ttl_seconds, capsule_key, fixed_expires_at, last_append_at,
-      usage, erased, notices, title, title_source, first_message)
+      usage, erased, notices, title, title_source, first_message, recent_usage)
     VALUES (1, ${r.id}, ${r.userId}, ${r.createdAt}, ${r.expiresAt}, ${JSON.stringify(r.metadata)},
       ${r.policy === null ? null : JSON.stringify(r.policy)}, ${r.version}, ${r.boundarySeq}, ${stats.viewEvents},
       ${stats.viewTokens}, ${stats.turns}, ${stats.latestSystem?.seq ?? null}, ${stats.latestSystem?.tokens ?? null},
@@ -165,7 +176,8 @@ export function writeRecord(sql: Sql, r: SessionRecord): void {
       ${r.forkedFrom === null ? null : JSON.stringify(r.forkedFrom)},
       ${r.lastCompactionError === null ? null : JSON.stringify(r.lastCompactionError)}, ${r.idleTtlSeconds}, ${r.capsuleKey}, ${r.fixedExpiresAt}, ${r.lastAppendAt},
       ${r.usage.totalTokens === 0 && r.usage.turns === 0 ? null : JSON.stringify(r.usage)}, ${r.erased ? 1 : 0},
-      ${r.notices.length === 0 ? null : JSON.stringify(r.notices)}, ${r.title}, ${r.titleSource}, ${r.firstMessage})`
+      ${r.notices.length === 0 ? null : JSON.stringify(r.notices)}, ${r.title}, ${r.titleSource}, ${r.firstMessage},
+      ${r.recentUsage.length === 0 ? null : JSON.stringify(r.recentUsage)})`
 }
 
 /** `expiresAt` for a ttl counted from now; null never expires. */
@@ -231,6 +243,7 @@ export function newRecord(address: SessionAddress, input: NewSessionInput): Sess
     indexed: false,
     calibration: UNCALIBRATED,
     lastUsage: null,
+    recentUsage: [],
     compactions: 0,
     rewinds: 0,
     pinEvents: 0,
