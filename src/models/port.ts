@@ -24,6 +24,8 @@ export interface ChatRequest {
   options?: Omit<ChatOptions, 'maxTokens'>
   /** What only an Anthropic upstream is given (see {@link AnthropicExtras}); every other upstream ignores it. */
   anthropic?: AnthropicExtras
+  /** Where in `messages` the view's summary ends: an upstream with cache breakpoints places one after it. */
+  summaryIndex?: number
 }
 
 /** A Messages client's request fields the door does not interpret (`thinking`, `output_config`, …) and its `anthropic-beta`. */

@@ -81,9 +81,12 @@ export class StepCaller {
     const upstream = { takesThinking: deps.models.takesThinking(step.modelName), ratio: step.fit.ratio }
     const prompt = thinkingSent([...view, ...step.added, ...extra], request.contextEdits, upstream, deps)
     this.thinkingCleared = prompt.applied
+    const media = promptMedia(deps.session, request, deps.models)
+    const messages = toOpenAIMessages(prompt.events, system, media)
     const reply = await step.model.chat({
       model: step.modelName,
-      messages: toOpenAIMessages(prompt.events, system, promptMedia(deps.session, request, deps.models)),
+      messages,
+      ...summaryIndexOf(prompt.events, system, media),
       maxTokens: step.replyTokens,
       onDelta: request.stream || deps.watched?.() ? deps.onDelta : undefined,
       onReasoning: request.stream ? deps.onReasoning : undefined,
@@ -112,6 +115,15 @@ export class StepCaller {
 }
 
 /** Whether a failed call is the upstream refusing the prompt as too long (the one failure a turn answers by compacting). */
+/**
+ * Where the view's summary ends among a prompt's messages (the message of its first summary event,
+ * what passes keep in place), for an upstream's cache breakpoint; nothing without a summary.
+ */
+function summaryIndexOf(...[events, system, media]: Parameters<typeof toOpenAIMessages>): { summaryIndex?: number } {
+  const at = events.findIndex((event) => event.synthetic === true)
+  return at < 0 ? {} : { summaryIndex: toOpenAIMessages(events.slice(0, at + 1), system, media).length - 1 }
+}
+
 const refusedAsTooLong = (error: unknown): error is UpstreamError =>
   error instanceof UpstreamError && error.failure === 'context_length'
 

@@ -182,3 +182,35 @@ describe('reasoning', () => {
     expect(viaChat.body.choices[0].message).toEqual({ role: 'assistant', content: 'Echo: Think via chat' })
   })
 })
+
+describe('the Anthropic upstream’s cache breakpoints', () => {
+  it('mark the summary’s message beside the system prompt and the newest message, so a cache holds from pass to pass', async () => {
+    const id = newSessionId()
+    const tag = newTag()
+    const ask = (content: string) =>
+      call('POST', `/v1/sessions/${id}/turns`, { body: { model: `claude-echo#${tag}`, system: 'Be brief.', content } })
+    for (const question of ['one', 'two', 'three']) expect((await ask(question)).status).toBe(200)
+    const compacted = await call('POST', `/v1/sessions/${id}/compact`, {
+      body: { strategy: { window: { lastTurns: 1 }, summarizer: { model: `echo#${newTag()}` } } },
+    })
+    expect(compacted.status, compacted.text).toBe(200)
+    const summaryText: string = compacted.body.summary[0].message.content
+    expect((await ask('four')).status).toBe(200)
+    expect((await ask('five')).status).toBe(200)
+    const [fourth, fifth] = (await anthropicSent(tag)).slice(-2)
+    for (const request of [fourth!, fifth!]) {
+      expect(JSON.stringify(request.body).match(/cache_control/g)).toHaveLength(3)
+      const summary = request.body.messages.find((message: any) =>
+        JSON.stringify(message.content).includes(summaryText.slice(0, 40)),
+      )
+      expect(summary.content.at(-1).cache_control).toEqual({ type: 'ephemeral' })
+      expect(request.body.messages.at(-1).content.at(-1).cache_control).toEqual({ type: 'ephemeral' })
+    }
+    // Before the summary, the same prefix both times: what the breakpoint lets the cache keep.
+    const upToSummary = (body: any) => {
+      const at = body.messages.findIndex((message: any) => JSON.stringify(message.content).includes(summaryText.slice(0, 40)))
+      return JSON.stringify(body.messages.slice(0, at + 1))
+    }
+    expect(upToSummary(fifth!.body)).toBe(upToSummary(fourth!.body))
+  })
+})

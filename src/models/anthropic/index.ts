@@ -54,7 +54,7 @@ export function anthropic(options: AnthropicOptions): ChatModel {
   })
 
   function post(request: ChatRequest, signal: AbortSignal): Promise<Response> {
-    const prompt = anthropicPrompt(request.messages)
+    const prompt = anthropicPrompt(request.messages, request.summaryIndex)
     const o = request.options ?? {}
     const body = {
       // The client's fields the door did not read first: the service's own win.

@@ -22,25 +22,37 @@ export const PROVIDER = ANTHROPIC
 /** Reasoning blocks of an answer, kept under the provider's name. */
 export const REASONING_TYPES = new Set(['thinking', 'redacted_thinking'])
 
-/** The service's prompt-cache marker: on the system prompt and on the newest message (a client's are never sent). */
+/** The service's prompt-cache marker: on the system prompt, after the summary and on the newest message (a client's are never sent). */
 const CACHE = { type: 'ephemeral' } as const
 
 export type { AnthropicRequestMessage }
 
 /**
  * A prompt as Anthropic messages (see `contract/anthropic-messages`): its first system message is
- * the system prompt; a later one (an inline system message) stays in place; the newest message's
- * last block carries the cache marker.
+ * the system prompt; a later one (an inline system message) stays in place. The cache markers: on
+ * the system prompt, on the summary's message (`summaryIndex`, in `messages`: what the view keeps
+ * from pass to pass, so a cache written once is read until the next summary) and on the newest
+ * message's last block.
  */
-export function anthropicPrompt(messages: readonly OpenAIMessage[]): {
+export function anthropicPrompt(
+  messages: readonly OpenAIMessage[],
+  summaryIndex?: number,
+): {
   system: AnthropicBlock[] | undefined
   messages: AnthropicRequestMessage[]
 } {
   const first = messages[0]
   const system = first?.role === 'system' ? [{ ...textBlock(openAIText(first.content)), cache_control: CACHE }] : undefined
-  const out = [...anthropicMessages(system ? messages.slice(1) : messages)]
-  const newest = out.at(-1)?.content
-  if (newest?.length) newest[newest.length - 1] = { ...newest.at(-1)!, cache_control: CACHE }
+  const rest = system ? messages.slice(1) : messages
+  const out = [...anthropicMessages(rest)]
+  const marked = (at: number) => {
+    const content = out[at]?.content
+    if (content?.length) content[content.length - 1] = { ...content.at(-1)!, cache_control: CACHE }
+  }
+  // The summary is no tool message: the messages up to it become as many Anthropic messages, itself the last.
+  const summary = summaryIndex === undefined || summaryIndex < (system ? 1 : 0) ? -1 : summaryIndex - (system ? 1 : 0)
+  if (summary >= 0 && rest[summary]?.role !== 'tool') marked([...anthropicMessages(rest.slice(0, summary + 1))].length - 1)
+  marked(out.length - 1)
   return { system, messages: out }
 }
 
