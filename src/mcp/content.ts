@@ -8,15 +8,19 @@ type ViewJson = { events: SessionEvent[] }
 
 const sessionPath = (id: string) => `/v1/sessions/${encodeURIComponent(id)}`
 
-/** The view's events, or a resource-not-found error (a session the caller does not have reads as none). */
-async function viewOf(service: McpService, sessionId: string, uri: string): Promise<SessionEvent[]> {
+/** What `read` answers, the service's refusal a resource-not-found error (a session the caller does not have reads as none). */
+async function found<T>(uri: string, read: () => Promise<T>): Promise<T> {
   try {
-    return (await service.json<ViewJson>('GET', `${sessionPath(sessionId)}/view`)).events
+    return await read()
   } catch (error) {
     if (error instanceof ToolFailure) throw new ResourceNotFoundError(uri, error.message)
     throw error
   }
 }
+
+/** The view's events (see {@link found}). */
+const viewOf = async (service: McpService, sessionId: string, uri: string): Promise<SessionEvent[]> =>
+  (await found(uri, () => service.json<ViewJson>('GET', `${sessionPath(sessionId)}/view`))).events
 
 /** The newest summary in a view: the first message a compaction wrote (null: nothing was compacted). */
 const summaryIn = (view: SessionEvent[]): string | null => {
@@ -49,13 +53,8 @@ export function registerSessionContent(server: McpServer, service: McpService): 
       mimeType: 'text/markdown',
     },
     async (uri, { sessionId }) => {
-      try {
-        const markdown = await service.text(`${sessionPath(String(sessionId))}/export?format=markdown`)
-        return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: markdown }] }
-      } catch (error) {
-        if (error instanceof ToolFailure) throw new ResourceNotFoundError(uri.href, error.message)
-        throw error
-      }
+      const markdown = await found(uri.href, () => service.text(`${sessionPath(String(sessionId))}/export?format=markdown`))
+      return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: markdown }] }
     },
   )
 

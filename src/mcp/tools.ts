@@ -30,8 +30,18 @@ const query = (params: Record<string, string | number | undefined>) => {
 }
 const sessionPath = (id: string) => `/v1/sessions/${encodeURIComponent(id)}`
 
-/** An event's words, short: what a hit or a listing shows a model. */
-const roleOf = (event: SessionEvent) => (event.type === 'MESSAGE' ? event.message.role : event.type)
+/** A search hit as a route answers it (a session's search, or across sessions with its session named). */
+type SearchHit = { event: SessionEvent; snippet: string; covered: boolean; match?: string }
+
+/** A hit as a model is shown it: the event by id, role and time, its snippet, not the event whole. */
+const shortHit = (hit: SearchHit) => ({
+  eventId: hit.event.id,
+  role: hit.event.type === 'MESSAGE' ? hit.event.message.role : hit.event.type,
+  timestamp: hit.event.timestamp,
+  snippet: hit.snippet,
+  covered: hit.covered,
+  ...(hit.match ? { match: hit.match } : {}),
+})
 
 const SessionIdField = z.string().min(1).max(256).describe('The session’s id, as list_sessions or search_sessions name it.')
 
@@ -55,26 +65,10 @@ export function registerReadTools(server: McpServer, service: McpService): void 
       annotations: { readOnlyHint: true },
     },
     answered(async ({ query: q, mode, limit = 10 }) => {
-      type Hit = {
-        sessionId: string
-        sessionTitle: string | null
-        event: SessionEvent
-        snippet: string
-        covered: boolean
-        match?: string
-      }
+      type Hit = SearchHit & { sessionId: string; sessionTitle: string | null }
       const page = await service.json<{ hits: Hit[] }>('GET', `/v1/search?${query({ q, mode, limit })}`)
       return data({
-        hits: page.hits.map((hit) => ({
-          sessionId: hit.sessionId,
-          sessionTitle: hit.sessionTitle,
-          eventId: hit.event.id,
-          role: roleOf(hit.event),
-          timestamp: hit.event.timestamp,
-          snippet: hit.snippet,
-          covered: hit.covered,
-          ...(hit.match ? { match: hit.match } : {}),
-        })),
+        hits: page.hits.map((hit) => ({ sessionId: hit.sessionId, sessionTitle: hit.sessionTitle, ...shortHit(hit) })),
       })
     }),
   )
@@ -168,18 +162,8 @@ export function registerReadTools(server: McpServer, service: McpService): void 
         if (!hit) throw new ToolFailure(`404: no message or tool call "${id}" on this session's lineage`)
         return data({ hits: [hit] })
       }
-      type Hit = { event: SessionEvent; snippet: string; covered: boolean; match?: string }
-      const page = await service.json<{ hits: Hit[] }>('GET', `${sessionPath(sessionId)}/search?${query({ q, limit })}`)
-      return data({
-        hits: page.hits.map((hit) => ({
-          eventId: hit.event.id,
-          role: roleOf(hit.event),
-          timestamp: hit.event.timestamp,
-          snippet: hit.snippet,
-          covered: hit.covered,
-          ...(hit.match ? { match: hit.match } : {}),
-        })),
-      })
+      const page = await service.json<{ hits: SearchHit[] }>('GET', `${sessionPath(sessionId)}/search?${query({ q, limit })}`)
+      return data({ hits: page.hits.map(shortHit) })
     }),
   )
 
