@@ -7,6 +7,7 @@ import { Sql } from '../sql'
 import type { Notice } from '../webhooks'
 import { SessionBlobs } from './log/blobs'
 import { SessionBranches } from './log/branches'
+import { expiryFrom, expiryOf, hasExpired } from './log/expiry'
 import { LogIndexes } from './log/indexes'
 import { Lifecycle, type SessionDirectory } from './log/lifecycle'
 import { SessionLog } from './log/log'
@@ -14,15 +15,7 @@ import { OpenSession, type SessionParts } from './log/open-session'
 import { Outbox } from './log/outbox'
 import { SessionPins } from './log/pins'
 import { SessionEnd } from './log/session-end'
-import {
-  expiryFrom,
-  expiryOf,
-  hasExpired,
-  type NewSessionInput,
-  newRecord,
-  type SessionRecord,
-  SessionRowCache,
-} from './log/session-row'
+import { type NewSessionInput, newRecord, type SessionRecord, SessionRowCache } from './log/session-row'
 import { SessionWriter, type WriteListener } from './log/session-writer'
 import { StepLog } from './log/step-log'
 import { firstMessageTitle, TITLE_LOOKBACK } from './log/title'

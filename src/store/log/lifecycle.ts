@@ -1,8 +1,9 @@
 import type { SessionEvent } from '../../core'
 import { log } from '../../log'
 import type { Notice } from '../../webhooks'
+import { hasExpired } from './expiry'
 import type { Outbox } from './outbox'
-import { hasExpired, type SessionRecord } from './session-row'
+import type { SessionRecord } from './session-row'
 
 /** Where a user's sessions are listed (their index object): the one place outside itself a session writes to. */
 export interface SessionDirectory {

@@ -2,9 +2,7 @@ import { newEventId, newSecret } from '../../contract/ids'
 import type { SessionAddress } from '../../contract/session-address'
 import type { StepRecord, Usage } from '../../contract/turn-result'
 import {
-  allSeqs,
   type Calibration,
-  EventText,
   type MessageEvent,
   type NewEvent,
   type NewMessageEvent,
@@ -29,18 +27,14 @@ import type { StagedBlob } from '../../core/media/blob'
 import { type Notice, newNotice, turnNotice, usageEntry } from '../../webhooks'
 import type { SessionBlobs } from './blobs'
 import type { Branch, SessionBranches } from './branches'
+import { hasExpired } from './expiry'
 import type { LogIndexes } from './indexes'
 import type { SessionLog } from './log'
 import type { SessionPins } from './pins'
+import { recallById } from './recall-by-id'
+import { withRecentUsage } from './recent-usage'
 import { planRewind } from './rewind-plan'
-import {
-  hasExpired,
-  type NewSessionInput,
-  newRecord,
-  type SessionRecord,
-  type SessionRowCache,
-  withRecentUsage,
-} from './session-row'
+import { type NewSessionInput, newRecord, type SessionRecord, type SessionRowCache } from './session-row'
 import type { SessionWriter } from './session-writer'
 import type { StepLog } from './step-log'
 import type { SessionUndos } from './undos'
@@ -310,27 +304,7 @@ export class OpenSession {
    */
   async recallById(id: string): Promise<RecallHit | null> {
     const record = this.current()
-    if (!record) return null
-    const { log, indexes } = this.parts
-    const onLineage = record.rewinds === 0 ? () => true : log.rewinds.onLineage
-    const place = log.placeOf(id)
-    if (place) {
-      const [event] = log.range(place.seq, place.seq)
-      return event?.type === 'MESSAGE' && onLineage(event.seq) ? recallHitOf(event) : null
-    }
-    const from = indexes.toolIds.seqOf(id)
-    const candidates =
-      from === null
-        ? [...this.parts.view.eventsOf(allSeqs(this.viewOf(record)))]
-        : log.range(from, Math.min(from + RESULT_LOOKAHEAD, record.version))
-    let call: MessageEvent | null = null
-    for (const event of candidates) {
-      if (event.type !== 'MESSAGE' || !onLineage(event.seq)) continue
-      const response = event.message.toolResponses?.find((item) => item.id === id)
-      if (response) return { id: event.id, seq: event.seq, role: 'tool', text: `${response.name} → ${textOf(response.data)}` }
-      if (!call && event.message.toolCalls?.some((item) => item.id === id)) call = event
-    }
-    return call ? recallHitOf(call) : null
+    return record ? recallById(this.parts, record, () => this.viewOf(record), id) : null
   }
 
   /** A blob's bytes for a prompt: the request's own (not stored yet), else the session's; null when neither holds it. */
@@ -380,14 +354,3 @@ function summaryInNewestTurn(view: ViewColumns): boolean {
   }
   return false
 }
-
-/** How many events after a call its result is looked for (a client may send other messages between). */
-const RESULT_LOOKAHEAD = 64
-
-/** A message as recall answers it: whole, as one line of text. */
-const recallHitOf = (event: MessageEvent): RecallHit => ({
-  id: event.id,
-  seq: event.seq,
-  role: event.message.role,
-  text: EventText.of(event.message),
-})

@@ -1,7 +1,8 @@
 import { log } from '../../log'
 import { type Notice, newNotice } from '../../webhooks'
+import { hasExpired } from './expiry'
 import type { Lifecycle } from './lifecycle'
-import { hasExpired, type SessionRecord, type SessionRowCache } from './session-row'
+import type { SessionRecord, SessionRowCache } from './session-row'
 import type { SessionWriter } from './session-writer'
 
 /** A hand-over of the outbox, or a wipe, that failed is tried again this much later. */

@@ -12,7 +12,9 @@ import {
 } from '../../core'
 import type { Sql } from '../../sql'
 import type { Notice } from '../../webhooks'
+import { expiryFrom, expiryOf } from './expiry'
 import { migrate } from './migrations'
+import type { RecentUsage } from './recent-usage'
 
 /** The session row: owner, lifecycle, policy and the counters kept in step with every append. */
 export interface SessionRecord {
@@ -40,8 +42,8 @@ export interface SessionRecord {
   calibration: Calibration
   /** The usage the session's last chat call reported (null: it reported none, or there was none). */
   lastUsage: Usage | null
-  /** The prompt and cached prompt tokens of its last chat calls that reported usage, oldest first (at most {@link RECENT_CALLS}). */
-  recentUsage: [prompt: number, cached: number][]
+  /** The prompt and cached prompt tokens of its last chat calls that reported usage, oldest first (at most 20: see `./recent-usage`). */
+  recentUsage: RecentUsage
   /** How many COMPACTION events the log holds. */
   compactions: number
   /** How many REWIND events the log holds. */
@@ -112,13 +114,6 @@ type Row = {
   first_message: string | null
 }
 
-/** The chat calls `/context`'s cache figures are taken over. */
-export const RECENT_CALLS = 20
-
-/** The recent calls' usage with one more call's (a call that reported none leaves it as it was). */
-export const withRecentUsage = (recent: SessionRecord['recentUsage'], usage: Usage | null): SessionRecord['recentUsage'] =>
-  usage ? [...recent, [usage.promptTokens, usage.cachedPromptTokens ?? 0] as [number, number]].slice(-RECENT_CALLS) : recent
-
 function readRecord(sql: Sql): SessionRecord | null {
   const row = sql.first<Row>`SELECT * FROM session`
   if (!row) return null
@@ -144,7 +139,7 @@ function readRecord(sql: Sql): SessionRecord | null {
     indexed: row.indexed === 1,
     calibration: { ratio: row.ratio, samples: row.samples },
     lastUsage: row.last_usage === null ? null : (JSON.parse(row.last_usage) as Usage | null),
-    recentUsage: row.recent_usage ? (JSON.parse(row.recent_usage) as [number, number][]) : [],
+    recentUsage: row.recent_usage ? (JSON.parse(row.recent_usage) as RecentUsage) : [],
     compactions: row.compactions,
     rewinds: row.rewinds,
     pinEvents: row.pin_events,
@@ -179,28 +174,6 @@ export function writeRecord(sql: Sql, r: SessionRecord): void {
       ${r.notices.length === 0 ? null : JSON.stringify(r.notices)}, ${r.title}, ${r.titleSource}, ${r.firstMessage},
       ${r.recentUsage.length === 0 ? null : JSON.stringify(r.recentUsage)})`
 }
-
-/** `expiresAt` for a ttl counted from now; null never expires. */
-export const expiryFrom = (ttlSeconds: number | null): string | null =>
-  ttlSeconds === null ? null : new Date(Date.now() + ttlSeconds * 1000).toISOString()
-
-/** When a session expires: the earlier of its fixed expiry and its last append plus its idle ttl (null: never). */
-export function expiryOf(r: Pick<SessionRecord, 'fixedExpiresAt' | 'idleTtlSeconds' | 'lastAppendAt'>): string | null {
-  const idle = r.idleTtlSeconds === null ? null : Date.parse(r.lastAppendAt) + r.idleTtlSeconds * 1000
-  const fixed = r.fixedExpiresAt === null ? null : Date.parse(r.fixedExpiresAt)
-  const earliest = idle === null ? fixed : fixed === null ? idle : Math.min(idle, fixed)
-  return earliest === null ? null : new Date(earliest).toISOString()
-}
-
-/** The row after an append now: its idle expiry moves on. */
-export function appendedNow(record: SessionRecord): Pick<SessionRecord, 'lastAppendAt' | 'expiresAt'> {
-  const lastAppendAt = new Date().toISOString()
-  return { lastAppendAt, expiresAt: expiryOf({ ...record, lastAppendAt }) }
-}
-
-/** Whether the session has expired: from that moment it is absent, before any cleanup ran. */
-export const hasExpired = (record: SessionRecord): boolean =>
-  record.expiresAt !== null && Date.parse(record.expiresAt) <= Date.now()
 
 /** The contract's Session object: `stats.events` counts every log event, which is the version. */
 export const sessionJson = (r: SessionRecord): SessionJson => ({

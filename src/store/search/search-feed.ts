@@ -1,9 +1,10 @@
 import type { AcrossSessions } from '../../contract/search-settings'
 import { type DocumentText, searchTextOf } from '../../core'
 import type { Sql } from '../../sql'
+import { hasExpired } from '../log/expiry'
 import type { HandOver } from '../log/lifecycle'
 import type { SessionLog } from '../log/log'
-import { hasExpired, type SessionRecord } from '../log/session-row'
+import type { SessionRecord } from '../log/session-row'
 import type { ShardBatch, ShardEvent } from '../user-search/shard-types'
 import { indexedText } from './fts-expression'
 
