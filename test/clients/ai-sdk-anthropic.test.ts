@@ -2,7 +2,7 @@ import { createAnthropic } from '@ai-sdk/anthropic'
 import { generateText, jsonSchema, type ModelMessage, stepCountIs, streamText, tool } from 'ai'
 import { describe, expect, inject, it } from 'vitest'
 import { logOf, newSessionId, newTag, shown, upstreamSent } from './helpers'
-import { blobOf, expectStoredOnce, PDF, PDF_BASE64, PDF_DATA_URL, PNG, PNG_BASE64, PNG_DATA_URL } from './media'
+import { expectImageAndPdfKept, PDF, PDF_BASE64, PNG, PNG_BASE64 } from './media'
 
 /**
  * The AI SDK's Anthropic provider pointed at the service (its base URL ends in /v1; the token as
@@ -103,32 +103,7 @@ describe('the AI SDK (ai + @ai-sdk/anthropic) against the Messages door', () => 
         { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG_BASE64 } },
         { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: PDF_BASE64 }, title: 'plan.pdf' },
       ])
-    const log = await logOf(id)
-    expect(log.map((event) => event.message.role)).toEqual(['user', 'assistant', 'user', 'assistant'])
-    expect(log[0]!.message.content).toEqual([
-      { type: 'text', text: 'What are these?' },
-      { type: 'image', mediaType: 'image/png', blob: await blobOf(PNG), bytes: PNG.byteLength, width: 40, height: 30 },
-      {
-        type: 'document',
-        mediaType: 'application/pdf',
-        blob: await blobOf(PDF),
-        bytes: PDF.byteLength,
-        pages: 2,
-        title: 'plan.pdf',
-      },
-    ])
-    await expectStoredOnce(id, [PNG, PDF])
-    const sent = await upstreamSent(tag)
-    expect(sent).toHaveLength(2)
-    for (const { body } of sent)
-      expect(body.messages[0]).toEqual({
-        role: 'user',
-        content: [
-          { type: 'text', text: 'What are these?' },
-          { type: 'image_url', image_url: { url: PNG_DATA_URL } },
-          { type: 'file', file: { file_data: PDF_DATA_URL, filename: 'plan.pdf' } },
-        ],
-      })
+    await expectImageAndPdfKept(id, tag)
   })
 
   it('a multi-turn conversation with the SDK’s messages resent every turn', async () => {

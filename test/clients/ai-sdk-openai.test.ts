@@ -2,7 +2,7 @@ import { createOpenAI } from '@ai-sdk/openai'
 import { generateText, jsonSchema, type ModelMessage, stepCountIs, streamText, tool } from 'ai'
 import { describe, expect, inject, it } from 'vitest'
 import { logOf, newSessionId, newTag, shown, upstreamSent, viewOf } from './helpers'
-import { blobOf, expectStoredOnce, PDF, PDF_DATA_URL, PNG, PNG_DATA_URL } from './media'
+import { expectImageAndPdfKept, PDF, PDF_DATA_URL, PNG, PNG_DATA_URL } from './media'
 
 /**
  * The AI SDK's default OpenAI provider (`@ai-sdk/openai`: the Responses API, stored, earlier
@@ -88,32 +88,7 @@ describe('the AI SDK’s OpenAI provider (Responses) against the Responses door'
         { type: 'input_image', image_url: PNG_DATA_URL },
         { type: 'input_file', filename: 'plan.pdf', file_data: PDF_DATA_URL },
       ])
-    const log = await logOf(id)
-    expect(log.map((event) => event.message.role)).toEqual(['user', 'assistant', 'user', 'assistant'])
-    expect(log[0]!.message.content).toEqual([
-      { type: 'text', text: 'What are these?' },
-      { type: 'image', mediaType: 'image/png', blob: await blobOf(PNG), bytes: PNG.byteLength, width: 40, height: 30 },
-      {
-        type: 'document',
-        mediaType: 'application/pdf',
-        blob: await blobOf(PDF),
-        bytes: PDF.byteLength,
-        pages: 2,
-        title: 'plan.pdf',
-      },
-    ])
-    await expectStoredOnce(id, [PNG, PDF])
-    const sent = await upstreamSent(tag)
-    expect(sent).toHaveLength(2)
-    for (const { body } of sent)
-      expect(body.messages[0]).toEqual({
-        role: 'user',
-        content: [
-          { type: 'text', text: 'What are these?' },
-          { type: 'image_url', image_url: { url: PNG_DATA_URL } },
-          { type: 'file', file: { file_data: PDF_DATA_URL, filename: 'plan.pdf' } },
-        ],
-      })
+    await expectImageAndPdfKept(id, tag)
   })
 
   it('a tool loop the SDK runs: its calls and results stored once, the model shown the whole loop', async () => {

@@ -2,7 +2,7 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
 import { generateText, jsonSchema, type ModelMessage, stepCountIs, streamText, tool } from 'ai'
 import { describe, expect, inject, it } from 'vitest'
 import { logOf, newSessionId, newTag, shown, upstreamSent, viewOf } from './helpers'
-import { blobOf, expectStoredOnce, PDF, PDF_DATA_URL, PNG, PNG_DATA_URL } from './media'
+import { expectImageAndPdfKept, PDF, PNG } from './media'
 
 /** The Vercel AI SDK's OpenAI-compatible provider pointed at the service, the session in a header. */
 const provider = (sessionId: string) =>
@@ -78,32 +78,7 @@ describe('the AI SDK (ai + @ai-sdk/openai-compatible) against the chat-completio
     messages.push(...first.response.messages, { role: 'user', content: 'And the second page?' })
     const second = await generateText({ model: provider(id)(`echo#${tag}`), messages, maxRetries: 0 })
     expect(second.text).toBe('Echo: And the second page?')
-    const log = await logOf(id)
-    expect(log.map((event) => event.message.role)).toEqual(['user', 'assistant', 'user', 'assistant'])
-    expect(log[0]!.message.content).toEqual([
-      { type: 'text', text: 'What are these?' },
-      { type: 'image', mediaType: 'image/png', blob: await blobOf(PNG), bytes: PNG.byteLength, width: 40, height: 30 },
-      {
-        type: 'document',
-        mediaType: 'application/pdf',
-        blob: await blobOf(PDF),
-        bytes: PDF.byteLength,
-        pages: 2,
-        title: 'plan.pdf',
-      },
-    ])
-    await expectStoredOnce(id, [PNG, PDF])
-    const sent = await upstreamSent(tag)
-    expect(sent).toHaveLength(2)
-    for (const { body } of sent)
-      expect(body.messages[0]).toEqual({
-        role: 'user',
-        content: [
-          { type: 'text', text: 'What are these?' },
-          { type: 'image_url', image_url: { url: PNG_DATA_URL } },
-          { type: 'file', file: { file_data: PDF_DATA_URL, filename: 'plan.pdf' } },
-        ],
-      })
+    await expectImageAndPdfKept(id, tag)
   })
 
   it('a multi-turn conversation with the SDK’s messages resent every turn', async () => {

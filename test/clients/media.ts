@@ -8,6 +8,7 @@ import { expect, inject } from 'vitest'
 import { encodeBase64 } from '../../src/core/media/base64'
 import { pdf, png } from '../../src/core/media/fixtures'
 import { sha256Hex } from '../../src/core/media/sha256'
+import { logOf, upstreamSent } from './helpers'
 
 /** A real 40×30 PNG: a screenshot, small enough that Claude Code and Codex send its bytes as they are. */
 export const PNG = png(40, 30)
@@ -75,4 +76,38 @@ export async function expectStoredOnce(sessionId: string, files: Uint8Array[], a
   expect(carried).toEqual(files.map((file, i) => ({ blob: blobs[i], data: encodeBase64(file) })))
   for (const [i, blob] of blobs.entries()) expect(await blobBytes(sessionId, blob, access)).toEqual(files[i])
   return parts
+}
+
+/**
+ * A conversation of two turns whose first user message held the question, the PNG and the PDF
+ * (as the AI SDK's providers send them): the log holds each as a stored part, the blobs once, and
+ * the fake upstream was given both in its own format on both turns.
+ */
+export async function expectImageAndPdfKept(sessionId: string, tag: string) {
+  const log = await logOf(sessionId)
+  expect(log.map((event) => event.message.role)).toEqual(['user', 'assistant', 'user', 'assistant'])
+  expect(log[0]!.message.content).toEqual([
+    { type: 'text', text: 'What are these?' },
+    { type: 'image', mediaType: 'image/png', blob: await blobOf(PNG), bytes: PNG.byteLength, width: 40, height: 30 },
+    {
+      type: 'document',
+      mediaType: 'application/pdf',
+      blob: await blobOf(PDF),
+      bytes: PDF.byteLength,
+      pages: 2,
+      title: 'plan.pdf',
+    },
+  ])
+  await expectStoredOnce(sessionId, [PNG, PDF])
+  const sent = await upstreamSent(tag)
+  expect(sent).toHaveLength(2)
+  for (const { body } of sent)
+    expect(body.messages[0]).toEqual({
+      role: 'user',
+      content: [
+        { type: 'text', text: 'What are these?' },
+        { type: 'image_url', image_url: { url: PNG_DATA_URL } },
+        { type: 'file', file: { file_data: PDF_DATA_URL, filename: 'plan.pdf' } },
+      ],
+    })
 }
