@@ -1,6 +1,6 @@
 import { ServiceError } from '../contract/errors'
 import { newEventId } from '../contract/ids'
-import type { StrategySpec } from '../contract/schemas'
+import type { Policy, StrategySpec } from '../contract/schemas'
 import type { Usage } from '../contract/turn-result'
 import {
   analyzeColumns,
@@ -9,6 +9,8 @@ import {
   type MessageSkeleton,
   type ModelFit,
   passDue,
+  pastMark,
+  prepareSummary,
   type SessionInfo,
   type SessionStore,
   type Summarizer,
@@ -19,6 +21,7 @@ import { log } from '../log'
 import { chatModelBudget, modelSettings, NOT_CONFIGURED } from '../models/config'
 import { toServiceError, UpstreamError } from '../models/port'
 import { modelSummarizer } from '../models/summarizer'
+import type { StoredPrepared } from '../store/log/prepared'
 import { type Notice, newNotice } from '../webhooks'
 
 /** The session a pass runs on: the core's store, and where the pass's notices go (its summary's usage, its failure). */
@@ -31,6 +34,8 @@ export interface PassSession extends SessionStore {
   titleWanted?(): boolean
   /** Gives the session the title the summary model wrote (unless its client gave one meanwhile). */
   titled?(title: string): void
+  /** The session's prepared summary (round4 §6), where it keeps one: a pass reads it, a preparation replaces it. */
+  prepared?: { read(): StoredPrepared | null; write(prepared: StoredPrepared): void }
 }
 
 /**
@@ -43,6 +48,7 @@ function titling(summarizer: Summarizer | null, wanted: boolean): { summarizer: 
   return {
     summarizer: {
       ...(summarizer.inputTokens === undefined ? {} : { inputTokens: summarizer.inputTokens }),
+      ...(summarizer.quotes === undefined ? {} : { quotes: summarizer.quotes }),
       async summarize(request) {
         const outcome = await summarizer.summarize({ ...request, title: true })
         if (outcome.kind === 'summary' && outcome.title) title = outcome.title
@@ -81,7 +87,30 @@ export interface Compactor {
   run(store: PassSession, session: SessionInfo, request: PassRequest): Promise<CompactionResult>
   /** Whether the pass's trigger fires on the view now (nothing written, no model asked). */
   due(store: SessionStore, request: Pick<PassRequest, 'trigger' | 'model'>): Promise<boolean>
+  /**
+   * Prepares the summary the policy's pass would want (round4 §6) once the view has passed its
+   * mark, topped up from the one prepared before: whether a new one was kept. Nothing is written
+   * to the log; the summary call counts in usage, used or not. A failure is thrown (nothing kept).
+   */
+  prepare(store: PassSession, session: SessionInfo, request: PrepareRequest): Promise<boolean>
 }
+
+/** A policy's preparation, as a turn asks for it after its answer. */
+export interface PrepareRequest {
+  trigger?: Trigger
+  strategy: StrategySpec
+  model: ModelFit
+  /** The share of the trigger's tokens the view must have passed (the policy's `prepare.at`). */
+  at: number
+  spend?: ((usage: Usage | null) => Promise<void>) | undefined
+}
+
+/** Where a policy's prepared summaries start, when its `prepare` gives no `at`: 80% of its trigger's tokens. */
+export const PREPARE_AT = 0.8
+
+/** The share a policy prepares its summaries at, or null when it prepares none (`prepare: false`, or no summarizer). */
+export const preparesAt = (policy: Policy): number | null =>
+  policy.prepare === false || !policy.strategy.summarizer ? null : (policy.prepare?.at ?? PREPARE_AT)
 
 export interface CompactorOptions {
   /** The deployment's variables: its models are read from them when a pass first needs a summarizer. */
@@ -114,7 +143,7 @@ export function compactor(options: CompactorOptions): Compactor {
     const models = modelSettings(options.env)
     if (!models.model) throw new ServiceError('not_configured', `summaries need a model; ${NOT_CONFIGURED}`)
     if (models.problem) throw new ServiceError('not_configured', models.problem)
-    const modelName = spec.model ?? models.summaryModel
+    const modelName = summaryModelOf(spec)
     return modelSummarizer({
       model: models.model,
       modelName,
@@ -132,7 +161,43 @@ export function compactor(options: CompactorOptions): Compactor {
     })
   }
 
+  const summaryModelOf = (spec: NonNullable<StrategySpec['summarizer']>) => spec.model ?? modelSettings(options.env).summaryModel
+  /** A summarizer's options as a key: a prepared summary serves only passes of the summarizer that wrote it. */
+  const keyOf = (spec: NonNullable<StrategySpec['summarizer']>) => JSON.stringify({ ...spec, model: summaryModelOf(spec) })
+  /** The session's prepared summary, when this summarizer wrote it. */
+  const preparedFor = (store: PassSession, spec: StrategySpec['summarizer']): StoredPrepared | null => {
+    if (!spec || !store.prepared) return null
+    const stored = store.prepared.read()
+    return stored?.summarizer === keyOf(spec) ? stored : null
+  }
+
   return {
+    async prepare(store, session, request) {
+      const spec = request.strategy.summarizer
+      if (!spec || !store.prepared) return false
+      const { view, pins } = await store.readView()
+      if (!pastMark(analyzeColumns(view, pins).tokens, request.trigger, request.model, request.at)) return false
+      const { summarizer } = titling(summarizerFor(spec, request.spend, store, session), store.titleWanted?.() ?? false)
+      const prepared = await prepareSummary(
+        {
+          strategy: {
+            window: request.strategy.window,
+            summarizer: summarizer!,
+            ...(request.strategy.clearToolResults ? { clearToolResults: request.strategy.clearToolResults } : {}),
+          },
+          session,
+          model: request.model,
+          previous: preparedFor(store, spec),
+        },
+        { store, estimator: options.estimator },
+      ).catch((error: unknown) => {
+        throw toServiceError(error)
+      })
+      if (!prepared) return false
+      const tokens = prepared.messages.reduce((sum, message) => sum + options.estimator.count(message.content), 0)
+      store.prepared.write({ ...prepared, summarizer: keyOf(spec), tokens, preparedAt: new Date().toISOString() })
+      return true
+    },
     async due(store, request) {
       const { view, pins } = await store.readView()
       return passDue(view, request.trigger, request.model, analyzeColumns(view, pins))
@@ -140,6 +205,7 @@ export function compactor(options: CompactorOptions): Compactor {
     async run(store: PassSession, session: SessionInfo, request: PassRequest) {
       const wanted = !request.dryRun && (store.titleWanted?.() ?? false)
       const { summarizer, title } = titling(summarizerFor(request.strategy.summarizer, request.spend, store, session), wanted)
+      const prepared = request.dryRun ? null : preparedFor(store, request.strategy.summarizer)
       // Told, never in the way: the pass's own error is what its caller hears.
       const failed = (code: string, message: string) =>
         store
@@ -152,6 +218,7 @@ export function compactor(options: CompactorOptions): Compactor {
             strategy: {
               window: request.strategy.window,
               summarizer,
+              prepared,
               ...(request.strategy.clearToolResults ? { clearToolResults: request.strategy.clearToolResults } : {}),
               ...(request.inTurn ? { inTurn: request.inTurn } : {}),
             },
@@ -171,8 +238,8 @@ export function compactor(options: CompactorOptions): Compactor {
           },
         )
         if (result.reason === 'summarizer_failed') await failed('summarizer_failed', 'the summarizer answered no summary')
-        // The first summarizing pass that is written names the session.
-        const named = title()
+        // The first summarizing pass that is written names the session (a prepared summary's title, when it used one).
+        const named = title() ?? (result.boundary?.boundary.prepared && wanted ? (prepared?.title ?? null) : null)
         if (named !== null && !result.unchanged) store.titled?.(named)
         return result
       } catch (error) {

@@ -6,6 +6,8 @@ import type { SessionFacts } from '../reads/facts'
 /** What the session object knows now, in memory: a background pass running, requests waiting on its queue. */
 export interface SessionActivity {
   compacting: boolean
+  /** A summary is being prepared ahead of a pass now (round4 §6). */
+  preparing: boolean
   queued: number
 }
 

@@ -105,6 +105,7 @@ export class SessionObject extends DurableObject<Env> {
   private readonly compaction: Compactor
   private readonly runner: TurnRunner
   private readonly passes: BackgroundPass
+  private readonly preparing: BackgroundPass
   private readonly live: LiveHub
   private readonly searchPart: SessionSearchPart
 
@@ -132,7 +133,9 @@ export class SessionObject extends DurableObject<Env> {
     this.doorReads = new DoorReads(this.storage.parts, () => this.storage.find())
     this.compaction = compactor({ env, estimator })
     this.passes = new BackgroundPass((work) => ctx.waitUntil(work))
-    this.runner = new TurnRunner({ env, compactor: this.compaction, estimator, passes: this.passes, live })
+    this.preparing = new BackgroundPass((work) => ctx.waitUntil(work))
+    const { passes, preparing } = this
+    this.runner = new TurnRunner({ env, compactor: this.compaction, estimator, passes, preparing, live })
   }
 
   // ── the session ──────────────────────────────────────────────────────────────────────────
@@ -231,7 +234,11 @@ export class SessionObject extends DurableObject<Env> {
   context(): Promise<Outcome<ContextJson>> {
     return toOutcome(async () => {
       const facts = this.reads.facts(await this.storage.existing())
-      return contextReport(facts, this.env, { compacting: this.passes.compacting, queued: this.runner.waiting })
+      return contextReport(facts, this.env, {
+        compacting: this.passes.compacting,
+        preparing: this.preparing.compacting,
+        queued: this.runner.waiting,
+      })
     })
   }
 

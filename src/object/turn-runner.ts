@@ -18,6 +18,8 @@ export interface TurnRunnerOptions {
   estimator: TokenEstimator
   /** The session's background pass. */
   passes: BackgroundPass
+  /** The session's preparation of a summary ahead of its pass (one at a time, apart from the passes). */
+  preparing: BackgroundPass
   /** The session's live subscribers: they see every reply's pieces as they come. */
   live: Pick<LiveHub, 'followed' | 'delta' | 'ended'>
 }
@@ -83,7 +85,7 @@ export class TurnRunner {
     const frames = frameWriter()
     const { stream } = settings
     const mode = backgroundMode(this.options.env.COMPACTION_BACKGROUND)
-    const { passes, live } = this.options
+    const { passes, preparing, live } = this.options
     /** The turn whose stored reply this run is writing, as live subscribers know it. */
     let liveTurn: string | null = null
     const scheduler: PassScheduler = {
@@ -91,6 +93,7 @@ export class TurnRunner {
       start: (pass) => passes.start(pass),
       running: () => passes.compacting,
       settled: () => passes.settled(),
+      prepare: (work) => preparing.start(work),
     }
     const deps = (session: TurnSession, limiter: TurnLimiter | undefined, written: () => void): TurnDeps => ({
       session,

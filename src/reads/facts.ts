@@ -3,14 +3,17 @@ import type { Usage } from '../contract/turn-result'
 import {
   analyzeColumns,
   type Calibration,
+  type ColumnsAnalysis,
   newestTurnSeqs,
   type Positions,
   pendingToolCalls,
+  preparedPrefix,
   type UsageTotals,
   type ViewColumns,
   type ViewPins,
 } from '../core'
 import type { SessionLog } from '../store/log/log'
+import type { StoredPrepared } from '../store/log/prepared'
 import type { CompactionFailure, SessionRecord } from '../store/log/session-row'
 import type { ViewCache } from '../store/log/view-cache'
 
@@ -52,6 +55,30 @@ export interface SessionFacts {
   policy: Policy | null
   /** What the session's model calls spent, as the upstreams reported it. */
   usage: UsageTotals
+  /** The summary prepared ahead of a pass (round4 §6), and whether it still covers the start of the view's conversation; null: none. */
+  prepared: PreparedState | null
+}
+
+/** What `/context` says of a prepared summary. */
+export interface PreparedState {
+  /** `ready`: it covers the start of the view's conversation, rolled on from the view's summary, so a pass covering that uses it; `stale`: the view moved away from it (a pass, a rewind, an undo, a pin or edit in its range) and the next preparation starts again. */
+  state: 'ready' | 'stale'
+  /** The conversation events it covers, by seq: how many, the first and the last. */
+  covers: { events: number; fromSeq: number; toSeq: number }
+  tokens: number
+  preparedAt: string
+}
+
+/** A prepared summary's state against the view now: ready when its range is the first part of the view's conversation after the same summary. */
+function preparedState(prepared: StoredPrepared, view: ViewColumns, analysis: ColumnsAnalysis): PreparedState {
+  const seqs = (positions: Positions) => Int32Array.from(positions, (p) => view.seq(p))
+  const ready = preparedPrefix(prepared, seqs(analysis.priorSummary), seqs(analysis.conversation)) !== null
+  return {
+    state: ready ? 'ready' : 'stale',
+    covers: { events: prepared.covered.length, fromSeq: prepared.covered[0] ?? 0, toSeq: prepared.covered.at(-1) ?? 0 },
+    tokens: prepared.tokens,
+    preparedAt: prepared.preparedAt,
+  }
 }
 
 const sum = (view: ViewColumns, positions: Positions) => positions.reduce((total, p) => total + view.tokens(p), 0)
@@ -65,6 +92,7 @@ export function sessionFacts(
   view: ViewCache,
   record: SessionRecord,
   pins: { pinned: ReadonlyMap<string, number>; ofView: ViewPins },
+  prepared: StoredPrepared | null = null,
 ): SessionFacts {
   const columns = view.snapshot(record)
   // Counted as a pass sees the view: a pinned question is no turn, a held message no preamble.
@@ -101,5 +129,6 @@ export function sessionFacts(
     lastCompactionError: record.lastCompactionError,
     policy: record.policy,
     usage: record.usage,
+    prepared: prepared && preparedState(prepared, columns, analysis),
   }
 }

@@ -27,6 +27,7 @@ import type { SessionBranches } from '../store/log/branches'
 import { eventJson, NOTHING_PINNED, type PinnedSeqs, pinnedEach, withPin, withPinned } from '../store/log/event-json'
 import type { SessionLog } from '../store/log/log'
 import type { SessionPins } from '../store/log/pins'
+import type { PreparedSummaries } from '../store/log/prepared'
 import type { SessionRecord } from '../store/log/session-row'
 import type { SessionUndos } from '../store/log/undos'
 import type { ViewCache } from '../store/log/view-cache'
@@ -186,10 +187,18 @@ export class SessionReads {
   private readonly branchesOf: SessionBranches
   private readonly undos: SessionUndos
   private readonly pins: SessionPins
+  private readonly prepared: PreparedSummaries
   private readonly blobs: SessionBlobs
 
   constructor(storage: SessionStorage) {
-    ;({ log: this.log, view: this.view, branches: this.branchesOf, undos: this.undos, pins: this.pins } = storage.parts)
+    ;({
+      log: this.log,
+      view: this.view,
+      branches: this.branchesOf,
+      undos: this.undos,
+      pins: this.pins,
+      prepared: this.prepared,
+    } = storage.parts)
     this.lineage = storage.lineage
     this.blobs = storage.blobs
   }
@@ -293,9 +302,15 @@ export class SessionReads {
 
   /** What the session holds and what compaction did (`GET /context`): counted, nothing written. */
   facts(record: SessionRecord): SessionFacts {
-    return sessionFacts(this.log, this.view, record, {
-      pinned: this.pins.pinned(),
-      ofView: this.pins.ofView(record.boundarySeq),
-    })
+    return sessionFacts(
+      this.log,
+      this.view,
+      record,
+      {
+        pinned: this.pins.pinned(),
+        ofView: this.pins.ofView(record.boundarySeq),
+      },
+      this.prepared.read(),
+    )
   }
 }

@@ -14,6 +14,7 @@ import { SessionLog } from './log/log'
 import { OpenSession, type SessionParts } from './log/open-session'
 import { Outbox } from './log/outbox'
 import { SessionPins } from './log/pins'
+import { PreparedSummaries } from './log/prepared'
 import { SessionEnd } from './log/session-end'
 import { type NewSessionInput, newRecord, type SessionRecord, SessionRowCache } from './log/session-row'
 import { SessionWriter, type WriteListener } from './log/session-writer'
@@ -101,7 +102,20 @@ export class SessionStorage {
     this.lineage = new LineageSearch(log, view, this.searchIndex, new RankedSearch(sql, this.searchIndex.tables))
     const search = this.lineage
     const { blobs } = this
-    this.parts = { log, view, steps: new StepLog(sql, log), indexes, row, writer, search, branches, undos, pins, blobs }
+    this.parts = {
+      log,
+      view,
+      steps: new StepLog(sql, log),
+      indexes,
+      row,
+      writer,
+      search,
+      branches,
+      undos,
+      pins,
+      blobs,
+      prepared: new PreparedSummaries(sql),
+    }
     this.end = new SessionEnd(row, writer, this.lifecycle)
   }
 

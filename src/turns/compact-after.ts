@@ -1,3 +1,4 @@
+import { preparesAt } from '../compaction'
 import { type ErrorBody, serviceErrorOf } from '../contract/errors'
 import type { TurnResult } from '../contract/turn-result'
 import { log } from '../log'
@@ -23,8 +24,20 @@ export async function compactAfter(step: PreparedStep, result: TurnResult, deps:
     spend: deps.limiter?.spend,
   }
   const pass = () => deps.compactor.run(deps.session, deps.session.info(), request)
+  const at = preparesAt(policy)
+  // The summary a later pass will want, prepared after the answer (round4 §6); never in the turn's way.
+  const prepare = () =>
+    at !== null &&
+    deps.passes?.prepare(async () => {
+      await deps.compactor
+        .prepare(deps.session, deps.session.info(), { ...request, at })
+        .catch((error: unknown) => log.warn('preparing a summary failed; a pass will summarize', { error: String(error) }))
+    })
   if (deps.passes?.inBackground(policy)) {
-    if (!(await deps.compactor.due(deps.session, request))) return { ...result, compactionScheduled: false }
+    if (!(await deps.compactor.due(deps.session, request))) {
+      prepare()
+      return { ...result, compactionScheduled: false }
+    }
     const started = deps.passes.start(async () => {
       const outcome = await pass().then(
         (compaction) =>
@@ -43,7 +56,9 @@ export async function compactAfter(step: PreparedStep, result: TurnResult, deps:
       deps.onCompacting?.()
       await deps.passes.settled()
     }
-    return { ...result, compaction: await pass() }
+    const compaction = await pass()
+    if (compaction.unchanged) prepare()
+    return { ...result, compaction }
   } catch (error) {
     return { ...result, compaction: { error: failureOf(error) } }
   }

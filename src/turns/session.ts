@@ -86,6 +86,8 @@ export interface PassScheduler {
   running(): boolean
   /** Waits for the running pass, if any. */
   settled(): Promise<void>
+  /** Starts a preparation of the policy's summary (round4 §6) unless one runs already; apart from the passes. */
+  prepare(work: () => Promise<void>): boolean
 }
 
 /** What one turn runs with. */

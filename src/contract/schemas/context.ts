@@ -38,6 +38,23 @@ export const ContextSchema = z
       })
       .nullable(),
     compacting: z.boolean().openapi({ description: 'A background pass is running on the session now.' }),
+    preparing: z
+      .boolean()
+      .openapi({ description: 'A summary is being prepared (or topped up) in the background now (round4 §6).' }),
+    prepared: z
+      .object({
+        state: z.enum(['ready', 'stale']).openapi({
+          description:
+            '`ready`: it covers the start of the view’s conversation after the view’s summary, so a pass covering that takes it without waiting for the summary model; `stale`: the view moved away from it (a pass, a rewind, an undo, a pin or an edit in its range) and the next preparation starts again.',
+        }),
+        covers: z
+          .object({ events: z.int(), fromSeq: z.int(), toSeq: z.int() })
+          .openapi({ description: 'The conversation events it covers, by seq: how many, the first and the last.' }),
+        tokens: z.int().openapi({ description: 'The summary’s estimated tokens.' }),
+        preparedAt: z.string(),
+      })
+      .nullable()
+      .openapi({ description: 'The summary prepared ahead of a pass (see the policy’s `prepare`); null: none.' }),
     queued: z.int().openapi({
       description:
         'Requests waiting on the session’s queue now, behind the one running: turns, door requests, rewinds, pins, undos.',

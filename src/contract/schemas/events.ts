@@ -156,6 +156,10 @@ export const BoundarySchema = z
       .array(ClearedEntrySchema)
       .optional()
       .openapi({ description: 'The messages of the view a clearing cleared, in view order (absent: none).' }),
+    prepared: z
+      .literal(true)
+      .optional()
+      .openapi({ description: 'A pass that used a summary prepared in the background (round4 §6); absent otherwise.' }),
   })
   .openapi('Boundary')
 

@@ -114,6 +114,13 @@ export const PolicySchema = z
   .strictObject({
     trigger: TriggerSchema,
     strategy: StrategySchema.default({}),
+    prepare: z
+      .union([z.strictObject({ at: z.number().gt(0).max(1).optional() }), z.literal(false)])
+      .optional()
+      .openapi({
+        description:
+          'Prepare the summary in the background once the view passes `at` (default 0.8) of the trigger’s tokens (of the context window when the trigger counts none), so that a pass asked for later answers without waiting for the summary model; false: never. Only with a summarizer.',
+      }),
     background: z.boolean().optional().openapi({
       description:
         'Run the pass after the turn is answered, in the session object (default: COMPACTION_BACKGROUND, which is true for the doors and false for /turns).',

@@ -11,9 +11,10 @@ import {
 import { newMessageEvent } from '../events/new-event'
 import { keepAllPlan, type PassCut, type PassPlan, planPass } from '../pass'
 import { planInTurn } from '../pass/in-turn'
+import { type PreparedSummary, preparedPrefix } from '../prepared'
 import { rebase } from '../rebase'
-import { type SessionStore, VersionConflictError } from '../session-store'
-import type { SessionInfo, Summarizer, SummaryMessage } from '../summarizer'
+import { type SessionStore, VersionConflictError, type ViewSnapshot } from '../session-store'
+import type { SessionInfo, Summarizer, SummaryMessage, SummaryOutcome } from '../summarizer'
 import type { TokenEstimator } from '../tokens'
 import { fires, type ModelFit, type Trigger } from '../triggers'
 import { analyzeColumns } from '../view'
@@ -31,6 +32,11 @@ export interface Strategy {
    * or a summarizer the window's cut follows when the trigger still fires, in the same pass.
    */
   clearToolResults?: ClearToolResults
+  /**
+   * A summary prepared ahead (see `../prepared`), written by this summarizer: used when it covers
+   * the first part of what the pass covers (the rest summarized on from it), else ignored.
+   */
+  prepared?: PreparedSummary | null
   /**
    * Cover the older tool groups of the newest turn instead of older turns (an agent's loop that
    * alone outgrows the window), down to this view budget: see `planInTurn`.
@@ -148,57 +154,25 @@ export async function compact(request: CompactRequest, deps: CompactDeps): Promi
     request.dryRun ? { ...unchangedResult(reason, version), dryRun: true } : unchangedResult(reason, version)
   const strategy = request.strategy ?? {}
   const summarizer = strategy.summarizer ?? null
-  const { view: stored, version, pins, cleared: clearedNow, clearedSeqs } = await store.readView()
+  const snapshot = await store.readView()
+  const { version } = snapshot
   const expected = request.expectedVersion
   if (expected !== undefined && expected !== version) throw new VersionConflictError(expected, version)
+  if (!passDue(snapshot.view, request.trigger, request.model, analyzeColumns(snapshot.view, snapshot.pins)))
+    return unchanged('trigger_not_fired', version)
 
-  const storedAnalysis = analyzeColumns(stored, pins)
-  if (!passDue(stored, request.trigger, request.model, storedAnalysis)) return unchanged('trigger_not_fired', version)
-
-  // Clearing first: the view's columns then count the cleared messages at their cleared size.
-  const planned = strategy.clearToolResults
-    ? await planViewClearing(stored, clearedById(clearedNow), clearedSeqs, strategy.clearToolResults, store, deps)
-    : null
-  const clearing = planned?.plan ?? null
-  const view = planned?.plan ? withTokens(stored, planned.plan.changed, planned.positions, planned.ids) : stored
-  const cleared = clearing?.cleared ?? clearedNow ?? []
-  const analysis = clearing ? analyzeColumns(view, pins) : storedAnalysis
-  const windowed =
-    strategy.inTurn !== undefined || strategy.window !== undefined || summarizer !== null || !strategy.clearToolResults
-  let plan: PassPlan
-  if (clearing && (!windowed || !passDue(view, request.trigger, request.model, analysis)))
-    plan = { kind: 'cut', ...keepAllPlan(view, pins, analysis) }
-  else if (strategy.inTurn)
-    plan = planInTurn(view, { ...strategy.inTurn, summarizing: summarizer !== null, pins, pending: request.pending })
-  else
-    plan = planPass(
-      view,
-      {
-        window: strategy.window ?? DEFAULT_WINDOW,
-        model: request.model,
-        summarizing: summarizer !== null,
-        pending: request.pending,
-        pins,
-      },
-      analysis,
-    )
-  if (plan.kind === 'unchanged') return unchanged(plan.reason, version)
-  // What the pass saves counts its clearing too.
-  const cut: PassCut = clearing ? { ...plan, beforeTokens: storedAnalysis.tokens } : plan
+  const planned = await planCut(snapshot, request, deps)
+  if (typeof planned === 'string') return unchanged(planned, version)
+  const { cut, view, cleared } = planned
   if (request.dryRun) return dryRun(cut, cleared, version, store)
 
   let summary: NewMessageEvent[] = []
+  let prepared = false
   if (summarizer && cut.covered.length > 0) {
-    const shown = clearedById(cleared)
-    const read = async (positions: Int32Array) => viewEvents(await store.readEvents(seqsAt(view, positions)), shown)
-    const priorTokens = cut.priorSummary.reduce((sum, p) => sum + view.tokens(p), 0)
-    const budget = (summarizer.inputTokens ?? Infinity) - priorTokens
-    const outcome = await summarizer.summarize({
-      session: request.session,
-      priorSummary: await read(cut.priorSummary),
-      covered: await read(newestThatFit(view, cut.coveredConversation, budget)),
-      preserved: await read(cut.preserved),
-    })
+    const usable = strategy.inTurn ? null : (strategy.prepared ?? null)
+    const made = await summaryOf(cut, view, cleared, summarizer, usable, request.session, deps)
+    const { outcome } = made
+    prepared = made.prepared
     if (outcome.kind === 'declined' || (outcome.kind === 'summary' && outcome.messages.length === 0)) {
       return unchanged('summarizer_declined', version)
     }
@@ -231,7 +205,134 @@ export async function compact(request: CompactRequest, deps: CompactDeps): Promi
     ]
   }
 
-  return write(cut, summary, cleared, version, deps, expected === undefined)
+  return write(cut, summary, cleared, version, deps, expected === undefined, prepared)
+}
+
+/** What a pass covers, planned on a view: its cut, the view it cut (cleared messages at their cleared size), the clearing it keeps. */
+interface PlannedCut {
+  cut: PassCut
+  view: ViewColumns
+  cleared: readonly ClearedEntry[]
+}
+
+/**
+ * Plans a pass of a strategy on a view, its trigger aside: a clearing first (the view's columns
+ * then count the cleared messages at their cleared size), then the window's cut (or the newest
+ * turn's) when the trigger still fires. What the pass would cover, or why it covers nothing.
+ */
+async function planCut(
+  snapshot: ViewSnapshot,
+  request: Pick<CompactRequest, 'strategy' | 'trigger' | 'model' | 'pending'>,
+  deps: Pick<CompactDeps, 'store' | 'estimator'>,
+): Promise<PlannedCut | 'nothing_to_cover'> {
+  const strategy = request.strategy ?? {}
+  const summarizer = strategy.summarizer ?? null
+  const { view: stored, pins, cleared: clearedNow, clearedSeqs } = snapshot
+  const storedAnalysis = analyzeColumns(stored, pins)
+  const planned = strategy.clearToolResults
+    ? await planViewClearing(stored, clearedById(clearedNow), clearedSeqs, strategy.clearToolResults, deps.store, deps)
+    : null
+  const clearing = planned?.plan ?? null
+  const view = planned?.plan ? withTokens(stored, planned.plan.changed, planned.positions, planned.ids) : stored
+  const cleared = clearing?.cleared ?? clearedNow ?? []
+  const analysis = clearing ? analyzeColumns(view, pins) : storedAnalysis
+  const windowed =
+    strategy.inTurn !== undefined || strategy.window !== undefined || summarizer !== null || !strategy.clearToolResults
+  let plan: PassPlan
+  if (clearing && (!windowed || !passDue(view, request.trigger, request.model, analysis)))
+    plan = { kind: 'cut', ...keepAllPlan(view, pins, analysis) }
+  else if (strategy.inTurn)
+    plan = planInTurn(view, { ...strategy.inTurn, summarizing: summarizer !== null, pins, pending: request.pending })
+  else
+    plan = planPass(
+      view,
+      {
+        window: strategy.window ?? DEFAULT_WINDOW,
+        model: request.model,
+        summarizing: summarizer !== null,
+        pending: request.pending,
+        pins,
+      },
+      analysis,
+    )
+  if (plan.kind === 'unchanged') return plan.reason
+  // What the pass saves counts its clearing too.
+  return { cut: clearing ? { ...plan, beforeTokens: storedAnalysis.tokens } : plan, view, cleared }
+}
+
+/**
+ * The summary of what a cut covers: the prepared one when it covers exactly that (no model call),
+ * else the summarizer's — rolled on from the prepared one over the rest when it covers the first
+ * part, else from the view's prior summary over all of it (the newest that fit its input).
+ */
+async function summaryOf(
+  cut: PassCut,
+  view: ViewColumns,
+  cleared: readonly ClearedEntry[],
+  summarizer: Summarizer,
+  prepared: PreparedSummary | null,
+  session: SessionInfo,
+  deps: Pick<CompactDeps, 'store' | 'estimator'>,
+): Promise<{ outcome: SummaryOutcome; prepared: boolean }> {
+  const shown = clearedById(cleared)
+  const read = async (positions: Int32Array) => viewEvents(await deps.store.readEvents(seqsAt(view, positions)), shown)
+  const from = prepared ? preparedPrefix(prepared, seqsAt(view, cut.priorSummary), seqsAt(view, cut.coveredConversation)) : null
+  if (prepared && from === cut.coveredConversation.length)
+    return { outcome: { kind: 'summary', messages: prepared.messages }, prepared: true }
+  const priorSummary = prepared && from !== null ? summaryEvents(prepared.messages, deps.estimator) : await read(cut.priorSummary)
+  const priorTokens = priorSummary.reduce((sum, event) => sum + event.tokens, 0)
+  const budget = (summarizer.inputTokens ?? Infinity) - priorTokens
+  const outcome = await summarizer.summarize({
+    session,
+    priorSummary,
+    covered: await read(newestThatFit(view, cut.coveredConversation.subarray(from ?? 0), budget)),
+    preserved: await read(cut.preserved.subarray(0, summarizer.quotes ?? cut.preserved.length)),
+  })
+  return { outcome, prepared: from !== null }
+}
+
+/** A prepared summary's messages as the prior summary a summarizer rolls on from (never stored). */
+const summaryEvents = (messages: readonly SummaryMessage[], estimator: TokenEstimator): MessageEvent[] =>
+  messages.map((message, i) => ({
+    ...newMessageEvent(
+      { id: `prepared-${i}`, message: { role: message.role, content: message.content }, timestamp: '', synthetic: true },
+      estimator,
+    ),
+    seq: 0,
+  }))
+
+/** What {@link prepareSummary} is asked: the strategy's pass as it would run now, and the summary prepared before. */
+export interface PrepareRequest {
+  strategy: Strategy & { summarizer: Summarizer }
+  session: SessionInfo
+  model?: ModelFit
+  /** The summary prepared before (its summarizer the strategy's), or null. */
+  previous: PreparedSummary | null
+}
+
+/**
+ * Prepares the summary a pass of the strategy would want if it ran now (round4 §6), for a pass to
+ * take later without waiting for the model: topped up from the previous one with the events since
+ * when that covers the first part of the range, else written from the view's prior summary. Null
+ * when there is nothing new to prepare (the previous one covers the range, the pass would cover
+ * nothing) or the summarizer gave no usable summary. Nothing is written to the log.
+ *
+ * @example
+ * const prepared = await prepareSummary({ strategy, session, model, previous }, { store, estimator })
+ */
+export async function prepareSummary(
+  request: PrepareRequest,
+  deps: Pick<CompactDeps, 'store' | 'estimator'>,
+): Promise<PreparedSummary | null> {
+  const planned = await planCut(await deps.store.readView(), { strategy: request.strategy, model: request.model }, deps)
+  if (typeof planned === 'string' || planned.cut.coveredConversation.length === 0) return null
+  const { cut, view, cleared } = planned
+  const prior = seqsAt(view, cut.priorSummary)
+  const covered = seqsAt(view, cut.coveredConversation)
+  if (request.previous && preparedPrefix(request.previous, prior, covered) === covered.length) return null
+  const { outcome } = await summaryOf(cut, view, cleared, request.strategy.summarizer, request.previous, request.session, deps)
+  if (outcome.kind !== 'summary' || outcome.messages.length === 0 || !outcome.messages.every(isUsable)) return null
+  return { prior, covered, messages: outcome.messages, ...(outcome.title ? { title: outcome.title } : {}) }
 }
 
 /**
@@ -255,7 +356,7 @@ async function planViewClearing(
   clearedSeqs: ReadonlySet<number> | undefined,
   options: ClearToolResults,
   store: SessionStore,
-  deps: CompactDeps,
+  deps: Pick<CompactDeps, 'estimator'>,
 ): Promise<{ plan: ClearingPlan | null; positions: Int32Array; ids: string[] }> {
   const inputs = Array.isArray(options.clearInputs) ? options.clearInputs.length > 0 : options.clearInputs === true
   const positions = toolPositions(view, inputs, clearedSeqs)
@@ -389,6 +490,7 @@ async function write(
   version: number,
   deps: CompactDeps,
   rebasable: boolean,
+  prepared: boolean,
 ): Promise<CompactionResult> {
   const { store } = deps
   const boundaryDraft = { id: deps.newId(), timestamp: deps.now() }
@@ -396,7 +498,7 @@ async function write(
   let at = version
   for (let attempt = 0; ; attempt++) {
     const { kept, seqs } = await keptBy(plan, store)
-    const { events, tokensEstimatedSaved } = recordPass(plan, kept, summary, boundaryDraft, cleared)
+    const { events, tokensEstimatedSaved } = recordPass(plan, kept, summary, boundaryDraft, cleared, prepared)
     try {
       const written = await store.append(events, at)
       const boundary = written.find(isCompaction)!

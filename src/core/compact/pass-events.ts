@@ -30,6 +30,7 @@ export function recordPass(
   summary: NewMessageEvent[],
   boundary: { id: string; timestamp: string },
   cleared: readonly ClearedEntry[] = [],
+  prepared = false,
 ): { events: [NewCompactionEvent, ...NewMessageEvent[]]; tokensEstimatedSaved: number } {
   // Summary events are not written yet: they have no seq, and are never system messages.
   const written = columnsOf(summary.map((event) => ({ ...event, seq: 0 }) as ViewEvent))
@@ -50,6 +51,7 @@ export function recordPass(
     tokensAfter,
     ...(kept.held.length > 0 ? { held: kept.held } : {}),
     ...keptCleared(cleared, kept),
+    ...(prepared ? { prepared: true as const } : {}),
   })
   return { events: [event, ...summary], tokensEstimatedSaved }
 }

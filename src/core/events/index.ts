@@ -110,6 +110,8 @@ export interface Boundary {
   held?: string[]
   /** The messages of the view cleared (see {@link ClearedEntry}), in view order; absent: none. */
   cleared?: ClearedEntry[]
+  /** A pass that used a prepared summary (see `../prepared`): true; absent otherwise. */
+  prepared?: true
 }
 
 interface EventBase {

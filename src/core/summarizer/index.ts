@@ -55,4 +55,6 @@ export interface Summarizer {
    * newest of them that fit are sent; absent, all of them are.
    */
   readonly inputTokens?: number
+  /** How many of the preserved events it reads (quoted for continuity); absent: all of them. */
+  readonly quotes?: number
 }

@@ -67,6 +67,7 @@ export function modelSummarizer(options: ModelSummarizerOptions): Summarizer {
       .join('\n')
 
   return {
+    quotes: overlap,
     inputTokens:
       options.contextTokens === undefined
         ? undefined

@@ -31,6 +31,7 @@ import { hasExpired } from './expiry'
 import type { LogIndexes } from './indexes'
 import type { SessionLog } from './log'
 import type { SessionPins } from './pins'
+import type { PreparedSummaries, StoredPrepared } from './prepared'
 import { recallById } from './recall-by-id'
 import { withRecentUsage } from './recent-usage'
 import { planRewind } from './rewind-plan'
@@ -54,6 +55,7 @@ export interface SessionParts {
   undos: SessionUndos
   pins: SessionPins
   blobs: SessionBlobs
+  prepared: PreparedSummaries
 }
 
 const EMPTY_VIEW = new PackedColumns().prefix()
@@ -108,6 +110,23 @@ export class OpenSession {
     return record
   }
 
+  /** The session row, when it is still the session this request works on and it has not expired (a background task's check). */
+  private stillOpen(): SessionRecord | null {
+    const now = this.parts.row.stored()
+    return now && now.createdAt === this.incarnation && !hasExpired(now) ? now : null
+  }
+
+  /**
+   * The session's prepared summary (round4 §6). A preparation that ends after its session did
+   * keeps nothing: no summary outlives its session's erasure.
+   */
+  readonly prepared = {
+    read: (): StoredPrepared | null => (this.stillOpen() ? this.parts.prepared.read() : null),
+    write: (prepared: StoredPrepared): void => {
+      if (this.stillOpen()) this.parts.prepared.write(prepared)
+    },
+  }
+
   /** A read of this request, kept until the session's next write. */
   private memoized<T>(key: string, version: number, read: () => T): T {
     if (version !== this.memoVersion) {
@@ -128,8 +147,8 @@ export class OpenSession {
    * writing only when that changes. A session that ended meanwhile is left alone.
    */
   noteBackgroundPass(failure: { code: string; message: string } | null): void {
-    const now = this.parts.row.stored()
-    if (!now || now.createdAt !== this.incarnation || hasExpired(now)) return
+    const now = this.stillOpen()
+    if (!now) return
     if (failure === null && now.lastCompactionError === null) return
     const lastCompactionError = failure && { error: failure, at: new Date().toISOString() }
     this.parts.writer.commit({ ...now, lastCompactionError }, [])

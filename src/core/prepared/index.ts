@@ -1,0 +1,63 @@
+import type { SummaryMessage } from '../summarizer'
+import type { ModelFit, Trigger } from '../triggers'
+
+/**
+ * A summary written ahead of the pass that will want it (round4 §6): the summary of what the
+ * session's strategy would cover if it ran then. It is kept beside the log, never in it (no event,
+ * not in the view), with the range it covers by seq, so that a pass uses it only when it covers
+ * that range first: a pass never gets a summary of an event it does not cover.
+ */
+export interface PreparedSummary {
+  /** The view's prior summary it rolled in, by seq (empty: none). */
+  prior: Int32Array
+  /** The conversation events it covers, by seq, in view order. */
+  covered: Int32Array
+  /** The summary turn: the shadow prompt, then the summary. */
+  messages: SummaryMessage[]
+  /** The conversation's title, when the summary model was asked for one with it. */
+  title?: string
+}
+
+const sameSeqs = (a: Int32Array, b: Int32Array, length = a.length) => {
+  if (a.length < length || b.length < length) return false
+  for (let i = 0; i < length; i++) if (a[i] !== b[i]) return false
+  return true
+}
+
+/**
+ * How many of a pass's covered conversation events (by seq, in view order) a prepared summary
+ * already covers: all of them, a first part of them, or null when it cannot be used — another
+ * prior summary, or a range that is not the first part of the pass's (an event rewound, undone,
+ * pinned or edited away in between changes the seqs, so it never matches).
+ *
+ * @example
+ * preparedPrefix(prepared, Int32Array.of(), Int32Array.of(1, 2, 3, 4)) // 3 when it covers 1, 2, 3
+ */
+export function preparedPrefix(prepared: PreparedSummary, prior: Int32Array, covered: Int32Array): number | null {
+  const length = prepared.covered.length
+  if (length === 0 || length > covered.length) return null
+  if (prepared.prior.length !== prior.length || !sameSeqs(prepared.prior, prior)) return null
+  return sameSeqs(prepared.covered, covered, length) ? length : null
+}
+
+/**
+ * The tokens a trigger fires at, for a prepared summary's mark: a `tokenCount`'s count, a
+ * `contextFraction`'s share of the prompt budget (in estimated tokens), the lowest of an `anyOf`,
+ * the highest of an `allOf`; the whole prompt budget for a trigger that counts no tokens.
+ *
+ * @example
+ * triggerTokens({ contextFraction: 0.6 }, { promptBudget: 10_000, ratio: 1 }) // 6000
+ */
+export function triggerTokens(trigger: Trigger | undefined, model: ModelFit): number {
+  const budget = model.promptBudget / model.ratio
+  if (!trigger) return budget
+  if ('tokenCount' in trigger) return trigger.tokenCount
+  if ('contextFraction' in trigger) return (trigger.contextFraction * model.promptBudget) / model.ratio
+  if ('anyOf' in trigger) return Math.min(...trigger.anyOf.map((t) => triggerTokens(t, model)))
+  if ('allOf' in trigger) return Math.max(...trigger.allOf.map((t) => triggerTokens(t, model)))
+  return budget
+}
+
+/** Whether a view of these estimated tokens has passed a prepared summary's mark: `at` of its trigger's tokens. */
+export const pastMark = (tokens: number, trigger: Trigger | undefined, model: ModelFit, at: number) =>
+  tokens >= at * triggerTokens(trigger, model)
