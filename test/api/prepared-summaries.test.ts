@@ -1,0 +1,159 @@
+import { afterAll, describe, expect, it } from 'vitest'
+import {
+  append,
+  assistant,
+  call,
+  expectEveryLogWhole,
+  newSessionId,
+  newTag,
+  releaseUpstream,
+  turn,
+  until,
+  untilUpstreamReceived,
+  upstreamRequests,
+  user,
+} from '../helpers'
+
+// Every session these tests made: its log replays to its view, nothing left it but through a boundary.
+afterAll(expectEveryLogWhole)
+
+/**
+ * A policy whose own pass does not fire here (400 tokens), whose summary is prepared from 5% of
+ * that (20 tokens: a few turns) and keeps the newest two turns; its summary model is held at the
+ * fake upstream until the test releases it, so a pass that called it would not answer.
+ */
+const policyHeldBy = (tag: string) => ({
+  trigger: { tokenCount: 400 },
+  strategy: { window: { lastTurns: 2 }, summarizer: { model: `hold#${tag}` } },
+  prepare: { at: 0.05 },
+})
+
+const context = async (id: string) => (await call('GET', `/v1/sessions/${id}/context`)).body
+const ids = async (id: string) =>
+  (await call('GET', `/v1/sessions/${id}/events`)).body.events.map((e: { id: string }) => e.id) as string[]
+
+/** A session of three appended turns (q1…q3) and one turn through /turns (q4), whose preparation is released and kept. */
+async function preparedSession() {
+  const tag = newTag()
+  const id = newSessionId('prep')
+  expect((await call('POST', '/v1/sessions', { body: { id, policy: policyHeldBy(tag) } })).status).toBe(201)
+  const turns = [1, 2, 3].flatMap((i) => [user(`question ${i}`, `q${i}`), assistant(`answer ${i}`, `a${i}`)])
+  await append(id, turns)
+  const fourth = await turn(id, { content: 'question 4', model: 'echo' })
+  expect(fourth.status, fourth.text).toBe(200)
+  // The turn answered; its preparation waits at the summary model.
+  await untilUpstreamReceived(tag, 1)
+  expect((await context(id)).preparing).toBe(true)
+  await releaseUpstream(tag)
+  await until(async () => (await context(id)).prepared?.state === 'ready', 'the prepared summary')
+  await until(async () => !(await context(id)).preparing, 'the preparation to end')
+  return { id, tag }
+}
+
+/** The text a summary request asks to be summarized (not the previous summary it rolls on from, which the fake echoed). */
+const conversationOf = (request: { body: { messages: { role: string; content: string | null }[] } }) => {
+  const prompt = request.body.messages.find((m) => m.role === 'user')!.content!
+  return prompt.slice(prompt.lastIndexOf('Conversation to summarize:')).split('\n\n')[0]!
+}
+
+describe('prepared summaries (round4 §6)', () => {
+  it('are prepared after the answer once the view passes the mark, covering what the policy’s pass would', async () => {
+    const { id, tag } = await preparedSession()
+    const { prepared } = await context(id)
+    // Four turns, the newest two kept: the first two (four events) are what a pass would cover.
+    expect(prepared).toMatchObject({ state: 'ready', covers: { events: 4 } })
+    const [request] = await upstreamRequests(tag)
+    expect(conversationOf(request!)).toContain('question 2')
+    expect(conversationOf(request!)).not.toContain('question 3')
+  })
+
+  it('a pass asked for takes it without calling the summary model; its boundary says so', async () => {
+    const { id, tag } = await preparedSession()
+    const compacted = await call('POST', `/v1/sessions/${id}/compact`, { body: {} })
+    expect(compacted.status, compacted.text).toBe(200)
+    expect(compacted.body.boundary.boundary.prepared).toBe(true)
+    expect(compacted.body.covered.map((e: { id: string }) => e.id)).toEqual(['q1', 'a1', 'q2', 'a2'])
+    // The one summary call is the preparation's: the pass made none (a held one would not have answered).
+    expect(await upstreamRequests(tag)).toHaveLength(1)
+    expect((await context(id)).prepared.state).toBe('stale')
+  })
+
+  it('is topped up from the previous one and the turn since, never from the start', async () => {
+    const { id, tag } = await preparedSession()
+    expect((await turn(id, { content: 'question 5', model: 'echo' })).status).toBe(200)
+    await untilUpstreamReceived(tag, 2)
+    const topUp = (await upstreamRequests(tag))[1]!
+    expect(topUp.body.messages.find((m) => m.role === 'user')!.content).toContain('Previous summary:')
+    expect(conversationOf(topUp)).toContain('question 3')
+    expect(conversationOf(topUp)).not.toContain('question 2')
+    await releaseUpstream(tag)
+    await until(async () => (await context(id)).prepared?.covers.events === 6, 'the topped-up summary')
+  })
+
+  it('counts its summary call in the session’s usage, used or not', async () => {
+    const { id } = await preparedSession()
+    expect((await context(id)).usage.summaryTokens).toBeGreaterThan(0)
+  })
+
+  it('is not used once a rewind took the view back into its range: the pass summarizes afresh', async () => {
+    const { id, tag } = await preparedSession()
+    const rewound = await call('POST', `/v1/sessions/${id}/rewind`, { body: { to: 'a1', position: 'at' } })
+    expect(rewound.status, rewound.text).toBe(200)
+    await append(id, [user('question 2b', 'q2b'), assistant('answer 2b', 'a2b'), user('question 3b'), assistant('answer 3b')])
+    expect((await context(id)).prepared.state).toBe('stale')
+    const compacting = call('POST', `/v1/sessions/${id}/compact`, { body: {} })
+    await untilUpstreamReceived(tag, 2)
+    await releaseUpstream(tag)
+    const compacted = await compacting
+    expect(compacted.status, compacted.text).toBe(200)
+    expect(compacted.body.boundary.boundary.prepared).toBeUndefined()
+    // Three turns in view, two kept: the pass covers q1 a1, which the prepared summary (of q1 … a2) does not match.
+    expect(compacted.body.covered.map((e: { id: string }) => e.id)).toEqual(['q1', 'a1'])
+    expect(conversationOf((await upstreamRequests(tag))[1]!)).not.toContain('question 2')
+  })
+
+  it('is not used once an event of its range is pinned: the pass never summarizes what it keeps', async () => {
+    const { id, tag } = await preparedSession()
+    expect((await call('POST', `/v1/sessions/${id}/pins`, { body: { pin: ['a1'] } })).status).toBeLessThan(300)
+    expect((await context(id)).prepared.state).toBe('stale')
+    const compacting = call('POST', `/v1/sessions/${id}/compact`, { body: {} })
+    await untilUpstreamReceived(tag, 2)
+    await releaseUpstream(tag)
+    const compacted = await compacting
+    expect(compacted.body.boundary.boundary.prepared).toBeUndefined()
+    expect(conversationOf((await upstreamRequests(tag))[1]!)).not.toContain('answer 1')
+  })
+
+  it('is not used after the pass it followed was undone', async () => {
+    const { id, tag } = await preparedSession()
+    const first = await call('POST', `/v1/sessions/${id}/compact`, { body: {} })
+    expect(first.body.boundary.boundary.prepared).toBe(true)
+    const undone = await call('POST', `/v1/sessions/${id}/compactions/${first.body.boundary.id}/undo`, { body: {} })
+    expect(undone.status, undone.text).toBeLessThan(300)
+    // The view is the one before the pass again; the prepared summary rolled in no prior summary and
+    // covers its start, so it is ready again, and a new pass may take it.
+    expect((await context(id)).prepared.state).toBe('ready')
+    const again = await call('POST', `/v1/sessions/${id}/compact`, { body: {} })
+    expect(again.body.boundary.boundary.prepared).toBe(true)
+    expect(await upstreamRequests(tag)).toHaveLength(1)
+  })
+
+  it('a preparation that ends after its session was deleted keeps nothing', async () => {
+    const tag = newTag()
+    const id = newSessionId('prep')
+    expect((await call('POST', '/v1/sessions', { body: { id, policy: policyHeldBy(tag) } })).status).toBe(201)
+    await append(
+      id,
+      [1, 2, 3].flatMap((i) => [user(`question ${i}`), assistant(`answer ${i}`)]),
+    )
+    expect((await turn(id, { content: 'question 4', model: 'echo' })).status).toBe(200)
+    await untilUpstreamReceived(tag, 1)
+    expect((await call('DELETE', `/v1/sessions/${id}`)).status).toBe(204)
+    await releaseUpstream(tag)
+    // The same id again: a new session, with no prepared summary of the old one's.
+    expect((await call('POST', '/v1/sessions', { body: { id } })).status).toBe(201)
+    await until(async () => !(await context(id)).preparing, 'the old preparation to end')
+    expect((await context(id)).prepared).toBeNull()
+    expect(await ids(id)).toEqual([])
+  })
+})
