@@ -8,9 +8,10 @@ import {
   compact,
   type MessageSkeleton,
   type ModelFit,
+  type PreparedSummary,
   passDue,
   pastMark,
-  prepareSummary,
+  prepareSummaries,
   type SessionInfo,
   type SessionStore,
   type Summarizer,
@@ -21,7 +22,7 @@ import { log } from '../log'
 import { chatModelBudget, modelSettings, NOT_CONFIGURED } from '../models/config'
 import { toServiceError, UpstreamError } from '../models/port'
 import { modelSummarizer } from '../models/summarizer'
-import type { StoredPrepared } from '../store/log/prepared'
+import type { PreparedSet, StoredPrepared } from '../store/log/prepared'
 import { type Notice, newNotice } from '../webhooks'
 
 /** The session a pass runs on: the core's store, and where the pass's notices go (its summary's usage, its failure). */
@@ -34,8 +35,8 @@ export interface PassSession extends SessionStore {
   titleWanted?(): boolean
   /** Gives the session the title the summary model wrote (unless its client gave one meanwhile). */
   titled?(title: string): void
-  /** The session's prepared summary (round4 §6), where it keeps one: a pass reads it, a preparation replaces it. */
-  prepared?: { read(): StoredPrepared | null; write(prepared: StoredPrepared): void }
+  /** The session's prepared summaries (round4 §6), where it keeps them: a pass reads them, a preparation replaces them. */
+  prepared?: { read(): PreparedSet | null; write(set: PreparedSet): void }
 }
 
 /**
@@ -88,8 +89,8 @@ export interface Compactor {
   /** Whether the pass's trigger fires on the view now (nothing written, no model asked). */
   due(store: SessionStore, request: Pick<PassRequest, 'trigger' | 'model'>): Promise<boolean>
   /**
-   * Prepares the summary the policy's pass would want (round4 §6) once the view has passed its
-   * mark, topped up from the one prepared before: whether a new one was kept. Nothing is written
+   * Prepares the summaries the policy's pass would want (round4 §6) once the view has passed its
+   * mark, topped up from those prepared before: whether new ones were kept. Nothing is written
    * to the log; the summary call counts in usage, used or not. A failure is thrown (nothing kept).
    */
   prepare(store: PassSession, session: SessionInfo, request: PrepareRequest): Promise<boolean>
@@ -164,11 +165,11 @@ export function compactor(options: CompactorOptions): Compactor {
   const summaryModelOf = (spec: NonNullable<StrategySpec['summarizer']>) => spec.model ?? modelSettings(options.env).summaryModel
   /** A summarizer's options as a key: a prepared summary serves only passes of the summarizer that wrote it. */
   const keyOf = (spec: NonNullable<StrategySpec['summarizer']>) => JSON.stringify({ ...spec, model: summaryModelOf(spec) })
-  /** The session's prepared summary, when this summarizer wrote it. */
-  const preparedFor = (store: PassSession, spec: StrategySpec['summarizer']): StoredPrepared | null => {
-    if (!spec || !store.prepared) return null
+  /** The session's prepared summaries, when this summarizer wrote them. */
+  const preparedFor = (store: PassSession, spec: StrategySpec['summarizer']): StoredPrepared[] => {
+    if (!spec || !store.prepared) return []
     const stored = store.prepared.read()
-    return stored?.summarizer === keyOf(spec) ? stored : null
+    return stored?.summarizer === keyOf(spec) ? stored.summaries : []
   }
 
   return {
@@ -178,7 +179,7 @@ export function compactor(options: CompactorOptions): Compactor {
       const { view, pins } = await store.readView()
       if (!pastMark(analyzeColumns(view, pins).tokens, request.trigger, request.model, request.at)) return false
       const { summarizer } = titling(summarizerFor(spec, request.spend, store, session), store.titleWanted?.() ?? false)
-      const prepared = await prepareSummary(
+      const prepared = await prepareSummaries(
         {
           strategy: {
             window: request.strategy.window,
@@ -194,8 +195,12 @@ export function compactor(options: CompactorOptions): Compactor {
         throw toServiceError(error)
       })
       if (!prepared) return false
-      const tokens = prepared.messages.reduce((sum, message) => sum + options.estimator.count(message.content), 0)
-      store.prepared.write({ ...prepared, summarizer: keyOf(spec), tokens, preparedAt: new Date().toISOString() })
+      const preparedAt = new Date().toISOString()
+      const stored = (summary: PreparedSummary | StoredPrepared): StoredPrepared =>
+        'tokens' in summary
+          ? summary
+          : { ...summary, tokens: summary.messages.reduce((sum, m) => sum + options.estimator.count(m.content), 0), preparedAt }
+      store.prepared.write({ summarizer: keyOf(spec), summaries: prepared.map(stored) })
       return true
     },
     async due(store, request) {
@@ -205,7 +210,7 @@ export function compactor(options: CompactorOptions): Compactor {
     async run(store: PassSession, session: SessionInfo, request: PassRequest) {
       const wanted = !request.dryRun && (store.titleWanted?.() ?? false)
       const { summarizer, title } = titling(summarizerFor(request.strategy.summarizer, request.spend, store, session), wanted)
-      const prepared = request.dryRun ? null : preparedFor(store, request.strategy.summarizer)
+      const prepared = request.dryRun ? [] : preparedFor(store, request.strategy.summarizer)
       // Told, never in the way: the pass's own error is what its caller hears.
       const failed = (code: string, message: string) =>
         store
@@ -239,7 +244,9 @@ export function compactor(options: CompactorOptions): Compactor {
         )
         if (result.reason === 'summarizer_failed') await failed('summarizer_failed', 'the summarizer answered no summary')
         // The first summarizing pass that is written names the session (a prepared summary's title, when it used one).
-        const named = title() ?? (result.boundary?.boundary.prepared && wanted ? (prepared?.title ?? null) : null)
+        const named =
+          title() ??
+          (result.boundary?.boundary.prepared && wanted ? (prepared.find((summary) => summary.title)?.title ?? null) : null)
         if (named !== null && !result.unchanged) store.titled?.(named)
         return result
       } catch (error) {

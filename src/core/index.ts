@@ -25,7 +25,7 @@ export {
   inTurnNote,
   type PrepareRequest,
   passDue,
-  prepareSummary,
+  prepareSummaries,
   type Strategy,
   type UnchangedReason,
   unchangedResult,
@@ -66,7 +66,7 @@ export {
 } from './parts'
 export { partPlaceholder } from './parts/placeholder'
 export { applyPins, NO_PINS, type ViewPins, viewPins } from './pins'
-export { type PreparedSummary, pastMark, preparedPrefix, triggerTokens } from './prepared'
+export { bestPrepared, type PreparedSummary, pastMark, preparedPrefix, triggerTokens } from './prepared'
 export { formatProblem, type Problem } from './problem'
 export { extendView, project, viewAfter, viewMembership } from './projection'
 export { type FitState, type FitStep, type PromptParts, planPromptFit, promptTokens } from './prompt-fit'

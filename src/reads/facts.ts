@@ -2,18 +2,18 @@ import type { Policy } from '../contract/schemas'
 import type { Usage } from '../contract/turn-result'
 import {
   analyzeColumns,
+  bestPrepared,
   type Calibration,
   type ColumnsAnalysis,
   newestTurnSeqs,
   type Positions,
   pendingToolCalls,
-  preparedPrefix,
   type UsageTotals,
   type ViewColumns,
   type ViewPins,
 } from '../core'
 import type { SessionLog } from '../store/log/log'
-import type { StoredPrepared } from '../store/log/prepared'
+import type { PreparedSet, StoredPrepared } from '../store/log/prepared'
 import type { CompactionFailure, SessionRecord } from '../store/log/session-row'
 import type { ViewCache } from '../store/log/view-cache'
 
@@ -69,10 +69,16 @@ export interface PreparedState {
   preparedAt: string
 }
 
-/** A prepared summary's state against the view now: ready when its range is the first part of the view's conversation after the same summary. */
-function preparedState(prepared: StoredPrepared, view: ViewColumns, analysis: ColumnsAnalysis): PreparedState {
+/**
+ * The state of a session's prepared summaries against the view now: the one that covers the most
+ * of the view's conversation first, after the same summary (ready), else the newest (stale).
+ */
+function preparedState(set: PreparedSet, view: ViewColumns, analysis: ColumnsAnalysis): PreparedState | null {
   const seqs = (positions: Positions) => Int32Array.from(positions, (p) => view.seq(p))
-  const ready = preparedPrefix(prepared, seqs(analysis.priorSummary), seqs(analysis.conversation)) !== null
+  const best = bestPrepared(set.summaries, seqs(analysis.priorSummary), seqs(analysis.conversation))
+  const prepared = (best?.prepared as StoredPrepared | undefined) ?? set.summaries.at(-1)
+  if (!prepared) return null
+  const ready = best !== null
   return {
     state: ready ? 'ready' : 'stale',
     covers: { events: prepared.covered.length, fromSeq: prepared.covered[0] ?? 0, toSeq: prepared.covered.at(-1) ?? 0 },
@@ -92,7 +98,7 @@ export function sessionFacts(
   view: ViewCache,
   record: SessionRecord,
   pins: { pinned: ReadonlyMap<string, number>; ofView: ViewPins },
-  prepared: StoredPrepared | null = null,
+  prepared: PreparedSet | null = null,
 ): SessionFacts {
   const columns = view.snapshot(record)
   // Counted as a pass sees the view: a pinned question is no turn, a held message no preamble.

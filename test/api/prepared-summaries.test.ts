@@ -44,11 +44,17 @@ async function preparedSession() {
   // The turn answered; its preparation waits at the summary model.
   await untilUpstreamReceived(tag, 1)
   expect((await context(id)).preparing).toBe(true)
-  await releaseUpstream(tag)
-  await until(async () => (await context(id)).prepared?.state === 'ready', 'the prepared summary')
-  await until(async () => !(await context(id)).preparing, 'the preparation to end')
+  await settled(id, tag)
+  expect((await context(id)).prepared.state).toBe('ready')
   return { id, tag }
 }
+
+/** Releases the session's summary calls as they come until its preparation has ended. */
+const settled = (id: string, tag: string) =>
+  until(async () => {
+    await releaseUpstream(tag)
+    return !(await context(id)).preparing
+  }, 'the preparation to end')
 
 /** The text a summary request asks to be summarized (not the previous summary it rolls on from, which the fake echoed). */
 const conversationOf = (request: { body: { messages: { role: string; content: string | null }[] } }) => {
@@ -57,14 +63,15 @@ const conversationOf = (request: { body: { messages: { role: string; content: st
 }
 
 describe('prepared summaries (round4 §6)', () => {
-  it('are prepared after the answer once the view passes the mark, covering what the policy’s pass would', async () => {
+  it('are prepared after the answer once the view passes the mark: of what the policy’s pass would cover now and with the next message', async () => {
     const { id, tag } = await preparedSession()
-    const { prepared } = await context(id)
-    // Four turns, the newest two kept: the first two (four events) are what a pass would cover.
-    expect(prepared).toMatchObject({ state: 'ready', covers: { events: 4 } })
-    const [request] = await upstreamRequests(tag)
-    expect(conversationOf(request!)).toContain('question 2')
-    expect(conversationOf(request!)).not.toContain('question 3')
+    // Four turns, the newest two kept: a pass now covers the first two; with the next message, three.
+    const [now, next] = await upstreamRequests(tag)
+    expect(conversationOf(now!)).toContain('question 2')
+    expect(conversationOf(now!)).not.toContain('question 3')
+    expect(conversationOf(next!)).toContain('question 3')
+    expect(conversationOf(next!)).not.toContain('question 2')
+    expect((await context(id)).prepared).toMatchObject({ state: 'ready', covers: { events: 6 } })
   })
 
   it('a pass asked for takes it without calling the summary model; its boundary says so', async () => {
@@ -73,21 +80,36 @@ describe('prepared summaries (round4 §6)', () => {
     expect(compacted.status, compacted.text).toBe(200)
     expect(compacted.body.boundary.boundary.prepared).toBe(true)
     expect(compacted.body.covered.map((e: { id: string }) => e.id)).toEqual(['q1', 'a1', 'q2', 'a2'])
-    // The one summary call is the preparation's: the pass made none (a held one would not have answered).
-    expect(await upstreamRequests(tag)).toHaveLength(1)
+    // The summary calls are the preparation's: the pass made none (a held one would not have answered).
+    expect(await upstreamRequests(tag)).toHaveLength(2)
     expect((await context(id)).prepared.state).toBe('stale')
+  })
+
+  it('the pass after the next turn takes the one prepared for the next message', async () => {
+    const { id, tag } = await preparedSession()
+    const compacted = await turn(id, {
+      content: 'question 5',
+      model: 'echo',
+      compaction: { trigger: { always: true }, strategy: policyHeldBy(tag).strategy },
+    })
+    expect(compacted.status, compacted.text).toBe(200)
+    expect(compacted.body.compaction.boundary.boundary.prepared).toBe(true)
+    expect(compacted.body.compaction.covered.map((e: { id: string }) => e.id)).toEqual(['q1', 'a1', 'q2', 'a2', 'q3', 'a3'])
+    expect(await upstreamRequests(tag)).toHaveLength(2)
   })
 
   it('is topped up from the previous one and the turn since, never from the start', async () => {
     const { id, tag } = await preparedSession()
     expect((await turn(id, { content: 'question 5', model: 'echo' })).status).toBe(200)
-    await untilUpstreamReceived(tag, 2)
-    const topUp = (await upstreamRequests(tag))[1]!
-    expect(topUp.body.messages.find((m) => m.role === 'user')!.content).toContain('Previous summary:')
-    expect(conversationOf(topUp)).toContain('question 3')
-    expect(conversationOf(topUp)).not.toContain('question 2')
-    await releaseUpstream(tag)
-    await until(async () => (await context(id)).prepared?.covers.events === 6, 'the topped-up summary')
+    await untilUpstreamReceived(tag, 3)
+    await settled(id, tag)
+    // What a pass covers now was prepared for the next message already: one call, for the new next.
+    const requests = await upstreamRequests(tag)
+    expect(requests).toHaveLength(3)
+    expect(requests[2]!.body.messages.find((m) => m.role === 'user')!.content).toContain('Previous summary:')
+    expect(conversationOf(requests[2]!)).toContain('question 4')
+    expect(conversationOf(requests[2]!)).not.toContain('question 3')
+    expect((await context(id)).prepared.covers.events).toBe(8)
   })
 
   it('counts its summary call in the session’s usage, used or not', async () => {
@@ -102,14 +124,14 @@ describe('prepared summaries (round4 §6)', () => {
     await append(id, [user('question 2b', 'q2b'), assistant('answer 2b', 'a2b'), user('question 3b'), assistant('answer 3b')])
     expect((await context(id)).prepared.state).toBe('stale')
     const compacting = call('POST', `/v1/sessions/${id}/compact`, { body: {} })
-    await untilUpstreamReceived(tag, 2)
+    await untilUpstreamReceived(tag, 3)
     await releaseUpstream(tag)
     const compacted = await compacting
     expect(compacted.status, compacted.text).toBe(200)
     expect(compacted.body.boundary.boundary.prepared).toBeUndefined()
-    // Three turns in view, two kept: the pass covers q1 a1, which the prepared summary (of q1 … a2) does not match.
+    // Three turns in view, two kept: the pass covers q1 a1, which no prepared summary (q1 … a2, q1 … a3) matches.
     expect(compacted.body.covered.map((e: { id: string }) => e.id)).toEqual(['q1', 'a1'])
-    expect(conversationOf((await upstreamRequests(tag))[1]!)).not.toContain('question 2')
+    expect(conversationOf((await upstreamRequests(tag))[2]!)).not.toContain('question 2')
   })
 
   it('is not used once an event of its range is pinned: the pass never summarizes what it keeps', async () => {
@@ -117,11 +139,11 @@ describe('prepared summaries (round4 §6)', () => {
     expect((await call('POST', `/v1/sessions/${id}/pins`, { body: { pin: ['a1'] } })).status).toBeLessThan(300)
     expect((await context(id)).prepared.state).toBe('stale')
     const compacting = call('POST', `/v1/sessions/${id}/compact`, { body: {} })
-    await untilUpstreamReceived(tag, 2)
+    await untilUpstreamReceived(tag, 3)
     await releaseUpstream(tag)
     const compacted = await compacting
     expect(compacted.body.boundary.boundary.prepared).toBeUndefined()
-    expect(conversationOf((await upstreamRequests(tag))[1]!)).not.toContain('answer 1')
+    expect(conversationOf((await upstreamRequests(tag))[2]!)).not.toContain('answer 1')
   })
 
   it('is not used after the pass it followed was undone', async () => {
@@ -135,7 +157,7 @@ describe('prepared summaries (round4 §6)', () => {
     expect((await context(id)).prepared.state).toBe('ready')
     const again = await call('POST', `/v1/sessions/${id}/compact`, { body: {} })
     expect(again.body.boundary.boundary.prepared).toBe(true)
-    expect(await upstreamRequests(tag)).toHaveLength(1)
+    expect(await upstreamRequests(tag)).toHaveLength(2)
   })
 
   it('a preparation that ends after its session was deleted keeps nothing', async () => {
@@ -149,10 +171,9 @@ describe('prepared summaries (round4 §6)', () => {
     expect((await turn(id, { content: 'question 4', model: 'echo' })).status).toBe(200)
     await untilUpstreamReceived(tag, 1)
     expect((await call('DELETE', `/v1/sessions/${id}`)).status).toBe(204)
-    await releaseUpstream(tag)
     // The same id again: a new session, with no prepared summary of the old one's.
     expect((await call('POST', '/v1/sessions', { body: { id } })).status).toBe(201)
-    await until(async () => !(await context(id)).preparing, 'the old preparation to end')
+    await settled(id, tag)
     expect((await context(id)).prepared).toBeNull()
     expect(await ids(id)).toEqual([])
   })

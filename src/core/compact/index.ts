@@ -11,7 +11,7 @@ import {
 import { newMessageEvent } from '../events/new-event'
 import { keepAllPlan, type PassCut, type PassPlan, planPass } from '../pass'
 import { planInTurn } from '../pass/in-turn'
-import { type PreparedSummary, preparedPrefix } from '../prepared'
+import { bestPrepared, type PreparedSummary, preparedPrefix } from '../prepared'
 import { rebase } from '../rebase'
 import { type SessionStore, VersionConflictError, type ViewSnapshot } from '../session-store'
 import type { SessionInfo, Summarizer, SummaryMessage, SummaryOutcome } from '../summarizer'
@@ -36,7 +36,7 @@ export interface Strategy {
    * A summary prepared ahead (see `../prepared`), written by this summarizer: used when it covers
    * the first part of what the pass covers (the rest summarized on from it), else ignored.
    */
-  prepared?: PreparedSummary | null
+  prepared?: readonly PreparedSummary[]
   /**
    * Cover the older tool groups of the newest turn instead of older turns (an agent's loop that
    * alone outgrows the window), down to this view budget: see `planInTurn`.
@@ -169,7 +169,7 @@ export async function compact(request: CompactRequest, deps: CompactDeps): Promi
   let summary: NewMessageEvent[] = []
   let prepared = false
   if (summarizer && cut.covered.length > 0) {
-    const usable = strategy.inTurn ? null : (strategy.prepared ?? null)
+    const usable = strategy.inTurn ? [] : (strategy.prepared ?? [])
     const made = await summaryOf(cut, view, cleared, summarizer, usable, request.session, deps)
     const { outcome } = made
     prepared = made.prepared
@@ -261,34 +261,34 @@ async function planCut(
 }
 
 /**
- * The summary of what a cut covers: the prepared one when it covers exactly that (no model call),
- * else the summarizer's — rolled on from the prepared one over the rest when it covers the first
- * part, else from the view's prior summary over all of it (the newest that fit its input).
+ * The summary of what a cut covers: a prepared one when it covers exactly that (no model call),
+ * else the summarizer's — rolled on from the prepared one that covers the most of its first part
+ * over the rest, else from the view's prior summary over all of it (the newest that fit its input).
  */
 async function summaryOf(
   cut: PassCut,
   view: ViewColumns,
   cleared: readonly ClearedEntry[],
   summarizer: Summarizer,
-  prepared: PreparedSummary | null,
+  prepared: readonly PreparedSummary[],
   session: SessionInfo,
   deps: Pick<CompactDeps, 'store' | 'estimator'>,
 ): Promise<{ outcome: SummaryOutcome; prepared: boolean }> {
   const shown = clearedById(cleared)
   const read = async (positions: Int32Array) => viewEvents(await deps.store.readEvents(seqsAt(view, positions)), shown)
-  const from = prepared ? preparedPrefix(prepared, seqsAt(view, cut.priorSummary), seqsAt(view, cut.coveredConversation)) : null
-  if (prepared && from === cut.coveredConversation.length)
-    return { outcome: { kind: 'summary', messages: prepared.messages }, prepared: true }
-  const priorSummary = prepared && from !== null ? summaryEvents(prepared.messages, deps.estimator) : await read(cut.priorSummary)
+  const best = bestPrepared(prepared, seqsAt(view, cut.priorSummary), seqsAt(view, cut.coveredConversation))
+  if (best && best.from === cut.coveredConversation.length)
+    return { outcome: { kind: 'summary', messages: best.prepared.messages }, prepared: true }
+  const priorSummary = best ? summaryEvents(best.prepared.messages, deps.estimator) : await read(cut.priorSummary)
   const priorTokens = priorSummary.reduce((sum, event) => sum + event.tokens, 0)
   const budget = (summarizer.inputTokens ?? Infinity) - priorTokens
   const outcome = await summarizer.summarize({
     session,
     priorSummary,
-    covered: await read(newestThatFit(view, cut.coveredConversation.subarray(from ?? 0), budget)),
+    covered: await read(newestThatFit(view, cut.coveredConversation.subarray(best?.from ?? 0), budget)),
     preserved: await read(cut.preserved.subarray(0, summarizer.quotes ?? cut.preserved.length)),
   })
-  return { outcome, prepared: from !== null }
+  return { outcome, prepared: best !== null }
 }
 
 /** A prepared summary's messages as the prior summary a summarizer rolls on from (never stored). */
@@ -301,38 +301,62 @@ const summaryEvents = (messages: readonly SummaryMessage[], estimator: TokenEsti
     seq: 0,
   }))
 
-/** What {@link prepareSummary} is asked: the strategy's pass as it would run now, and the summary prepared before. */
+/** What {@link prepareSummaries} is asked: the strategy's pass as it would run, and the summaries prepared before. */
 export interface PrepareRequest {
   strategy: Strategy & { summarizer: Summarizer }
   session: SessionInfo
   model?: ModelFit
-  /** The summary prepared before (its summarizer the strategy's), or null. */
-  previous: PreparedSummary | null
+  /** The summaries prepared before (their summarizer the strategy's). */
+  previous: readonly PreparedSummary[]
+}
+
+/** The message a client's next request will bring, as a pass then counts it: the newest turn, of no tokens yet. */
+const NEXT_MESSAGE: MessageSkeleton = {
+  type: 'MESSAGE',
+  id: 'next-message',
+  tokens: 0,
+  synthetic: false,
+  message: { role: 'user' },
 }
 
 /**
- * Prepares the summary a pass of the strategy would want if it ran now (round4 §6), for a pass to
- * take later without waiting for the model: topped up from the previous one with the events since
- * when that covers the first part of the range, else written from the view's prior summary. Null
- * when there is nothing new to prepare (the previous one covers the range, the pass would cover
- * nothing) or the summarizer gave no usable summary. Nothing is written to the log.
+ * Prepares the summaries a pass of the strategy would want (round4 §6), for a pass to take later
+ * without waiting for the model: of what it would cover now (a pass asked for between requests)
+ * and once the next message comes (one asked for with it: a compaction edit, Codex's trigger, a
+ * fit), each topped up from the prepared one that covers the most of its first part, else written
+ * from the view's prior summary. For a window of whole turns the one of now is the one of the
+ * next message prepared before: one call a turn. Null when nothing new was prepared (the ones
+ * before cover both ranges, the pass would cover nothing, or no usable summary came). Nothing is
+ * written to the log.
  *
  * @example
- * const prepared = await prepareSummary({ strategy, session, model, previous }, { store, estimator })
+ * const prepared = await prepareSummaries({ strategy, session, model, previous }, { store, estimator })
  */
-export async function prepareSummary(
+export async function prepareSummaries(
   request: PrepareRequest,
   deps: Pick<CompactDeps, 'store' | 'estimator'>,
-): Promise<PreparedSummary | null> {
-  const planned = await planCut(await deps.store.readView(), { strategy: request.strategy, model: request.model }, deps)
-  if (typeof planned === 'string' || planned.cut.coveredConversation.length === 0) return null
-  const { cut, view, cleared } = planned
-  const prior = seqsAt(view, cut.priorSummary)
-  const covered = seqsAt(view, cut.coveredConversation)
-  if (request.previous && preparedPrefix(request.previous, prior, covered) === covered.length) return null
-  const { outcome } = await summaryOf(cut, view, cleared, request.strategy.summarizer, request.previous, request.session, deps)
-  if (outcome.kind !== 'summary' || outcome.messages.length === 0 || !outcome.messages.every(isUsable)) return null
-  return { prior, covered, messages: outcome.messages, ...(outcome.title ? { title: outcome.title } : {}) }
+): Promise<PreparedSummary[] | null> {
+  const snapshot = await deps.store.readView()
+  const made: PreparedSummary[] = []
+  let changed = false
+  for (const pending of [undefined, [NEXT_MESSAGE]]) {
+    const planned = await planCut(snapshot, { strategy: request.strategy, model: request.model, pending }, deps)
+    if (typeof planned === 'string' || planned.cut.coveredConversation.length === 0) continue
+    const { cut, view, cleared } = planned
+    const prior = seqsAt(view, cut.priorSummary)
+    const covered = seqsAt(view, cut.coveredConversation)
+    const pool = [...made, ...request.previous]
+    const exact = pool.find((prepared) => preparedPrefix(prepared, prior, covered) === covered.length)
+    if (exact) {
+      if (!made.includes(exact)) made.push(exact)
+      continue
+    }
+    const { outcome } = await summaryOf(cut, view, cleared, request.strategy.summarizer, pool, request.session, deps)
+    if (outcome.kind !== 'summary' || outcome.messages.length === 0 || !outcome.messages.every(isUsable)) break
+    made.push({ prior, covered, messages: outcome.messages, ...(outcome.title ? { title: outcome.title } : {}) })
+    changed = true
+  }
+  return changed ? made : null
 }
 
 /**

@@ -1,50 +1,61 @@
 import { describe, expect, it } from 'vitest'
-import { compact, prepareSummary } from '../compact'
+import { compact, prepareSummaries } from '../compact'
 import type { NewEvent } from '../events'
 import { newCompactionEvent, newPinsEvent, newRewindEvent } from '../events/new-event'
 import type { Summarizer } from '../summarizer'
 import { depsFor, events, idString, recordingSummarizer, storeOf } from '../testing'
-import { type PreparedSummary, pastMark, preparedPrefix, triggerTokens } from '.'
+import { bestPrepared, type PreparedSummary, pastMark, preparedPrefix, triggerTokens } from '.'
 
 const session = { id: 's1', metadata: {} }
 const window = { lastTurns: 2 }
 const T = { id: 'x', timestamp: 't' }
 
-/** A log of four turns, a summary prepared for a `lastTurns: 2` pass, and the summarizer that wrote it (its calls recorded). */
+/**
+ * A log of four turns, the summaries prepared for a `lastTurns: 2` pass (of what it covers now,
+ * and once the next message comes), and the summarizer that wrote them (its calls recorded).
+ */
 async function preparedLog(log: NewEvent[] = events('U1 A1 U2 A2 U3 A3 U4 A4')) {
   const store = storeOf(log)
   const deps = depsFor(store)
   const summarizer = recordingSummarizer()
-  const prepared = await prepareSummary({ strategy: { window, summarizer }, session, previous: null }, deps)
+  const prepared = await prepareSummaries({ strategy: { window, summarizer }, session, previous: [] }, deps)
   return { store, deps, summarizer, prepared: prepared! }
 }
 
-const pass = (summarizer: Summarizer, prepared: PreparedSummary | null, deps: ReturnType<typeof depsFor>) =>
+const pass = (summarizer: Summarizer, prepared: readonly PreparedSummary[], deps: ReturnType<typeof depsFor>) =>
   compact({ session, strategy: { window, summarizer, prepared } }, deps)
+const contents = (messages: readonly { message?: { content: unknown }; content?: unknown }[]) =>
+  messages.map((m) => m.message?.content ?? m.content)
 
-describe('prepareSummary', () => {
-  it('summarizes what the pass would cover now, and writes nothing to the log', async () => {
+describe('prepareSummaries', () => {
+  it('summarize what the pass would cover now and once the next message comes, the second on from the first; nothing written to the log', async () => {
     const { store, summarizer, prepared } = await preparedLog()
-    expect(idString(summarizer.requests[0]!.covered)).toBe('U1 A1 U2 A2')
-    expect(Array.from(prepared.covered)).toEqual([1, 2, 3, 4])
-    expect(prepared.messages.at(-1)!.content).toBe('summary of [] U1 A1 U2 A2')
+    expect(summarizer.requests.map((request) => idString(request.covered))).toEqual(['U1 A1 U2 A2', 'U3 A3'])
+    expect(contents(summarizer.requests[1]!.priorSummary)).toEqual(contents(prepared[0]!.messages))
+    expect(prepared.map((summary) => Array.from(summary.covered))).toEqual([
+      [1, 2, 3, 4],
+      [1, 2, 3, 4, 5, 6],
+    ])
+    expect(prepared[0]!.messages.at(-1)!.content).toBe('summary of [] U1 A1 U2 A2')
     expect(store.log).toHaveLength(8)
   })
 
-  it('tops up from the previous prepared summary and the events since, never from the start', async () => {
+  it('top up from those prepared before and the events since, never from the start: one call a turn', async () => {
     const { store, deps, summarizer, prepared } = await preparedLog()
     await store.append(events('U5 A5'), store.version)
-    const topped = await prepareSummary({ strategy: { window, summarizer }, session, previous: prepared }, deps)
-    const request = summarizer.requests[1]!
-    expect(idString(request.covered)).toBe('U3 A3')
-    expect(request.priorSummary.map((event) => event.message.content)).toEqual(prepared.messages.map((m) => m.content))
-    expect(Array.from(topped!.covered)).toEqual([1, 2, 3, 4, 5, 6])
+    const topped = await prepareSummaries({ strategy: { window, summarizer }, session, previous: prepared }, deps)
+    // What a pass covers now is what the next message's would have covered: prepared already.
+    expect(topped![0]).toBe(prepared[1])
+    expect(summarizer.requests).toHaveLength(3)
+    expect(idString(summarizer.requests[2]!.covered)).toBe('U4 A4')
+    expect(contents(summarizer.requests[2]!.priorSummary)).toEqual(contents(prepared[1]!.messages))
+    expect(Array.from(topped![1]!.covered)).toEqual([1, 2, 3, 4, 5, 6, 7, 8])
   })
 
-  it('prepares nothing when the previous one covers the range already', async () => {
+  it('prepare nothing when those before cover both ranges already', async () => {
     const { deps, summarizer, prepared } = await preparedLog()
-    expect(await prepareSummary({ strategy: { window, summarizer }, session, previous: prepared }, deps)).toBeNull()
-    expect(summarizer.requests).toHaveLength(1)
+    expect(await prepareSummaries({ strategy: { window, summarizer }, session, previous: prepared }, deps)).toBeNull()
+    expect(summarizer.requests).toHaveLength(2)
   })
 })
 
@@ -52,25 +63,34 @@ describe('a pass with a prepared summary', () => {
   it('covering exactly its range: no model call, the prepared summary written, the boundary says prepared', async () => {
     const { deps, summarizer, prepared } = await preparedLog()
     const result = await pass(summarizer, prepared, deps)
-    expect(summarizer.requests).toHaveLength(1)
+    expect(summarizer.requests).toHaveLength(2)
     expect(result.boundary!.boundary.prepared).toBe(true)
-    expect(result.summary.map((event) => event.message.content)).toEqual(prepared.messages.map((m) => m.content))
+    expect(contents(result.summary)).toEqual(contents(prepared[0]!.messages))
     expect(idString(deps.store.eventsAt(result.covered))).toBe('U1 A1 U2 A2')
   })
 
-  it('covering the first part: only the rest is summarized, on from the prepared one', async () => {
-    const { store, deps, summarizer, prepared } = await preparedLog()
-    await store.append(events('U5 A5'), store.version)
-    const result = await pass(summarizer, prepared, deps)
+  it('the next message’s: a pass that comes with it (pending) takes it', async () => {
+    const { deps, summarizer, prepared } = await preparedLog()
+    const pending = events('U5')
+    const result = await compact({ session, strategy: { window, summarizer, prepared }, pending }, deps)
     expect(summarizer.requests).toHaveLength(2)
-    expect(idString(summarizer.requests[1]!.covered)).toBe('U3 A3')
-    expect(summarizer.requests[1]!.priorSummary.at(-1)!.message.content).toBe('summary of [] U1 A1 U2 A2')
+    expect(contents(result.summary)).toEqual(contents(prepared[1]!.messages))
+    expect(idString(deps.store.eventsAt(result.covered))).toBe('U1 A1 U2 A2 U3 A3')
+  })
+
+  it('covering the first part: only the rest is summarized, on from the one that covers the most', async () => {
+    const { store, deps, summarizer, prepared } = await preparedLog()
+    await store.append(events('U5 A5 U6 A6'), store.version)
+    const result = await pass(summarizer, prepared, deps)
+    expect(summarizer.requests).toHaveLength(3)
+    expect(idString(summarizer.requests[2]!.covered)).toBe('U4 A4')
+    expect(contents(summarizer.requests[2]!.priorSummary)).toEqual(contents(prepared[1]!.messages))
     expect(result.boundary!.boundary.prepared).toBe(true)
   })
 
   it('without one: the boundary does not say prepared', async () => {
     const { deps, summarizer } = await preparedLog()
-    const result = await pass(summarizer, null, deps)
+    const result = await pass(summarizer, [], deps)
     expect(result.boundary!.boundary.prepared).toBeUndefined()
   })
 })
@@ -79,7 +99,7 @@ describe('a pass with a prepared summary', () => {
 describe('a prepared summary that no longer matches is not used', () => {
   const expectNotUsed = async (
     summarizer: ReturnType<typeof recordingSummarizer>,
-    prepared: PreparedSummary,
+    prepared: readonly PreparedSummary[],
     deps: ReturnType<typeof depsFor>,
     covered: string,
   ) => {
@@ -147,9 +167,19 @@ describe('a prepared summary that no longer matches is not used', () => {
   })
 })
 
-describe('preparedPrefix', () => {
+describe('preparedPrefix and bestPrepared', () => {
   const prepared = { prior: Int32Array.of(5), covered: Int32Array.of(6, 7), messages: [] }
-  it('counts the covered events it holds, or null', () => {
+  it('take the one that covers the most of the first part', () => {
+    const longer = { ...prepared, covered: Int32Array.of(6, 7, 8) }
+    const other = { ...prepared, covered: Int32Array.of(6, 9, 10, 11) }
+    expect(bestPrepared([prepared, longer, other], Int32Array.of(5), Int32Array.of(6, 7, 8, 9))).toEqual({
+      prepared: longer,
+      from: 3,
+    })
+    expect(bestPrepared([other], Int32Array.of(5), Int32Array.of(6, 7, 8, 9))).toBeNull()
+  })
+
+  it('count the covered events it holds, or null', () => {
     expect(preparedPrefix(prepared, Int32Array.of(5), Int32Array.of(6, 7, 8))).toBe(2)
     expect(preparedPrefix(prepared, Int32Array.of(5), Int32Array.of(6, 7))).toBe(2)
     expect(preparedPrefix(prepared, Int32Array.of(5), Int32Array.of(6))).toBeNull()

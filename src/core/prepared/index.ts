@@ -3,7 +3,7 @@ import type { ModelFit, Trigger } from '../triggers'
 
 /**
  * A summary written ahead of the pass that will want it (round4 §6): the summary of what the
- * session's strategy would cover if it ran then. It is kept beside the log, never in it (no event,
+ * session's strategy would cover if it ran then (or once the next message came). It is kept beside the log, never in it (no event,
  * not in the view), with the range it covers by seq, so that a pass uses it only when it covers
  * that range first: a pass never gets a summary of an event it does not cover.
  */
@@ -38,6 +38,26 @@ export function preparedPrefix(prepared: PreparedSummary, prior: Int32Array, cov
   if (length === 0 || length > covered.length) return null
   if (prepared.prior.length !== prior.length || !sameSeqs(prepared.prior, prior)) return null
   return sameSeqs(prepared.covered, covered, length) ? length : null
+}
+
+/**
+ * The prepared summary a pass takes (the one that covers the most of its range first), and how
+ * many of its covered events that one covers; null when none can be used.
+ *
+ * @example
+ * bestPrepared(prepared, prior, covered) // { prepared: prepared[1], from: 6 }
+ */
+export function bestPrepared(
+  list: readonly PreparedSummary[],
+  prior: Int32Array,
+  covered: Int32Array,
+): { prepared: PreparedSummary; from: number } | null {
+  let best: { prepared: PreparedSummary; from: number } | null = null
+  for (const prepared of list) {
+    const from = preparedPrefix(prepared, prior, covered)
+    if (from !== null && from > (best?.from ?? 0)) best = { prepared, from }
+  }
+  return best
 }
 
 /**

@@ -154,10 +154,10 @@ const MIGRATIONS: (string | ((sql: SqlStorage) => void))[] = [
   // v20: the prompt and cached prompt tokens of the session's last chat calls (at most 20), JSON
   // [[prompt, cached], …]: `/context`'s cache figures, kept in the row its writes rewrite anyway.
   'ALTER TABLE session ADD COLUMN recent_usage TEXT;',
-  // v21: the summary prepared ahead of a pass (round4 §6): beside the log, never in it; one at a
-  // time, its range as seqs (Int32, the platform's byte order), wiped with the session.
+  // v21: the summaries prepared ahead of a pass (round4 §6): beside the log, never in it; the few
+  // of the newest preparation, each with its range as seqs (Int32, the platform's byte order).
   `CREATE TABLE prepared_summary (
-     singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+     slot INTEGER PRIMARY KEY,
      summarizer TEXT NOT NULL,          -- which summarizer wrote it: its options, as JSON
      prior BLOB NOT NULL,               -- the view's prior summary it rolled in, by seq
      covered BLOB NOT NULL,             -- the conversation it covers, by seq, in view order

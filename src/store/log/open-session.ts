@@ -31,7 +31,7 @@ import { hasExpired } from './expiry'
 import type { LogIndexes } from './indexes'
 import type { SessionLog } from './log'
 import type { SessionPins } from './pins'
-import type { PreparedSummaries, StoredPrepared } from './prepared'
+import type { PreparedSet, PreparedSummaries } from './prepared'
 import { recallById } from './recall-by-id'
 import { withRecentUsage } from './recent-usage'
 import { planRewind } from './rewind-plan'
@@ -117,13 +117,13 @@ export class OpenSession {
   }
 
   /**
-   * The session's prepared summary (round4 §6). A preparation that ends after its session did
+   * The session's prepared summaries (round4 §6). A preparation that ends after its session did
    * keeps nothing: no summary outlives its session's erasure.
    */
   readonly prepared = {
-    read: (): StoredPrepared | null => (this.stillOpen() ? this.parts.prepared.read() : null),
-    write: (prepared: StoredPrepared): void => {
-      if (this.stillOpen()) this.parts.prepared.write(prepared)
+    read: (): PreparedSet | null => (this.stillOpen() ? this.parts.prepared.read() : null),
+    write: (set: PreparedSet): void => {
+      if (this.stillOpen()) this.parts.prepared.write(set)
     },
   }
 

@@ -1,13 +1,18 @@
 import type { PreparedSummary, SummaryMessage } from '../../core'
 import type { Sql } from '../../sql'
 
-/** A session's prepared summary as stored, with what `/context` reports of it. */
+/** A prepared summary as stored, with what `/context` reports of it. */
 export interface StoredPrepared extends PreparedSummary {
-  /** Which summarizer wrote it (its options, as JSON). */
-  summarizer: string
   /** The summary's estimated tokens. */
   tokens: number
   preparedAt: string
+}
+
+/** A session's prepared summaries: those of its newest preparation, and which summarizer wrote them. */
+export interface PreparedSet {
+  /** The summarizer's options, as JSON: a pass of another summarizer uses none of them. */
+  summarizer: string
+  summaries: StoredPrepared[]
 }
 
 type Row = {
@@ -21,36 +26,41 @@ type Row = {
 }
 
 /**
- * The session's prepared summary (round4 §6): one row beside the log, replaced by each top-up,
- * wiped with the session. Storage only: whether it may be used is the core's `preparedPrefix`.
+ * A session's prepared summaries (round4 §6): a few rows beside the log, replaced by each
+ * preparation, wiped with the session. Storage only: which one a pass may use is the core's.
  *
  * @example
- * prepared.write({ ...summary, summarizer: key, tokens, preparedAt })
+ * prepared.write({ summarizer: key, summaries })
  * prepared.read() // the same, or null
  */
 export class PreparedSummaries {
   constructor(private readonly sql: Sql) {}
 
-  /** The prepared summary, or null when none was. */
-  read(): StoredPrepared | null {
-    const row = this.sql.first<Row>`SELECT summarizer, prior, covered, messages, title, tokens, prepared_at FROM prepared_summary`
-    if (!row) return null
+  /** The prepared summaries, or null when there are none. */
+  read(): PreparedSet | null {
+    const rows = this.sql.all<Row>`SELECT summarizer, prior, covered, messages, title, tokens, prepared_at
+      FROM prepared_summary ORDER BY slot`
+    if (rows.length === 0) return null
     return {
-      summarizer: row.summarizer,
-      prior: new Int32Array(row.prior),
-      covered: new Int32Array(row.covered),
-      messages: JSON.parse(row.messages) as SummaryMessage[],
-      ...(row.title === null ? {} : { title: row.title }),
-      tokens: row.tokens,
-      preparedAt: row.prepared_at,
+      summarizer: rows[0]!.summarizer,
+      summaries: rows.map((row) => ({
+        prior: new Int32Array(row.prior),
+        covered: new Int32Array(row.covered),
+        messages: JSON.parse(row.messages) as SummaryMessage[],
+        ...(row.title === null ? {} : { title: row.title }),
+        tokens: row.tokens,
+        preparedAt: row.prepared_at,
+      })),
     }
   }
 
-  /** Keeps `prepared` in place of the one before. */
-  write(prepared: StoredPrepared): void {
-    this.sql
-      .run`INSERT OR REPLACE INTO prepared_summary (singleton, summarizer, prior, covered, messages, title, tokens, prepared_at)
-      VALUES (1, ${prepared.summarizer}, ${prepared.prior.slice().buffer}, ${prepared.covered.slice().buffer},
-        ${JSON.stringify(prepared.messages)}, ${prepared.title ?? null}, ${prepared.tokens}, ${prepared.preparedAt})`
+  /** Keeps `set` in place of the ones before. */
+  write(set: PreparedSet): void {
+    this.sql.run`DELETE FROM prepared_summary`
+    set.summaries.forEach((prepared, slot) => {
+      this.sql.run`INSERT INTO prepared_summary (slot, summarizer, prior, covered, messages, title, tokens, prepared_at)
+        VALUES (${slot}, ${set.summarizer}, ${prepared.prior.slice().buffer}, ${prepared.covered.slice().buffer},
+          ${JSON.stringify(prepared.messages)}, ${prepared.title ?? null}, ${prepared.tokens}, ${prepared.preparedAt})`
+    })
   }
 }
