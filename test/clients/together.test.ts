@@ -24,6 +24,7 @@ import { servedApi, text } from './together'
  * The CLIs cannot edit in print mode: their user edits through the API (a turn with `rewind`),
  * then the CLI goes on with its own copy — which wins, the edit kept as a branch. Compactions are
  * asked for through the API, except Codex's, which compacts its own copy (remote compaction).
+ * Round four's clients (images, MCP, memory, a loop that clears) are together-round4.test.ts's.
  */
 const why = cliMissing
 if (why) console.warn(`skipped: ${why}`)
