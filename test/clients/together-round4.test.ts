@@ -13,13 +13,14 @@ import { blobOf, expectStoredOnce, PNG, PNG_BASE64 } from './media'
 import { servedApi, text } from './together'
 
 /**
- * Every client together, round four (issue 53 §4), on one served Worker as round three's
- * (together.test.ts): Claude Code reading an image with its Read tool, Codex's view_image, each
- * CLI then finding that session again through the service's MCP server (search_sessions), the
- * Anthropic SDK with the memory tool, and the `openai` package's own agent loop run past its
- * window, so that a clearing pass happens. Each session's whole log is replayed by the log
- * checker and held against what the client itself holds: its messages, or the CLI's own
- * transcript on disk (its tool calls, by id).
+ * Every client together, round four (issue 53 §4), on one served Worker set up as round three's
+ * (together.test.ts), with an 8k window for the loop's model: Claude Code reading an image with
+ * its Read tool and Codex's view_image (a compaction through the API covering each, the CLI then
+ * resending it all), each CLI then finding that session again through the service's MCP server
+ * (search_sessions), the Anthropic SDK with the memory tool, and the `openai` package's own agent
+ * loop run past its window, so that clearing passes happen. Each session's whole log is replayed
+ * by the log checker and held against what the client itself holds: its messages, or the CLI's
+ * own transcript on disk (its tool calls and results, by id).
  */
 const why = cliMissing
 if (why) console.warn(`skipped: ${why}`)
@@ -30,7 +31,9 @@ if (why) console.warn(`skipped: ${why}`)
  * keeps them) fit again.
  */
 const LOOP_STEPS = 10
-const LOOP_MODEL = `loop-${LOOP_STEPS}#together4`
+/** Its tag made before the Worker is served, whose MODEL_CONTEXT_TOKENS names it. */
+const LOOP_TAG = `tg4loop${Date.now().toString(36)}`
+const LOOP_MODEL = `loop-${LOOP_STEPS}#${LOOP_TAG}`
 const LOOP_WINDOW = 8192
 const WORDS =
   'the river runs past a quiet town where people walk their dogs and talk about weather markets music and old stories from'.split(
@@ -101,7 +104,7 @@ const storedImage = async () => ({
 })
 
 describe.skipIf(why)('every client together, round four, checked against the log', () => {
-  it('Claude Code: Read an image (Anthropic upstream), then find that session again with the MCP server’s search_sessions', async () => {
+  it('Claude Code: Read an image (Anthropic upstream), a compaction over it, then that session found again with the MCP server’s search_sessions', async () => {
     const token = await tokenOf(`together4-claude-${Date.now().toString(36)}`)
     const [home, work] = [folder('together4-claude-home-'), folder('together4-claude-work-')]
     const tag = `tg4cc${Date.now().toString(36)}`
@@ -118,6 +121,11 @@ describe.skipIf(why)('every client together, round four, checked against the log
     ).toBe('Read: [image]')
     expect(await run(['--resume', read, '--model', `claude-reader#${tag}`, 'The lighthouse keeper is Morag.'])).toMatch(
       /^Echo: .*The lighthouse keeper is Morag\./s,
+    )
+    // A compaction through the API keeps the newest turn: the image's leaves the view. Claude Code resends it all.
+    await service.compact(token, read)
+    expect(await run(['--resume', read, '--model', `claude-reader#${tag}`, 'And its colour?'])).toMatch(
+      /^Echo: .*And its colour\?/s,
     )
     await searchable(token, 'lighthouse keeper', read)
     // A new session: the model calls the MCP tool, Claude Code calls the served Worker's /mcp.
@@ -141,16 +149,21 @@ describe.skipIf(why)('every client together, round four, checked against the log
     expect(answer).toMatch(/^MCP result: /)
     expect(answer).toContain(read)
 
-    // The image's session: replayed, its one result the stored image, its bytes stored once.
+    // The image's session: replayed, nothing rewound (Claude Code's copy matched the log), the
+    // image's result covered by the pass, still the stored image, its bytes stored once.
     const image = await service.replayed(token, read)
+    expect(image.events.filter((e) => e.type === 'REWIND')).toEqual([])
     const results = image.events.filter((e) => e.type === 'MESSAGE' && e.message.role === 'tool')
     expect(results.map((e) => e.message.toolResponses)).toEqual([[{ id: 'read_1', name: 'Read', data: [await storedImage()] }]])
+    expect(image.covered.has(results[0].id)).toBe(true)
     await expectStoredOnce(read, [PNG], { apiBase: new URL('/v1', worker.url).href, token })
-    // The model was given it on both requests after the Read (once each), a base64 block in its tool_result.
+    // The model was given it on both requests after the Read (once each), a base64 block in its
+    // tool_result; after the compaction, the view: the summary in its place.
     const sent = (await anthropicSent(tag)).map((request) => request.body.messages)
-    expect(sent).toHaveLength(3)
+    expect(sent).toHaveLength(4)
     expect(JSON.stringify(sent[0])).not.toContain(PNG_BASE64)
-    for (const messages of sent.slice(1)) expect(JSON.stringify(messages).split(PNG_BASE64)).toHaveLength(2)
+    for (const messages of sent.slice(1, 3)) expect(JSON.stringify(messages).split(PNG_BASE64)).toHaveLength(2)
+    expect(JSON.stringify(sent[3])).not.toContain(PNG_BASE64)
     // The search's session: the call, its result (naming the image's session) and the answer.
     const search = await service.replayed(token, found)
     const call = search.events.find((e) => e.message?.toolCalls)
@@ -181,7 +194,7 @@ describe.skipIf(why)('every client together, round four, checked against the log
     }
   })
 
-  it('Codex: view_image, then find that session again with the MCP server’s search_sessions', async () => {
+  it('Codex: view_image, a compaction over it, then that session found again with the MCP server’s search_sessions', async () => {
     const codex = await codexUser(worker.url, { mcp: true })
     const tag = `tg4cx${Date.now().toString(36)}`
     const file = join(codex.work, 'shot.png')
@@ -191,6 +204,9 @@ describe.skipIf(why)('every client together, round four, checked against the log
       /Echo: The ferry captain is Iona\./,
     )
     const [viewed] = (await codex.api('/sessions')).sessions.map((session: any) => session.id)
+    // A compaction through the API keeps the newest turn: the image's leaves the view. Codex resends it all.
+    await service.compact(codex.token, viewed)
+    expect(await codex.exec(['resume', '--last', '-m', `viewer#${tag}`, 'And its colour?'])).toMatch(/Echo: And its colour\?/)
     await searchable(codex.token, 'ferry captain', viewed)
     // A new session (not a resume): the model calls search_sessions in the mcp__ds namespace.
     const answer = await codex.exec(['-m', `mcpcall-search_sessions#${tag}`, 'Who is the ferry captain?'])
@@ -199,17 +215,22 @@ describe.skipIf(why)('every client together, round four, checked against the log
     const found = (await codex.api('/sessions')).sessions.map((session: any) => session.id).find((id: string) => id !== viewed)
     expect(found).toBeDefined()
 
-    // The image's session: replayed, its one result the stored image (with the detail Codex asks for), stored once.
+    // The image's session: replayed, nothing rewound, the image's result covered by the pass,
+    // still the stored image (with the detail Codex asks for), its bytes stored once.
     const image = await service.replayed(codex.token, viewed)
+    expect(image.events.filter((e) => e.type === 'REWIND')).toEqual([])
     const results = image.events.filter((e) => e.type === 'MESSAGE' && e.message.role === 'tool')
     expect(results.map((e) => e.message.toolResponses)).toEqual([
       [{ id: 'view_1', name: 'view_image', data: [{ ...(await storedImage()), detail: 'high' }] }],
     ])
+    expect(image.covered.has(results[0].id)).toBe(true)
     await expectStoredOnce(viewed, [PNG], { apiBase: new URL('/v1', worker.url).href, token: codex.token })
-    const sent = (await upstreamSent(tag)).filter((request) => JSON.stringify(request.body).includes('VIEW:'))
-    expect(sent).toHaveLength(3)
+    // The model was given it on both requests after the call, once each; after the compaction, not.
+    const sent = (await upstreamSent(tag)).filter((request: any) => request.model.startsWith('viewer'))
+    expect(sent).toHaveLength(4)
     expect(JSON.stringify(sent[0]!.body.messages)).not.toContain(PNG_BASE64)
-    for (const { body } of sent.slice(1)) expect(JSON.stringify(body.messages).split(PNG_BASE64)).toHaveLength(2)
+    for (const { body } of sent.slice(1, 3)) expect(JSON.stringify(body.messages).split(PNG_BASE64)).toHaveLength(2)
+    expect(JSON.stringify(sent[3]!.body.messages)).not.toContain(PNG_BASE64)
     // The search's session: the call and a result naming the image's session.
     const search = await service.replayed(codex.token, found)
     const call = search.events.find((e) => e.message?.toolCalls)
@@ -364,7 +385,7 @@ describe.skipIf(why)('every client together, round four, checked against the log
       ),
     )
     // What the model was sent: each prompt within the window, the oldest result cleared by the end.
-    const sent = await upstreamSent(LOOP_MODEL.split('#')[1]!)
+    const sent = await upstreamSent(LOOP_TAG)
     expect(sent).toHaveLength(LOOP_STEPS + 1)
     for (const request of sent as any[]) expect(request.usage.prompt_tokens).toBeLessThanOrEqual(LOOP_WINDOW - 1024)
     // The last one: what the last clearing cleared shown as its notice, every other result whole.
