@@ -295,14 +295,18 @@ describe.skipIf(why)('every client together, round four, checked against the log
     expect(await ask([[{ command: 'str_replace', path: '/memories/trip.md', old_str: 'May', new_str: 'June' }]])).toContain(
       'The memory file has been edited',
     )
-    const viewed = await ask([[{ command: 'view', path: '/memories/trip.md' }]])
-    expect(viewed).toContain('1\tRome in June.')
+    expect(await ask([[{ command: 'view', path: '/memories' }]])).toContain('/memories/trip.md')
+    // The edit: the last question changed, its answer dropped, sent again (its calls ran server-side).
+    messages.splice(-2, 2)
+    expect(await ask([[{ command: 'view', path: '/memories/trip.md' }]])).toContain('1\tRome in June.')
     // The store holds what the calls wrote.
     expect(await service.api(token, '/memories/trip.md')).toMatchObject({ content: 'Rome in June.\n', version: 2 })
 
     const { events } = await service.replayed(token, id)
-    // The client's history resent each turn matched the log: nothing rewound.
-    expect(events.filter((e) => e.type === 'REWIND')).toEqual([])
+    // The client's history resent each turn matched the log, but for the edit: one rewind.
+    expect(events.filter((e) => e.type === 'REWIND').map((e) => e.rewind.reason)).toEqual(['divergence'])
+    const { branches } = await service.api(token, `/sessions/${id}/branches`)
+    expect(branches.map((b: any) => b.headline)).toEqual([expect.stringContaining('"path":"/memories"}')])
     const lineage = lineageOf(events).filter((e) => e.type === 'MESSAGE' && e.message.role !== 'system')
     // What the client holds is the log's questions and answers; between them, the calls the service ran.
     expect(
