@@ -35,10 +35,8 @@ const LOOP_STEPS = 10
 const LOOP_TAG = `tg4loop${Date.now().toString(36)}`
 const LOOP_MODEL = `loop-${LOOP_STEPS}#${LOOP_TAG}`
 const LOOP_WINDOW = 8192
-const WORDS =
-  'the river runs past a quiet town where people walk their dogs and talk about weather markets music and old stories from'.split(
-    ' ',
-  )
+/** The words of the files the loop reads: prose, which the service's tokenizer and the fake count alike. */
+const WORDS = 'the river runs past a quiet town where people walk their dogs and talk about old stories'.split(' ')
 
 let worker: Awaited<ReturnType<typeof serveWorker>>
 /** Its API: each session checked against its log. */
@@ -260,7 +258,7 @@ describe.skipIf(why)('every client together, round four, checked against the log
     }
   })
 
-  it('the Anthropic SDK with the memory tool: the service runs it, the client’s history goes on over what it wrote', async () => {
+  it('the Anthropic SDK with the memory tool: the service runs it, an edit goes back over it, the lineage is the client’s history', async () => {
     const token = await tokenOf(`together4-memory-${Date.now().toString(36)}`)
     const id = randomUUID()
     const tag = `tg4mem${Date.now().toString(36)}`
@@ -329,7 +327,7 @@ describe.skipIf(why)('every client together, round four, checked against the log
     )
   })
 
-  it('the openai package’s own agent loop past its 8k window: a clearing pass, every result kept whole in the log', async () => {
+  it('the openai package’s own agent loop past its 8k window: clearing passes, every result kept whole in the log', async () => {
     const token = await tokenOf(`together4-loop-${Date.now().toString(36)}`)
     const id = randomUUID()
     const openai = new OpenAI({
