@@ -9,8 +9,8 @@ import OpenAI from 'openai'
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { serveWorker } from '../served/global-setup'
-import { expectNothingLost, lineageOf } from '../support/log-checker'
 import { claude, cliMissing, codexUser, folder, removeFolders, serveForCli, tokenOf } from './cli'
+import { servedApi, text } from './together'
 
 /**
  * Every client together, one scripted run on one served Worker: the `openai` package (chat
@@ -24,11 +24,14 @@ import { claude, cliMissing, codexUser, folder, removeFolders, serveForCli, toke
  * The CLIs cannot edit in print mode: their user edits through the API (a turn with `rewind`),
  * then the CLI goes on with its own copy — which wins, the edit kept as a branch. Compactions are
  * asked for through the API, except Codex's, which compacts its own copy (remote compaction).
+ * Round four's clients (images, MCP, memory, a loop that clears) are together-round4.test.ts's.
  */
 const why = cliMissing
 if (why) console.warn(`skipped: ${why}`)
 
 let worker: Awaited<ReturnType<typeof serveWorker>>
+/** Its API: the script's compactions and edits, and each session checked against its log. */
+let service: ReturnType<typeof servedApi>
 
 beforeAll(async () => {
   if (why) return
@@ -36,91 +39,13 @@ beforeAll(async () => {
   worker = await serveForCli({
     COMPACTION_POLICY: JSON.stringify({ trigger: { turnCount: 1000 }, strategy: { window: { lastTurns: 1 }, summarizer: {} } }),
   })
+  service = servedApi(worker.url)
 }, 180_000)
 
 afterAll(async () => {
   await worker?.stop()
   removeFolders()
 })
-
-/** The service's API as `token`'s user. */
-async function api(token: string, path: string, init: { method?: string; body?: unknown } = {}): Promise<any> {
-  const response = await fetch(new URL(`/v1${path}`, worker.url), {
-    method: init.method ?? 'GET',
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  })
-  const text = await response.text()
-  if (!response.ok) throw new Error(`${init.method ?? 'GET'} ${path}: ${response.status} ${text}`)
-  return JSON.parse(text)
-}
-
-/** A pass keeping the newest turn, the rest summarized; answers how many summary events it wrote. */
-async function compact(token: string, sessionId: string): Promise<number> {
-  const pass = await api(token, `/sessions/${sessionId}/compact`, {
-    method: 'POST',
-    body: { strategy: { window: { lastTurns: 1 }, summarizer: { model: 'echo' } } },
-  })
-  expect(pass.unchanged, JSON.stringify(pass)).toBe(false)
-  return pass.summary.length
-}
-
-/** The user's edit of their last question through the API: a turn that rewinds to just before it. */
-async function editThroughApi(token: string, sessionId: string, content: string) {
-  const { events } = await api(token, `/sessions/${sessionId}/view`)
-  const question = events.findLast((e: any) => e.message.role === 'user' && !e.synthetic && !e.metadata?.inline)
-  const edited = await api(token, `/sessions/${sessionId}/turns`, {
-    method: 'POST',
-    body: { content, model: 'echo', rewind: { to: question.id, position: 'before' } },
-  })
-  expect(edited.reply.message.content).toBe(`Echo: ${content}`)
-}
-
-const text = (content: unknown): string =>
-  typeof content === 'string'
-    ? content
-    : Array.isArray(content)
-      ? content.map((part: any) => part.text ?? part.content ?? '').join('')
-      : ''
-
-/**
- * The session checked against its log: the replay holds (nothing lost, the view served is the
- * one replayed), a pass covered something, every boundary kind the script wrote is there, and
- * the view ends with `last` (the newest question and its answer, as `role:text`). Answers the log.
- */
-async function expectSession(
-  token: string,
-  sessionId: string,
-  expected: { rewinds: string[]; last: string[]; abandoned: string; asked?: string[] },
-): Promise<any[]> {
-  const events: any[] = []
-  for (let after = 0; ; ) {
-    const page = await api(token, `/sessions/${sessionId}/events?after=${after}&limit=1000`)
-    events.push(...page.events)
-    if (page.nextAfter === null) break
-    after = page.nextAfter
-  }
-  const { view, covered } = expectNothingLost(events)
-  const served = (await api(token, `/sessions/${sessionId}/view`)).events
-  expect(served.map((e: any) => e.id)).toEqual(view.map((e) => e.id))
-  expect(covered.size).toBeGreaterThan(0)
-  expect(events.filter((e) => e.type === 'REWIND').map((e) => e.rewind.reason)).toEqual(expected.rewinds)
-  const said = served
-    .filter((e: any) => e.message.role !== 'system' && !e.synthetic && !e.message.toolCalls && e.message.role !== 'tool')
-    .map((e: any) => `${e.message.role}:${e.message.content}`)
-  expect(said.slice(-expected.last.length)).toEqual(expected.last)
-  // The questions the client holds are the lineage's, in order, each once (covered ones too).
-  if (expected.asked) {
-    const asked = lineageOf(events)
-      .filter((e) => e.type === 'MESSAGE' && e.message.role === 'user' && !e.synthetic && !e.metadata?.inline)
-      .map((e) => e.message.content)
-    expect(asked).toEqual(expected.asked)
-  }
-  // What the edit took off the lineage is a branch, there to bring back.
-  const { branches } = await api(token, `/sessions/${sessionId}/branches`)
-  expect(branches.map((b: any) => b.headline)).toContainEqual(expect.stringContaining(expected.abandoned))
-  return events
-}
 
 const weatherSchema = { type: 'object', properties: { city: { type: 'string' } } } as const
 
@@ -151,7 +76,7 @@ describe.skipIf(why)('every client together: tools, a compaction and an edit, ch
     for (const call of called.data.choices[0]!.message.tool_calls!)
       messages.push({ role: 'tool', tool_call_id: call.id, content: 'sunny' })
     expect((await ask(null, `agent-w1#${tag}`)).data.choices[0]!.message.content).toMatch(/^Results: .*sunny/)
-    const summary = await compact(token, id)
+    const summary = await service.compact(token, id)
     await ask('Book the hotel')
     // The edit: the last question changed, its answer dropped, sent again. The message it goes on
     // from came before the pass: the view as of it has no summary, so the summary leaves too.
@@ -159,7 +84,7 @@ describe.skipIf(why)('every client together: tools, a compaction and an edit, ch
     const edited = await ask('Book the cheaper hotel')
     expect(edited.rewound).toBe(String(summary + 2))
     expect(edited.data.choices[0]!.message.content).toBe('Echo: Book the cheaper hotel')
-    await expectSession(token, id, {
+    await service.expectSession(token, id, {
       rewinds: ['divergence'],
       last: ['user:Book the cheaper hotel', 'assistant:Echo: Book the cheaper hotel'],
       abandoned: 'Book the hotel',
@@ -196,13 +121,13 @@ describe.skipIf(why)('every client together: tools, a compaction and an edit, ch
       `agent-w1#${tag}`,
     )
     expect(text(results.data.content)).toMatch(/^Results: .*sunny/)
-    const summary = await compact(token, id)
+    const summary = await service.compact(token, id)
     await ask('Book the hotel')
     messages.splice(-2, 2)
     const edited = await ask('Book the cheaper hotel')
     expect(edited.rewound).toBe(String(summary + 2))
     expect(text(edited.data.content)).toBe('Echo: Book the cheaper hotel')
-    await expectSession(token, id, {
+    await service.expectSession(token, id, {
       rewinds: ['divergence'],
       last: ['user:Book the cheaper hotel', 'assistant:Echo: Book the cheaper hotel'],
       abandoned: 'Book the hotel',
@@ -242,11 +167,11 @@ describe.skipIf(why)('every client together: tools, a compaction and an edit, ch
       await ask('Plan a trip to Oslo')
       // The SDK runs the tool and sends its result back: two model calls, one answer.
       expect((await ask('What is the weather there?', `agent-w1#${tag}`)).text).toMatch(/^Results: .*sunny/)
-      await compact(token, id)
+      await service.compact(token, id)
       await ask('Book the hotel')
       messages.splice(-2, 2)
       expect((await ask('Book the cheaper hotel')).text).toBe('Echo: Book the cheaper hotel')
-      await expectSession(token, id, {
+      await service.expectSession(token, id, {
         rewinds: ['divergence'],
         last: ['user:Book the cheaper hotel', 'assistant:Echo: Book the cheaper hotel'],
         abandoned: 'Book the hotel',
@@ -279,12 +204,12 @@ describe.skipIf(why)('every client together: tools, a compaction and an edit, ch
         'Read',
       ]),
     ).toMatch(/^Read: .*the Grand/s)
-    await compact(token, sessionId)
+    await service.compact(token, sessionId)
     expect(await run(['--resume', sessionId, '--model', `echo#${tag}`, 'Book the hotel'])).toMatch(/Book the hotel/)
-    await editThroughApi(token, sessionId, 'Book the cheaper hotel')
+    await service.editThroughApi(token, sessionId, 'Book the cheaper hotel')
     // Claude Code goes on with its own copy, which never saw the edit: its copy wins, the edit stays a branch.
     expect(await run(['--resume', sessionId, '--model', `echo#${tag}`, 'And a car'])).toMatch(/And a car/)
-    const log = await expectSession(token, sessionId, {
+    const log = await service.expectSession(token, sessionId, {
       rewinds: ['edit', 'divergence'],
       last: [expect.stringMatching(/^user:.*And a car/s), expect.stringMatching(/^assistant:Echo: .*And a car/s)] as never,
       abandoned: 'Book the cheaper hotel',
@@ -304,9 +229,9 @@ describe.skipIf(why)('every client together: tools, a compaction and an edit, ch
     expect(await codex.exec(['resume', '--last', '-m', `echo#${tag}`, 'Book the hotel'])).toMatch(/Echo: Book the hotel/)
     const { sessions } = await codex.api('/sessions')
     const sessionId = sessions[0].id
-    await editThroughApi(codex.token, sessionId, 'Book the cheaper hotel')
+    await service.editThroughApi(codex.token, sessionId, 'Book the cheaper hotel')
     expect(await codex.exec(['resume', '--last', '-m', `echo#${tag}`, 'And a car'])).toMatch(/Echo: And a car/)
-    const log = await expectSession(codex.token, sessionId, {
+    const log = await service.expectSession(codex.token, sessionId, {
       rewinds: ['edit', 'divergence'],
       last: ['user:And a car', 'assistant:Echo: And a car'],
       abandoned: 'Book the cheaper hotel',
