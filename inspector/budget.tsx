@@ -1,4 +1,5 @@
 import { count, counted, time } from './format'
+import { PreparedAndCache } from './prepared'
 import type { ContextJson } from './types'
 
 const PARTS = [
@@ -8,7 +9,7 @@ const PARTS = [
   ['conversation', 'Conversation'],
 ] as const
 
-/** The view's tokens by part against the prompt budget (estimates, calibrated to the model); a background pass running, or how the last one failed. */
+/** The view's tokens by part against the prompt budget (estimates, calibrated to the model); a background pass running, or how the last one failed; the summary prepared and the provider's cache. */
 export function BudgetBar({ context }: { context: ContextJson }) {
   const budget = context.budget.promptTokens
   const { total } = context.tokens
@@ -42,6 +43,7 @@ export function BudgetBar({ context }: { context: ContextJson }) {
           {context.lastCompactionError.error.message}
         </p>
       )}
+      <PreparedAndCache context={context} />
       <p class="hint">
         {counted(context.events.view, 'event')} in view, {count(context.events.covered)} covered,{' '}
         {counted(context.compactions, 'compaction')}; calibration ×{context.calibration.ratio.toFixed(2)} (

@@ -72,6 +72,11 @@ export function CompactionRow(props: {
           {boundary.cleared?.length ? `, ${clearedWords(boundary.cleared)} cleared` : ''}, {tokens}
           <time dateTime={event.timestamp}> · {time(event.timestamp)}</time>
           {undone && <span class="badge">undone</span>}
+          {boundary.prepared && (
+            <span class="badge prepared" title="Its summary was prepared ahead: the pass did not wait for the summary model">
+              prepared summary
+            </span>
+          )}
         </summary>
         <div class="compaction-body">
           <ErrorNote error={error} />

@@ -141,8 +141,8 @@ export function SessionPanel(props: {
     }
   }, [api, sessionId, followable])
 
-  // While a background pass runs, the session is read again each second: its end shows by itself.
-  const compacting = loaded?.context.compacting === true
+  // While a background pass or preparation runs, the session is read again each second: its end shows by itself.
+  const compacting = loaded?.context.compacting === true || loaded?.context.preparing === true
   useEffect(() => {
     if (!compacting) return
     const timer = setTimeout(() => setRereads((n) => n + 1), 1000)
