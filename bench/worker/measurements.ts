@@ -24,7 +24,8 @@ import {
   timedHere,
   tokenizerCalls,
 } from './over-http'
-import { promptPrefixShare } from './prompt-cache'
+import { preparedMeasurements } from './prepared'
+import { CODEX_CACHE_KEYS, codexCacheShare, promptPrefixShare } from './prompt-cache'
 import type { Key, Measurement } from './runner'
 import { keepViewShort, type Sessions, seed } from './seeding'
 
@@ -306,6 +307,11 @@ function others({ worker, ours }: Targets) {
       sample: (size) => exportAndImport(worker, ours(Number(size)), Number(size)),
     },
     promptPrefixShare: { rounds: 1, keys: ['200 turns'], sample: () => promptPrefixShare(worker) },
+    codexCacheShare: {
+      rounds: 1,
+      keys: [...CODEX_CACHE_KEYS],
+      sample: (key) => codexCacheShare(worker, key as (typeof CODEX_CACHE_KEYS)[number]),
+    },
   } satisfies Record<string, Measurement>
 }
 
@@ -339,6 +345,7 @@ export function measurementsOf(worker: BenchWorker, sessions: Sessions) {
     ...mcpMeasurements(worker),
     ...mediaMeasurements(worker),
     ...agentLoopMeasurements(worker),
+    ...preparedMeasurements(worker),
   }
 }
 

@@ -55,3 +55,49 @@ export async function promptPrefixShare(worker: BenchWorker): Promise<Measured> 
   const { compactions } = await worker.api('GET', `/v1/sessions/${session}/compactions?limit=100`)
   return { samples: [], counts: { turns: prompts.length, passes: compactions.length, shared, total } }
 }
+
+/** The Codex-style session's keys: without a prompt_cache_key (as the doors forwarded none before issue 52) and with Codex's. */
+export const CODEX_CACHE_KEYS = ['no prompt_cache_key reaching the upstream', 'Codex’s prompt_cache_key forwarded'] as const
+
+/**
+ * Issue 52: the share of prompt tokens a provider's cache served over a long Codex-style session:
+ * 200 turns through the Responses door, the whole input each time (`store: false`), its session
+ * compacting every 50 turns (keeping 20), against the fake's `prefixcache` model — a cache as
+ * OpenAI describes its own, keyed by `prompt_cache_key`: the shared prefix in 128-token blocks
+ * from 1,024 on, none without a key.
+ */
+export async function codexCacheShare(worker: BenchWorker, key: (typeof CODEX_CACHE_KEYS)[number]): Promise<Measured> {
+  const id = `codex-cache-${RUN}-${Math.random().toString(36).slice(2, 8)}`
+  const tag = `codexcache${RUN}${Math.random().toString(36).slice(2, 8)}`
+  const cacheKey = key === CODEX_CACHE_KEYS[1] ? { prompt_cache_key: id } : {}
+  await worker.api('POST', '/v1/sessions', { id, policy: POLICY })
+  const input: { role: string; content: string }[] = []
+  for (let i = 0; i < TURNS; i++) {
+    input.push({ role: 'user', content: message(i) })
+    const response = await fetch(new URL('/v1/responses', worker.url), {
+      method: 'POST',
+      headers: { Authorization: worker.authorization, 'Content-Type': 'application/json', 'session-id': id },
+      body: JSON.stringify({
+        model: `prefixcache#${tag}`,
+        instructions: 'You are a coding agent. '.repeat(400),
+        input,
+        store: false,
+        ...cacheKey,
+      }),
+    })
+    if (!response.ok) throw new Error(`responses: ${response.status} ${await response.text()}`)
+    const answer = (await response.json()) as { output_text?: string; output: { content?: { text: string }[] }[] }
+    input.push({ role: 'assistant', content: answer.output.at(-1)?.content?.[0]?.text ?? '' })
+  }
+  const sent = (await (await fetch(`${worker.upstreamUrl}/__requests?tag=${tag}`)).json()) as {
+    usage: { prompt_tokens: number; prompt_tokens_details?: { cached_tokens: number } } | null
+  }[]
+  let prompt = 0
+  let cached = 0
+  for (const { usage } of sent) {
+    prompt += usage?.prompt_tokens ?? 0
+    cached += usage?.prompt_tokens_details?.cached_tokens ?? 0
+  }
+  const { compactions } = await worker.api('GET', `/v1/sessions/${id}/compactions?limit=100`)
+  return { samples: [], counts: { calls: sent.length, passes: compactions.length, prompt, cached } }
+}

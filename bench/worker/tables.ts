@@ -9,6 +9,7 @@ import type { MeasurementName } from './measurements'
 import { MEDIA_TABLES } from './media'
 import { MEMORY_TABLES } from './memory'
 import type { FirstBytePath } from './over-http'
+import { PREPARED_TABLES } from './prepared'
 import type { Column, Key, MeasuredTable, Results } from './runner'
 
 type Table = MeasuredTable<MeasurementName>
@@ -331,6 +332,21 @@ export const TABLES: Table[] = [
   ]),
   {
     title:
+      'Provider caches: a Codex-style session (200 turns through the Responses door, the whole input each time, compacting every 50 turns keeping 20) against a cache that works as OpenAI describes its own (the prefix shared with the previous request under the same prompt_cache_key, in 128-token blocks from 1,024)',
+    measure: ['codexCacheShare'],
+    columns: [
+      column('session', (key) => String(key)),
+      column('model calls', (key, r) => r.counts('codexCacheShare', key).calls!),
+      column('compactions', (key, r) => r.counts('codexCacheShare', key).passes!),
+      column('prompt tokens', (key, r) => n(r.counts('codexCacheShare', key).prompt!)),
+      column('read from the cache', (key, r) => {
+        const { prompt, cached } = r.counts('codexCacheShare', key)
+        return `${n(cached!)} (${((100 * cached!) / prompt!).toFixed(1)}%)`
+      }),
+    ],
+  },
+  {
+    title:
       'Prompt caching: a client resending its whole history through the Messages door for 200 turns, its session compacting every 50 turns (keeping 20); each prompt rendered as the Anthropic upstream sends it, cache markers aside, against the one before it',
     measure: ['promptPrefixShare'],
     columns: [
@@ -648,6 +664,7 @@ export const TABLES: Table[] = [
   ...MEMORY_TABLES,
   ...MCP_TABLES,
   ...MEDIA_TABLES,
+  ...PREPARED_TABLES,
   ...AGENT_LOOP_TABLES,
   {
     title: 'Worker bundle (wrangler deploy --dry-run)',

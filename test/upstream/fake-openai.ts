@@ -25,6 +25,8 @@
  * | `leak`          | a 401 whose message echoes the Authorization header it received        |
  * | `usage-<n>`     | like echo, reporting exactly n prompt tokens                           |
  * | `cached-<n>`    | like echo, reporting 100 prompt tokens, n of them read from a cache     |
+ * | `prefixcache`   | like echo, reporting as cached the prefix (≥ 1,024 tokens, in 128s) it  |
+ * |                 | shares with the previous request under the same `prompt_cache_key`      |
  * | `tools-<ids>`   | calls the request's first tool once per comma-separated id (`_`: no id), |
  * |                 | plain or streamed in the real delta format (arguments in pieces)        |
  * | `toolscut-<ids>`| streams the calls of tools-<ids>, then drops the connection in the     |
@@ -89,6 +91,7 @@ type WireMessage = {
 
 interface ChatBody {
   model: string
+  prompt_cache_key?: string
   messages: WireMessage[]
   tools?: { function: { name: string } }[]
   stream?: boolean
@@ -438,6 +441,27 @@ function notesModel(request: ChatRequest): unknown {
   return answer(request, hasNotes ? `From my notes: ${viewedLines(results[1]!).join('; ')}` : 'I have no notes yet.')
 }
 
+/** The prompt last sent under each cache key (`prefixcache`). */
+const cachedPrompts = new Map<string, string>()
+
+/**
+ * A provider's prompt cache as OpenAI describes its own: a request under a `prompt_cache_key`
+ * reads from the cache the prefix it shares with the previous request under that key, counted in
+ * whole blocks of 128 tokens from 1,024 on (4 characters a token here); one without a key, none.
+ */
+function prefixCache(body: ChatBody): { promptTokens: number; cachedTokens: number } {
+  const prompt = JSON.stringify(body.messages)
+  const promptTokens = promptTokensOf(body)
+  const key = body.prompt_cache_key
+  if (!key) return { promptTokens, cachedTokens: 0 }
+  const previous = cachedPrompts.get(key) ?? ''
+  cachedPrompts.set(key, prompt)
+  let shared = 0
+  while (shared < prompt.length && shared < previous.length && prompt.charCodeAt(shared) === previous.charCodeAt(shared)) shared++
+  const tokens = Math.floor(shared / 4)
+  return { promptTokens, cachedTokens: tokens < 1024 ? 0 : Math.min(promptTokens, Math.floor(tokens / 128) * 128) }
+}
+
 /** Each mode's behaviour (see the table at the top). */
 const MODES: Record<string, (request: ChatRequest) => unknown> = {
   echo: (r) => echo(r),
@@ -480,6 +504,7 @@ const MODES: Record<string, (request: ChatRequest) => unknown> = {
   },
   usage: (r) => echo(r, { promptTokens: Number(r.arg) }),
   cached: (r) => echo(r, { promptTokens: 100, cachedTokens: Number(r.arg) }),
+  prefixcache: (r) => echo(r, prefixCache(r.body)),
   tools: (r) => callFirstTool(r),
   toolscut: (r) => callFirstTool(r, true),
   loop: (r) => {
