@@ -1,9 +1,11 @@
+import { abortAllDurableObjects } from 'cloudflare:test'
 import { afterAll, describe, expect, it } from 'vitest'
 import {
   append,
   assistant,
   call,
   expectEveryLogWhole,
+  expectWholeLog,
   newSessionId,
   newTag,
   releaseUpstream,
@@ -12,6 +14,7 @@ import {
   untilUpstreamReceived,
   upstreamRequests,
   user,
+  wholeLog,
 } from '../helpers'
 
 // Every session these tests made: its log replays to its view, nothing left it but through a boundary.
@@ -176,5 +179,47 @@ describe('prepared summaries (round4 §6)', () => {
     await settled(id, tag)
     expect((await context(id)).prepared).toBeNull()
     expect(await ids(id)).toEqual([])
+  })
+})
+
+describe('prepared summaries under faults', () => {
+  it('the object aborted during a top-up: the log untouched, the summary prepared before still ready, the next turn prepares again', async () => {
+    const { id, tag } = await preparedSession()
+    const before = await wholeLog(id)
+    const ready = (await context(id)).prepared
+    expect((await turn(id, { content: 'question 5', model: 'echo' })).status).toBe(200)
+    await untilUpstreamReceived(tag, 3)
+    await abortAllDurableObjects()
+    await releaseUpstream(tag) // answered to no one
+    const after = await context(id)
+    expect(after.preparing).toBe(false)
+    // The turn is in the log; nothing of the lost top-up is.
+    expect((await wholeLog(id)).length).toBe(before.length + 2)
+    expect(after.prepared).toEqual(ready)
+    expect((await turn(id, { content: 'question 6', model: 'echo' })).status).toBe(200)
+    await untilUpstreamReceived(tag, 4)
+    await settled(id, tag)
+    expect((await context(id)).prepared.covers.events).toBe(10)
+    await expectWholeLog(id)
+  })
+
+  it('the object aborted while a pass that took one waits for the rest’s summary: no boundary; the pass asked again takes it', async () => {
+    const { id, tag } = await preparedSession()
+    await append(id, [user('question 5'), assistant('answer 5'), user('question 6'), assistant('answer 6')])
+    // Six turns, two kept: the prepared one covers the first three; the fourth is summarized on from it.
+    const pending = call('POST', `/v1/sessions/${id}/compact`, { body: {} })
+    await untilUpstreamReceived(tag, 3)
+    await abortAllDurableObjects()
+    expect((await pending).status).toBeGreaterThanOrEqual(500)
+    await releaseUpstream(tag) // answered to no one
+    expect((await wholeLog(id)).every((event) => event.type === 'MESSAGE')).toBe(true)
+    expect((await context(id)).prepared.state).toBe('ready')
+    const again = call('POST', `/v1/sessions/${id}/compact`, { body: {} })
+    await untilUpstreamReceived(tag, 4)
+    await releaseUpstream(tag)
+    const compacted = await again
+    expect(compacted.body.boundary.boundary.prepared).toBe(true)
+    expect(compacted.body.covered).toHaveLength(8)
+    await expectWholeLog(id)
   })
 })
