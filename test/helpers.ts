@@ -5,7 +5,7 @@ import { createParser } from 'eventsource-parser'
 import { sign } from 'hono/jwt'
 import { expect } from 'vitest'
 import { sessionStub } from '../src/object/address'
-import { blobsNamed, expectNothingLost } from './support/log-checker'
+import { blobsNamed, expectBlobsExportedOnce, expectNothingLost } from './support/log-checker'
 
 export const SECRET = env.JWT_SECRET!
 
@@ -231,9 +231,19 @@ export async function expectWholeLog(id: string) {
   const events = await wholeLog(id)
   expect((await call('GET', `/v1/sessions/${id}/view`)).body.events).toEqual(project(events))
   const checked = expectNothingLost(events, { blobs: await heldBlobs(id) })
-  // The route serves each one the log names (another way in than the object's tables).
-  for (const blob of blobsNamed(events).keys())
-    expect((await call('GET', `/v1/sessions/${id}/blobs/${blob}`)).status, blob).toBe(200)
+  // The route serves each one the log names (another way in than the object's tables), and the
+  // jsonl export carries each one's bytes once.
+  const named = [...blobsNamed(events).keys()]
+  for (const blob of named) expect((await call('GET', `/v1/sessions/${id}/blobs/${blob}`)).status, blob).toBe(200)
+  if (named.length > 0) {
+    const exported = (await call('GET', `/v1/sessions/${id}/export?format=jsonl`)).text
+    await expectBlobsExportedOnce(
+      exported
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line)),
+    )
+  }
   expect(ids((await call('GET', `/v1/sessions/${id}/view`)).body.events), 'the view the checker replayed').toEqual(
     ids(checked.view),
   )
