@@ -192,21 +192,22 @@ export const turn = (sessionId: string, body: Record<string, unknown>, as = 'ali
 const ids = (list: { id: string }[]) => list.map((e) => e.id)
 
 /**
- * The blobs a session's object holds whole, by name: a `blobs` row with all its chunks (none
- * when it has no blob tables: a session never given one, or wiped).
+ * The blobs a session's object holds, by name (none when it has no blob tables: a session never
+ * given one, or wiped); one not whole — a row missing chunks, or chunks without a row — is named
+ * with what is wrong, so that no check takes it for a blob held.
  */
 export async function heldBlobs(id: string, as = 'alice'): Promise<string[]> {
   return runInDurableObject(sessionStub(env, as, id), (_instance, state) => {
     const sql = state.storage.sql
     const tables = sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'blob%'")
     if (tables.toArray().length === 0) return []
-    // A row whose chunks are not all there is not held: it would be a half-written blob.
+    // A row whose chunks are not all there is not held: a half-written blob, named as such.
     return sql
-      .exec<{ hash: string }>(
-        'SELECT hash FROM blobs WHERE chunks = (SELECT count(*) FROM blob_chunks c WHERE c.hash = blobs.hash)',
+      .exec<{ hash: string; whole: number }>(
+        'SELECT hash, chunks = (SELECT count(*) FROM blob_chunks c WHERE c.hash = blobs.hash) AS whole FROM blobs',
       )
       .toArray()
-      .map((row) => row.hash)
+      .map((row) => (row.whole ? row.hash : `${row.hash} (missing chunks)`))
       .concat(
         sql
           .exec<{ hash: string }>('SELECT DISTINCT hash FROM blob_chunks WHERE hash NOT IN (SELECT hash FROM blobs)')

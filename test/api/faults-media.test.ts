@@ -1,6 +1,6 @@
 import { abortAllDurableObjects, runDurableObjectAlarm } from 'cloudflare:test'
 import { env } from 'cloudflare:workers'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { UploadReader } from '../../src/contract/blob-upload'
 import { encodeBase64 } from '../../src/core/media/base64'
 import { png } from '../../src/core/media/fixtures'
@@ -127,6 +127,22 @@ describe('no blob outlives its erased session', () => {
     expect((await pending).status).not.toBe(200)
     expect((await call('GET', `/v1/sessions/${id}`)).status).toBe(404)
     await expectBlobsErased(id, [await blobOf(PNG)])
+  })
+
+  it('expired: absent once its time has passed, its blobs wiped by the read that found it so', async () => {
+    const id = newSessionId('media')
+    expect((await call('POST', '/v1/sessions', { body: { id, ttlSeconds: 60 } })).status).toBe(201)
+    await append(id, [{ message: { role: 'user', content: [image()] } }])
+    expect(await heldBlobs(id)).toEqual([await blobOf(PNG)])
+    // The code's clock past the expiry (workerd's own alarm is not waited for).
+    vi.useFakeTimers({ toFake: ['Date'] })
+    try {
+      vi.setSystemTime(Date.now() + 61_000)
+      expect((await call('GET', `/v1/sessions/${id}`)).status).toBe(404)
+      await expectBlobsErased(id, [await blobOf(PNG)])
+    } finally {
+      vi.useRealTimers()
+    }
   })
 
   it('erased with all of its user’s: absent at once, its blobs gone once its alarm has wiped it', async () => {
