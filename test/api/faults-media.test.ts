@@ -20,6 +20,7 @@ import {
   untilUpstreamReceived,
   user,
 } from '../helpers'
+import { send, u } from '../support/messages-door'
 
 // Every session these tests made: its log replays to its view, and it holds exactly the blobs its events name.
 afterEach(expectEveryLogWhole)
@@ -70,6 +71,30 @@ describe('the object killed while a request with images is written', () => {
     expect(retried.status, retried.text).toBe(200)
     const { events } = await expectWholeLog(id)
     expect(events[2].message.content[1]).toMatchObject({ type: 'image', blob: await blobOf(PNG) })
+    expect(await heldBlobs(id)).toEqual([await blobOf(PNG)])
+  })
+
+  it('a Messages request whose history holds an image in a tool_result, killed while its model call is unanswered: nothing stored; the client’s resend stores it once', async () => {
+    const id = newSessionId('media')
+    const source = { type: 'base64', media_type: 'image/png', data: encodeBase64(PNG) }
+    const messages = [
+      u('Take a screenshot.'),
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'shot_1', name: 'screenshot', input: {} }] },
+      u([{ type: 'tool_result', tool_use_id: 'shot_1', content: [{ type: 'image', source }] }]),
+    ]
+    const tools = [{ name: 'screenshot', description: 'Takes a screenshot', input_schema: { type: 'object', properties: {} } }]
+    const tag = newTag()
+    const pending = send(id, { model: `hold#${tag}`, tools, messages })
+    await untilUpstreamReceived(tag)
+    await abortAllDurableObjects()
+    expect((await pending).status).toBeGreaterThanOrEqual(500)
+    await releaseUpstream(tag) // answered to no one
+    expect((await call('GET', `/v1/sessions/${id}`)).status).toBe(404)
+    expect(await heldBlobs(id)).toEqual([])
+    const again = await send(id, { model: `echo#${newTag()}`, tools, messages })
+    expect(again.status, again.text).toBe(200)
+    const { events } = await expectWholeLog(id)
+    expect(events.filter((e) => e.message?.role === 'tool')).toHaveLength(1)
     expect(await heldBlobs(id)).toEqual([await blobOf(PNG)])
   })
 
