@@ -1,9 +1,11 @@
 /** Helpers for tests that drive the real Worker (Hono app + Durable Objects) inside workerd. */
+import { runInDurableObject } from 'cloudflare:test'
 import { env, exports } from 'cloudflare:workers'
 import { createParser } from 'eventsource-parser'
 import { sign } from 'hono/jwt'
 import { expect } from 'vitest'
-import { expectNothingLost } from './support/log-checker'
+import { sessionStub } from '../src/object/address'
+import { blobsNamed, expectBlobsExportedOnce, expectNothingLost } from './support/log-checker'
 
 export const SECRET = env.JWT_SECRET!
 
@@ -189,12 +191,60 @@ export const turn = (sessionId: string, body: Record<string, unknown>, as = 'ali
 
 const ids = (list: { id: string }[]) => list.map((e) => e.id)
 
-/** The session's log is whole: its view is the log's projection and nothing left it without a boundary. */
+/**
+ * The blobs a session's object holds, by name (none when it has no blob tables: a session never
+ * given one, or wiped); one not whole — a row missing chunks, or chunks without a row — is named
+ * with what is wrong, so that no check takes it for a blob held.
+ */
+export async function heldBlobs(id: string, as = 'alice'): Promise<string[]> {
+  return runInDurableObject(sessionStub(env, as, id), (_instance, state) => {
+    const sql = state.storage.sql
+    const tables = sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'blob%'")
+    if (tables.toArray().length === 0) return []
+    // A row whose chunks are not all there is not held: a half-written blob, named as such.
+    return sql
+      .exec<{ hash: string; whole: number }>(
+        'SELECT hash, chunks = (SELECT count(*) FROM blob_chunks c WHERE c.hash = blobs.hash) AS whole FROM blobs',
+      )
+      .toArray()
+      .map((row) => (row.whole ? row.hash : `${row.hash} (missing chunks)`))
+      .concat(
+        sql
+          .exec<{ hash: string }>('SELECT DISTINCT hash FROM blob_chunks WHERE hash NOT IN (SELECT hash FROM blobs)')
+          .toArray()
+          .map((row) => `${row.hash} (chunks without a row)`),
+      )
+  })
+}
+
+/** Nothing of an erased session's blobs is left: no row, no chunk, and the route answers 404 for each `blobs`. */
+export async function expectBlobsErased(id: string, blobs: Iterable<string>, as = 'alice') {
+  expect(await heldBlobs(id, as), `${id}'s blobs after its erasure`).toEqual([])
+  for (const blob of blobs) expect((await call('GET', `/v1/sessions/${id}/blobs/${blob}`, { user: as })).status).toBe(404)
+}
+
+/**
+ * The session's log is whole: its view is the log's projection, nothing left it without a
+ * boundary, and the blobs its object holds are exactly those its events name.
+ */
 export async function expectWholeLog(id: string) {
   const { project } = await import('../src/core')
   const events = await wholeLog(id)
   expect((await call('GET', `/v1/sessions/${id}/view`)).body.events).toEqual(project(events))
-  const checked = expectNothingLost(events)
+  const checked = expectNothingLost(events, { blobs: await heldBlobs(id) })
+  // The route serves each one the log names (another way in than the object's tables), and the
+  // jsonl export carries each one's bytes once.
+  const named = [...blobsNamed(events).keys()]
+  for (const blob of named) expect((await call('GET', `/v1/sessions/${id}/blobs/${blob}`)).status, blob).toBe(200)
+  if (named.length > 0) {
+    const exported = (await call('GET', `/v1/sessions/${id}/export?format=jsonl`)).text
+    await expectBlobsExportedOnce(
+      exported
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line)),
+    )
+  }
   expect(ids((await call('GET', `/v1/sessions/${id}/view`)).body.events), 'the view the checker replayed').toEqual(
     ids(checked.view),
   )

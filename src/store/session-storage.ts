@@ -179,7 +179,7 @@ export class SessionStorage {
       await this.blobs.copy(copied)
       if (await this.find()) throw new SessionExistsError(record.id)
     }
-    return (await this.parts.writer.write(record, events, options)).record
+    return (await this.parts.writer.write(record, events, { ...options, blobsCopied: Boolean(copied) })).record
   }
 
   /** What a session is created with: the input, the deployment's idle expiry when it gives none. */

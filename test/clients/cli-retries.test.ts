@@ -1,15 +1,20 @@
 import { randomUUID } from 'node:crypto'
+import { writeFileSync } from 'node:fs'
 import { createServer, type IncomingMessage } from 'node:http'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { serveWorker } from '../served/global-setup'
+import { expectNothingLost } from '../support/log-checker'
 import { claude, cliMissing, codexUser, folder, removeFolders, serveForCli, tokenOf } from './cli'
 import { upstreamSent } from './helpers'
+import { expectStoredOnce, PNG, PNG_BASE64 } from './media'
 
 /**
  * Claude Code and Codex retrying after a dropped connection: between each CLI and the served
  * Worker a proxy lets the service answer a request in full, then drops the client's connection
  * before a byte of the answer reaches it — the service has stored the turn, the client saw
- * nothing and sends the request again. The turn must be stored once and the model asked once.
+ * nothing and sends the request again. The turn must be stored once and the model asked once —
+ * also when the history resent holds an image (stored once, and the log whole).
  */
 const why = cliMissing
 if (why) console.warn(`skipped: ${why}`)
@@ -29,14 +34,16 @@ afterAll(async () => {
 interface Seen {
   path: string
   headers: IncomingMessage['headers']
+  body: string
   dropped: boolean
 }
 
 /**
- * A proxy to the Worker that drops the first request to `path` once the service has answered
- * it whole, and passes every other through, streamed; it records what it saw.
+ * A proxy to the Worker that drops the first request to `path` (whose body satisfies `when`, if
+ * given) once the service has answered it whole, and passes every other through, streamed; it
+ * records what it saw.
  */
-async function droppingProxy(path: string) {
+async function droppingProxy(path: string, when: (body: string) => boolean = () => true) {
   const seen: Seen[] = []
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = []
@@ -44,8 +51,9 @@ async function droppingProxy(path: string) {
     const headers = new Headers()
     for (const [name, value] of Object.entries(req.headers))
       if (value !== undefined && !['host', 'connection', 'content-length'].includes(name)) headers.set(name, String(value))
-    const drop = req.url!.split('?')[0] === path && !seen.some((s) => s.dropped)
-    seen.push({ path: req.url!, headers: req.headers, dropped: drop })
+    const body = Buffer.concat(chunks).toString()
+    const drop = req.url!.split('?')[0] === path && !seen.some((s) => s.dropped) && when(body)
+    seen.push({ path: req.url!, headers: req.headers, body, dropped: drop })
     const answer = await fetch(new URL(req.url!, worker.url), {
       method: req.method,
       headers,
@@ -121,6 +129,73 @@ describe.skipIf(why)('the agent CLIs retrying after a dropped connection', () =>
       const events = await codex.log()
       expect(events.filter((e) => e.message?.role === 'assistant')).toHaveLength(1)
       expect(events.filter((e) => e.message?.content === 'Stored once, Codex?')).toHaveLength(1)
+    } finally {
+      proxy.close()
+    }
+  })
+
+  it('Claude Code resending a history that holds an image it read, its answer dropped: answered the stored reply, the image stored once, the question once', async () => {
+    const proxy = await droppingProxy('/v1/messages', (body) => body.includes('What does it show?'))
+    try {
+      const token = await tokenOf(`claude-image-retry-${Date.now().toString(36)}`)
+      const options = {
+        service: proxy.url,
+        token,
+        home: folder('claude-image-home-'),
+        cwd: folder('claude-image-work-'),
+        retries: 2,
+      }
+      const tag = `ccimgretry${Date.now().toString(36)}`
+      const file = join(options.cwd, 'shot.png')
+      writeFileSync(file, PNG)
+      const sessionId = randomUUID()
+      const read = await claude(
+        [`Please READ:${file}`, '--session-id', sessionId, '--model', `reader#${tag}`, '--allowedTools', 'Read'],
+        options,
+      )
+      expect(read.result, JSON.stringify(read)).toBe('Read: [image]')
+      const asked = await claude(['--resume', sessionId, '--model', `reader#${tag}`, 'What does it show?'], options)
+      expect(asked.result, JSON.stringify(asked)).toBe('Echo: What does it show?')
+      // The request dropped resent the whole history, the image in its tool_result.
+      const [dropped, ...others] = proxy.seen.filter((s) => s.dropped)
+      expect(others).toEqual([])
+      expect(dropped!.body).toContain(PNG_BASE64)
+      // The model was asked for the Read, after it, and the question: once each.
+      expect(await upstreamSent(tag)).toHaveLength(3)
+      const events = await messagesOf(token, sessionId)
+      expectNothingLost(events)
+      expect(events.filter((e) => e.message?.role === 'tool')).toHaveLength(1)
+      expect(events.filter((e) => e.message?.role === 'user' && e.message.content === 'What does it show?')).toHaveLength(1)
+      expect(events.filter((e) => e.message?.content === 'Echo: What does it show?')).toHaveLength(1)
+      await expectStoredOnce(sessionId, [PNG], { apiBase: new URL('/v1', worker.url).href, token })
+    } finally {
+      proxy.close()
+    }
+  })
+
+  it('Codex resending a history that holds an image its view_image returned, its answer dropped: answered the stored reply, the image stored once, the question once', async () => {
+    const proxy = await droppingProxy('/v1/responses', (body) => body.includes('What does it show?'))
+    try {
+      const codex = await codexUser(proxy.url, { retries: 1 })
+      const tag = `cximgretry${Date.now().toString(36)}`
+      const file = join(codex.work, 'shot.png')
+      writeFileSync(file, PNG)
+      expect(await codex.exec(['-m', `viewer#${tag}`, `Please VIEW:${file}`])).toMatch(/Viewed: \[image\]/)
+      expect(await codex.exec(['resume', '--last', '-m', `viewer#${tag}`, 'What does it show?'])).toMatch(
+        /Echo: What does it show\?/,
+      )
+      const [dropped, ...others] = proxy.seen.filter((s) => s.dropped)
+      expect(others).toEqual([])
+      expect(dropped!.body).toContain(PNG_BASE64)
+      // The model was asked for the view, after it, and the question: once each.
+      expect(await upstreamSent(tag)).toHaveLength(3)
+      const events = await codex.log()
+      expectNothingLost(events)
+      expect(events.filter((e) => e.message?.role === 'tool')).toHaveLength(1)
+      expect(events.filter((e) => e.message?.content === 'What does it show?')).toHaveLength(1)
+      expect(events.filter((e) => e.message?.content === 'Echo: What does it show?')).toHaveLength(1)
+      const { sessions } = await codex.api('/sessions')
+      await expectStoredOnce(sessions[0].id, [PNG], { apiBase: new URL('/v1', worker.url).href, token: codex.token })
     } finally {
       proxy.close()
     }

@@ -160,7 +160,7 @@ export class SessionBlobs {
     reader.release()
   }
 
-  /** Deletes every blob: what a copy that did not finish left in an object that holds no session. */
+  /** Deletes every blob: what a copy that did not finish left in an object that holds no session (cleared as one is created). */
   clear(): void {
     this.sql.run`DELETE FROM blob_chunks`
     this.sql.run`DELETE FROM blobs`

@@ -54,6 +54,8 @@ export interface WriteOptions {
   copied?: boolean
   /** The images and documents the write brings: each stored with the first event that names it. */
   blobs?: ReadonlyMap<string, StagedBlob>
+  /** The blobs the session is created with were copied in just before (a fork's): kept. */
+  blobsCopied?: boolean
 }
 
 const NO_BLOBS: ReadonlyMap<string, StagedBlob> = new Map()
@@ -157,6 +159,8 @@ export class SessionWriter {
       throw new VersionConflictError(expectedVersion, record.version)
     }
     this.row.ensureSchema()
+    // A session created here holds no blob yet: what a fork's unfinished copy left is not its.
+    if (stored === null && !options.blobsCopied) this.blobs.clear()
     // Each part takes its blob's facts; a blob named but neither brought nor held is refused here.
     const media = this.blobs.resolve(events, options.blobs ?? NO_BLOBS)
     const sequenced = media.events.map((event, i) => atSeq(event, record.version + 1 + i))
