@@ -498,16 +498,39 @@ type RowCounting = { takeRows(): Promise<RowCounts> | RowCounts }
 /** The service's search shard, its rows counted (the same class name: the bench's binding is unchanged). */
 export class SearchShard extends ServiceSearchShard {
   private readonly rows: { take(): RowCounts }
+  /** Each statement's cursors since the last {@link takeStatements}, by its text. */
+  private readonly statements = new Map<string, SqlStorageCursor<Record<string, SqlStorageValue>>[]>()
 
   constructor(ctx: DurableObjectState, env: Env) {
     const rows = countRows(ctx.storage)
+    const sql = ctx.storage.sql
+    const exec = sql.exec.bind(sql)
+    const statements = new Map<string, SqlStorageCursor<Record<string, SqlStorageValue>>[]>()
+    sql.exec = ((text: string, ...bindings: unknown[]) => {
+      const cursor = exec(text, ...bindings)
+      const key = text.replace(/\s+/g, ' ').trim()
+      statements.set(key, [...(statements.get(key) ?? []), cursor])
+      return cursor
+    }) as typeof sql.exec
     super(ctx, env)
     this.rows = rows
+    this.statements = statements
   }
 
   /** Rows read and written by the calls since the last one. */
   takeRows(): RowCounts {
     return this.rows.take()
+  }
+
+  /** The rows each statement read since the last take (and how many times it ran), most first. */
+  takeStatements(): { statement: string; runs: number; rowsRead: number }[] {
+    const taken = [...this.statements].map(([statement, cursors]) => ({
+      statement,
+      runs: cursors.length,
+      rowsRead: cursors.reduce((sum, cursor) => sum + cursor.rowsRead, 0),
+    }))
+    this.statements.clear()
+    return taken.sort((a, b) => b.rowsRead - a.rowsRead)
   }
 }
 
@@ -1068,6 +1091,17 @@ bench.get('/search-inside', async (c) => c.json(await sessionOf(c).searchInside(
 bench.get('/peer/search-inside', async (c) => c.json(await peerOf(c).searchInside(query(c, 'q'), numberOf(c, 'batch'))))
 bench.get('/in-turn-pass', async (c) => c.json(await inTurnPasses(c, numberOf(c, 'batch'))))
 // The user's search shards' rows (the sessions that hold the hits read them too: not counted here).
+// One search across sessions, then the rows each statement of each of the user's shards read for it.
+bench.get('/search-across/statements', async (c) => {
+  const { shards } = acrossSessions(c.env)
+  const stubs = Array.from(
+    { length: shards },
+    (_, shard) => searchShardStub(c.env, query(c, 'user'), shards, shard) as unknown as DurableObjectStub<SearchShard>,
+  )
+  for (const stub of stubs) await stub.takeStatements()
+  await searchAcross(c, query(c, 'q'))
+  return c.json(await Promise.all(stubs.map((stub) => stub.takeStatements())))
+})
 bench.get('/search-across', (c) => sampledWithRows(c, userShards(c.env, query(c, 'user')), () => searchAcross(c, query(c, 'q'))))
 bench.get('/context', (c) => sampledWithRows(c, sessionOf(c), () => succeeded(sessionOf(c).context())))
 bench.get('/limited-get', (c) => sampled(c, () => limitedGet(c, query(c, 'on') === '1')))

@@ -8,10 +8,10 @@ import { ms } from '../stats'
 import { acrossUserAt, seedAcrossAt } from './across'
 import type { BenchWorker } from './client'
 import { column, n, ratio } from './columns'
-import { HALF_ROUNDS, LARGEST, SIZES, SMALLEST, USER } from './config'
+import { HALF_ROUNDS, LARGEST, RUN, SIZES, SMALLEST, USER, VIEW_TURNS } from './config'
 import type { MeasurementName } from './measurements'
 import type { Key, MeasuredTable, Measurement, Results } from './runner'
-import { keepViewShort, type Sessions } from './seeding'
+import { type Sessions, turnEvents } from './seeding'
 
 /** Image turns a sample: each after an untimed first turn that carries the image, the client resending it. */
 const IMAGE_TURNS = 3
@@ -24,14 +24,79 @@ let commands = 0
 /** A ranked question across a user's sessions (mode auto): a project's codeword among notes on every project. */
 const acrossQuestion = (round: number) => `what was the codeword of project ${(round * 7919) % 1000}?`
 
+/** A message event as the log answers it. */
+type LoggedEvent = { id: string; seq: number; type: string; message?: { content: unknown } }
+
+/**
+ * The newest message the seeding wrote (the view's tip as seeded): the message before the first
+ * one with parts (this table's first image turn), or the log's newest message if there is none.
+ * The seeding wrote `size` events and a pass after every 1,000: all of them before `size`.
+ */
+async function seededTip({ api }: BenchWorker, session: string, size: number): Promise<string> {
+  let tip: string | undefined
+  for (let after = Math.max(0, size - 10); ; ) {
+    const page = (await api('GET', `/v1/sessions/${session}/events?after=${after}&limit=1000`)) as {
+      events: LoggedEvent[]
+      nextAfter: number | null
+    }
+    for (const event of page.events) {
+      if (event.type !== 'MESSAGE') continue
+      if (Array.isArray(event.message!.content) && tip) return tip
+      tip = event.id
+    }
+    if (page.nextAfter === null) return tip!
+    after = page.nextAfter
+  }
+}
+
 export function atSizeMeasurements(worker: BenchWorker, sessions: Sessions) {
   const ours = (key: Key) => sessions.ours(Number(key))
-  const keepShort = (key: Key) => keepViewShort(worker, ours(key))
+  /**
+   * Each size's view as every sample here starts it, made once a run (untimed): the session taken
+   * back to its view as seeded (a REWIND to {@link seededTip}; the seeded views differ, ~400 to
+   * ~1,400 events, by where the last seeding pass fell), a window pass keeping its last
+   * {@link VIEW_TURNS} turns (~400 events, as a live session keeps it), then one turn with an id
+   * of this run: the view's tip, answered.
+   */
+  const bases = new Map<Key, Promise<string>>()
+  const baseOf = (key: Key) => {
+    if (!bases.has(key))
+      bases.set(
+        key,
+        (async () => {
+          const session = ours(key)
+          const seeded = await seededTip(worker, session, Number(key))
+          await worker.api('POST', `/v1/sessions/${session}/rewind`, { to: seeded, position: 'at' })
+          await worker.api('POST', `/v1/sessions/${session}/compact`, { strategy: { window: { lastTurns: VIEW_TURNS } } })
+          const tip = `base-${RUN}-${key}`
+          const [question, answer] = turnEvents(0)
+          await worker.api('POST', `/v1/sessions/${session}/events`, { events: [question, { ...answer, id: tip }] })
+          return tip
+        })(),
+      )
+    return bases.get(key)!
+  }
+  /**
+   * The session taken back to that view (a REWIND, untimed) before the first sample and after
+   * each that appends: every sample at every size and round runs on the same ~400-event view of
+   * text, while the log keeps everything (the abandoned branches too) and grows.
+   */
+  const rewind = async (key: Key) => {
+    const to = await baseOf(key)
+    const view = (await worker.api('GET', `/v1/sessions/${ours(key)}/view`)) as { events: { id: string }[] }
+    if (view.events.at(-1)?.id === to) return
+    await worker.api('POST', `/v1/sessions/${ours(key)}/rewind`, { to, position: 'at' })
+  }
   const imageTurn =
     (door: string): Measurement['sample'] =>
     (key) =>
       worker.bench('media/at-size', { user: USER, session: ours(key), door, batch: IMAGE_TURNS })
-  const image = (door: string): Measurement => ({ rounds: HALF_ROUNDS, after: keepShort, sample: imageTurn(door) })
+  const image = (door: string): Measurement => ({
+    rounds: HALF_ROUNDS,
+    setup: rewind,
+    after: rewind,
+    sample: imageTurn(door),
+  })
   return {
     /** The table's rows: its paths (nothing is measured under this name). */
     roundFourPaths: {
@@ -45,7 +110,8 @@ export function atSizeMeasurements(worker: BenchWorker, sessions: Sessions) {
     imageAtSizeTurns: image('turns'),
     clearingAtSize: {
       rounds: HALF_ROUNDS,
-      after: keepShort,
+      setup: rewind,
+      after: rewind,
       sample: (key) => {
         const from = groups
         groups += 10
@@ -54,7 +120,8 @@ export function atSizeMeasurements(worker: BenchWorker, sessions: Sessions) {
     },
     inTurnAtSize: {
       rounds: HALF_ROUNDS,
-      after: keepShort,
+      setup: rewind,
+      after: rewind,
       sample: (key) => worker.bench('in-turn-pass', { user: USER, session: ours(key), batch: 5 }),
     },
     acrossAtSize: {
