@@ -129,12 +129,20 @@ export class BenchSessionObject extends SessionObject {
   static override readonly acrossSessions = (env: Env, ctx: DurableObjectState) =>
     ctx.id.name?.includes('/noacross-') ? { on: false, shards: 1 } : acrossSessions(env)
   private readonly rows: { take(): RowCounts }
+  private readonly statements: { take(): StatementRows[] }
 
   constructor(ctx: DurableObjectState, env: Env) {
     // Installed before the object runs its first statement.
     const rows = countRows(ctx.storage)
+    const statements = countStatements(ctx.storage)
     super(ctx, env)
     this.rows = rows
+    this.statements = statements
+  }
+
+  /** The rows each statement read and wrote since the last take. */
+  takeStatements(): StatementRows[] {
+    return this.statements.take()
   }
 
   /** The view the naive way: the whole log read and projected on every call. */
@@ -495,23 +503,49 @@ export class BenchRequestShard extends RequestShard {
 
 type RowCounting = { takeRows(): Promise<RowCounts> | RowCounts }
 
+/** What one statement (by its text) read and wrote since the last take, and how many times it ran. */
+type StatementRows = { statement: string; runs: number } & RowCounts
+
+/**
+ * Counts the rows of each statement of an object's storage, by its text (installed after
+ * `countRows`, which it calls through): where a path's rows go, statement by statement. It keeps
+ * nothing until its first take (a route that asks takes once before the work, once after).
+ */
+function countStatements(storage: DurableObjectStorage): { take(): StatementRows[] } {
+  const sql = storage.sql
+  const exec = sql.exec.bind(sql)
+  const cursors = new Map<string, SqlStorageCursor<Record<string, SqlStorageValue>>[]>()
+  let recording = false
+  sql.exec = ((text: string, ...bindings: unknown[]) => {
+    const cursor = exec(text, ...bindings)
+    if (!recording) return cursor
+    const key = text.replace(/\s+/g, ' ').trim()
+    cursors.set(key, [...(cursors.get(key) ?? []), cursor])
+    return cursor
+  }) as typeof sql.exec
+  return {
+    take() {
+      recording = true
+      const taken = [...cursors].map(([statement, ran]) => ({
+        statement,
+        runs: ran.length,
+        rowsRead: ran.reduce((sum, cursor) => sum + cursor.rowsRead, 0),
+        rowsWritten: ran.reduce((sum, cursor) => sum + cursor.rowsWritten, 0),
+      }))
+      cursors.clear()
+      return taken.sort((a, b) => b.rowsRead + b.rowsWritten - (a.rowsRead + a.rowsWritten))
+    },
+  }
+}
+
 /** The service's search shard, its rows counted (the same class name: the bench's binding is unchanged). */
 export class SearchShard extends ServiceSearchShard {
   private readonly rows: { take(): RowCounts }
-  /** Each statement's cursors since the last {@link takeStatements}, by its text. */
-  private readonly statements = new Map<string, SqlStorageCursor<Record<string, SqlStorageValue>>[]>()
+  private readonly statements: { take(): StatementRows[] }
 
   constructor(ctx: DurableObjectState, env: Env) {
     const rows = countRows(ctx.storage)
-    const sql = ctx.storage.sql
-    const exec = sql.exec.bind(sql)
-    const statements = new Map<string, SqlStorageCursor<Record<string, SqlStorageValue>>[]>()
-    sql.exec = ((text: string, ...bindings: unknown[]) => {
-      const cursor = exec(text, ...bindings)
-      const key = text.replace(/\s+/g, ' ').trim()
-      statements.set(key, [...(statements.get(key) ?? []), cursor])
-      return cursor
-    }) as typeof sql.exec
+    const statements = countStatements(ctx.storage)
     super(ctx, env)
     this.rows = rows
     this.statements = statements
@@ -522,15 +556,9 @@ export class SearchShard extends ServiceSearchShard {
     return this.rows.take()
   }
 
-  /** The rows each statement read since the last take (and how many times it ran), most first. */
-  takeStatements(): { statement: string; runs: number; rowsRead: number }[] {
-    const taken = [...this.statements].map(([statement, cursors]) => ({
-      statement,
-      runs: cursors.length,
-      rowsRead: cursors.reduce((sum, cursor) => sum + cursor.rowsRead, 0),
-    }))
-    this.statements.clear()
-    return taken.sort((a, b) => b.rowsRead - a.rowsRead)
+  /** The rows each statement read and wrote since the last take. */
+  takeStatements(): StatementRows[] {
+    return this.statements.take()
   }
 }
 
@@ -1092,6 +1120,8 @@ bench.get('/peer/search-inside', async (c) => c.json(await peerOf(c).searchInsid
 bench.get('/in-turn-pass', async (c) => c.json(await inTurnPasses(c, numberOf(c, 'batch'))))
 // The user's search shards' rows (the sessions that hold the hits read them too: not counted here).
 // One search across sessions, then the rows each statement of each of the user's shards read for it.
+// The rows each statement of the session object read and wrote since the last call.
+bench.get('/statements', async (c) => c.json(await sessionOf(c).takeStatements()))
 bench.get('/search-across/statements', async (c) => {
   const { shards } = acrossSessions(c.env)
   const stubs = Array.from(
