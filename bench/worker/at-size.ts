@@ -30,7 +30,9 @@ type LoggedEvent = { id: string; seq: number; type: string; message?: { content:
 /**
  * The newest message the seeding wrote (the view's tip as seeded): the message before the first
  * one with parts (this table's first image turn), or the log's newest message if there is none.
- * The seeding wrote `size` events and a pass after every 1,000: all of them before `size`.
+ * The seeding wrote `size` events and a pass after every 1,000: all of them before `size`. On a
+ * log seeded after this table first ran, that message is the first run's base turn (see
+ * `baseOf`), whose view is the same cut of the seeded one.
  */
 async function seededTip({ api }: BenchWorker, session: string, size: number): Promise<string> {
   let tip: string | undefined
