@@ -9,6 +9,8 @@ import { DurableObject } from 'cloudflare:workers'
 import { Lifecycle } from 'agents/lifecycle'
 import { Sessions } from 'agents/sessions'
 import { type Context, Hono } from 'hono'
+import { sign } from 'hono/jwt'
+import { type Compactor, chatModelFit } from '../src/compaction'
 import { type BlobUpload, readUpload } from '../src/contract/blob-upload'
 import type { OpenAIMessage } from '../src/contract/openai-messages'
 import {
@@ -35,13 +37,15 @@ import { authConfigOf, bearerJwt } from '../src/http/auth'
 import { TURN_EVENTS } from '../src/http/routes/turns'
 import { readTurnAnswer } from '../src/http/turn-answer'
 import { openAICompatible } from '../src/models/openai-compatible'
-import { sessionStub } from '../src/object/address'
+import { searchShardStub, sessionStub } from '../src/object/address'
 import { frameWriter } from '../src/object/frames'
 import { RequestShard } from '../src/object/request-shard'
+import { SearchShard as ServiceSearchShard } from '../src/object/search-shard'
 import { type JsonBody, SessionObject } from '../src/object/session-object'
 import type { RunSettings } from '../src/object/turn-runner'
 import { Sql } from '../src/sql'
 import { SessionBlobs } from '../src/store/log/blobs'
+import type { OpenSession } from '../src/store/log/open-session'
 import { chatCompletionTranslation } from '../src/wire/chat-completions/request'
 import { doorRequestOf } from '../src/wire/door-request'
 import { MediaIntake } from '../src/wire/media'
@@ -52,11 +56,9 @@ import { loopsBench } from './loops-entry'
 import { mcpBench } from './mcp-entry'
 import { mediaBench } from './media-entry'
 import { BenchMemoryStore, memoryBench } from './memory-entry'
-
 import { loopResult, type Measured, message, type StorageWork } from './shared'
 import { perRun, timedInside } from './timing'
 
-export { SearchShard } from '../src/object/search-shard'
 export { UserIndex } from '../src/object/user-index'
 export { BenchMemoryStore }
 
@@ -127,12 +129,20 @@ export class BenchSessionObject extends SessionObject {
   static override readonly acrossSessions = (env: Env, ctx: DurableObjectState) =>
     ctx.id.name?.includes('/noacross-') ? { on: false, shards: 1 } : acrossSessions(env)
   private readonly rows: { take(): RowCounts }
+  private readonly statements: { take(): StatementRows[] }
 
   constructor(ctx: DurableObjectState, env: Env) {
     // Installed before the object runs its first statement.
     const rows = countRows(ctx.storage)
+    const statements = countStatements(ctx.storage)
     super(ctx, env)
     this.rows = rows
+    this.statements = statements
+  }
+
+  /** The rows each statement read and wrote since the last take. */
+  takeStatements(): StatementRows[] {
+    return this.statements.take()
   }
 
   /** The view the naive way: the whole log read and projected on every call. */
@@ -315,6 +325,27 @@ export class BenchSessionObject extends SessionObject {
     }
   }
 
+  /**
+   * A pass inside the newest turn, as a turn's fit check runs it when an agent's loop alone
+   * outgrows the window (see `makeRoom`): every tool group of the turn but the newest covered
+   * behind one note, no summary. Answers the events it covered.
+   */
+  async inTurnPass(): Promise<number> {
+    const { storage, compaction } = this as unknown as {
+      storage: { openExisting(): Promise<OpenSession> }
+      compaction: Compactor
+    }
+    const session = await storage.openExisting()
+    const result = await compaction.run(session, session.info(), {
+      trigger: { always: true },
+      strategy: { summarizer: null },
+      model: chatModelFit(this.env, session.record()!.calibration.ratio),
+      inTurn: { tokenBudget: 0, summaryReserve: 0 },
+    })
+    if (result.unchanged) throw new Error(`in-turn pass: unchanged (${result.reason})`)
+    return result.covered.length
+  }
+
   /** Rows read and written by the calls since the last one. */
   takeRows(): RowCounts {
     return this.rows.take()
@@ -471,6 +502,83 @@ export class BenchRequestShard extends RequestShard {
 }
 
 type RowCounting = { takeRows(): Promise<RowCounts> | RowCounts }
+
+/** What one statement (by its text) read and wrote since the last take, and how many times it ran. */
+type StatementRows = { statement: string; runs: number } & RowCounts
+
+/**
+ * Counts the rows of each statement of an object's storage, by its text (installed after
+ * `countRows`, which it calls through): where a path's rows go, statement by statement. It keeps
+ * nothing until its first take (a route that asks takes once before the work, once after).
+ */
+function countStatements(storage: DurableObjectStorage): { take(): StatementRows[] } {
+  const sql = storage.sql
+  const exec = sql.exec.bind(sql)
+  const cursors = new Map<string, SqlStorageCursor<Record<string, SqlStorageValue>>[]>()
+  let recording = false
+  sql.exec = ((text: string, ...bindings: unknown[]) => {
+    const cursor = exec(text, ...bindings)
+    if (!recording) return cursor
+    const key = text.replace(/\s+/g, ' ').trim()
+    cursors.set(key, [...(cursors.get(key) ?? []), cursor])
+    return cursor
+  }) as typeof sql.exec
+  return {
+    take() {
+      recording = true
+      const taken = [...cursors].map(([statement, ran]) => ({
+        statement,
+        runs: ran.length,
+        rowsRead: ran.reduce((sum, cursor) => sum + cursor.rowsRead, 0),
+        rowsWritten: ran.reduce((sum, cursor) => sum + cursor.rowsWritten, 0),
+      }))
+      cursors.clear()
+      return taken.sort((a, b) => b.rowsRead + b.rowsWritten - (a.rowsRead + a.rowsWritten))
+    },
+  }
+}
+
+/** The service's search shard, its rows counted (the same class name: the bench's binding is unchanged). */
+export class SearchShard extends ServiceSearchShard {
+  private readonly rows: { take(): RowCounts }
+  private readonly statements: { take(): StatementRows[] }
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    const rows = countRows(ctx.storage)
+    const statements = countStatements(ctx.storage)
+    super(ctx, env)
+    this.rows = rows
+    this.statements = statements
+  }
+
+  /** Rows read and written by the calls since the last one. */
+  takeRows(): RowCounts {
+    return this.rows.take()
+  }
+
+  /** The rows each statement read and wrote since the last take. */
+  takeStatements(): StatementRows[] {
+    return this.statements.take()
+  }
+}
+
+/** All of a user's search shards, their rows taken together. */
+const userShards = (env: Env, user: string): RowCounting => {
+  const { shards } = acrossSessions(env)
+  const stubs = Array.from(
+    { length: shards },
+    (_, shard) => searchShardStub(env, user, shards, shard) as unknown as DurableObjectStub<SearchShard>,
+  )
+  return {
+    async takeRows() {
+      const taken = await Promise.all(stubs.map((stub) => stub.takeRows()))
+      return {
+        rowsRead: taken.reduce((sum, rows) => sum + rows.rowsRead, 0),
+        rowsWritten: taken.reduce((sum, rows) => sum + rows.rowsWritten, 0),
+      }
+    },
+  }
+}
 
 /** Runs `work`, answering what it answers and the rows the object read and wrote meanwhile. */
 async function withRows<T>(object: RowCounting, work: () => Promise<T>): Promise<[T, RowCounts]> {
@@ -875,6 +983,57 @@ async function exportPage(c: BenchContext, lines: number): Promise<void> {
   await reader.cancel()
 }
 
+/** The tool groups of each loop turn an in-turn pass is measured on: all but the newest covered. */
+const IN_TURN_GROUPS = 4
+let loopTurns = 0
+
+/**
+ * `batch` passes inside the newest turn (see `BenchSessionObject.inTurnPass`), each on a loop turn
+ * appended just before it (untimed): a question and {@link IN_TURN_GROUPS} tool groups of ~1 KB
+ * results. Timed one at a time around the RPC; the session object's rows per pass.
+ */
+function inTurnPasses(c: BenchContext, batch: number): Promise<Measured> {
+  return timedEach(c, batch, {
+    async before() {
+      const turn = `${thisRun()}-${loopTurns++}`
+      const groups = Array.from({ length: IN_TURN_GROUPS }, (_, g): AppendInput[] => {
+        const id = `it${turn}-${g}`
+        return [
+          { message: { role: 'assistant', content: null, toolCalls: [{ id, name: 'read_file', arguments: `{"g":${g}}` }] } },
+          {
+            message: {
+              role: 'tool',
+              content: null,
+              toolResponses: [{ id, name: 'read_file', data: loopResult(g).slice(0, 1024) }],
+            },
+          },
+        ]
+      })
+      const question: AppendInput = { message: { role: 'user', content: `Read the files, turn ${turn}.` } }
+      await succeeded(sessionOf(c).append(addressOf(c), [question, ...groups.flat()]))
+    },
+    work: () => sessionOf(c).inTurnPass(),
+  })
+}
+
+/** A bearer token of the route's `user`, made once. */
+const tokens = new Map<string, Promise<string>>()
+const tokenOf = (c: BenchContext) => {
+  const user = query(c, 'user')
+  if (!tokens.has(user))
+    tokens.set(user, sign({ sub: user, exp: Math.floor(Date.now() / 1000) + 24 * 3600 }, c.env.JWT_SECRET!, 'HS256'))
+  return tokens.get(user)!
+}
+
+/** A ranked search across the user's sessions (`GET /v1/search`, mode auto) through the app: its answer read whole. */
+async function searchAcross(c: BenchContext, q: string): Promise<void> {
+  const headers = { Authorization: `Bearer ${await tokenOf(c)}` }
+  const url = `http://bench/v1/search?q=${encodeURIComponent(q)}`
+  const response = await app.fetch(new Request(url, { headers }), c.env, c.executionCtx)
+  const text = await response.text()
+  if (!response.ok || !text.includes('"hits":[{')) throw new Error(`search across: ${response.status} ${text.slice(0, 300)}`)
+}
+
 /** The view through RPC, its answer read to the end, as the Worker passes it on. */
 const viewOverRpc = async (c: BenchContext) => (await answerText(sessionOf(c).readView())).length
 
@@ -958,6 +1117,22 @@ bench.get('/search', (c) => sampledWithRows(c, sessionOf(c), () => answerText(se
 // The same searches, ours and the peer's, timed inside each object (no RPC around each).
 bench.get('/search-inside', async (c) => c.json(await sessionOf(c).searchInside(searchQuery(c), numberOf(c, 'batch'))))
 bench.get('/peer/search-inside', async (c) => c.json(await peerOf(c).searchInside(query(c, 'q'), numberOf(c, 'batch'))))
+bench.get('/in-turn-pass', async (c) => c.json(await inTurnPasses(c, numberOf(c, 'batch'))))
+// The user's search shards' rows (the sessions that hold the hits read them too: not counted here).
+// One search across sessions, then the rows each statement of each of the user's shards read for it.
+// The rows each statement of the session object read and wrote since the last call.
+bench.get('/statements', async (c) => c.json(await sessionOf(c).takeStatements()))
+bench.get('/search-across/statements', async (c) => {
+  const { shards } = acrossSessions(c.env)
+  const stubs = Array.from(
+    { length: shards },
+    (_, shard) => searchShardStub(c.env, query(c, 'user'), shards, shard) as unknown as DurableObjectStub<SearchShard>,
+  )
+  for (const stub of stubs) await stub.takeStatements()
+  await searchAcross(c, query(c, 'q'))
+  return c.json(await Promise.all(stubs.map((stub) => stub.takeStatements())))
+})
+bench.get('/search-across', (c) => sampledWithRows(c, userShards(c.env, query(c, 'user')), () => searchAcross(c, query(c, 'q'))))
 bench.get('/context', (c) => sampledWithRows(c, sessionOf(c), () => succeeded(sessionOf(c).context())))
 bench.get('/limited-get', (c) => sampled(c, () => limitedGet(c, query(c, 'on') === '1')))
 bench.get('/compact', (c) => sampled(c, () => compactionPass(c, numberOf(c, 'keep'))))

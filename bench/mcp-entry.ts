@@ -7,7 +7,10 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { type Context, Hono } from 'hono'
 import { sign } from 'hono/jwt'
+import { acrossSessions } from '../src/contract/search-settings'
 import { app } from '../src/http/app'
+import { searchShardStub, sessionStub } from '../src/object/address'
+import type { RowCounts } from '../test/support/row-counts'
 import type { Measured } from './shared'
 
 type BenchContext = Context<{ Bindings: Env }>
@@ -67,6 +70,36 @@ async function timed(batch: number, call: () => Promise<unknown>): Promise<Measu
   return { samples: [(performance.now() - started) / batch] }
 }
 
+/** The read tools measured on logs of any size: the calls, and the objects whose rows they count. */
+const AT_SIZE: Record<string, (session: string) => [string, Record<string, unknown>]> = {
+  // The newest 20 events of the session, as markdown (the default).
+  read: (session) => ['read_session', { sessionId: session }],
+  // A ranked question across the user's sessions (mode auto, the default).
+  search: () => ['search_sessions', { query: 'what did we decide about the rollout plan for project 7?' }],
+}
+
+/** An object of the bench Worker that counts its rows (bench/entry.ts's session object and search shard). */
+type Counting = { takeRows(): Promise<RowCounts> }
+
+/** The objects a tool's rows are counted in: the session read, or every search shard of the user. */
+function countedFor(c: BenchContext, op: string): Counting[] {
+  if (op === 'read') return [sessionStub(c.env, query(c, 'user'), query(c, 'session')) as unknown as Counting]
+  const { shards } = acrossSessions(c.env)
+  return Array.from(
+    { length: shards },
+    (_, shard) => searchShardStub(c.env, query(c, 'user'), shards, shard) as unknown as Counting,
+  )
+}
+
+/** The rows of `objects` since the last take, summed. */
+async function rowsOf(objects: Counting[]): Promise<RowCounts> {
+  const taken = await Promise.all(objects.map((object) => object.takeRows()))
+  return {
+    rowsRead: taken.reduce((sum, rows) => sum + rows.rowsRead, 0),
+    rowsWritten: taken.reduce((sum, rows) => sum + rows.rowsWritten, 0),
+  }
+}
+
 /** The MCP routes of the bench Worker. */
 export const mcpBench = new Hono<{ Bindings: Env }>()
   // A session of a few hundred events about a lighthouse, written once.
@@ -106,6 +139,21 @@ export const mcpBench = new Hono<{ Bindings: Env }>()
       if (result.isError) throw new Error(`${name}: ${JSON.stringify(result.content)}`)
     })
     return c.json(await timed(numberOf(c, 'batch'), async () => answered(await send())))
+  })
+  // A read tool on a session (or the user's sessions) of any size: the recorded request sent `batch` times, with its rows.
+  .get('/tool-at-size', async (c) => {
+    const op = query(c, 'op')
+    const [name, args] = AT_SIZE[op]!(query(c, 'session'))
+    const send = await recorded(c, async (client) => {
+      const result = await client.callTool({ name, arguments: args })
+      if (result.isError) throw new Error(`${name}: ${JSON.stringify(result.content)}`)
+    })
+    const counted = countedFor(c, op)
+    const batch = numberOf(c, 'batch')
+    await rowsOf(counted)
+    const measured = await timed(batch, async () => answered(await send()))
+    const rows = await rowsOf(counted)
+    return c.json<Measured>({ ...measured, rows: { rowsRead: rows.rowsRead / batch, rowsWritten: rows.rowsWritten / batch } })
   })
   .get('/tools-list', async (c) => {
     const send = await recorded(c, (client) => client.listTools())

@@ -330,6 +330,86 @@ async function tenStep(c: BenchContext, mode: TenMode, step: TenStep, batch: num
   return { samples: [ms] }
 }
 
+// ── an image turn on each door, on a session of any size ─────────────────────────────────
+
+/** The doors an image turn is measured on: each client's own wire for the image, and `/turns`. */
+export const IMAGE_DOORS = ['chat', 'messages', 'responses', 'turns'] as const
+type ImageDoor = (typeof IMAGE_DOORS)[number]
+
+/** A user message carrying the resent image (the first) or only text, as each door's client writes it. */
+async function imageUserMessage(door: ImageDoor, text: string, withImage: boolean): Promise<unknown> {
+  const data = await resentImage()
+  const image = {
+    chat: { type: 'image_url', image_url: { url: `data:image/png;base64,${data}` } },
+    messages: { type: 'image', source: { type: 'base64', media_type: 'image/png', data } },
+    responses: { type: 'input_image', image_url: `data:image/png;base64,${data}` },
+    turns: { type: 'image', mediaType: 'image/png', data },
+  }[door]
+  const said = door === 'responses' ? { type: 'input_text', text } : { type: 'text', text }
+  const content = withImage ? [said, image] : door === 'responses' ? [said] : text
+  return door === 'responses' ? { type: 'message', role: 'user', content } : { role: 'user', content }
+}
+
+/** A door's request for the client's whole history (`/turns`: the new message alone, its content the image and text again). */
+function imageRequest(door: ImageDoor, session: string, history: unknown[]): [string, string, Record<string, string>] {
+  const named = { 'X-Session-Id': session }
+  if (door === 'chat') return ['/v1/chat/completions', JSON.stringify({ model: 'echo', messages: history }), named]
+  if (door === 'messages')
+    return [
+      '/v1/messages',
+      JSON.stringify({ model: 'echo', max_tokens: 1024, messages: history }),
+      { ...named, 'anthropic-version': '2023-06-01' },
+    ]
+  if (door === 'responses') return ['/v1/responses', JSON.stringify({ model: 'echo', input: history }), named]
+  const { content } = history.at(-1) as { content: unknown }
+  return [`/v1/sessions/${session}/turns`, JSON.stringify({ content, compaction: false }), {}]
+}
+
+/** What the client keeps of a door's answer: the assistant's message (items) as it resends them. */
+function repliedOf(door: ImageDoor, text: string): unknown[] {
+  const answer = JSON.parse(text) as {
+    choices?: { message: { content: string } }[]
+    content?: unknown
+    output?: unknown[]
+  }
+  if (door === 'chat') return [{ role: 'assistant', content: answer.choices![0]!.message.content }]
+  if (door === 'messages') return [{ role: 'assistant', content: answer.content }]
+  if (door === 'responses') return answer.output!
+  return []
+}
+
+/**
+ * An image conversation on a session as it stands (of any size), through the whole app: its first
+ * turn carries the ~1 MB image (untimed), then `batch` turns (timed here, each alone), the client
+ * resending its whole conversation with the same image each time (`/turns`: the new message
+ * carrying the image again), so that what it sends matches what is stored. Rows: the session
+ * object's, per timed turn.
+ */
+async function imageTurnsAtSize(c: BenchContext, session: string, door: ImageDoor, batch: number): Promise<Measured> {
+  const object = sessionOf(c, session)
+  const history: unknown[] = [await imageUserMessage(door, `${message(0)} (what does this screenshot show?)`, true)]
+  const send = async () => {
+    const [path, body, headers] = imageRequest(door, session, history)
+    return [body.length, await requestOf(c, 'POST', path, body, headers)] as const
+  }
+  const [, first] = await send()
+  history.push(...repliedOf(door, await answerOf(c, first)))
+  let total = 0
+  let bodyBytes = 0
+  const rows: RowCounts = { rowsRead: 0, rowsWritten: 0 }
+  for (let turn = 1; turn <= batch; turn++) {
+    history.push(await imageUserMessage(door, message(turn), door === 'turns'))
+    const [bytes, request] = await send()
+    const [ms, taken, text] = await timedWithRows(object, () => answerOf(c, request))
+    history.push(...repliedOf(door, text))
+    total += ms
+    bodyBytes = bytes
+    rows.rowsRead += taken.rowsRead / batch
+    rows.rowsWritten += taken.rowsWritten / batch
+  }
+  return { samples: [total / batch], rows, counts: { bodyBytes, ...(await object.blobStats()) } }
+}
+
 /** The media routes of the bench Worker. */
 export const mediaBench = new Hono<{ Bindings: Env }>()
   .get('/resend', async (c) =>
@@ -342,3 +422,6 @@ export const mediaBench = new Hono<{ Bindings: Env }>()
     c.json(await tenStep(c, query(c, 'mode') as TenMode, query(c, 'step') as TenStep, numberOf(c, 'batch'))),
   )
   .get('/intake', async (c) => c.json(await intakeStep(query(c, 'step') as IntakeStep, numberOf(c, 'batch'))))
+  .get('/at-size', async (c) =>
+    c.json(await imageTurnsAtSize(c, query(c, 'session'), query(c, 'door') as ImageDoor, numberOf(c, 'batch'))),
+  )

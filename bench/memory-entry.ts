@@ -124,7 +124,15 @@ export const memoryBench = new Hono<{ Bindings: Env }>()
     const from = numberOf(c, 'from')
     const commands = Array.from({ length: numberOf(c, 'batch') }, (_, i) => JSON.stringify(operation(from + i).tool))
     const address = { userId: query(c, 'user'), sessionId: query(c, 'session') }
-    return c.json(await sessionOf(c).memoryCommands(address, commands))
+    const store = storeOf(c)
+    await store.taken()
+    const measured = await sessionOf(c).memoryCommands(address, commands)
+    // The memory object's rows too, per command (the session object's are the measurement's).
+    const { rowsRead, rowsWritten } = await store.taken()
+    return c.json<Measured>({
+      ...measured,
+      counts: { memoryRowsRead: rowsRead / commands.length, memoryRowsWritten: rowsWritten / commands.length },
+    })
   })
   .get('/list-inside', async (c) => c.json(await storeOf(c).listInside(numberOf(c, 'batch'))))
   // One turn; the user's memory object's rows and commands meanwhile.

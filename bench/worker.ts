@@ -16,10 +16,13 @@ import { TABLES } from './worker/tables'
 const only = process.env.BENCH_TABLES?.split(',').filter(Boolean)
 const tables = only ? TABLES.filter((table) => only.some((words) => table.title.includes(words))) : TABLES
 
+/** Whether a table measures the peer (agents/sessions): its histories are seeded only then. */
+const withPeer = tables.some((table) => table.measure.flat().some((name) => /peer/i.test(name)))
+
 const worker = await startBenchWorker()
 console.log(`\nFake upstream ${worker.upstreamUrl}; ${ROUNDS} rounds per measurement, sizes interleaved.`)
 try {
-  const measurements = measurementsOf(worker, await seedSessions(worker, SIZES))
+  const measurements = measurementsOf(worker, await seedSessions(worker, SIZES, withPeer || !only))
   const results = new Results()
   // First searches before anything is measured: no index catch-up (ours) or build (the peer's) runs under a measurement.
   if (!only) await runSteps(['firstSearch', 'peerFirstSearch'], measurements, results)

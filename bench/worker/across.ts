@@ -18,13 +18,13 @@ const USER = `bench-across-${ACROSS_SESSIONS}x${ACROSS_EVENTS}`
 const codeword = (k: number) => `zq${k.toString(36)}vex`
 const sessionId = (k: number) => `across-${k}`
 
-/** Session k's events: notes on its project, its codeword in the middle one. */
-function eventsOf(k: number) {
-  return Array.from({ length: ACROSS_EVENTS }, (_, i) => ({
+/** Session k's `events` events (default {@link ACROSS_EVENTS}): notes on its project, its codeword in the middle one. */
+function eventsOf(k: number, events = ACROSS_EVENTS) {
+  return Array.from({ length: events }, (_, i) => ({
     message: {
       role: i % 2 === 0 ? 'user' : 'assistant',
       content:
-        i === Math.floor(ACROSS_EVENTS / 2)
+        i === Math.floor(events / 2)
           ? `The codeword for project ${k} is ${codeword(k)}, keep it safe.`
           : `Note ${i} of project ${k}: what did we decide about the rollout plan, and which items are still open?`,
     },
@@ -44,22 +44,42 @@ async function untilFound(api: (method: string, path: string) => Promise<any>, w
   throw new Error(`${word} was never found across sessions`)
 }
 
-/** The user's sessions: kept from an earlier run when the last one's codeword is found, else written (8 appends in flight). */
-async function seedAcross(worker: BenchWorker) {
-  const api = await worker.as(USER)
-  const last = ACROSS_SESSIONS - 1
+/**
+ * A user's `sessions` sessions of `events` events each: kept from an earlier run when the last
+ * one's codeword is found, else written (8 appends in flight) and waited for until every session
+ * is found across sessions.
+ */
+async function seedUser(worker: BenchWorker, user: string, sessions: number, events: number) {
+  const api = await worker.as(user)
+  const last = sessions - 1
   const kept = await api('GET', `/v1/search?q=${codeword(last)}&mode=all&limit=1`)
-  if (kept.hits.length > 0) return console.log(`kept ${USER} from an earlier run`)
+  if (kept.hits.length > 0) return console.log(`kept ${user} from an earlier run`)
   const started = performance.now()
   let next = 0
   const writer = async () => {
-    for (let k = next++; k < ACROSS_SESSIONS; k = next++)
-      await api('POST', `/v1/sessions/${sessionId(k)}/events`, { events: eventsOf(k) })
+    for (let k = next++; k < sessions; k = next++)
+      await api('POST', `/v1/sessions/${sessionId(k)}/events`, { events: eventsOf(k, events) })
   }
   await Promise.all(Array.from({ length: 8 }, writer))
-  console.log(`seeded ${USER}: ${seconds(started)} written`)
-  for (let k = 0; k < ACROSS_SESSIONS; k++) await untilFound(api, codeword(k))
-  console.log(`seeded ${USER}: ${seconds(started)} with every session handed over`)
+  console.log(`seeded ${user}: ${seconds(started)} written`)
+  for (let k = 0; k < sessions; k++) await untilFound(api, codeword(k))
+  console.log(`seeded ${user}: ${seconds(started)} with every session handed over`)
+}
+
+/** The user of the across-sessions tables: {@link ACROSS_SESSIONS} sessions × {@link ACROSS_EVENTS} events. */
+const seedAcross = (worker: BenchWorker) => seedUser(worker, USER, ACROSS_SESSIONS, ACROSS_EVENTS)
+
+/**
+ * The user whose 1,000 sessions hold `size` events in all (`size / 1,000` each, at least 1): the
+ * search across sessions at a log size (bench/worker/at-size.ts). At 1,000,000 it is the user of
+ * the across-sessions tables when those are 1,000 × 1,000, seeded once for both.
+ */
+export const acrossUserAt = (size: number) => `bench-across-1000x${Math.max(1, Math.floor(size / 1000))}`
+const seededAt = new Map<number, Promise<void>>()
+export function seedAcrossAt(worker: BenchWorker, size: number): Promise<void> {
+  const events = Math.max(1, Math.floor(size / 1000))
+  if (!seededAt.has(size)) seededAt.set(size, seedUser(worker, acrossUserAt(size), 1000, events))
+  return seededAt.get(size)!
 }
 
 /** A sample of `batch` calls timed together from here, per call. */

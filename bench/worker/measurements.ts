@@ -6,6 +6,7 @@
 import type { Measured, StorageWork } from '../shared'
 import { acrossMeasurements } from './across'
 import { agentLoopMeasurements } from './agent-loops'
+import { atSizeMeasurements } from './at-size'
 import type { BenchWorker, Params } from './client'
 import { clientHistory } from './client-history'
 import { BACKGROUND_PASS, HALF_ROUNDS, NAIVE_SIZES, NO_COMPACTION, ROUNDS, RUN, SIZES, SMALLEST, USER } from './config'
@@ -346,6 +347,7 @@ export function measurementsOf(worker: BenchWorker, sessions: Sessions) {
     ...mediaMeasurements(worker),
     ...agentLoopMeasurements(worker),
     ...preparedMeasurements(worker),
+    ...atSizeMeasurements(worker, sessions),
   }
 }
 

@@ -80,10 +80,16 @@ export interface Sessions {
   peer(size: number): string
 }
 
-export async function seedSessions(worker: BenchWorker, sizes: number[]): Promise<Sessions> {
+/** Our sessions at each size, and the peer's unless `withPeer` is false (no table measured needs them). */
+export async function seedSessions(worker: BenchWorker, sizes: number[], withPeer = true): Promise<Sessions> {
   const ours = new Map<number, string>()
   const peers = new Map<number, string>()
   for (const size of sizes) ours.set(size, await ourSession(worker, size))
-  for (const size of sizes) peers.set(size, await peerSession(worker, size))
-  return { ours: (size) => ours.get(size)!, peer: (size) => peers.get(size)! }
+  if (withPeer) for (const size of sizes) peers.set(size, await peerSession(worker, size))
+  const peer = (size: number) => {
+    const id = peers.get(size)
+    if (!id) throw new Error(`no peer history of ${size} was seeded: a table measuring the peer must say so`)
+    return id
+  }
+  return { ours: (size) => ours.get(size)!, peer }
 }

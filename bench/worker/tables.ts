@@ -2,6 +2,7 @@
 import { ms } from '../stats'
 import { ACROSS_EVENTS, ACROSS_SESSIONS } from './across'
 import { AGENT_LOOP_TABLES } from './agent-loops'
+import { AT_SIZE_TABLES } from './at-size'
 import { column, growth, logEvents, median, medianRatio, n, p95, ratio, timing, viewEvents } from './columns'
 import { LARGEST, NAIVE_SIZES, ROUNDS, SIZES, SMALLEST } from './config'
 import { MCP_TABLES } from './mcp'
@@ -666,6 +667,7 @@ export const TABLES: Table[] = [
   ...MEDIA_TABLES,
   ...PREPARED_TABLES,
   ...AGENT_LOOP_TABLES,
+  ...AT_SIZE_TABLES,
   {
     title: 'Worker bundle (wrangler deploy --dry-run)',
     measure: ['bundle'],
