@@ -4,12 +4,14 @@
  * its own at the smallest. All of them are run in one step, so that every round takes each path
  * at each size in turn (drift hits every size alike).
  */
+import { sign } from 'hono/jwt'
 import { ms } from '../stats'
 import { acrossUserAt, seedAcrossAt } from './across'
 import type { BenchWorker } from './client'
 import { column, n, ratio } from './columns'
-import { HALF_ROUNDS, LARGEST, RUN, SIZES, SMALLEST, USER, VIEW_TURNS } from './config'
+import { HALF_ROUNDS, LARGEST, RUN, SECRET, SIZES, SMALLEST, USER, VIEW_TURNS } from './config'
 import type { MeasurementName } from './measurements'
+import { peakOf } from './peak'
 import type { Key, MeasuredTable, Measurement, Results } from './runner'
 import { type Sessions, turnEvents } from './seeding'
 
@@ -141,6 +143,17 @@ export function atSizeMeasurements(worker: BenchWorker, sessions: Sessions) {
       setup: (key) => seedAcrossAt(worker, Number(key)),
       sample: (key) => worker.bench('mcp/tool-at-size', { op: 'search', user: acrossUserAt(Number(key)), batch: 2 }),
     },
+    acrossPeak: {
+      rounds: 5,
+      keys: [LARGEST],
+      setup: (key) => seedAcrossAt(worker, Number(key)),
+      sample: async (key, round) => {
+        const user = acrossUserAt(Number(key))
+        const token = await sign({ sub: user, exp: Math.floor(Date.now() / 1000) + 3600 }, SECRET, 'HS256')
+        const q = encodeURIComponent(acrossQuestion(round))
+        return peakOf(worker, `/v1/search?q=${q}&limit=20`, undefined, { Authorization: `Bearer ${token}` })
+      },
+    },
     memoryAtSize: {
       rounds: HALF_ROUNDS,
       setup: () => worker.bench('memory/seed', { user: USER, files: 2 }),
@@ -257,6 +270,17 @@ export const AT_SIZE_TABLES: MeasuredTable<MeasurementName>[] = [
             })
             .join(', ') || 'none'
         }`,
+    ],
+  },
+  {
+    title:
+      'The memory a search across sessions takes: the resident set of the workerd process that runs the Worker and its objects, its peak during a ranked question (`GET /v1/search`) above what it held before (Linux /proc), on the largest index seeded (1,000 sessions holding the largest size in all), over HTTP',
+    measure: ['acrossPeak'],
+    columns: [
+      column('index', (key) => `${sizeLabel(Number(key))} events in 1,000 sessions`),
+      column('peak growth median (MB)', (key, r) => r.median('acrossPeak', key).toFixed(1)),
+      column('resident before (MB)', (key, r) => r.countMedian('acrossPeak', key, 'before').toFixed(0)),
+      column('time median', (key, r) => ms(r.countMedian('acrossPeak', key, 'time'))),
     ],
   },
 ]
