@@ -34,7 +34,9 @@ beforeAll(async () => {
     url: `https://sessions.test/v1/sessions/${alices}/blobs/${blob}`,
     bobsUrl: `https://sessions.test/v1/sessions/${bobs}/blobs/${blob}`,
   }
-})
+
+  // The file's first request loads the Worker: seconds on a 2-core machine (as a test's timeout allows).
+}, 30_000)
 
 /** A file of a supported kind, its bytes and the type they are. */
 const supported = fc.oneof(
