@@ -400,6 +400,27 @@ describe('parts on the doors, fuzzed (each run a new session: a 4xx leaves it ab
     }
   })
 
+  it('Responses: a part with no type, or no object at all, is an invalid request naming it (found by the fuzz: it was an unsupported "undefined" part)', async () => {
+    for (const [part, named] of [
+      [{}, 'input[0].content[0].type: is required'],
+      [{ text: 'hi' }, 'input[0].content[0].type: is required'],
+      [{ type: 7 }, 'input[0].content[0].type: is required'],
+      [null, 'input[0].content[0]: must be a content part (an object with a type)'],
+      [5, 'input[0].content[0]: must be a content part (an object with a type)'],
+      [['input_text'], 'input[0].content[0]: must be a content part (an object with a type)'],
+    ] as const) {
+      const id = newSessionId('fuzz-responses-parts')
+      const result = await send(
+        '/v1/responses',
+        JSON.stringify({ model: 'echo', input: [{ type: 'message', role: 'user', content: [part] }] }),
+        { 'X-Session-Id': id },
+      )
+      expect(result.status, result.text).toBe(400)
+      expect(result.body.error, JSON.stringify(part)).toMatchObject({ code: 'invalid_request', message: named })
+      expect((await call('GET', `/v1/sessions/${id}`)).status).toBe(404)
+    }
+  })
+
   it('Responses: input_image, input_file and function_call_output arrays', async () => {
     const inputPart = fc.oneof(
       fc.record({ type: fc.constant('input_text'), text }),
