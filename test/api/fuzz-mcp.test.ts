@@ -10,6 +10,7 @@
 import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { append, assistant, type Call, call, newSessionId, parseSSE, user } from '../helpers'
+import { hostileMemoryCommand, KEEPER, looseText, validMemoryCommand } from '../support/memory-commands'
 
 /** A user of this file's own: a memory store is per user. */
 const AS = `mcp-fuzz-${Date.now().toString(36)}`
@@ -18,40 +19,22 @@ let target: string
 beforeAll(async () => {
   target = newSessionId('fuzz-mcp')
   await append(target, [user('Where is the lighthouse?', 'u1'), assistant('On Skerry Island.', 'a1')], AS)
-  const written = await call('PUT', '/v1/memories/notes/keeper.md', { user: AS, body: { content: 'Morag\nkept\nthe light\n' } })
+  const written = await call('PUT', `/v1/memories/${KEEPER.path.slice('/memories/'.length)}`, {
+    user: AS,
+    body: { content: KEEPER.content },
+  })
   expect(written.status, written.text).toBe(200)
   // The file's first request loads the Worker: seconds on a 2-core machine (as a test's timeout allows).
 }, 30_000)
 
 const junk = fc.jsonValue({ maxDepth: 2 })
-const text = fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom('', ' ', '\u0000', '\ud800', '🙂', 'x'.repeat(600)))
-/** Text of any kind, or now and then a value of another type. */
-const loose = fc.oneof({ weight: 4, arbitrary: text }, { weight: 1, arbitrary: junk })
+const loose = looseText
 const sessionId = fc.oneof(
   { weight: 3, arbitrary: fc.constant('TARGET') },
   { weight: 2, arbitrary: fc.constantFrom('no-such-session', '..', '../x', '%2e%2e', 'a/b', ' ', '') },
   { weight: 1, arbitrary: loose },
 )
 const limit = fc.oneof(fc.integer({ min: -2, max: 60 }), fc.double(), fc.constantFrom('5', null))
-const memoryPath = fc.oneof(
-  fc.constantFrom(
-    '/memories',
-    '/memories/',
-    '/memories/notes/keeper.md',
-    '/memories/notes',
-    '/memories/new.md',
-    '/memories/../etc/passwd',
-    '/memories/a//b.md',
-    '/memories/./a.md',
-    '/etc/passwd',
-    'memories/a.md',
-    '/memories/\u0000.md',
-    '/memories/日本語/ノート.md',
-    `/memories/${'x'.repeat(260)}`,
-  ),
-  text.map((t) => `/memories/${t}`),
-  loose,
-)
 
 const words = fc.oneof(
   fc.constantFrom('lighthouse', 'Skerry Island', '"the light"', 'kept OR light', 'Morag*'),
@@ -79,27 +62,7 @@ const validArguments: Record<string, fc.Arbitrary<unknown>> = {
     fc.record({ sessionId: fc.constant('TARGET'), id: fc.constantFrom('u1', 'a1', 'nope') }),
   ),
   get_context: fc.constant({ sessionId: 'TARGET' }),
-  memory: fc.oneof(
-    fc.record({
-      command: fc.constant('view'),
-      path: fc.constantFrom('/memories', '/memories/notes/keeper.md', '/memories/notes'),
-    }),
-    fc.record({ command: fc.constant('create'), path: memoryPath, file_text: text }),
-    fc.record({
-      command: fc.constant('str_replace'),
-      path: fc.constant('/memories/notes/keeper.md'),
-      old_str: fc.constantFrom('Morag', 'kept', 'x'),
-      new_str: text,
-    }),
-    fc.record({
-      command: fc.constant('insert'),
-      path: fc.constant('/memories/notes/keeper.md'),
-      insert_line: fc.integer({ min: 0, max: 6 }),
-      insert_text: text,
-    }),
-    fc.record({ command: fc.constant('rename'), old_path: memoryPath, new_path: memoryPath }),
-    fc.record({ command: fc.constant('delete'), path: memoryPath }),
-  ),
+  memory: validMemoryCommand,
 }
 /** Arguments each tool might be called with: its own fields, valid or not, now and then anything. */
 const hostileArguments: Record<string, fc.Arbitrary<unknown>> = {
@@ -123,24 +86,7 @@ const hostileArguments: Record<string, fc.Arbitrary<unknown>> = {
     { requiredKeys: [] },
   ),
   get_context: fc.record({ sessionId }, { requiredKeys: [] }),
-  memory: fc.record(
-    {
-      command: fc.oneof(
-        { weight: 4, arbitrary: fc.constantFrom('view', 'create', 'str_replace', 'insert', 'delete', 'rename') },
-        { weight: 1, arbitrary: loose },
-      ),
-      path: memoryPath,
-      view_range: fc.oneof(fc.tuple(fc.integer({ min: -3, max: 9 }), fc.integer({ min: -3, max: 9 })), junk),
-      file_text: loose,
-      old_str: fc.oneof(fc.constantFrom('Morag', 'kept', '\n', ''), loose),
-      new_str: loose,
-      insert_line: fc.oneof(fc.integer({ min: -2, max: 9 }), junk),
-      insert_text: loose,
-      old_path: memoryPath,
-      new_path: memoryPath,
-    },
-    { requiredKeys: [] },
-  ),
+  memory: hostileMemoryCommand,
 }
 const toolCall = fc.oneof(
   ...Object.entries(validArguments).map(([name, args]) => ({

@@ -10,7 +10,8 @@
 import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { pathProblem } from '../../src/contract/memory-path'
-import { type Call, call } from '../helpers'
+import { type Call, call, newSessionId, turn } from '../helpers'
+import { hostileMemoryCommand, KEEPER, validMemoryCommand } from '../support/memory-commands'
 
 /** A user of this file's own: a memory store is per user. */
 const AS = `memory-fuzz-${Date.now().toString(36)}`
@@ -20,10 +21,13 @@ beforeAll(async () => {
     ['a.md', 'alpha\nbeta\n'],
     ['dir/b.md', 'tea and tea'],
     [encodeURIComponent('日本語'), 'ノート'],
+    [KEEPER.path.slice('/memories/'.length), KEEPER.content],
   ]) {
     const written = await call('PUT', `/v1/memories/${path}`, { user: AS, body: { content } })
     expect(written.status, written.text).toBe(200)
   }
+  // What the properties compare: every version, read from the export.
+  expect(await everyVersion()).toHaveLength(4)
   // The file's first request loads the Worker: seconds on a 2-core machine (as a test's timeout allows).
 }, 30_000)
 
@@ -168,8 +172,9 @@ describe('a PATCH the fuzz found unnamed', () => {
   })
 })
 
-/** Every version of every memory file the user has, as the export holds them. */
-const everyVersion = async () => (await call('GET', '/v1/export', { user: AS })).text
+/** Every version of every memory file the user has, as the export holds them (its memory lines). */
+const everyVersion = async () =>
+  (await call('GET', '/v1/export', { user: AS })).text.split('\n').filter((line) => line.startsWith('{"type":"memory"'))
 
 describe('the memory routes, fuzzed', () => {
   it('never answer 5xx; a 4xx names its field and writes nothing; a write reads back as written', async () => {
@@ -190,7 +195,7 @@ describe('the memory routes, fuzzed', () => {
             expect(result.body.error.message, what).toMatch(
               /^(([A-Za-z_]+(\[\d+\]|\.[A-Za-z_]+)*|If-Match): |[^;]*: unknown field)/,
             )
-          expect(await everyVersion(), what).toBe(before)
+          expect(await everyVersion(), what).toEqual(before)
           return
         }
         if (sent.method === 'GET') return
@@ -214,6 +219,28 @@ describe('the memory routes, fuzzed', () => {
         }
       }),
       { numRuns: 200, seed: 5 },
+    )
+  })
+})
+
+describe('the memory tool on /turns, fuzzed', () => {
+  it('runs any command the model sends without a 5xx; a command refused (an "Error: …" result) writes nothing', async () => {
+    const command = fc.oneof({ weight: 2, arbitrary: validMemoryCommand }, { weight: 1, arbitrary: hostileMemoryCommand })
+    await fc.assert(
+      fc.asyncProperty(command, async (sent) => {
+        const before = await everyVersion()
+        // The fake `memory` model sends the script's commands as its memory calls (test/upstream/memory-script.ts).
+        const content = `MEMORY:${JSON.stringify([[sent]])}`
+        const result = await turn(newSessionId('fuzz-memory-tool'), { model: 'memory', memory: true, content }, AS)
+        const what = `${JSON.stringify(sent).slice(0, 300)} → ${result.status} ${result.text.slice(0, 300)}`
+        expect(result.status, what).toBe(200)
+        const results = result.body.events.flatMap((event: any) =>
+          (event.message.toolResponses ?? []).filter((response: { name: string }) => response.name === 'memory'),
+        )
+        expect(results, what).toHaveLength(1)
+        if (String(results[0].data).startsWith('Error')) expect(await everyVersion(), what).toEqual(before)
+      }),
+      { numRuns: 60, seed: 6 },
     )
   })
 })
