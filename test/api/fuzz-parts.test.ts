@@ -421,7 +421,8 @@ describe('parts on the doors, fuzzed (each run a new session: a 4xx leaves it ab
     }
   })
 
-  it('Responses: input_image, input_file and function_call_output arrays', async () => {
+  /** Responses input items: a user message of parts, or a call and its output of parts (or text). */
+  const responsesInput = (() => {
     const inputPart = fc.oneof(
       fc.record({ type: fc.constant('input_text'), text }),
       fc.record(
@@ -435,7 +436,7 @@ describe('parts on the doors, fuzzed (each run a new session: a 4xx leaves it ab
       junk,
     )
     const parts = fc.array(inputPart, { maxLength: 4 })
-    const input = fc.oneof(
+    return fc.oneof(
       parts.map((content) => [{ type: 'message', role: 'user', content }]),
       fc.oneof(parts, text).map((output) => [
         { type: 'message', role: 'user', content: 'Look' },
@@ -443,13 +444,28 @@ describe('parts on the doors, fuzzed (each run a new session: a 4xx leaves it ab
         { type: 'function_call_output', call_id: 'c1', output },
       ]),
     )
+  })()
+
+  it('Responses: input_image, input_file and function_call_output arrays', async () => {
     const tools = [{ type: 'function', name: 'view_image', parameters: { type: 'object', properties: {} } }]
     await fc.assert(
-      fc.asyncProperty(input, async (sent) => {
+      fc.asyncProperty(responsesInput, async (sent) => {
         const id = newSessionId('fuzz-responses-parts')
         await expectHarmless(id, '/v1/responses', resolved({ model: 'echo', input: sent, tools }), expectOpenAIError, {
           'X-Session-Id': id,
         })
+      }),
+      RUNS,
+    )
+  })
+
+  it('Conversations: the same items added to a conversation (its session: a 4xx leaves its version and blobs as they were)', async () => {
+    const created = await call('POST', '/v1/conversations', { body: {} })
+    expect(created.status, created.text).toBe(200)
+    const id = created.body.id as string
+    await fc.assert(
+      fc.asyncProperty(responsesInput, async (sent) => {
+        await expectHarmless(id, `/v1/conversations/${id}/items`, resolved({ items: sent }), expectOpenAIError)
       }),
       RUNS,
     )
