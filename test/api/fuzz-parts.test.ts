@@ -472,6 +472,105 @@ describe('parts on the doors, fuzzed (each run a new session: a 4xx leaves it ab
   })
 })
 
+describe('at most 100 images and documents a message, on every door', () => {
+  it('a message of up to 100 is taken; of more, a 413 naming the message, nothing written', async () => {
+    const data = encodeBase64(png(1, 1))
+    const url = `data:image/png;base64,${data}`
+    const image = { type: 'image', source: { type: 'base64', media_type: 'image/png', data } }
+    const toolUse = { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'read', input: {} }] }
+    const call1 = { type: 'function_call', call_id: 'c1', name: 'view', arguments: '{}' }
+    const anthropic = { 'anthropic-version': '2023-06-01' }
+    /** Each door: its path, headers and a body of `n` images in one message, and the field its 413 names. */
+    const doors: Record<string, (n: number) => [string, Record<string, string>, unknown, string]> = {
+      native: (n) => [
+        'events',
+        {},
+        {
+          events: [
+            {
+              message: {
+                role: 'user',
+                content: Array.from({ length: n }, () => ({ type: 'image', mediaType: 'image/png', data })),
+              },
+            },
+          ],
+        },
+        'events[0].message',
+      ],
+      chat: (n) => [
+        '/v1/chat/completions',
+        {},
+        {
+          model: 'echo',
+          messages: [{ role: 'user', content: Array.from({ length: n }, () => ({ type: 'image_url', image_url: { url } })) }],
+        },
+        'messages[0]',
+      ],
+      messages: (n) => [
+        '/v1/messages',
+        anthropic,
+        {
+          model: 'echo',
+          max_tokens: 10,
+          messages: [{ role: 'user', content: [{ type: 'text', text: 'x' }, ...Array(n).fill(image)] }],
+        },
+        'messages[0].content',
+      ],
+      toolResult: (n) => [
+        '/v1/messages',
+        anthropic,
+        {
+          model: 'echo',
+          max_tokens: 10,
+          messages: [
+            { role: 'user', content: 'x' },
+            toolUse,
+            { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: Array(n).fill(image) }] },
+          ],
+        },
+        'messages[2].content[0].content',
+      ],
+      responses: (n) => [
+        '/v1/responses',
+        {},
+        {
+          model: 'echo',
+          input: [{ type: 'message', role: 'user', content: Array(n).fill({ type: 'input_image', image_url: url }) }],
+        },
+        'input[0].content',
+      ],
+      functionCallOutput: (n) => [
+        '/v1/responses',
+        {},
+        {
+          model: 'echo',
+          input: [
+            { type: 'message', role: 'user', content: 'x' },
+            call1,
+            { type: 'function_call_output', call_id: 'c1', output: Array(n).fill({ type: 'input_image', image_url: url }) },
+          ],
+        },
+        'input[2].output',
+      ],
+    }
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...Object.keys(doors)), fc.integer({ min: 97, max: 103 }), async (door, n) => {
+        const id = newSessionId('fuzz-parts-many')
+        const [path, headers, body, field] = doors[door]!(n)
+        const route = path === 'events' ? `/v1/sessions/${id}/events` : path
+        // Each door's error shape is checked above; here, the limit and that a refusal wrote nothing.
+        const result = await expectHarmless(id, route, JSON.stringify(body), () => {}, { ...headers, 'X-Session-Id': id })
+        if (n <= 100) expect(result.status, result.text).toBeLessThan(300)
+        else {
+          expect(result.status, result.text).toBe(413)
+          expect(result.text).toContain(`${field}: ${n} images and documents; a message may hold 100`)
+        }
+      }),
+      { numRuns: 30, seed: 100 },
+    )
+  })
+})
+
 /** GET of a blob of alice's session. */
 async function blobAt(id: string, blob: string) {
   return exports.default.fetch(
