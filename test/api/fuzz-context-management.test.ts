@@ -175,7 +175,7 @@ function expectNamedAnthropicError(result: Call) {
 }
 
 describe('context_management on the Messages door, fuzzed', () => {
-  it('never answers 5xx; a 4xx names the field in Anthropic’s shape and writes nothing', async () => {
+  it('never answers 5xx; a 4xx names the field in Anthropic’s shape and writes nothing; applied_edits are of the types asked for', async () => {
     let runs = 0
     await fc.assert(
       fc.asyncProperty(
@@ -189,7 +189,13 @@ describe('context_management on the Messages door, fuzzed', () => {
           const result = await send(id, { model: 'echo', tools: [readFile], messages, context_management, stream })
           const what = `${JSON.stringify(context_management).slice(0, 400)} → ${result.status} ${result.text.slice(0, 400)}`
           expect(result.status, what).toBeLessThan(500)
-          if (result.status < 400) return
+          if (result.status < 400) {
+            // A plain answer says what the edits did: only edits of the types asked for.
+            if (stream) return
+            const asked = ((context_management as { edits?: { type: unknown }[] } | null)?.edits ?? []).map((e) => e.type)
+            for (const applied of result.body.context_management?.applied_edits ?? []) expect(asked, what).toContain(applied.type)
+            return
+          }
           expectNamedAnthropicError(result)
           expect(await version(id), what).toBe(before)
         },
