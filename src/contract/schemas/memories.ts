@@ -56,7 +56,10 @@ export const MemoryPatchSchema = z
   .strictObject({ replace: Replace.optional(), insert: Insert.optional() })
   .refine((edit) => (edit.replace === undefined) !== (edit.insert === undefined), 'give exactly one of replace and insert')
   .transform((edit) => edit as { replace: z.output<typeof Replace> } | { insert: z.output<typeof Insert> })
-  .openapi('MemoryPatch', { description: 'Exactly one of `replace` and `insert`.' })
+  .openapi('MemoryPatch', {
+    description: 'Exactly one of `replace` and `insert`.',
+    oneOf: [{ required: ['replace'] }, { required: ['insert'] }],
+  })
 
 export type MemoryEdit = z.output<typeof MemoryPatchSchema>
 
