@@ -123,11 +123,11 @@ describe('the Conversations API', () => {
     expectOpenAIError(await call('GET', '/v1/conversations/conv_nope/items?order=sideways'), 400, 'invalid_request')
     const capsule = await call('POST', '/v1/conversations', { body: { items: [{ type: 'compaction', encrypted_content: 'x' }] } })
     expectOpenAIError(capsule, 400, 'unsupported')
-    // A tool output of parts that are not text parts (the fuzz found [null]) is refused, naming it.
+    // A tool output of parts that are no parts (the fuzz found [null]) is an invalid request naming the part.
     const output = await call('POST', '/v1/conversations', {
       body: { items: [{ type: 'function_call_output', call_id: 'w1', output: [null] }] },
     })
-    expectOpenAIError(output, 400, 'unsupported')
-    expect(output.body.error.param).toBe('items[0].output[0].type')
+    expectOpenAIError(output, 400, 'invalid_request')
+    expect(output.body.error.param).toBe('items[0].output[0]')
   })
 })

@@ -16,6 +16,7 @@ import {
   upstreamRequests,
   wholeLog,
 } from '../helpers'
+import { blobRows } from '../support/blob-rows'
 
 /** An append's answer, its events whole. */
 const append = async (id: string, events: unknown[]) => (await appendEvents(id, events)) as { version: number; events: any[] }
@@ -27,13 +28,6 @@ const blobOf = async (bytes: Uint8Array) => `sha256:${await sha256Hex(bytes)}`
 /** An image part as the native API takes it. */
 const image = (bytes = PNG, mediaType = 'image/png') => ({ type: 'image', mediaType, data: encodeBase64(bytes) })
 const userWith = (...content: unknown[]) => ({ message: { role: 'user', content } })
-
-/** The rows of a session's blob tables, counted in its object. */
-const blobRows = (id: string, userId = 'alice') =>
-  runInDurableObject(sessionStub(env, userId, id), (_instance, state) => ({
-    blobs: state.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM blobs').one().n,
-    chunks: state.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM blob_chunks').one().n,
-  }))
 
 describe('images and documents on the native API', () => {
   it('stores an image once by its SHA-256 and shows it by reference, with what was read of it', async () => {

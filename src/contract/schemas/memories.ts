@@ -51,9 +51,15 @@ const Insert = z.strictObject({
   text: z.string(),
 })
 
+// One object with both optional rather than a union: a union's failure names no field ("Invalid input").
 export const MemoryPatchSchema = z
-  .union([z.strictObject({ replace: Replace }), z.strictObject({ insert: Insert })])
-  .openapi('MemoryPatch', { description: 'Exactly one of `replace` and `insert`.' })
+  .strictObject({ replace: Replace.optional(), insert: Insert.optional() })
+  .refine((edit) => (edit.replace === undefined) !== (edit.insert === undefined), 'give exactly one of replace and insert')
+  .transform((edit) => edit as { replace: z.output<typeof Replace> } | { insert: z.output<typeof Insert> })
+  .openapi('MemoryPatch', {
+    description: 'Exactly one of `replace` and `insert`.',
+    oneOf: [{ required: ['replace'] }, { required: ['insert'] }],
+  })
 
 export type MemoryEdit = z.output<typeof MemoryPatchSchema>
 

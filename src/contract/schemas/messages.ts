@@ -101,11 +101,15 @@ export const MessagesMessageSchema = z
         issue(['content', j, 'type'], `a ${message.role} message cannot hold "${block.type}" blocks (${allowed.join(', ')})`)
         return
       }
+      let fieldsValid = true
       for (const [field, schema] of Object.entries(BLOCK_FIELDS[block.type]!)) {
         const checked = schema.safeParse((block as Record<string, unknown>)[field])
-        if (!checked.success) issue(['content', j, field], checked.error.issues[0]?.message ?? 'is invalid')
+        if (checked.success) continue
+        fieldsValid = false
+        issue(['content', j, field], checked.error.issues[0]?.message ?? 'is invalid')
       }
-      if (block.type === 'tool_result' && Array.isArray(block.content)) {
+      // Only a tool result whose content parsed: its parts are objects with a type (a null part was named above).
+      if (fieldsValid && block.type === 'tool_result' && Array.isArray(block.content)) {
         ;(block.content as { type: string; source?: unknown }[]).forEach((part, k) => {
           if (!RESULT_BLOCKS.has(part.type))
             ctx.addIssue(unsupportedIssue(['content', j, 'content', k, 'type'], `"${part.type}" blocks in a tool result`))

@@ -19,9 +19,15 @@ const TEXT_PARTS = new Set(['input_text', 'output_text', 'text'])
  */
 function contentParts(parts: unknown[], field: string, ctx: z.RefinementCtx) {
   parts.forEach((value, k) => {
-    const part = (value ?? {}) as z.output<typeof Part> & Record<string, unknown>
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      ctx.addIssue({ code: 'custom', path: [field, k], message: 'must be a content part (an object with a type)' })
+      return
+    }
+    const part = value as z.output<typeof Part> & Record<string, unknown>
     const issue = (name: string, message: string) => ctx.addIssue({ code: 'custom', path: [field, k, name], message })
-    if (TEXT_PARTS.has(part.type)) {
+    // No type is a malformed part, not one of a type the service does not store.
+    if (typeof part.type !== 'string') issue('type', 'is required')
+    else if (TEXT_PARTS.has(part.type)) {
       if (typeof part.text !== 'string') issue('text', 'is required')
     } else if (part.type === 'input_image' || part.type === 'input_file') {
       if (part.file_id !== undefined && part.file_id !== null)
