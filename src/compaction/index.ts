@@ -210,7 +210,8 @@ export function compactor(options: CompactorOptions): Compactor {
     async run(store: PassSession, session: SessionInfo, request: PassRequest) {
       const wanted = !request.dryRun && (store.titleWanted?.() ?? false)
       const { summarizer, title } = titling(summarizerFor(request.strategy.summarizer, request.spend, store, session), wanted)
-      const prepared = request.dryRun ? [] : preparedFor(store, request.strategy.summarizer)
+      // A pass inside the newest turn never takes one: it is not read.
+      const prepared = request.dryRun || request.inTurn ? [] : preparedFor(store, request.strategy.summarizer)
       // Told, never in the way: the pass's own error is what its caller hears.
       const failed = (code: string, message: string) =>
         store

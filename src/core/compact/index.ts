@@ -273,6 +273,7 @@ async function summaryOf(
   prepared: readonly PreparedSummary[],
   session: SessionInfo,
   deps: Pick<CompactDeps, 'store' | 'estimator'>,
+  quoting = true,
 ): Promise<{ outcome: SummaryOutcome; prepared: boolean }> {
   const shown = clearedById(cleared)
   const read = async (positions: Int32Array) => viewEvents(await deps.store.readEvents(seqsAt(view, positions)), shown)
@@ -286,7 +287,7 @@ async function summaryOf(
     session,
     priorSummary,
     covered: await read(newestThatFit(view, cut.coveredConversation.subarray(best?.from ?? 0), budget)),
-    preserved: await read(cut.preserved.subarray(0, summarizer.quotes ?? cut.preserved.length)),
+    preserved: quoting ? await read(cut.preserved.subarray(0, summarizer.quotes ?? cut.preserved.length)) : [],
   })
   return { outcome, prepared: best !== null }
 }
@@ -351,7 +352,8 @@ export async function prepareSummaries(
       if (!made.includes(exact)) made.push(exact)
       continue
     }
-    const { outcome } = await summaryOf(cut, view, cleared, request.strategy.summarizer, pool, request.session, deps)
+    // No quotes of what follows: a rewind or an edit may take that away while the range stays.
+    const { outcome } = await summaryOf(cut, view, cleared, request.strategy.summarizer, pool, request.session, deps, false)
     if (outcome.kind !== 'summary' || outcome.messages.length === 0 || !outcome.messages.every(isUsable)) break
     made.push({ prior, covered, messages: outcome.messages, ...(outcome.title ? { title: outcome.title } : {}) })
     changed = true

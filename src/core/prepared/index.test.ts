@@ -194,7 +194,10 @@ describe('the mark', () => {
     expect(triggerTokens({ tokenCount: 3000 }, model)).toBe(3000)
     expect(triggerTokens({ contextFraction: 0.6 }, model)).toBe(3000)
     expect(triggerTokens({ anyOf: [{ tokenCount: 2000 }, { contextFraction: 0.6 }] }, model)).toBe(2000)
-    expect(triggerTokens({ allOf: [{ tokenCount: 2000 }, { turnCount: 9 }] }, model)).toBe(5000)
+    // A trigger that counts no tokens leaves the mark to those that do; alone, the mark is the budget's.
+    expect(triggerTokens({ allOf: [{ tokenCount: 2000 }, { turnCount: 9 }] }, model)).toBe(2000)
+    expect(triggerTokens({ anyOf: [{ turnCount: 9 }, { tokenCount: 4000 }, { tokenCount: 2500 }] }, model)).toBe(2500)
+    expect(triggerTokens({ turnCount: 9 }, model)).toBe(5000)
     expect(pastMark(2400, { tokenCount: 3000 }, model, 0.8)).toBe(true)
     expect(pastMark(2399, { tokenCount: 3000 }, model, 0.8)).toBe(false)
   })

@@ -62,20 +62,28 @@ export function bestPrepared(
 
 /**
  * The tokens a trigger fires at, for a prepared summary's mark: a `tokenCount`'s count, a
- * `contextFraction`'s share of the prompt budget (in estimated tokens), the lowest of an `anyOf`,
- * the highest of an `allOf`; the whole prompt budget for a trigger that counts no tokens.
+ * `contextFraction`'s share of the prompt budget (in estimated tokens), the lowest of an `anyOf`'s
+ * and the highest of an `allOf`'s that count tokens; the whole prompt budget for a trigger that
+ * counts none.
  *
  * @example
  * triggerTokens({ contextFraction: 0.6 }, { promptBudget: 10_000, ratio: 1 }) // 6000
  */
 export function triggerTokens(trigger: Trigger | undefined, model: ModelFit): number {
-  const budget = model.promptBudget / model.ratio
-  if (!trigger) return budget
+  return tokensOf(trigger, model) ?? model.promptBudget / model.ratio
+}
+
+/** The tokens a trigger fires at, or null when it counts none (turns, always). */
+function tokensOf(trigger: Trigger | undefined, model: ModelFit): number | null {
+  if (!trigger) return null
   if ('tokenCount' in trigger) return trigger.tokenCount
   if ('contextFraction' in trigger) return (trigger.contextFraction * model.promptBudget) / model.ratio
-  if ('anyOf' in trigger) return Math.min(...trigger.anyOf.map((t) => triggerTokens(t, model)))
-  if ('allOf' in trigger) return Math.max(...trigger.allOf.map((t) => triggerTokens(t, model)))
-  return budget
+  if ('anyOf' in trigger || 'allOf' in trigger) {
+    const counted = ('anyOf' in trigger ? trigger.anyOf : trigger.allOf).flatMap((t) => tokensOf(t, model) ?? [])
+    if (counted.length === 0) return null
+    return 'anyOf' in trigger ? Math.min(...counted) : Math.max(...counted)
+  }
+  return null
 }
 
 /** Whether a view of these estimated tokens has passed a prepared summary's mark: `at` of its trigger's tokens. */
