@@ -159,6 +159,7 @@ export {
   type Positions,
   pickColumns,
   seqsAt,
+  summaryInNewestTurn,
   type ViewColumns,
   type ViewEntry,
   viewEntryOf,

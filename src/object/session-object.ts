@@ -249,18 +249,7 @@ export class SessionObject extends DurableObject<Env> {
   readBlob(ref: string): Promise<Outcome<{ mediaType: string; bytes: number; body: ReadableStream<Uint8Array> } | null>> {
     return toOutcome(async () => {
       await this.storage.existing()
-      const info = this.storage.blobs.info([ref]).get(ref)
-      if (!info) return null
-      const chunks = this.storage.blobs.chunks(ref)
-      const body = new ReadableStream<Uint8Array>({
-        pull(controller) {
-          const next = chunks.next()
-          if (next.done) controller.close()
-          else controller.enqueue(next.value)
-        },
-        cancel: () => void chunks.return(undefined),
-      })
-      return { mediaType: info.mediaType, bytes: info.bytes, body }
+      return this.storage.blobs.stream(ref)
     })
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { allSeqs, concatColumns, newestTurnSeqs, PackedColumns, pickColumns } from './columns'
+import { allSeqs, concatColumns, newestTurnSeqs, PackedColumns, pickColumns, summaryInNewestTurn } from './columns'
 
 const push = (view: PackedColumns, seq: number, role: 'system' | 'user' | 'assistant' | 'tool' = 'user', synthetic = false) =>
   view.push({ seq, tokens: seq * 10, role, synthetic })
@@ -52,8 +52,10 @@ describe('the newest turn', () => {
     push(view, 4, 'assistant')
     push(view, 5, 'tool')
     expect([...newestTurnSeqs(view)]).toEqual([3, 4, 5])
+    expect(summaryInNewestTurn(view)).toBe(false)
     push(view, 6, 'user', true) // a summary turn is not the user's
     expect([...newestTurnSeqs(view)]).toEqual([3, 4, 5, 6])
+    expect(summaryInNewestTurn(view)).toBe(true)
     const noTurn = new PackedColumns()
     push(noTurn, 1, 'assistant')
     expect([...newestTurnSeqs(noTurn)]).toEqual([])

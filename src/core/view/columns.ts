@@ -192,6 +192,12 @@ export const newestTurnStartOf = (view: ViewColumns): number => {
   return view.length
 }
 
+/** Whether the view's newest turn holds a summary (a pass inside it covered its earlier steps). */
+export const summaryInNewestTurn = (view: ViewColumns): boolean => {
+  for (let p = newestTurnStartOf(view) + 1; p < view.length; p++) if (view.synthetic(p)) return true
+  return false
+}
+
 /** The seqs of the view's newest turn, from its start to the end (none when the view has no turn). */
 export const newestTurnSeqs = (view: ViewColumns): Int32Array => {
   const start = newestTurnStartOf(view)

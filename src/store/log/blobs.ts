@@ -84,6 +84,22 @@ export class SessionBlobs {
     return data
   }
 
+  /** A blob's bytes as a stream read a chunk at a time, with its media type and size; null when the session holds none by that name. */
+  stream(ref: string): { mediaType: string; bytes: number; body: ReadableStream<Uint8Array> } | null {
+    const info = this.info([ref]).get(ref)
+    if (!info) return null
+    const chunks = this.chunks(ref)
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        const next = chunks.next()
+        if (next.done) controller.close()
+        else controller.enqueue(next.value)
+      },
+      cancel: () => void chunks.return(undefined),
+    })
+    return { mediaType: info.mediaType, bytes: info.bytes, body }
+  }
+
   /** A blob's bytes, chunk by chunk as the reader takes them (a download: one chunk held at a time). */
   *chunks(ref: string): Generator<Uint8Array> {
     for (const row of this.sql.each<{ data: ArrayBuffer }>`SELECT data FROM blob_chunks WHERE hash = ${ref} ORDER BY n`)

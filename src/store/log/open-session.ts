@@ -19,6 +19,7 @@ import {
   type SessionInfo,
   SessionMissingError,
   statsOfColumns,
+  summaryInNewestTurn,
   textOf,
   type ViewColumns,
   type ViewSnapshot,
@@ -29,9 +30,10 @@ import type { SessionBlobs } from './blobs'
 import type { Branch, SessionBranches } from './branches'
 import { hasExpired } from './expiry'
 import type { LogIndexes } from './indexes'
+import { LateWrites } from './late-writes'
 import type { SessionLog } from './log'
 import type { SessionPins } from './pins'
-import type { PreparedSet, PreparedSummaries } from './prepared'
+import type { PreparedSummaries } from './prepared'
 import { recallById } from './recall-by-id'
 import { withRecentUsage } from './recent-usage'
 import { planRewind } from './rewind-plan'
@@ -75,6 +77,7 @@ export class OpenSession {
   private incarnation: string | null
   /** A rewind the request's first write begins with; until then the session reads as its view. */
   private pending: { event: NewRewindEvent; view: ViewColumns; branch: Branch | null } | null = null
+  private readonly late: LateWrites
 
   /** `found`: the session as the request found it (null: it had none). */
   constructor(
@@ -87,6 +90,7 @@ export class OpenSession {
     private readonly blobs: ReadonlyMap<string, StagedBlob> = new Map(),
   ) {
     this.incarnation = found?.createdAt ?? null
+    this.late = new LateWrites(parts, () => this.incarnation)
   }
 
   /**
@@ -110,23 +114,6 @@ export class OpenSession {
     return record
   }
 
-  /** The session row, when it is still the session this request works on and it has not expired (a background task's check). */
-  private stillOpen(): SessionRecord | null {
-    const now = this.parts.row.stored()
-    return now && now.createdAt === this.incarnation && !hasExpired(now) ? now : null
-  }
-
-  /**
-   * The session's prepared summaries (round4 §6). A preparation that ends after its session did
-   * keeps nothing: no summary outlives its session's erasure.
-   */
-  readonly prepared = {
-    read: (): PreparedSet | null => (this.stillOpen() ? this.parts.prepared.read() : null),
-    write: (set: PreparedSet): void => {
-      if (this.stillOpen()) this.parts.prepared.write(set)
-    },
-  }
-
   /** A read of this request, kept until the session's next write. */
   private memoized<T>(key: string, version: number, read: () => T): T {
     if (version !== this.memoVersion) {
@@ -142,30 +129,23 @@ export class OpenSession {
     return this.current()
   }
 
-  /**
-   * Records how a background pass ended on the session row (a failure, and when; null: none),
-   * writing only when that changes. A session that ended meanwhile is left alone.
-   */
-  noteBackgroundPass(failure: { code: string; message: string } | null): void {
-    const now = this.stillOpen()
-    if (!now) return
-    if (failure === null && now.lastCompactionError === null) return
-    const lastCompactionError = failure && { error: failure, at: new Date().toISOString() }
-    this.parts.writer.commit({ ...now, lastCompactionError }, [])
-  }
-
   /** Whether the session wants a title from the summary model: none of its client's or a model's yet. */
   titleWanted(): boolean {
     const source = this.parts.row.stored()?.titleSource ?? null
     return source === null || source === 'first_message'
   }
 
-  /** Gives the session the title its first summarizing pass's model wrote, unless a client's or a model's came meanwhile. */
+  /** What the request's background tasks write after it (see {@link LateWrites}). */
+  noteBackgroundPass(failure: { code: string; message: string } | null): void {
+    this.late.noteBackgroundPass(failure)
+  }
+
   titled(title: string): void {
-    const now = this.parts.row.stored()
-    if (!now || now.createdAt !== this.incarnation || hasExpired(now)) return
-    if (now.titleSource === 'client' || now.titleSource === 'model') return
-    this.parts.writer.commit({ ...now, title, titleSource: 'model' }, [])
+    this.late.titled(title)
+  }
+
+  get prepared(): LateWrites['prepared'] {
+    return this.late.prepared
   }
 
   /** Records notices with no change to the log (see `SessionStorage.notify`). */
@@ -362,14 +342,4 @@ export class OpenSession {
     )
     return written.events
   }
-}
-
-/** Whether the view's newest turn holds a summary (a pass inside it covered its earlier steps). */
-function summaryInNewestTurn(view: ViewColumns): boolean {
-  let summary = false
-  for (let p = view.length - 1; p >= 0; p--) {
-    if (view.role(p) === 'user' && !view.synthetic(p)) return summary
-    summary ||= view.synthetic(p)
-  }
-  return false
 }
