@@ -1,8 +1,7 @@
 import { useState } from 'preact/hooks'
-import { highlight, queryTerms } from '../src/core/search'
-import { rankingTerms } from '../src/core/search/bm25'
 import type { Api } from './api'
 import { ErrorNote, Loading } from './errors'
+import { Snippet } from './snippet'
 import type { SessionsSearchPageJson } from './types'
 
 /**
@@ -51,11 +50,7 @@ export function AcrossSearch({ api, onOpen }: { api: Api; onOpen: (sessionId: st
                     <span>#{hit.event.seq}</span>
                     {hit.covered && <span class="badge">covered</span>}
                   </div>
-                  <p class="snippet">
-                    {highlight(hit.snippet, state.q, rankingTerms(queryTerms(state.q))).map((span, i) =>
-                      span.match ? <mark key={i}>{span.text}</mark> : span.text,
-                    )}
-                  </p>
+                  <Snippet text={hit.snippet} q={state.q} />
                 </li>
               ))}
             </ol>

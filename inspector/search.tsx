@@ -1,9 +1,8 @@
 import { useState } from 'preact/hooks'
-import { highlight, queryTerms } from '../src/core/search'
-import { rankingTerms } from '../src/core/search/bm25'
 import type { Api } from './api'
 import { ErrorNote, Loading } from './errors'
 import { sessionPath } from './format'
+import { Snippet } from './snippet'
 import type { SearchPageJson } from './types'
 
 /** Search of the whole log, covered events included; each hit's words marked, shown in the log on demand. */
@@ -58,11 +57,7 @@ export function Search({ api, sessionId, onShow }: { api: Api; sessionId: string
                       Show in log
                     </button>
                   </div>
-                  <p class="snippet">
-                    {highlight(hit.snippet, state.q, rankingTerms(queryTerms(state.q))).map((span, i) =>
-                      span.match ? <mark key={i}>{span.text}</mark> : span.text,
-                    )}
-                  </p>
+                  <Snippet text={hit.snippet} q={state.q} />
                 </li>
               ))}
             </ol>

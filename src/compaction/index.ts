@@ -60,6 +60,13 @@ function titling(summarizer: Summarizer | null, wanted: boolean): { summarizer: 
   }
 }
 
+/** A strategy as stored, as the core takes it: with the summarizer made for it. */
+const coreStrategy = <S extends Summarizer | null>(spec: StrategySpec, summarizer: S) => ({
+  window: spec.window,
+  summarizer,
+  ...(spec.clearToolResults ? { clearToolResults: spec.clearToolResults } : {}),
+})
+
 /** One pass as the service asks for it: a strategy as stored (its summarizer as options, not a model). */
 export interface PassRequest {
   /** Default `always`. */
@@ -181,11 +188,7 @@ export function compactor(options: CompactorOptions): Compactor {
       const { summarizer } = titling(summarizerFor(spec, request.spend, store, session), store.titleWanted?.() ?? false)
       const prepared = await prepareSummaries(
         {
-          strategy: {
-            window: request.strategy.window,
-            summarizer: summarizer!,
-            ...(request.strategy.clearToolResults ? { clearToolResults: request.strategy.clearToolResults } : {}),
-          },
+          strategy: coreStrategy(request.strategy, summarizer!),
           session,
           model: request.model,
           previous: preparedFor(store, spec),
@@ -222,10 +225,8 @@ export function compactor(options: CompactorOptions): Compactor {
           {
             trigger: request.trigger,
             strategy: {
-              window: request.strategy.window,
-              summarizer,
+              ...coreStrategy(request.strategy, summarizer),
               prepared,
-              ...(request.strategy.clearToolResults ? { clearToolResults: request.strategy.clearToolResults } : {}),
               ...(request.inTurn ? { inTurn: request.inTurn } : {}),
             },
             session,
