@@ -3,6 +3,7 @@ import { env } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
 import { newSessionId } from '../../../test/helpers'
 import { Sql } from '../../sql'
+import { SEARCH_PAGE_BYTES } from '../search/search'
 import { ShardIndex } from './shard-index'
 import { shardRanking } from './shard-ranking'
 import type { ShardBatch } from './shard-types'
@@ -91,6 +92,28 @@ describe('a search shard', () => {
       // The best, and those next to it among the candidates (their scores add to its own).
       expect(part.candidates.length).toBeGreaterThanOrEqual(1)
       expect(part.candidates.length).toBeLessThanOrEqual(3)
+    })
+  })
+
+  it('writes its index in 500-byte pages, and a shard made with larger ones takes them on its next write', async () => {
+    // FTS5's records: a segment's pages from its id shifted 37 bits.
+    const largestPage = (sql: Sql) =>
+      sql.first<{ largest: number }>`SELECT max(length(block)) AS largest FROM words_data WHERE id >> 37 > 0`!.largest
+    const notes = (from: number) => Array.from({ length: 1000 }, (_, i) => `note ${from + i} on the rollout plan`)
+    await inShard((index, sql, state) => {
+      index.add(batch('a', at, notes(0)))
+      expect(largestPage(sql)).toBeLessThanOrEqual(SEARCH_PAGE_BYTES + 8)
+      // As a shard made before the page size was set: FTS5's default, 4,050 bytes.
+      state.storage.sql.exec("INSERT INTO words (words, rank) VALUES ('pgsz', 4050)")
+      index.add(batch('b', at, notes(1000)))
+      expect(largestPage(sql)).toBeGreaterThan(2 * SEARCH_PAGE_BYTES)
+      const older = new ShardIndex(sql, (w) => state.storage.transactionSync(w))
+      older.add(batch('c', at, notes(2000)))
+      const newest = sql.first<{ largest: number }>`SELECT max(length(block)) AS largest FROM words_data
+        WHERE id >> 37 = (SELECT max(id >> 37) FROM words_data)`!.largest
+      expect(newest).toBeLessThanOrEqual(SEARCH_PAGE_BYTES + 8)
+      expect(hits(sql, older, '2999')).toEqual(['c:1000'])
+      expect(hits(sql, older, '999')).toEqual(['a:1000'])
     })
   })
 })
