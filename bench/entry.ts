@@ -326,6 +326,39 @@ export class BenchSessionObject extends SessionObject {
   }
 
   /**
+   * A summary prepared for {@link PREPARED_PASS}'s pass on the view as it is now, as a turn's
+   * preparation keeps it after its answer (a sample's untimed setup: the summary model is asked
+   * unless one is kept for the same range).
+   */
+  async preparePass(): Promise<void> {
+    const { storage, compaction } = this as unknown as {
+      storage: { openExisting(): Promise<OpenSession> }
+      compaction: Compactor
+    }
+    const session = await storage.openExisting()
+    const model = chatModelFit(this.env, session.record()!.calibration.ratio)
+    // False when nothing new was needed: the session's own preparation after its last turn may have kept the same.
+    await compaction.prepare(session, session.info(), { strategy: PREPARED_PASS, model, at: 0 })
+  }
+
+  /** That pass, answered from the summary prepared for it (no model call). Answers the events it covered. */
+  async preparedPass(): Promise<number> {
+    const { storage, compaction } = this as unknown as {
+      storage: { openExisting(): Promise<OpenSession> }
+      compaction: Compactor
+    }
+    const session = await storage.openExisting()
+    const result = await compaction.run(session, session.info(), {
+      trigger: { always: true },
+      strategy: PREPARED_PASS,
+      model: chatModelFit(this.env, session.record()!.calibration.ratio),
+    })
+    if (result.unchanged || result.boundary?.type !== 'COMPACTION' || !result.boundary.boundary.prepared)
+      throw new Error(`prepared pass: not answered from the prepared summary (${result.reason})`)
+    return result.covered.length
+  }
+
+  /**
    * A pass inside the newest turn, as a turn's fit check runs it when an agent's loop alone
    * outgrows the window (see `makeRoom`): every tool group of the turn but the newest covered
    * behind one note, no summary. Answers the events it covered.
@@ -983,6 +1016,8 @@ async function exportPage(c: BenchContext, lines: number): Promise<void> {
   await reader.cancel()
 }
 
+/** The pass a prepared summary is timed for: the view but its last 4 turns behind a summary of the configured summary model. */
+const PREPARED_PASS = { window: { lastTurns: 4 }, summarizer: {} }
 /** The tool groups of each loop turn an in-turn pass is measured on: all but the newest covered. */
 const IN_TURN_GROUPS = 4
 let loopTurns = 0
@@ -1118,6 +1153,18 @@ bench.get('/search', (c) => sampledWithRows(c, sessionOf(c), () => answerText(se
 bench.get('/search-inside', async (c) => c.json(await sessionOf(c).searchInside(searchQuery(c), numberOf(c, 'batch'))))
 bench.get('/peer/search-inside', async (c) => c.json(await peerOf(c).searchInside(query(c, 'q'), numberOf(c, 'batch'))))
 bench.get('/in-turn-pass', async (c) => c.json(await inTurnPasses(c, numberOf(c, 'batch'))))
+// A compaction answered from a prepared summary: each after the session is taken back to `base` and its summary prepared (untimed).
+bench.get('/prepared-pass', async (c) =>
+  c.json(
+    await timedEach(c, numberOf(c, 'batch'), {
+      async before() {
+        await succeeded(sessionOf(c).rewind({ to: query(c, 'base'), position: 'at' }))
+        await sessionOf(c).preparePass()
+      },
+      work: () => sessionOf(c).preparedPass(),
+    }),
+  ),
+)
 // The user's search shards' rows (the sessions that hold the hits read them too: not counted here).
 // One search across sessions, then the rows each statement of each of the user's shards read for it.
 // The rows each statement of the session object read and wrote since the last call.

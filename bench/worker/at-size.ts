@@ -27,7 +27,7 @@ let commands = 0
 const acrossQuestion = (round: number) => `what was the codeword of project ${(round * 7919) % 1000}?`
 
 /** A message event as the log answers it. */
-type LoggedEvent = { id: string; seq: number; type: string; message?: { content: unknown } }
+type LoggedEvent = { id: string; seq: number; type: string; synthetic: boolean; message?: { content: unknown } }
 
 /**
  * The newest message the seeding wrote (the view's tip as seeded): the message before the first
@@ -44,7 +44,8 @@ async function seededTip({ api }: BenchWorker, session: string, size: number): P
       nextAfter: number | null
     }
     for (const event of page.events) {
-      if (event.type !== 'MESSAGE') continue
+      // A pass's summary is no message of the conversation (a rewind cannot name it).
+      if (event.type !== 'MESSAGE' || event.synthetic) continue
       if (Array.isArray(event.message!.content) && tip) return tip
       tip = event.id
     }
@@ -128,6 +129,12 @@ export function atSizeMeasurements(worker: BenchWorker, sessions: Sessions) {
       after: rewind,
       sample: (key) => worker.bench('in-turn-pass', { user: USER, session: ours(key), batch: 5 }),
     },
+    preparedAtSize: {
+      rounds: HALF_ROUNDS,
+      setup: rewind,
+      after: rewind,
+      sample: async (key) => worker.bench('prepared-pass', { user: USER, session: ours(key), base: await baseOf(key), batch: 5 }),
+    },
     acrossAtSize: {
       rounds: HALF_ROUNDS,
       setup: (key) => seedAcrossAt(worker, Number(key)),
@@ -190,6 +197,11 @@ const PATHS: Record<string, { name: MeasurementName; what: string; rows: string 
     what: 'a pass inside the newest turn (4 tool groups, 3 covered), as the fit check runs it',
     rows: 'session object',
   },
+  prepared: {
+    name: 'preparedAtSize',
+    what: 'a compaction answered from a prepared summary (the view but its last 4 turns, ~400 events covered)',
+    rows: 'session object',
+  },
   search: {
     name: 'searchQuestion',
     what: 'a ranked search in the session (mode auto, every word common, 20 hits)',
@@ -235,6 +247,7 @@ export const AT_SIZE_TABLES: MeasuredTable<MeasurementName>[] = [
         'imageAtSizeTurns',
         'clearingAtSize',
         'inTurnAtSize',
+        'preparedAtSize',
         'searchQuestion',
         'acrossAtSize',
         'mcpReadAtSize',
