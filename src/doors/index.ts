@@ -13,7 +13,7 @@ export {
   storedDoorAnswer,
 } from './answer'
 export { type DoorCompaction, doorCompaction } from './compaction'
-export { countPromptTokens } from './count'
+export { countPromptTokens, type PromptCount } from './count'
 export { appendHistory } from './history'
 export { type OnDiverge, onDivergeOf } from './on-diverge'
 export { type DoorPlan, type DoorPurpose, planDoorTurn } from './plan'

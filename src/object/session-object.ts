@@ -1,5 +1,5 @@
 import { DurableObject } from 'cloudflare:workers'
-import { type Compactor, compactor } from '../compaction'
+import { type Compactor, chatModelFit, compactor } from '../compaction'
 import { requestedPass } from '../compaction/requested'
 import type { BlobUpload } from '../contract/blob-upload'
 import { type Outcome, toOutcome, unwrap } from '../contract/errors'
@@ -41,6 +41,7 @@ import {
   type DoorRequest,
   doorCompaction,
   doorTurn,
+  type PromptCount,
   type StoredDoorAnswer,
   storedDoorAnswer,
 } from '../doors'
@@ -410,9 +411,17 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   /** The tokens of the prompt a door request would send (see `countPromptTokens`): reads, never creates. */
-  countTokens(address: SessionAddress, input: Pick<DoorRequest, 'messages' | 'shown' | 'request'>): Promise<Outcome<number>> {
+  countTokens(
+    address: SessionAddress,
+    input: Pick<DoorRequest, 'messages' | 'shown' | 'request'>,
+  ): Promise<Outcome<PromptCount>> {
     return toOutcome(async () =>
-      countPromptTokens(input, { session: await this.storage.open(address), estimator: this.storage.estimator }),
+      countPromptTokens(input, {
+        session: await this.storage.open(address),
+        estimator: this.storage.estimator,
+        compactor: this.compaction,
+        promptBudget: chatModelFit(this.env, 1).promptBudget,
+      }),
     )
   }
 

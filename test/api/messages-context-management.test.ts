@@ -157,6 +157,39 @@ describe('clear_tool_uses_20250919', () => {
   })
 })
 
+describe('count_tokens with context_management', () => {
+  it('counts the prompt after the edits its request would apply, as the turn then clears it, and writes nothing', async () => {
+    const id = newSessionId('cm')
+    const tag = newTag()
+    // Six results of ~500 tokens stored, none cleared (no edits asked for yet).
+    const { messages } = await agentLoop(id, `loop-9#${tag}`, 6, undefined)
+    const next = [...messages, resultOf(7)]
+    const count = (context_management?: unknown) =>
+      call('POST', '/v1/messages/count_tokens', {
+        body: { model: 'echo', tools: [readFile], messages: next, ...(context_management ? { context_management } : {}) },
+        headers: { 'anthropic-version': '2023-06-01', 'X-Session-Id': id },
+      })
+    const plain = await count()
+    expect(plain.body).toEqual({ input_tokens: expect.any(Number), context_management: null })
+    const before = (await wholeLog(id)).length
+    const managed = await count(clearing())
+    expect(managed.status, managed.text).toBe(200)
+    expect(managed.body.context_management).toEqual({ original_input_tokens: plain.body.input_tokens })
+    const saved = plain.body.input_tokens - managed.body.input_tokens
+    expect(saved).toBeGreaterThan(1000)
+    expect(await wholeLog(id)).toHaveLength(before)
+    // The request itself clears what its count said it would.
+    const sent = await send(id, { model: `loop-9#${tag}`, tools: [readFile], messages: next, context_management: clearing() })
+    expect(sent.status, sent.text).toBe(200)
+    expect(sent.body.context_management.applied_edits).toEqual([
+      { type: 'clear_tool_uses_20250919', cleared_tool_uses: 6, cleared_input_tokens: saved },
+    ])
+    // Below its trigger nothing is taken off.
+    const high = await count(clearing({ trigger: { type: 'input_tokens', value: 1_000_000 } }))
+    expect(high.body.input_tokens).toBe(high.body.context_management.original_input_tokens)
+  })
+})
+
 describe('clear_thinking_20251015', () => {
   /** Three turns of a thinking model (each reply with its thinking block), the history sent back whole. */
   async function thinkingTurns(id: string, model: string) {

@@ -220,7 +220,7 @@ describe('POST /v1/messages/count_tokens', () => {
       })
     const alone = await count([u('What is the capital of France?')])
     expect(alone.status, alone.text).toBe(200)
-    expect(alone.body).toEqual({ input_tokens: expect.any(Number) })
+    expect(alone.body).toEqual({ input_tokens: expect.any(Number), context_management: null })
     expect(alone.body.input_tokens).toBeGreaterThan(5)
     expect((await call('GET', `/v1/sessions/${id}`)).status).toBe(404)
 

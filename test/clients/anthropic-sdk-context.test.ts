@@ -73,6 +73,16 @@ describe('@anthropic-ai/sdk context management (beta) against the Messages door'
     expect(applied).toEqual([
       { type: 'clear_tool_uses_20250919', cleared_tool_uses: 2, cleared_input_tokens: expect.any(Number) },
     ])
+    // The SDK's count of the next request: the prompt after the clearing it would apply, and before.
+    const counted = await client(id).beta.messages.countTokens({
+      model: 'echo',
+      betas: BETAS,
+      tools: [readFile],
+      messages,
+      context_management,
+    })
+    const before = counted.context_management!.original_input_tokens
+    expect(counted.input_tokens).toBeLessThan(before)
     const last = await client(id).beta.messages.create({
       model: `loop-9#${tag}`,
       max_tokens: 200,
@@ -81,8 +91,10 @@ describe('@anthropic-ai/sdk context management (beta) against the Messages door'
       messages,
       context_management,
     })
-    // With four, one more.
-    expect(last.context_management!.applied_edits).toMatchObject([{ type: 'clear_tool_uses_20250919', cleared_tool_uses: 1 }])
+    // With four, one more: what the count took off.
+    expect(last.context_management!.applied_edits).toEqual([
+      { type: 'clear_tool_uses_20250919', cleared_tool_uses: 1, cleared_input_tokens: before - counted.input_tokens },
+    ])
     const sent = await upstreamSent(tag)
     const prompt = sent.at(-1)!.body.messages as { role: string; content: string }[]
     const results = prompt.filter((message) => message.role === 'tool').map((message) => message.content)

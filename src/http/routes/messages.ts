@@ -65,7 +65,18 @@ const countTokens = createRoute({
   summary: 'The tokens of the prompt a Messages request would send (nothing written)',
   request: { headers: Headers, ...body(CountTokensRequestSchema) },
   responses: {
-    200: json(z.object({ input_tokens: z.int() }).openapi('TokenCount'), 'The prompt’s tokens, calibrated'),
+    200: json(
+      z
+        .object({
+          input_tokens: z.int(),
+          context_management: z
+            .object({ original_input_tokens: z.int() })
+            .nullable()
+            .openapi({ description: 'When the request had context_management: the tokens before its edits.' }),
+        })
+        .openapi('TokenCount'),
+      'The prompt’s tokens, calibrated, after the request’s context edits',
+    ),
     ...anthropicErrors(400, 401, 429),
   },
 })
@@ -104,6 +115,7 @@ export const messagesRoutes = routes()
     const body = c.req.valid('json')
     const key = sessionKeyOf(c.req.valid('header'), body.metadata?.user_id)
     const counted = await messagesTranslation(body, new MediaIntake())
-    const tokens = unwrap(await sessionOf(c, key.sessionId).countTokens(addressOf(c, key.sessionId), counted))
-    return c.json({ input_tokens: tokens }, 200)
+    const count = unwrap(await sessionOf(c, key.sessionId).countTokens(addressOf(c, key.sessionId), counted))
+    const managed = count.beforeEdits === undefined ? null : { original_input_tokens: count.beforeEdits }
+    return c.json({ input_tokens: count.tokens, context_management: managed }, 200)
   })

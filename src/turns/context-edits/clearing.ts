@@ -1,13 +1,27 @@
 import type { AppliedEdit } from '../../contract/turn-result'
-import type { ClearedEntry, CompactionResult } from '../../core'
+import type { ClearedEntry, CompactionResult, NewMessageEvent } from '../../core'
 import type { TurnDeps } from '../session'
 import type { ContextEdit, PreparedStep } from '../step'
 import type { RunPass } from './edits-run'
 
 type ClearingEdit = Extract<ContextEdit, { kind: 'clearToolUses' }>
 
-/** The tool results the request itself brings (its step's, not stored yet). */
-const newResults = (step: PreparedStep) => step.added.reduce((sum, event) => sum + (event.message.toolResponses?.length ?? 0), 0)
+/**
+ * The clearing pass's strategy for an edit. `keep` counts the prompt's results, the request's own
+ * new ones among them (`added`): those are not stored yet, so the request they arrive in never
+ * clears them. The edit counts tokens as the model does; the pass, in estimates (`ratio`).
+ */
+export function clearingStrategy(edit: ClearingEdit, added: readonly NewMessageEvent[], ratio: number) {
+  const { kind: _, trigger: __, ...options } = edit
+  const newResults = added.reduce((sum, event) => sum + (event.message.toolResponses?.length ?? 0), 0)
+  return {
+    clearToolResults: {
+      ...options,
+      keep: Math.max(0, edit.keep - newResults),
+      clearAtLeast: Math.ceil(edit.clearAtLeast / ratio),
+    },
+  }
+}
 
 /** The calls a view's clearing names (their results or their arguments cleared). */
 const clearedCalls = (entries: readonly ClearedEntry[] | undefined) => new Set((entries ?? []).flatMap((entry) => entry.callIds))
@@ -15,9 +29,8 @@ const clearedCalls = (entries: readonly ClearedEntry[] | undefined) => new Set((
 /**
  * A `clear_tool_uses_20250919` edit whose trigger fired, as the service's clearing pass (a
  * COMPACTION of the log listing what it cleared): what it wrote and what it reports (the calls it
- * newly cleared, the tokens it saved as the model counts them), or null when it cleared nothing.
- * `keep` counts the prompt's results, the request's own new ones among them: those are not stored
- * yet, so the request they arrive in never clears them.
+ * newly cleared, the tokens it saved as the model counts them), or null when it cleared nothing
+ * (its strategy: {@link clearingStrategy}).
  *
  * @example
  * const cleared = await clearingEdit(0, edit, step, deps, pass)
@@ -30,15 +43,7 @@ export async function clearingEdit(
   pass: RunPass,
 ): Promise<{ result: CompactionResult; applied: AppliedEdit } | null> {
   const before = clearedCalls((await deps.session.readView()).cleared)
-  const { kind: _, trigger: __, ...options } = edit
-  const result = await pass({
-    clearToolResults: {
-      ...options,
-      keep: Math.max(0, edit.keep - newResults(step)),
-      // The edit counts as the model does; the pass, in estimates.
-      clearAtLeast: Math.ceil(edit.clearAtLeast / step.fit.ratio),
-    },
-  })
+  const result = await pass(clearingStrategy(edit, step.added, step.fit.ratio))
   if (result.unchanged || result.boundary?.type !== 'COMPACTION') return null
   const after = clearedCalls(result.boundary.boundary.cleared)
   return {

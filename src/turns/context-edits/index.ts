@@ -6,6 +6,7 @@ import { compactionEdit, pausedAnswer, summaryText } from './compaction'
 import type { EditsRun, RunPass } from './edits-run'
 import { fires } from './trigger'
 
+export { countAfterEdits } from './count'
 export type { EditsRun } from './edits-run'
 export { thinkingSent } from './thinking'
 
