@@ -12,8 +12,9 @@ export class ToolFailure extends Error {
 }
 
 /**
- * What the MCP tools call, for one MCP request: the HTTP API's routes with the caller's own
- * token (so a tool is validated, limited, isolated and counted exactly as the request it wraps),
+ * What the MCP tools call, for one MCP request: the HTTP API's routes as the caller (its token
+ * sent on, and the request vouched for by the app so it is not verified twice), so a tool is
+ * validated, limited, isolated and counted exactly as the request it wraps;
  * and the objects for what no route reads (a transcript page, recall by id, a memory command).
  */
 export class McpService {

@@ -7,7 +7,16 @@ import { evictDurableObject } from 'cloudflare:test'
 import { env } from 'cloudflare:workers'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { userIndexStub } from '../../src/object/address'
-import { type Call, call, newSessionId, newTag, releaseUpstream, turn as turnAs, untilUpstreamReceived } from '../helpers'
+import {
+  type Call,
+  call,
+  newSessionId,
+  newTag,
+  parseSSE,
+  releaseUpstream,
+  turn as turnAs,
+  untilUpstreamReceived,
+} from '../helpers'
 
 const SIZE_LIMITS = { requests: 8, turns: 3, tokens: 400, queued: 2 }
 
@@ -61,6 +70,27 @@ describe('rate limits per user', () => {
     vi.setSystemTime(Date.UTC(2026, 11, 1, 12, 1, 0))
     expect((await get(user, '/v1/sessions/x')).status).toBe(404)
     expect((await get(user, '/v1/sessions')).status).toBe(200)
+  })
+
+  it('an MCP tool counts toward RATE_LIMIT_REQUESTS as the request it wraps: one a call, refused as its route is', async () => {
+    const user = newUser()
+    const listSessions = async () => {
+      const result = await call('POST', '/mcp', {
+        user,
+        body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_sessions', arguments: {} } },
+        headers: { Accept: 'application/json, text/event-stream' },
+      })
+      expect(result.status, result.text).toBe(200)
+      const type = result.headers.get('Content-Type') ?? ''
+      const [answer] = type.startsWith('text/event-stream') ? parseSSE(result.text).map((frame) => frame.data) : [result.body]
+      return answer.result as { isError?: boolean; content: { text: string }[] }
+    }
+    for (let i = 0; i < SIZE_LIMITS.requests - 1; i++) expect((await get(user, '/v1/sessions')).status).toBe(200)
+    expect((await listSessions()).isError).toBeFalsy()
+    const refused = await listSessions()
+    expect(refused.isError).toBe(true)
+    expect(refused.content[0]!.text).toMatch(/^429: /)
+    expectRefused(await get(user, '/v1/sessions'), 'requests', SIZE_LIMITS.requests)
   })
 
   it('RATE_LIMIT_TURNS is exact under concurrency: of 5 turns at once with a limit of 3, exactly 3 run', async () => {

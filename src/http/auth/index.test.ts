@@ -2,7 +2,7 @@ import { Hono } from 'hono'
 import { sign } from 'hono/jwt'
 import { describe, expect, it } from 'vitest'
 import { onError } from '../errors'
-import { bearerJwt } from '.'
+import { bearerJwt, vouchedFor } from '.'
 
 const SECRET = 'unit-secret'
 const now = () => Math.floor(Date.now() / 1000)
@@ -55,5 +55,17 @@ describe('bearerJwt', () => {
     const response = await get(appWith({}), await sign({ sub: 'ana', exp: now() + 60 }, 'anything', 'HS256'))
     expect(response.status).toBe(503)
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe('not_configured')
+  })
+
+  it('takes a request the Worker vouched for as its user, unverified; a copy of it, or the same sent from outside, needs a token', async () => {
+    const app = appWith({ secret: SECRET })
+    const forged = await sign({ sub: 'mallory', exp: now() + 60 }, 'not-the-secret', 'HS256')
+    const made = () => new Request('http://worker/', { headers: { Authorization: `Bearer ${forged}` } })
+    const vouched = vouchedFor(made(), 'ana')
+    expect(await (await app.request(vouched)).text()).toBe('ana')
+    for (const request of [new Request(vouched), made(), new Request('http://worker/')]) {
+      const response = await app.request(request)
+      expect(response.status).toBe(401)
+    }
   })
 })

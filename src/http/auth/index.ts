@@ -11,8 +11,10 @@ import {
 import { ServiceError } from '../../contract/errors'
 import type { AuthConfig } from './config'
 import { keySetFor } from './key-set'
+import { vouchedUser } from './vouched'
 
 export { type AuthConfig, authConfigOf } from './config'
+export { vouchedFor } from './vouched'
 
 /** The longest user id accepted (it becomes part of Durable Object names). */
 const MAX_USER_ID = 256
@@ -102,7 +104,8 @@ function refusal(error: unknown): ServiceError {
  * refused. `exp` is required and enforced, `nbf` honoured, both with leeway; `iss`/`aud` checked
  * when configured; the user is `userClaim` (default `sub`). Sets `userId` on the context.
  * Verification is jose's (`jwtVerify`, `createLocalJWKSet`); the key set's fetching and caching
- * are `RemoteKeySet`'s.
+ * are `RemoteKeySet`'s. A request the Worker made itself for a user it verified (`vouchedFor`, an
+ * MCP tool's route) is that user's without its token verified a second time.
  *
  * @param options - read per request, since a Worker's variables come with each request (see
  *   `authConfigOf`).
@@ -119,6 +122,11 @@ export function bearerJwt<E extends { Variables: { userId: string } }>(
   options: (c: Parameters<MiddlewareHandler<E>>[0]) => AuthConfig,
 ): MiddlewareHandler<E> {
   return async function bearerJwtAuth(c, next) {
+    const vouched = vouchedUser(c.req.raw)
+    if (vouched !== undefined) {
+      c.set('userId', vouched)
+      return next()
+    }
     const { secret, jwks, header, userClaim = 'sub', issuer, audience, leewaySeconds = 60 } = options(c)
     if (!secret && !jwks)
       throw new ServiceError('not_configured', 'authentication is not configured: set the JWT_SECRET secret or JWT_JWKS_URL')
