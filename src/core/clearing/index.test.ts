@@ -102,6 +102,21 @@ describe('clearing', () => {
     expect(store.log).toHaveLength(loop(4).length)
   })
 
+  it('covers nothing either on a view longer than the default window: a clearing alone never cuts', async () => {
+    const store = storeOf(loop(12))
+    for (const clearToolResults of [
+      { keep: 20 },
+      { keep: 3, clearAtLeast: 1_000_000 },
+      { keep: 1, excludeTools: ['read_file', 'grep'] },
+    ]) {
+      const result = await compact({ session, strategy: { clearToolResults } }, depsFor(store))
+      expect(result).toMatchObject({ unchanged: true, reason: 'nothing_to_cover' })
+      expect(result.covered).toHaveLength(0)
+    }
+    expect(store.log).toHaveLength(loop(12).length)
+    expect(project(store.log)).toHaveLength(loop(12).length)
+  })
+
   it('shows the same bytes on every later read, and a later pass keeps what it keeps cleared', async () => {
     const store = storeOf(loop(6))
     await compact({ session, strategy: { clearToolResults: { keep: 2 } } }, depsFor(store))

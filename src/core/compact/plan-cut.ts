@@ -55,6 +55,8 @@ export async function planCut(
   const analysis = clearing ? analyzeColumns(view, pins) : storedAnalysis
   const windowed =
     strategy.inTurn !== undefined || strategy.window !== undefined || summarizer !== null || !strategy.clearToolResults
+  // A clearing alone that clears nothing covers nothing: the default window is no part of it.
+  if (!windowed && !clearing) return 'nothing_to_cover'
   let plan: PassPlan
   if (clearing && (!windowed || !passDue(view, request.trigger, request.model, analysis)))
     plan = { kind: 'cut', ...keepAllPlan(view, pins, analysis) }
