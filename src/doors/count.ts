@@ -1,8 +1,11 @@
 import type { Compactor } from '../compaction'
+import { recallOf } from '../contract/schemas'
 import { type ClientMessage, type Message, promptTokens, reconcile, type TokenEstimator, UNCALIBRATED } from '../core'
 import { MEMORY_PROMPT } from '../memory'
 import { countAfterEdits } from '../turns/context-edits'
+import { offersRecall } from '../turns/fit-prompt'
 import { turnEvent } from '../turns/open-step'
+import { recallTokensOf } from '../turns/recall'
 import type { TurnSession } from '../turns/session'
 import { type DoorRequest, shownOf } from './request'
 
@@ -55,13 +58,17 @@ export async function countPromptTokens(
   }
   const added = fresh.map((message) => turnEvent(messageOf(message), estimator))
   const system = input.request.system
+  const recall = recallOf(input.request.recall)
+  const recallTokens = recallTokensOf(recall.across, estimator)
+  const recalls = offersRecall({ recallRequested: recall.on }, state)
   const estimate = promptTokens({
     ...stored,
     newSystemTokens: system === undefined ? null : tokensOf({ role: 'system', content: system }),
     addedTokens:
       added.reduce((sum, event) => sum + event.tokens, 0) +
       (input.request.tools ? estimator.count(JSON.stringify(input.request.tools)) : 0) +
-      (input.request.memory ? estimator.count(MEMORY_PROMPT) : 0),
+      (input.request.memory ? estimator.count(MEMORY_PROMPT) : 0) +
+      (recalls ? recallTokens : 0),
   })
   const ratio = (state?.calibration ?? UNCALIBRATED).ratio
   const tokens = Math.ceil(estimate * ratio)
@@ -69,5 +76,8 @@ export async function countPromptTokens(
   if (!edits) return { tokens }
   if (stored.viewTokens === 0) return { tokens, beforeEdits: tokens }
   const fit = { promptBudget: deps.promptBudget, ratio }
-  return { tokens: await countAfterEdits(tokens, edits, added, { session, compactor: deps.compactor, fit }), beforeEdits: tokens }
+  const cleared = await countAfterEdits(tokens, edits, added, { session, compactor: deps.compactor, fit })
+  // A clearing shows what only recall brings back: recall_history is offered from then on.
+  const offered = cleared < tokens && !recalls ? Math.ceil((estimate + recallTokens) * ratio) - tokens : 0
+  return { tokens: cleared + offered, beforeEdits: tokens }
 }

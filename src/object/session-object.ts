@@ -420,6 +420,7 @@ export class SessionObject extends DurableObject<Env> {
         session: await this.storage.open(address),
         estimator: this.storage.estimator,
         compactor: this.compaction,
+        // A clearing pass reads no budget; the deployment's stands for the request's model.
         promptBudget: chatModelFit(this.env, 1).promptBudget,
       }),
     )

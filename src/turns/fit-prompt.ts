@@ -53,7 +53,7 @@ export const promptPartsOf = (step: PreparedStep, state: PromptState | null, ahe
 })
 
 /** Whether the step's calls offer `recall_history`: the request turned it on, or the view shows what only recall brings back. */
-export const offersRecall = (step: PreparedStep, state: PromptState | null): boolean =>
+export const offersRecall = (step: Pick<PreparedStep, 'recallRequested'>, state: PromptState | null): boolean =>
   step.recallRequested || state?.recallNeeded === true
 
 export const overflow = (message: string) => new ServiceError('context_overflow', message)

@@ -8,7 +8,7 @@ import { MEMORY_PROMPT } from '../memory'
 import { NOT_CONFIGURED } from '../models/config'
 import { planFit } from './fit-prompt'
 import { closeInterruptedCalls, turnEvent } from './open-step'
-import { recallDefinition } from './recall'
+import { recallTokensOf } from './recall'
 import type { TurnDeps } from './session'
 import { type PreparedStep, type StepInput, type StepRequest, tokensOf } from './step'
 
@@ -68,7 +68,7 @@ export async function prepareStep(input: StepInput, request: StepRequest, deps: 
     toolsTokens:
       (request.tools ? estimator.count(JSON.stringify(request.tools)) : 0) + (memory ? estimator.count(MEMORY_PROMPT) : 0),
     // The definition as offered: with its scope when the request lets it search all sessions.
-    recallTokens: estimator.count(JSON.stringify(recallDefinition(recall.across))),
+    recallTokens: recallTokensOf(recall.across, estimator),
     recallRequested: recall.on,
     summaryReserve: models.summaryTokens,
     earlier,

@@ -8,6 +8,7 @@ import {
   type NewMessageEvent,
   RECALL_TOOL,
   type RecallHit,
+  type TokenEstimator,
   type ToolCall,
 } from '../core'
 import type { MemoryAnswer } from '../memory'
@@ -61,6 +62,10 @@ export function recallDefinition(across: boolean): ToolInput {
 
 /** The tool as offered for this session alone (`recall: true`). */
 export const RECALL_DEFINITION: ToolInput = recallDefinition(false)
+
+/** `recall_history`'s definition as a prompt carries it, estimated (see {@link recallDefinition}). */
+export const recallTokensOf = (across: boolean, estimator: TokenEstimator) =>
+  estimator.count(JSON.stringify(recallDefinition(across)))
 
 /** What a request's recall rounds left: the events they add, the reply that ended them, its calls, and the usage summed. */
 export interface RecallOutcome {

@@ -46,6 +46,10 @@ export interface DoorOptions {
   capsule?: DoorRequest['capsule']
 }
 
+/** `X-Recall`: the built-in recall_history tool offered (`on`), over all of the user's sessions with `all`; else as the body says. */
+export const recallOfHeader = (value: DoorHeaderValues['x-recall']): Translation['request']['recall'] =>
+  value === 'on' ? true : value === 'all' ? { sessions: 'all' } : undefined
+
 /**
  * A door request: a wire format's translation of a body, the headers every door reads alike
  * (`X-On-Diverge`, else the deployment's ON_DIVERGE; `X-Regenerate`; a resend; an
@@ -63,10 +67,8 @@ export async function doorRequestOf(
   options: DoorOptions = {},
 ): Promise<DoorRequest> {
   const key = headers['idempotency-key']
-  // `X-Recall`: the built-in recall_history tool offered, over all of the user's sessions with `all`.
-  const recall = headers['x-recall']
-  if (recall === 'on') translation.request.recall = true
-  if (recall === 'all') translation.request.recall = { sessions: 'all' }
+  const recall = recallOfHeader(headers['x-recall'])
+  if (recall !== undefined) translation.request.recall = recall
   return {
     ...translation,
     mode: options.mode ?? 'turn',

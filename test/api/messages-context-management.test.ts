@@ -167,7 +167,8 @@ describe('count_tokens with context_management', () => {
     const count = (context_management?: unknown) =>
       call('POST', '/v1/messages/count_tokens', {
         body: { model: 'echo', tools: [readFile], messages: next, ...(context_management ? { context_management } : {}) },
-        headers: { 'anthropic-version': '2023-06-01', 'X-Session-Id': id },
+        // Recall on: recall_history is in the prompt before the clearing as after it (see below).
+        headers: { 'anthropic-version': '2023-06-01', 'X-Session-Id': id, 'X-Recall': 'on' },
       })
     const plain = await count()
     expect(plain.body).toEqual({ input_tokens: expect.any(Number), context_management: null })
@@ -179,7 +180,11 @@ describe('count_tokens with context_management', () => {
     expect(saved).toBeGreaterThan(1000)
     expect(await wholeLog(id)).toHaveLength(before)
     // The request itself clears what its count said it would.
-    const sent = await send(id, { model: `loop-9#${tag}`, tools: [readFile], messages: next, context_management: clearing() })
+    const sent = await send(
+      id,
+      { model: `loop-9#${tag}`, tools: [readFile], messages: next, context_management: clearing() },
+      { 'X-Recall': 'on' },
+    )
     expect(sent.status, sent.text).toBe(200)
     expect(sent.body.context_management.applied_edits).toEqual([
       { type: 'clear_tool_uses_20250919', cleared_tool_uses: 6, cleared_input_tokens: saved },
@@ -187,6 +192,20 @@ describe('count_tokens with context_management', () => {
     // Below its trigger nothing is taken off.
     const high = await count(clearing({ trigger: { type: 'input_tokens', value: 1_000_000 } }))
     expect(high.body.input_tokens).toBe(high.body.context_management.original_input_tokens)
+  })
+
+  it('counts recall_history in the prompt once a clearing would offer it', async () => {
+    const id = newSessionId('cm')
+    const { messages } = await agentLoop(id, `loop-9#${newTag()}`, 6, undefined)
+    const count = (recall: boolean) =>
+      call('POST', '/v1/messages/count_tokens', {
+        body: { model: 'echo', tools: [readFile], messages: [...messages, resultOf(7)], context_management: clearing() },
+        headers: { 'anthropic-version': '2023-06-01', 'X-Session-Id': id, ...(recall ? { 'X-Recall': 'on' } : {}) },
+      })
+    const [off, on] = [await count(false), await count(true)]
+    // The tool is in the prompt after the clearing either way; before it, only when asked for.
+    expect(off.body.input_tokens).toBe(on.body.input_tokens)
+    expect(off.body.context_management.original_input_tokens).toBeLessThan(on.body.context_management.original_input_tokens)
   })
 })
 

@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi'
 import { unwrap } from '../../contract/errors'
 import { AnthropicMessageSchema, CountTokensRequestSchema, MessagesRequestSchema, SessionId } from '../../contract/schemas'
+import { recallOfHeader } from '../../wire/door-request'
 import { MediaIntake } from '../../wire/media'
 import { anthropicMessage } from '../../wire/messages/answer'
 import { messagesRequest, messagesTranslation } from '../../wire/messages/request'
@@ -113,8 +114,12 @@ export const messagesRoutes = routes()
   })
   .openapi(countTokens, async (c) => {
     const body = c.req.valid('json')
-    const key = sessionKeyOf(c.req.valid('header'), body.metadata?.user_id)
+    const headers = c.req.valid('header')
+    const key = sessionKeyOf(headers, body.metadata?.user_id)
     const counted = await messagesTranslation(body, new MediaIntake())
+    // The recall_history tool is in the prompt as the request's own turn would offer it.
+    const recall = recallOfHeader(headers['x-recall'])
+    if (recall !== undefined) counted.request.recall = recall
     const count = unwrap(await sessionOf(c, key.sessionId).countTokens(addressOf(c, key.sessionId), counted))
     const managed = count.beforeEdits === undefined ? null : { original_input_tokens: count.beforeEdits }
     return c.json({ input_tokens: count.tokens, context_management: managed }, 200)

@@ -103,7 +103,7 @@ describe('a search shard', () => {
     await inShard((index, sql, state) => {
       index.add(batch('a', at, notes(0)))
       expect(largestPage(sql)).toBeLessThanOrEqual(SEARCH_PAGE_BYTES + 8)
-      // As a shard made before the page size was set: FTS5's default, 4,050 bytes.
+      // As a shard made before the page size was set: FTS5's default, 4,050 bytes (its setting cannot be deleted here).
       state.storage.sql.exec("INSERT INTO words (words, rank) VALUES ('pgsz', 4050)")
       index.add(batch('b', at, notes(1000)))
       expect(largestPage(sql)).toBeGreaterThan(2 * SEARCH_PAGE_BYTES)

@@ -23,6 +23,10 @@ export function clearingStrategy(edit: ClearingEdit, added: readonly NewMessageE
   }
 }
 
+/** What a clearing pass saves, as the model counts it (the pass counts in estimates). */
+export const savedModelTokens = (result: Pick<CompactionResult, 'tokensEstimatedSaved'>, ratio: number) =>
+  Math.round(result.tokensEstimatedSaved * ratio)
+
 /** The calls a view's clearing names (their results or their arguments cleared). */
 const clearedCalls = (entries: readonly ClearedEntry[] | undefined) => new Set((entries ?? []).flatMap((entry) => entry.callIds))
 
@@ -52,7 +56,7 @@ export async function clearingEdit(
       at,
       kind: 'clearToolUses',
       clearedToolUses: [...after].filter((id) => !before.has(id)).length,
-      clearedInputTokens: Math.round(result.tokensEstimatedSaved * step.fit.ratio),
+      clearedInputTokens: savedModelTokens(result, step.fit.ratio),
     },
   }
 }
