@@ -133,7 +133,8 @@ export function atSizeMeasurements(worker: BenchWorker, sessions: Sessions) {
       rounds: HALF_ROUNDS,
       setup: rewind,
       after: rewind,
-      sample: async (key) => worker.bench('prepared-pass', { user: USER, session: ours(key), base: await baseOf(key), batch: 5 }),
+      sample: async (key) =>
+        worker.bench('prepared-pass', { user: USER, session: ours(key), base: await baseOf(key), batch: 10 }),
     },
     acrossAtSize: {
       rounds: HALF_ROUNDS,
