@@ -325,34 +325,31 @@ export class BenchSessionObject extends SessionObject {
     }
   }
 
+  /** The session open, the object's compactor, and the chat model's fit at the session's calibration: what a pass is run with. */
+  private async passing() {
+    const { storage, compaction } = this as unknown as {
+      storage: { openExisting(): Promise<OpenSession> }
+      compaction: Compactor
+    }
+    const session = await storage.openExisting()
+    return { session, compaction, model: chatModelFit(this.env, session.record()!.calibration.ratio) }
+  }
+
   /**
    * A summary prepared for {@link PREPARED_PASS}'s pass on the view as it is now, as a turn's
    * preparation keeps it after its answer (a sample's untimed setup: the summary model is asked
    * unless one is kept for the same range).
    */
   async preparePass(): Promise<void> {
-    const { storage, compaction } = this as unknown as {
-      storage: { openExisting(): Promise<OpenSession> }
-      compaction: Compactor
-    }
-    const session = await storage.openExisting()
-    const model = chatModelFit(this.env, session.record()!.calibration.ratio)
+    const { session, compaction, model } = await this.passing()
     // False when nothing new was needed: the session's own preparation after its last turn may have kept the same.
     await compaction.prepare(session, session.info(), { strategy: PREPARED_PASS, model, at: 0 })
   }
 
   /** That pass, answered from the summary prepared for it (no model call). Answers the events it covered. */
   async preparedPass(): Promise<number> {
-    const { storage, compaction } = this as unknown as {
-      storage: { openExisting(): Promise<OpenSession> }
-      compaction: Compactor
-    }
-    const session = await storage.openExisting()
-    const result = await compaction.run(session, session.info(), {
-      trigger: { always: true },
-      strategy: PREPARED_PASS,
-      model: chatModelFit(this.env, session.record()!.calibration.ratio),
-    })
+    const { session, compaction, model } = await this.passing()
+    const result = await compaction.run(session, session.info(), { trigger: { always: true }, strategy: PREPARED_PASS, model })
     if (result.unchanged || result.boundary?.type !== 'COMPACTION' || !result.boundary.boundary.prepared)
       throw new Error(`prepared pass: not answered from the prepared summary (${result.reason})`)
     return result.covered.length
@@ -364,15 +361,11 @@ export class BenchSessionObject extends SessionObject {
    * behind one note, no summary. Answers the events it covered.
    */
   async inTurnPass(): Promise<number> {
-    const { storage, compaction } = this as unknown as {
-      storage: { openExisting(): Promise<OpenSession> }
-      compaction: Compactor
-    }
-    const session = await storage.openExisting()
+    const { session, compaction, model } = await this.passing()
     const result = await compaction.run(session, session.info(), {
       trigger: { always: true },
       strategy: { summarizer: null },
-      model: chatModelFit(this.env, session.record()!.calibration.ratio),
+      model,
       inTurn: { tokenBudget: 0, summaryReserve: 0 },
     })
     if (result.unchanged) throw new Error(`in-turn pass: unchanged (${result.reason})`)
