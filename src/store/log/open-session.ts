@@ -6,42 +6,36 @@ import {
   type MessageEvent,
   type NewEvent,
   type NewMessageEvent,
-  type NewRewindEvent,
   newestTurnSeqs,
-  newRewindEvent,
-  PackedColumns,
   type RecallHit,
   type RewindPoint,
-  RewindPointError,
   type RewindReason,
-  SessionEndedError,
   type SessionEvent,
   type SessionInfo,
   SessionMissingError,
-  statsOfColumns,
-  summaryInNewestTurn,
-  textOf,
-  type ViewColumns,
   type ViewSnapshot,
 } from '../../core'
 import type { StagedBlob } from '../../core/media/blob'
 import { type Notice, newNotice, turnNotice, usageEntry } from '../../webhooks'
 import type { SessionBlobs } from './blobs'
-import type { Branch, SessionBranches } from './branches'
-import { hasExpired } from './expiry'
+import type { SessionBranches } from './branches'
+import { Incarnation } from './incarnation'
 import type { LogIndexes } from './indexes'
 import { LateWrites } from './late-writes'
 import type { SessionLog } from './log'
 import type { SessionPins } from './pins'
 import type { PreparedSummaries } from './prepared'
+import { promptStateOf } from './prompt-state'
+import { ReadMemo } from './read-memo'
 import { recallById } from './recall-by-id'
 import { withRecentUsage } from './recent-usage'
-import { planRewind } from './rewind-plan'
+import { RewindFirst } from './rewind-first'
 import { type NewSessionInput, newRecord, type SessionRecord, type SessionRowCache } from './session-row'
 import type { SessionWriter } from './session-writer'
 import type { StepLog } from './step-log'
 import type { SessionUndos } from './undos'
 import { KEEP, type ViewCache } from './view-cache'
+import { viewSnapshotOf } from './view-snapshot'
 
 /** The parts of a session object's storage an open session reads and writes through. */
 export interface SessionParts {
@@ -60,8 +54,6 @@ export interface SessionParts {
   prepared: PreparedSummaries
 }
 
-const EMPTY_VIEW = new PackedColumns().prefix()
-
 /**
  * A session as one request found it (`SessionStorage.open`), for the compaction core's and the
  * chat turn's ports: found once, expiry checked once; each read then takes the session row as it
@@ -70,13 +62,9 @@ const EMPTY_VIEW = new PackedColumns().prefix()
  * its writes fail (`SessionEndedError`). A request that found no session creates it with its first write.
  */
 export class OpenSession {
-  /** Reads kept until the session's next write (the version they were read at). */
-  private readonly memo = new Map<string, unknown>()
-  private memoVersion = -1
-  /** The session this request works on, by its creation time; null until there is one. */
-  private incarnation: string | null
-  /** A rewind the request's first write begins with; until then the session reads as its view. */
-  private pending: { event: NewRewindEvent; view: ViewColumns; branch: Branch | null } | null = null
+  private readonly memo = new ReadMemo()
+  private readonly incarnation: Incarnation
+  private readonly rewind: RewindFirst
   private readonly late: LateWrites
 
   /** `found`: the session as the request found it (null: it had none). */
@@ -89,44 +77,14 @@ export class OpenSession {
     /** The images and documents the request brought: each stored with the first event its writes name it in. */
     private readonly blobs: ReadonlyMap<string, StagedBlob> = new Map(),
   ) {
-    this.incarnation = found?.createdAt ?? null
-    this.late = new LateWrites(parts, () => this.incarnation)
-  }
-
-  /**
-   * The session row now, if it is the session the request works on: the one it found, else the
-   * first it sees (created by its own write, or by another request meanwhile).
-   */
-  private current(): SessionRecord | null {
-    const now = this.parts.row.stored()
-    if (this.incarnation === null) {
-      if (now) this.incarnation = now.createdAt
-      return now
-    }
-    if (now === null || now.createdAt !== this.incarnation) throw new SessionEndedError()
-    return now
-  }
-
-  /** The session a write goes to: the current one, unless it has expired meanwhile (null: none yet, the write creates it). */
-  private writable(): SessionRecord | null {
-    const record = this.current()
-    if (record && hasExpired(record)) throw new SessionEndedError()
-    return record
-  }
-
-  /** A read of this request, kept until the session's next write. */
-  private memoized<T>(key: string, version: number, read: () => T): T {
-    if (version !== this.memoVersion) {
-      this.memo.clear()
-      this.memoVersion = version
-    }
-    if (!this.memo.has(key)) this.memo.set(key, read())
-    return this.memo.get(key) as T
+    this.incarnation = new Incarnation(parts.row, found)
+    this.rewind = new RewindFirst(parts, () => this.memo.clear())
+    this.late = new LateWrites(parts, () => this.incarnation.createdAt())
   }
 
   /** The session row as this request now sees it (null: none yet). */
   record(): SessionRecord | null {
-    return this.current()
+    return this.incarnation.current()
   }
 
   /** Whether the session wants a title from the summary model: none of its client's or a model's yet. */
@@ -159,7 +117,7 @@ export class OpenSession {
 
   /** The secret the session's compaction capsules are signed with, made and stored now if `make` and there is none; null while there is none. */
   capsuleKey(make: boolean): string | null {
-    const record = this.writable()
+    const record = this.incarnation.writable()
     if (!record) return null
     if (record.capsuleKey !== null || !make) return record.capsuleKey
     const capsuleKey = newSecret()
@@ -169,7 +127,7 @@ export class OpenSession {
 
   /** Where an event of the log stands (null: the log holds none with this id). */
   seqOf(id: string): number | null {
-    return this.current() ? (this.parts.log.placeOf(id)?.seq ?? null) : null
+    return this.incarnation.current() ? (this.parts.log.placeOf(id)?.seq ?? null) : null
   }
 
   /**
@@ -182,52 +140,13 @@ export class OpenSession {
    * await session.rewindFirst({ to: 'evt_3', position: 'before' }, 'edit', 'rewind.to')
    */
   rewindFirst(point: RewindPoint, reason: RewindReason, field: string, id = newEventId()): { abandoned: number } | null {
-    const record = this.current()
-    if (!record) {
-      if (point.to === null) return null
-      throw new RewindPointError(`${field}: no event ${JSON.stringify(point.to)} in this session`)
-    }
-    const plan = planRewind(this.parts, record, point, field)
-    if (plan.boundary === null) return null
-    const view = new PackedColumns()
-    for (const entry of plan.restored) view.push(entry)
-    const event = newRewindEvent({ id, timestamp: new Date().toISOString() }, plan.boundary, { ...point, reason })
-    this.pending = { event, view: view.prefix(), branch: plan.branch }
-    this.memo.clear()
-    return { abandoned: plan.abandoned }
-  }
-
-  /** A write of these events, the pending rewind first (with its branch); then the session reads as stored again. */
-  private async carryingRewind<T>(events: NewEvent[], write: (events: NewEvent[], branch: Branch | null) => T | Promise<T>) {
-    const pending = this.pending
-    const result = await write(pending ? [pending.event, ...events] : events, pending?.branch ?? null)
-    this.pending = null
-    this.memo.clear()
-    return result
-  }
-
-  /** The view a read of this request sees: the pending rewind's, else the session's. */
-  private viewOf(record: SessionRecord): ViewColumns {
-    return this.pending?.view ?? this.parts.view.snapshot(record)
+    return this.rewind.begin(this.incarnation.current(), point, reason, field, id)
   }
 
   // ── the compaction core's store ──────────────────────────────────────────────────────────
 
   async readView(): Promise<ViewSnapshot> {
-    const record = this.current()
-    if (!record) return { view: EMPTY_VIEW, version: 0 }
-    // With a rewind pending, its boundary holds what the view holds; the pins are the session's
-    // until the rewind is written (one it abandons still counts: a pass then keeps more, never less).
-    const held = this.pending?.event.boundary.held ?? (this.pending ? [] : undefined)
-    // A pending rewind's clearing is known by id only (its seqs unknown: a clearing then reads every tool message).
-    const clearing = this.pending ? { cleared: this.pending.event.boundary.cleared ?? [] } : this.parts.view.clearedOf(record)
-    return {
-      view: this.viewOf(record),
-      version: record.version,
-      pins: this.parts.pins.ofView(record.boundarySeq, held),
-      ...(clearing.cleared.length > 0 ? { cleared: clearing.cleared } : {}),
-      ...('seqs' in clearing ? { clearedSeqs: clearing.seqs } : {}),
-    }
+    return viewSnapshotOf(this.parts, this.incarnation.current(), this.rewind)
   }
 
   async readSince(version: number): Promise<SessionEvent[]> {
@@ -244,9 +163,9 @@ export class OpenSession {
   }
 
   async append(events: NewEvent[], expectedVersion: number): Promise<SessionEvent[]> {
-    const record = this.writable()
+    const record = this.incarnation.writable()
     if (!record) throw new SessionMissingError()
-    return this.carryingRewind(events, (all, branch) =>
+    return this.rewind.carrying(events, (all, branch) =>
       this.parts.writer.commit(record, all, { expectedVersion, branch, blobs: this.blobs }),
     )
   }
@@ -254,44 +173,30 @@ export class OpenSession {
   // ── the chat turn's session ──────────────────────────────────────────────────────────────
 
   info(): SessionInfo {
-    const record = this.current()
+    const record = this.incarnation.current()
     return { id: record?.id ?? this.address.sessionId, metadata: record?.metadata ?? {} }
   }
 
   async promptState() {
-    const record = this.current()
+    const record = this.incarnation.current()
     if (!record) return null
-    return this.memoized('promptState', record.version, () => {
-      const stats = this.pending ? statsOfColumns(this.pending.view) : record.stats
-      const latest = stats.latestSystem
-      const system = latest ? this.parts.view.event(latest.seq) : null
-      const columns = this.viewOf(record)
-      return {
-        policy: record.policy,
-        viewTokens: stats.viewTokens,
-        calibration: record.calibration,
-        latestSystem: latest && system ? { tokens: latest.tokens, content: textOf(system.message.content) } : null,
-        recallNeeded:
-          (this.pending?.event.boundary.cleared ?? this.parts.view.clearedOf(record).cleared).length > 0 ||
-          summaryInNewestTurn(columns),
-      }
-    })
+    return this.memo.read('promptState', record.version, () => promptStateOf(this.parts, record, this.rewind))
   }
 
   async stepLog(): Promise<StepLog | null> {
-    return this.current() ? this.parts.steps : null
+    return this.incarnation.current() ? this.parts.steps : null
   }
 
   async newestTurn(): Promise<readonly MessageEvent[]> {
-    const record = this.current()
+    const record = this.incarnation.current()
     if (!record) return []
-    return this.memoized('newestTurn', record.version, () => [
-      ...this.parts.view.eventsOf(newestTurnSeqs(this.viewOf(record)), KEEP.prompt),
+    return this.memo.read('newestTurn', record.version, () => [
+      ...this.parts.view.eventsOf(newestTurnSeqs(this.rewind.viewOf(record)), KEEP.prompt),
     ])
   }
 
   async recall(query: string, limit: number): Promise<RecallHit[]> {
-    const record = this.current()
+    const record = this.incarnation.current()
     return record ? this.parts.search.recallHits(record, query, limit) : []
   }
 
@@ -302,21 +207,21 @@ export class OpenSession {
    * a cleared result is). Null when there is none on the lineage.
    */
   async recallById(id: string): Promise<RecallHit | null> {
-    const record = this.current()
-    return record ? recallById(this.parts, record, () => this.viewOf(record), id) : null
+    const record = this.incarnation.current()
+    return record ? recallById(this.parts, record, () => this.rewind.viewOf(record), id) : null
   }
 
   /** A blob's bytes for a prompt: the request's own (not stored yet), else the session's; null when neither holds it. */
   blobData(ref: string): Uint8Array | null {
-    return this.blobs.get(ref)?.data ?? (this.current() ? this.parts.blobs.read(ref) : null)
+    return this.blobs.get(ref)?.data ?? (this.incarnation.current() ? this.parts.blobs.read(ref) : null)
   }
 
   usedToolIds(ids: readonly string[]): Set<string> {
-    return this.current() ? this.parts.indexes.toolIds.used(ids) : new Set()
+    return this.incarnation.current() ? this.parts.indexes.toolIds.used(ids) : new Set()
   }
 
   async writeTurn(events: NewMessageEvent[], step: StepRecord & { calibration: Calibration }): Promise<SessionEvent[]> {
-    const record = this.writable() ?? newRecord(this.address, this.created)
+    const record = this.incarnation.writable() ?? newRecord(this.address, this.created)
     const calibrated = {
       ...record,
       calibration: step.calibration,
@@ -324,7 +229,7 @@ export class OpenSession {
       recentUsage: withRecentUsage(record.recentUsage, step.usage),
     }
     const stepWrite = this.parts.steps.writeOf(step)
-    const written = await this.carryingRewind(events, (all, branch) =>
+    const written = await this.rewind.carrying(events, (all, branch) =>
       this.parts.writer.write(calibrated, all, {
         step: stepWrite,
         branch,
@@ -336,8 +241,8 @@ export class OpenSession {
   }
 
   async writeHistory(events: NewMessageEvent[]): Promise<SessionEvent[]> {
-    const record = this.writable() ?? newRecord(this.address, this.created)
-    const written = await this.carryingRewind(events, (all, branch) =>
+    const record = this.incarnation.writable() ?? newRecord(this.address, this.created)
+    const written = await this.rewind.carrying(events, (all, branch) =>
       this.parts.writer.write(record, all, { branch, blobs: this.blobs }),
     )
     return written.events
