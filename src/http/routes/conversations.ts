@@ -17,8 +17,8 @@ import {
 } from '../../contract/schemas'
 import type { MessageEvent } from '../../core'
 import { MediaIntake } from '../../wire/media'
+import { type Item, messagesOf } from '../../wire/responses/input'
 import { type BlobUrl, itemList, itemsOf, itemTarget, type ResponseItem } from '../../wire/responses/items'
-import { type Item, messagesOf } from '../../wire/responses/request'
 import { addressOf, blobsElsewhere, blobUrlOf, body, json, openAIErrors, routes, sessionOf } from './helpers'
 
 const PATH = '/v1/conversations/{id}'
