@@ -25,6 +25,12 @@ let commands = 0
 
 /** A ranked question across a user's sessions (mode auto): a project's codeword among notes on every project. */
 const acrossQuestion = (round: number) => `what was the codeword of project ${(round * 7919) % 1000}?`
+/**
+ * A question whose matches are the same at every size: the codeword is in one event of each
+ * session whatever its length (1,000 events in all), where the project's number above is also a
+ * note's number in every session of 1,000 events.
+ */
+const SAME_MATCHES = 'what was the codeword?'
 
 /** A message event as the log answers it. */
 type LoggedEvent = { id: string; seq: number; type: string; synthetic: boolean; message?: { content: unknown } }
@@ -142,6 +148,11 @@ export function atSizeMeasurements(worker: BenchWorker, sessions: Sessions) {
       sample: (key, round) =>
         worker.bench('search-across', { user: acrossUserAt(Number(key)), q: acrossQuestion(round), batch: 2 }),
     },
+    acrossSameAtSize: {
+      rounds: HALF_ROUNDS,
+      setup: (key) => seedAcrossAt(worker, Number(key)),
+      sample: (key) => worker.bench('search-across', { user: acrossUserAt(Number(key)), q: SAME_MATCHES, batch: 2 }),
+    },
     mcpReadAtSize: {
       rounds: HALF_ROUNDS,
       sample: (key) => worker.bench('mcp/tool-at-size', { op: 'read', user: USER, session: ours(key), batch: 10 }),
@@ -213,6 +224,11 @@ const PATHS: Record<string, { name: MeasurementName; what: string; rows: string 
     what: 'a ranked search across 1,000 sessions holding the size in all (`GET /v1/search`)',
     rows: 'search shards (4)',
   },
+  acrossSame: {
+    name: 'acrossSameAtSize',
+    what: 'the same, a question whose matches are the same at every size (`what was the codeword?`: 1,000 events)',
+    rows: 'search shards (4)',
+  },
   mcpRead: { name: 'mcpReadAtSize', what: 'MCP `read_session` (the newest 20 events)', rows: 'session object' },
   mcpSearch: {
     name: 'mcpSearchAtSize',
@@ -251,6 +267,7 @@ export const AT_SIZE_TABLES: MeasuredTable<MeasurementName>[] = [
         'preparedAtSize',
         'searchQuestion',
         'acrossAtSize',
+        'acrossSameAtSize',
         'mcpReadAtSize',
         'mcpSearchAtSize',
         'memoryAtSize',
