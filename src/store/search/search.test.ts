@@ -5,7 +5,8 @@ import { newSessionId } from '../../../test/helpers'
 import { atSeq, defaultEstimator, newMessageEvent } from '../../core'
 import { Sql } from '../../sql'
 import { migrate } from '../log/migrations'
-import { SEARCH_PAGE_BYTES, SessionSearch } from './search'
+import { SEARCH_PAGE_BYTES } from './index-merges'
+import { SessionSearch } from './search'
 
 const message = (seq: number) =>
   atSeq(

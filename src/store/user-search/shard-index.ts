@@ -1,6 +1,6 @@
 import { WORD } from '../../core'
 import { literalLimit, type Sql } from '../../sql'
-import { SEARCH_PAGE_BYTES } from '../search/search'
+import { SEARCH_PAGE_BYTES } from '../search/index-merges'
 import type { ShardBatch } from './shard-types'
 
 /** Events of gone sessions dropped from the index in one purge step. */
