@@ -1,24 +1,14 @@
 import { ServiceError } from '../contract/errors'
 import { type StoredStep, storedResult, type TurnResult } from '../contract/turn-result'
-import {
-  asksTurn,
-  branchPoint,
-  type ClientMessage,
-  messageKey,
-  type NewMessageEvent,
-  type RewindPoint,
-  RewindPointError,
-  textOf,
-} from '../core'
-import { openContinuation, turnEvent } from '../turns/open-step'
+import { asksTurn, branchPoint, messageKey, type RewindPoint, RewindPointError } from '../core'
 import { regenerate, runStep } from '../turns/run-turn'
 import type { TurnDeps } from '../turns/session'
 import { type DoorAnswer, doorAnswer } from './answer'
 import { capsulePoint, sealCapsule } from './capsule'
+import { newMessagesTurn } from './new-messages'
 import { passthroughTurn } from './passthrough'
 import { type DoorFacts, type DoorPurpose, planDoorTurn, tailLength } from './plan'
 import { type DoorRequest, shownOf } from './request'
-import { callsAsShown, historyOf, inlineSystemEvent, seedEvents, strayResult } from './seed'
 
 /** How far back a diverged request's branch point is looked for, beyond the request's own length (messages). */
 export const BRANCH_LOOKBACK = 10_000
@@ -246,64 +236,4 @@ async function divergedTurn(
     deps,
     store,
   )
-}
-
-/** The request's new messages written with the reply, as one turn step (see {@link doorTurn}); with `store`, written alone. */
-async function newMessagesTurn(
-  input: DoorRequest,
-  fresh: readonly ClientMessage[],
-  seeding: boolean,
-  deps: TurnDeps,
-  store: boolean,
-): Promise<TurnResult | null> {
-  const { session, estimator } = deps
-  const start = input.messages.length - fresh.length
-  const fields = input.fields.slice(start)
-  const step = input.idempotency ? { idempotency: input.idempotency } : {}
-  if (seeding) {
-    // A seed after a branch point may begin with the results of the calls the view there owes.
-    const owed = fresh[0]?.role === 'tool' ? callsAsShown(await session.newestTurn(), shownOf(input), true) : undefined
-    const seeded = seedEvents(fresh, fields, estimator, owed)
-    if (store) {
-      await session.writeHistory(seeded.added)
-      return null
-    }
-    return runStep({ ...seeded, ...step, closesPending: false, history: historyOf(seeded.added) }, input.request, deps)
-  }
-
-  // Leading tool messages answer the pending calls, as `toolResults` would; then user (and inline system) messages.
-  let results = 0
-  while (results < fresh.length && fresh[results]!.role === 'tool') results++
-  const added: NewMessageEvent[] = []
-  if (results > 0) {
-    // Results name their calls as the door showed them: the stored ids answer.
-    const shown = shownOf(input)
-    const stored = shown.toolId ? callsAsShown(await session.newestTurn(), shown) : null
-    const given = fresh.slice(0, results).map((message) => {
-      const id = stored?.get(message.toolCallId!)?.id ?? message.toolCallId!
-      // A tool message's content is text or parts (only an assistant's may be null); an error is its text.
-      const data = message.content ?? ''
-      return message.isError ? { id, error: textOf(data) } : { id, data }
-    })
-    const key = (at: number, part: 'id' | 'name') => `${fields[at]}.${part === 'id' ? input.toolCallIdField : 'name'}`
-    const opened = await openContinuation(given, session, estimator, key)
-    if (opened.kind === 'done') return opened.result
-    added.push(opened.added)
-  }
-  for (const [i, message] of fresh.entries()) {
-    if (i < results) continue
-    if (message.role === 'tool') throw strayResult(fields[i]!)
-    added.push(
-      message.role === 'system'
-        ? inlineSystemEvent(textOf(message.content), estimator)
-        : turnEvent({ role: 'user', content: message.content }, estimator),
-    )
-  }
-  if (store) {
-    await session.writeHistory(added)
-    return null
-  }
-  // A continuation's tool event stands for all its results: named by the first.
-  const addedFields = results > 0 ? [fields[0]!, ...fields.slice(results)] : fields
-  return runStep({ ...step, added, fields: addedFields, closesPending: results === 0 }, input.request, deps)
 }
