@@ -57,7 +57,44 @@ const get = async (path: string) => {
   return result.body
 }
 
+/** `count` tool groups of an agent loop (a call and its result of ~2 KB), from `from` on. */
+const toolGroups = (from: number, count: number) =>
+  Array.from({ length: count }, (_, i) => {
+    const id = `call_${from + i}`
+    return [
+      { message: { role: 'assistant', content: null, toolCalls: [{ id, name: 'read_file', arguments: '{}' }] } },
+      {
+        message: {
+          role: 'tool',
+          content: null,
+          toolResponses: [{ id, name: 'read_file', data: `file ${from + i} `.repeat(200) }],
+        },
+      },
+    ]
+  }).flat()
+
 describe('rows read by the read paths (what the platform bills)', () => {
+  it('a clearing pass reads the same rows whether the view it keeps holds 40 tool groups or 160: it names what it keeps from memory, not the log', async () => {
+    const clearing = { strategy: { clearToolResults: { keep: 3 } } }
+    const counts: RowCounts[] = []
+    for (const groups of [40, 160]) {
+      const id = newSessionId()
+      await append(id, [user('Read every file and report.'), ...toolGroups(0, groups)])
+      expect((await call('POST', `/v1/sessions/${id}/compact`, { body: clearing })).body.unchanged).toBe(false)
+      await append(id, toolGroups(groups, 1))
+      counts.push(
+        await rowsBy(id, async () => {
+          const result = await call('POST', `/v1/sessions/${id}/compact`, { body: clearing })
+          expect(result.body.boundary.boundary.cleared).toHaveLength(groups - 2)
+          expect(result.body.preserved).toHaveLength(2 * groups + 3)
+        }),
+      )
+    }
+    const [small, large] = counts as [RowCounts, RowCounts]
+    expect(large.rowsRead).toBe(small.rowsRead)
+    expect(large.rowsRead).toBeLessThan(40)
+  })
+
   it('a page of events and a search read the rows they answer with, whatever the log’s length', async () => {
     const sizes = [600, 2_400]
     const read: Record<string, number[]> = { page: [], one: [], search: [] }

@@ -62,6 +62,39 @@ describe('POST /v1/sessions/:id/compactions/:boundaryId/undo', () => {
     expect(await viewIds(id)).toEqual(['S1', ...again.summary.map((e: { id: string }) => e.id), 'u4', 'a4'])
   })
 
+  it('a clearing undone shows its results whole again; cleared again, cleared on every answer alike', async () => {
+    const id = newSessionId()
+    const result = (n: number) => ({
+      message: {
+        role: 'tool',
+        content: null,
+        toolResponses: [{ id: `c${n}`, name: 'read_file', data: `file ${n} `.repeat(300) }],
+      },
+    })
+    const callOf = (n: number) => ({
+      message: { role: 'assistant', content: null, toolCalls: [{ id: `c${n}`, name: 'read_file', arguments: '{}' }] },
+    })
+    await append(id, [user('Read both files.'), callOf(1), result(1), callOf(2), result(2)])
+    const clear = () => call('POST', `/v1/sessions/${id}/compact`, { body: { strategy: { clearToolResults: { keep: 1 } } } })
+    const firstResult = async () => {
+      const { events } = (await call('GET', `/v1/sessions/${id}/view`)).body
+      return events[2].message.toolResponses[0].data as string
+    }
+    const whole = await firstResult()
+    expect(whole).toBe('file 1 '.repeat(300))
+    const cleared = await clear()
+    expect(cleared.body.unchanged).toBe(false)
+    const shown = cleared.body.preserved[2].message.toolResponses[0].data as string
+    expect(shown).not.toBe(whole)
+    expect(shown).toContain('c1')
+    expect(await firstResult()).toBe(shown)
+    expect((await undo(id, cleared.body.boundary.id)).status).toBe(200)
+    expect(await firstResult()).toBe(whole)
+    const again = await clear()
+    expect(again.body.preserved[2].message.toolResponses[0].data).toBe(shown)
+    expect(await firstResult()).toBe(shown)
+  })
+
   it('counts its tokens as /view counts them: the latest system message only', async () => {
     const id = newSessionId('undo')
     await append(id, [system('Be brief.', 'S1'), user('question 1', 'u1'), assistant('answer 1', 'a1')])

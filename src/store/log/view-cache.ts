@@ -30,6 +30,13 @@ import type { SessionRecord } from './session-row'
  */
 export const KEEP = { prompt: Number.POSITIVE_INFINITY, bulk: BODY_CACHE_LIMITS.total / 8 }
 
+/**
+ * Up to how many events a view's entries are kept with its columns (~150 bytes each, ids
+ * included): a pass then names what it keeps without reading the log. An agent loop's view in a
+ * model's window holds hundreds; a longer view is named from storage.
+ */
+export const ENTRIES_KEPT = 8192
+
 /** The view after a write, computed before the write and installed once it committed. */
 export interface ViewAdvance {
   /** Its stats, counted with the pins after the write (which its PINS events and pinned appends change). */
@@ -51,6 +58,10 @@ export class ViewCache {
   private owner: number
   /** Events a pass just named by id (see {@link named}), so that its boundary is resolved without a lookup by id. */
   private naming = new Map<string, ViewEntry>()
+  /** The view's entries as stored (their tokens before any clearing), by seq, while it holds at most {@link ENTRIES_KEPT}. */
+  private entries: Map<number, ViewEntry> | null = null
+  /** Cleared messages' JSON as the view shows them, by seq, with the clearing they were written under. */
+  private shownCleared = new Map<number, { clearing: ClearedEntry; json: string }>()
 
   /** Small events' bodies, in the cache every session object of the isolate shares. */
   private readonly bodies: BodyCache = isolateBodies
@@ -64,12 +75,19 @@ export class ViewCache {
     if (this.columns) return this.columns
     const columns = new PackedColumns()
     if (record.boundarySeq === 0) {
-      for (const entry of this.log.entriesAfter(0)) columns.push(entry)
+      const entries = keptEntries()
+      for (const entry of this.log.entriesAfter(0)) {
+        columns.push(entry)
+        entries.add(entry)
+      }
       this.cleared = new Map()
+      this.entries = entries.map()
     } else {
       const [boundary] = this.log.range(record.boundarySeq, record.boundarySeq)
       if (!boundary || !isBoundary(boundary)) throw new Error(`session ${record.id}: boundary ${record.boundarySeq} is missing`)
-      this.cleared = this.fill(columns, boundary, new Map(), this.log.entriesAfter(record.boundarySeq))
+      const filled = this.fill(columns, boundary, new Map(), this.log.entriesAfter(record.boundarySeq))
+      this.cleared = filled.cleared
+      this.entries = filled.entries
     }
     this.columns = columns
     return columns
@@ -80,9 +98,22 @@ export class ViewCache {
    * keeps through here, and the boundary it then writes names exactly those.
    */
   named(seqs: ArrayLike<number>): ViewEntry[] {
-    const entries = this.log.entriesOf(seqs)
+    const entries = this.keptEntriesOf(seqs) ?? this.log.entriesOf(seqs)
     for (const entry of entries) this.naming.set(entry.id, entry)
     return entries
+  }
+
+  /** The kept entries of these seqs, in their order; null unless every one is kept. */
+  private keptEntriesOf(seqs: ArrayLike<number>): ViewEntry[] | null {
+    const { entries } = this
+    if (!entries) return null
+    const found: ViewEntry[] = []
+    for (let i = 0; i < seqs.length; i++) {
+      const entry = entries.get(seqs[i]!)
+      if (!entry) return null
+      found.push(entry)
+    }
+    return found
   }
 
   /** Entries a boundary about to be written names (a rewind's restored view), so that it is resolved without a lookup by id. */
@@ -118,7 +149,12 @@ export class ViewCache {
         stats: (pins) =>
           before ? statsOfColumns(concatColumns(before, columnsOf(messages)), pins) : advanceStats(record.stats, messages, pins),
         install: () => {
-          if (this.columns) for (const event of messages) this.columns.push(viewEntryOf(event))
+          if (this.columns)
+            for (const event of messages) {
+              const entry = viewEntryOf(event)
+              this.columns.push(entry)
+              this.keepEntry(entry)
+            }
           keepBodies()
         },
       }
@@ -127,37 +163,60 @@ export class ViewCache {
     const fresh = new Map(this.naming)
     for (const event of messages) fresh.set(event.id, viewEntryOf(event))
     this.naming.clear()
-    const cleared = this.fill(columns, boundary, fresh, messages.filter((event) => event.seq > boundary.seq).map(viewEntryOf))
+    const { cleared, entries } = this.fill(
+      columns,
+      boundary,
+      fresh,
+      messages.filter((event) => event.seq > boundary.seq).map(viewEntryOf),
+    )
     return {
       stats: (pins) => statsOfColumns(columns, pins),
       install: () => {
         this.columns = columns
         this.cleared = cleared
+        this.entries = entries
+        for (const seq of this.shownCleared.keys()) if (!cleared.has(seq)) this.shownCleared.delete(seq)
         keepBodies()
       },
     }
   }
 
+  /** Keeps an entry appended to the view, while the view is short enough to keep them all. */
+  private keepEntry(entry: ViewEntry): void {
+    if (!this.entries) return
+    if (this.entries.size >= ENTRIES_KEPT) this.entries = null
+    else this.entries.set(entry.seq, entry)
+  }
+
   /**
    * A view after its newest boundary (the core's projection rule, `viewAfter`): the events it
    * names — written with it or just named by its pass (`fresh`), else read by id; those it
-   * cleared at their cleared size — then the messages after it. Answers its clearing, by seq.
+   * cleared at their cleared size — then the messages after it. Answers its clearing, by seq, and
+   * its entries as stored (null for a view too long to keep them).
    */
   private fill(
     columns: PackedColumns,
     boundary: BoundaryEvent,
     fresh: Map<string, ViewEntry>,
     after: Iterable<ViewEntry>,
-  ): Map<number, ClearedEntry> {
+  ): { cleared: Map<number, ClearedEntry>; entries: Map<number, ViewEntry> | null } {
     const stored = this.log.entriesByIds(namedIds(boundary.boundary).filter((id) => !fresh.has(id)))
     const byId = clearedById(boundary.boundary.cleared)
     const cleared = new Map<number, ClearedEntry>()
-    for (const entry of viewAfter(boundary, (id) => fresh.get(id) ?? stored.get(id), after)) {
+    const entries = keptEntries()
+    const named = (id: string) => {
+      const entry = fresh.get(id) ?? stored.get(id)
+      if (entry) entries.add(entry)
+      return entry
+    }
+    for (const entry of viewAfter(boundary, named, after)) {
       columns.push(entry)
       const clearing = byId.get(entry.id)
       if (clearing) cleared.set(entry.seq, clearing)
+      // A named entry was kept as stored when it was looked up (its clearing aside).
+      else entries.add(entry)
     }
-    return cleared
+    return { cleared, entries: entries.map() }
   }
 
   /** The view's cleared messages as its newest boundary lists them, and their seqs (loading the view if need be). */
@@ -177,14 +236,35 @@ export class ViewCache {
     }
   }
 
-  /** {@link jsonOf} as the view shows them (see {@link shownEventsOf}): a cleared message's JSON written cleared. */
+  /**
+   * {@link jsonOf} as the view shows them (see {@link shownEventsOf}): a cleared message's JSON
+   * written cleared, and remembered so — its whole body (a large tool result, most often) is
+   * read and parsed once, not on every answer that lists it.
+   */
   *shownJsonOf(seqs: ArrayLike<number>, keep = KEEP.bulk): Generator<string> {
     if (this.cleared.size === 0) return yield* this.jsonOf(seqs, keep)
-    let i = 0
-    for (const text of this.jsonOf(seqs, keep)) {
-      const clearing = this.cleared.get(seqs[i++]!)
-      yield clearing ? JSON.stringify(clearedEvent(JSON.parse(text) as MessageEvent, clearing)) : text
+    for (let i = 0; i < seqs.length; ) {
+      const clearing = this.cleared.get(seqs[i]!)
+      if (clearing) {
+        yield this.clearedJson(seqs[i]!, clearing, keep)
+        i++
+        continue
+      }
+      let j = i + 1
+      while (j < seqs.length && !this.cleared.has(seqs[j]!)) j++
+      yield* this.jsonOf(Array.prototype.slice.call(seqs, i, j) as number[], keep)
+      i = j
     }
+  }
+
+  /** A cleared message's JSON as the view shows it, from what was written of it before under the same clearing. */
+  private clearedJson(seq: number, clearing: ClearedEntry, keep: number): string {
+    const known = this.shownCleared.get(seq)
+    if (known && sameClearing(known.clearing, clearing)) return known.json
+    const event = this.eventsOf([seq], keep).next().value as MessageEvent
+    const json = JSON.stringify(clearedEvent(event, clearing))
+    if (this.shownCleared.size < ENTRIES_KEPT) this.shownCleared.set(seq, { clearing, json })
+    return json
   }
 
   /**
@@ -232,6 +312,8 @@ export class ViewCache {
   reset(): void {
     this.columns = null
     this.cleared = new Map()
+    this.entries = null
+    this.shownCleared.clear()
     this.naming.clear()
     this.owner = this.bodies.newOwner()
   }
@@ -251,3 +333,24 @@ export class ViewCache {
     }
   }
 }
+
+/** A view's entries by seq, gathered as it is loaded, given up once there are more than {@link ENTRIES_KEPT}. */
+function keptEntries() {
+  let kept: Map<number, ViewEntry> | null = new Map()
+  return {
+    add(entry: ViewEntry) {
+      if (!kept) return
+      if (kept.size >= ENTRIES_KEPT) kept = null
+      else kept.set(entry.seq, entry)
+    },
+    map: () => kept,
+  }
+}
+
+/** Whether two clearings of one message show it alike (a later boundary lists the same clearing again, as a new object). */
+const sameClearing = (a: ClearedEntry, b: ClearedEntry) =>
+  a === b ||
+  (a.tokens === b.tokens &&
+    a.inputs === b.inputs &&
+    a.callIds.join('\n') === b.callIds.join('\n') &&
+    a.callTokens.join() === b.callTokens.join())
