@@ -11,6 +11,7 @@ import { Sessions } from 'agents/sessions'
 import { type Context, Hono } from 'hono'
 import { sign } from 'hono/jwt'
 import { type Compactor, chatModelFit } from '../src/compaction'
+import { requestedPass } from '../src/compaction/requested'
 import { type BlobUpload, readUpload } from '../src/contract/blob-upload'
 import type { OpenAIMessage } from '../src/contract/openai-messages'
 import {
@@ -291,9 +292,10 @@ export class BenchSessionObject extends SessionObject {
    * (a call and its 8 KB result) appended, an untimed clearing, then `batch` more each followed by
    * a clearing pass (keep 3, as the fit check's) that clears the one result that aged out. The
    * samples are the clearing's time (the second batch's less the first's), per group; `counts` the
-   * append's, and the rows of each.
+   * append's, and the rows of each. `answered`: the pass as `POST /compact` runs it, its answer
+   * (the view's events) read to the end; else as a door's turn runs it, with no answer to write.
    */
-  async loopClearings(address: Address, from: number, batch: number): Promise<Measured> {
+  async loopClearings(address: Address, from: number, batch: number, answered: boolean): Promise<Measured> {
     const group = (step: number): AppendInput[] => {
       const id = `c${thisRun()}-${step}`
       return [
@@ -301,8 +303,14 @@ export class BenchSessionObject extends SessionObject {
         { message: { role: 'tool', content: null, toolResponses: [{ id, name: 'read_file', data: loopResult(step) }] } },
       ]
     }
+    const strategy = { clearToolResults: { keep: 3 } }
     const clear = async () => {
-      const text = await answerText(this.compact({ strategy: { clearToolResults: { keep: 3 } } }))
+      if (!answered) {
+        const { session, compaction } = await this.passing()
+        if ((await requestedPass(compaction, session, { strategy }, this.env)).unchanged) throw new Error('no clearing')
+        return
+      }
+      const text = await answerText(this.compact({ strategy }))
       if (!text.startsWith('{"unchanged":false')) throw new Error(`no clearing: ${text.slice(0, 300)}`)
     }
     const appends = await perRun(this.rows, batch, (i) => succeeded(this.append(address, group(from + i))))

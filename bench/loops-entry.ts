@@ -74,6 +74,7 @@ export const loopsBench = new Hono<{ Bindings: Env }>()
         { userId: query(c, 'user'), sessionId: query(c, 'session') },
         numberOf(c, 'from'),
         numberOf(c, 'batch'),
+        query(c, 'answered') === '1',
       ),
     ),
   )

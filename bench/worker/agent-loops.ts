@@ -35,6 +35,8 @@ const LOOPS: Record<string, { model: string; policy?: unknown }> = {
   },
 }
 const LOOP_KEYS = Object.keys(LOOPS)
+/** A clearing pass two ways: as `POST /compact` answers it, and as a door's turn runs it (no answer to write). */
+const CLEARINGS = ['POST /compact, its answer read', 'as a door’s turn runs it, no answer']
 
 /** A run's model: the loop's, tagged with the run (the stub records each tag's requests). */
 const modelOf = (key: string, run: number) => `${LOOPS[key]!.model}-${run}`
@@ -209,8 +211,8 @@ export function agentLoopMeasurements(worker: BenchWorker) {
       )
     return runs.get(name)!
   }
-  const clearingSession = `loop-clearing-${RUN}`
-  let clearingSeeded: Promise<unknown> | null = null
+  const clearingSession = (key: Key) => `loop-clearing-${RUN}-${CLEARINGS.indexOf(String(key))}`
+  const clearingSeeded: Record<string, Promise<unknown>> = {}
   let groups = 0
   /** Per reported step and loop: `<loop> @ <step>`. */
   const stepKeys = LOOP_KEYS.flatMap((name) => REPORTED.map((step) => `${name} @ ${step}`))
@@ -236,15 +238,17 @@ export function agentLoopMeasurements(worker: BenchWorker) {
     },
     loopClearing: {
       rounds: HALF_ROUNDS,
-      keys: ['a tool group of 8 KB'],
-      setup: () =>
-        (clearingSeeded ??= worker.api('POST', `/v1/sessions/${clearingSession}/events`, {
+      keys: CLEARINGS,
+      // One session a way of running the pass, seeded with the loop's question.
+      setup: (key) =>
+        (clearingSeeded[key] ??= worker.api('POST', `/v1/sessions/${clearingSession(key)}/events`, {
           events: [{ message: { role: 'user', content: 'Read every file and report.' } }],
         })),
-      sample: () => {
+      sample: (key) => {
         const from = groups
         groups += 10
-        return worker.bench('loops/clearing', { user: USER, session: clearingSession, from, batch: 5 })
+        const answered = key === CLEARINGS[0] ? '1' : '0'
+        return worker.bench('loops/clearing', { user: USER, session: clearingSession(key), from, batch: 5, answered })
       },
     },
   } satisfies Record<string, Measurement>
@@ -330,7 +334,7 @@ export const AGENT_LOOP_TABLES: MeasuredTable<MeasurementName>[] = [
   },
   {
     title:
-      'A clearing pass as POST /compact runs it (keep 3, clearing the one result that aged out; its answer holds the view’s events) against an ordinary append of a tool group (a call and its 8 KB result), inside the session object (5 of each a sample)',
+      'A clearing pass (keep 3, clearing the one result that aged out) against an ordinary append of a tool group (a call and its 8 KB result), inside the session object (5 of each a sample): as POST /compact runs it, its answer (the view’s events) read to the end; and as a turn through a door runs it, with no answer to write',
     measure: ['loopClearing'],
     columns: [
       column('what', (key) => String(key)),
