@@ -14,6 +14,7 @@ export {
   clearedNotice,
   DEFAULT_CLEARING,
   planClearing,
+  sameClearing,
   viewEvents,
 } from './clearing'
 export { clearOlderThinking, type ThinkingCleared } from './clearing/thinking'

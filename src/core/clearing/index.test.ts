@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { compact } from '../compact'
-import type { CompactionEvent, Message, NewMessageEvent } from '../events'
+import type { CompactionEvent, Message, MessageEvent, NewMessageEvent } from '../events'
 import { project } from '../projection'
 import { depsFor, msg, storeOf, user } from '../testing'
 import { defaultEstimator } from '../tokens/gpt-tokenizer'
-import { clearedMessage, clearedNotice, planClearing } from '.'
+import { clearedMessage, clearedNotice, planClearing, viewEvents } from '.'
 
 const session = { id: 's1', metadata: {} }
 const big = (n: number) => `line ${n} `.repeat(400)
@@ -29,6 +29,29 @@ describe('clearing', () => {
     expect(clearedNotice('result', 'call_7', 'read_file', 8214)).toBe(
       '[tool result cleared: call call_7 (read_file), 8,214 tokens — recall_history with {"id": "call_7"} returns it]',
     )
+  })
+
+  it('groups the size’s thousands as en-US does, whatever its digits', () => {
+    for (const [tokens, written] of [
+      [0, '0'],
+      [999, '999'],
+      [1000, '1,000'],
+      [65536, '65,536'],
+      [1234567, '1,234,567'],
+    ] as const)
+      expect(clearedNotice('result', 'c', 't', tokens)).toContain(`(t), ${written} tokens`)
+  })
+
+  it('shows an event cleared as the same object on every read while its clearing is the same, and anew under another', () => {
+    const event: MessageEvent = { ...loop(1)[2]!, seq: 3 }
+    const entry = { eventId: event.id, callIds: ['c1'], inputs: false, tokens: 40, callTokens: [900] }
+    const first = viewEvents([event], new Map([[event.id, entry]]))[0]!
+    // A later boundary lists the same clearing again, as a new object.
+    expect(viewEvents([event], new Map([[event.id, { ...entry, callIds: ['c1'] }]]))[0]).toBe(first)
+    const other = viewEvents([event], new Map([[event.id, { ...entry, callTokens: [950] }]]))[0]!
+    expect(other).not.toBe(first)
+    expect(dataOf(other.message)).toBe(clearedNotice('result', 'c1', 'read_file', 950))
+    expect(dataOf(first.message)).toBe(clearedNotice('result', 'c1', 'read_file', 900))
   })
 
   it('clears every result older than the newest `keep` calls, keeping every message and every pairing', async () => {

@@ -32,6 +32,9 @@ export const DEFAULT_CLEARING: Required<ClearToolResults> = { keep: 3, clearAtLe
 const clearsInputOf = (clearInputs: ClearToolResults['clearInputs'], tool: string): boolean =>
   Array.isArray(clearInputs) ? clearInputs.includes(tool) : clearInputs === true
 
+/** A count with its thousands grouped as `toLocaleString('en-US')` writes it (8,214), without the locale machinery's cost. */
+const grouped = (count: number) => String(count).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
+
 /**
  * The notice a cleared tool result is replaced by (`kind: 'result'`) or a cleared call's
  * arguments are followed by (`kind: 'input'`): the call, its tool, its size, and how to get it back.
@@ -41,7 +44,7 @@ const clearsInputOf = (clearInputs: ClearToolResults['clearInputs'], tool: strin
  * // '[tool result cleared: call call_7 (read_file), 8,214 tokens — recall_history with {"id": "call_7"} returns it]'
  */
 export const clearedNotice = (kind: 'result' | 'input', callId: string, tool: string, tokens: number): string =>
-  `[tool ${kind} cleared: call ${callId} (${tool}), ${tokens.toLocaleString('en-US')} tokens — ${RECALL_TOOL} with ${JSON.stringify({ id: callId }).replace(':', ': ')} returns it]`
+  `[tool ${kind} cleared: call ${callId} (${tool}), ${grouped(tokens)} tokens — ${RECALL_TOOL} with ${JSON.stringify({ id: callId }).replace(':', ': ')} returns it]`
 
 /** A cleared message: its named calls' results (a tool message) or arguments (an assistant message) replaced. */
 export function clearedMessage(message: Message, entry: ClearedEntry): Message {
@@ -174,4 +177,31 @@ export function planClearing(
 export const viewEvents = <E extends MessageEvent>(events: readonly E[], cleared: ReadonlyMap<string, ClearedEntry>): E[] =>
   cleared.size === 0
     ? [...events]
-    : events.map((event) => (cleared.has(event.id) ? clearedEvent(event, cleared.get(event.id)!) : event))
+    : events.map((event) => {
+        const entry = cleared.get(event.id)
+        return entry ? shownCleared(event, entry) : event
+      })
+
+/**
+ * Each event shown cleared, by the event (a store hands out the same object while it keeps it),
+ * with the clearing it was shown under: a long agent loop's cleared results are cleared once, not
+ * on every step's prompt.
+ */
+const shownUnder = new WeakMap<MessageEvent, { entry: ClearedEntry; shown: MessageEvent }>()
+
+/** {@link clearedEvent}, the same object again while the event and its clearing are. */
+function shownCleared<E extends MessageEvent>(event: E, entry: ClearedEntry): E {
+  const known = shownUnder.get(event)
+  if (known && sameClearing(known.entry, entry)) return known.shown as E
+  const shown = clearedEvent(event, entry)
+  shownUnder.set(event, { entry, shown })
+  return shown
+}
+
+/** Whether two clearings of one message show it alike (each boundary lists a clearing again, as a new object). */
+export const sameClearing = (a: ClearedEntry, b: ClearedEntry): boolean =>
+  a === b ||
+  (a.tokens === b.tokens &&
+    a.inputs === b.inputs &&
+    a.callIds.join('\n') === b.callIds.join('\n') &&
+    a.callTokens.join() === b.callTokens.join())

@@ -11,6 +11,7 @@ import {
   namedIds,
   PackedColumns,
   type SessionEvent,
+  sameClearing,
   statsOfColumns,
   type ViewColumns,
   type ViewPins,
@@ -346,11 +347,3 @@ function keptEntries() {
     map: () => kept,
   }
 }
-
-/** Whether two clearings of one message show it alike (a later boundary lists the same clearing again, as a new object). */
-const sameClearing = (a: ClearedEntry, b: ClearedEntry) =>
-  a === b ||
-  (a.tokens === b.tokens &&
-    a.inputs === b.inputs &&
-    a.callIds.join('\n') === b.callIds.join('\n') &&
-    a.callTokens.join() === b.callTokens.join())
