@@ -97,6 +97,21 @@ const dataTokens = (data: Content, estimator: TokenEstimator) =>
   estimator.count(renderText(data, () => '')) +
   mediaOf({ role: 'tool', content: data }).reduce((sum, part) => sum + partTokens(part), 0)
 
+/**
+ * What one call's result weighs, as its notice says: a message that is that result alone (the
+ * usual tool message) weighs its own estimate less its frame's — its data is not counted a second
+ * time (a clearing in a long loop would count every aged 8 KB result again); else its data counted.
+ */
+function resultTokens(event: { tokens: number; message: Message }, id: string, estimator: TokenEstimator): number {
+  const { message } = event
+  const responses = message.toolResponses!
+  const response = responses.find((r) => r.id === id)!
+  if (responses.length > 1 || (message.content?.length ?? 0) > 0 || (message.toolCalls?.length ?? 0) > 0)
+    return dataTokens(response.data, estimator)
+  const frame = { ...message, toolResponses: [{ ...response, data: '' }] }
+  return Math.max(0, event.tokens - newMessageEvent({ id: '', timestamp: '', message: frame }, estimator).tokens)
+}
+
 /** What a clearing pass would do: the view's entries after it, and the tokens it saves. */
 export interface ClearingPlan {
   /** Every entry of the view after the pass (those already cleared included), in view order. */
@@ -153,9 +168,10 @@ export function planClearing(
     const callTokens = all.map((id) => {
       const known = was?.callIds.indexOf(id) ?? -1
       if (known >= 0) return was!.callTokens[known]!
-      return inputs
-        ? estimator.count(message.toolCalls!.find((call) => call.id === id)!.arguments)
-        : dataTokens(responses.find((response) => response.id === id)!.data, estimator)
+      if (inputs) return estimator.count(message.toolCalls!.find((call) => call.id === id)!.arguments)
+      return was
+        ? dataTokens(responses.find((response) => response.id === id)!.data, estimator)
+        : resultTokens(event, id, estimator)
     })
     const draft: ClearedEntry = { eventId: event.id, callIds: all, inputs, tokens: 0, callTokens }
     const tokens = newMessageEvent({ id: event.id, message: clearedMessage(message, draft), timestamp: '' }, estimator).tokens
