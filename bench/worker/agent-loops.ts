@@ -144,6 +144,8 @@ function passesOf(log: any[]): Record<string, number> {
 interface LoopRun {
   /** Each step's sample (step k at k - 1): its time through the app, the session object's rows. */
   steps: Measured[]
+  /** Each step's model request as the fake upstream received it (step k at k - 1). */
+  sentBodies: unknown[]
   counts: Record<string, number>
 }
 
@@ -167,12 +169,14 @@ async function runLoop(worker: BenchWorker, key: string, run: number): Promise<L
   const tag = model.split('#')[1]!
   const sent = (await (await fetch(`${worker.upstreamUrl}/__requests?tag=${tag}`)).json()) as Sent[]
   // Each step's prompt as sent to the model (the request whose messages end with its result).
+  const sentBodies: unknown[] = []
   for (const request of sent) {
     const done = /^step_(\d+)$/.exec((request.body.messages.at(-1) as { tool_call_id?: string }).tool_call_id ?? '')
     const taken = done ? steps[Number(done[1]) - 1] : undefined
     if (taken) taken.counts = { ...taken.counts, promptBytes: JSON.stringify(request.body).length }
+    if (done) sentBodies[Number(done[1]) - 1] = request.body
   }
-  return { steps, counts: { ...promptsOf(sent), ...passesOf(log) } }
+  return { steps, sentBodies, counts: { ...promptsOf(sent), ...passesOf(log) } }
 }
 
 const medianOf = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0
@@ -227,6 +231,17 @@ export function agentLoopMeasurements(worker: BenchWorker) {
         return (await loop(name!))[Math.floor(round / SPAN)]!.steps[Number(at) - SPAN + (round % SPAN)]!
       },
     },
+    // The same step's model request alone (the body it sent, replayed from the session object): its share of the step.
+    loopModelCall: {
+      rounds: SPAN * RUNS,
+      keys: stepKeys,
+      setup: async (key) => loop(String(key).split(' @ ')[0]!),
+      sample: async (key, round) => {
+        const [name, at] = String(key).split(' @ ')
+        const body = (await loop(name!))[Math.floor(round / SPAN)]!.sentBodies[Number(at) - SPAN + (round % SPAN)]
+        return worker.bench('upstream-bare', { user: USER, session: `loop-bare-${RUN}`, batch: 5 }, { body })
+      },
+    },
     // What the first run's prompts and log show (every run sends the same prompts), and the steps of all runs by kind.
     loopPrompts: {
       rounds: 1,
@@ -255,12 +270,14 @@ export function agentLoopMeasurements(worker: BenchWorker) {
 }
 
 const count = (name: MeasurementName, what: string) => (key: Key, r: Results) => r.counts(name, key)[what]!
+/** A step's median time less its model call's (the same request sent alone): the service's own part. */
+const ownMs = (r: Results, key: Key) => r.median('loopStep', key) - r.median('loopModelCall', key)
 const percent = (share: number) => `${(share * 100).toFixed(1)}%`
 
 export const AGENT_LOOP_TABLES: MeasuredTable<MeasurementName>[] = [
   {
     title: `An agent loop through /turns: 300 tool calls of 8 KB results in a ${n(LOOP_WINDOW)}-token window, a step's time (the app in workerd, the stub model answering at once) and the session object's rows, at each reported step (over it and the 9 steps before, in each of ${RUNS} runs of each loop)`,
-    measure: ['loopStep'],
+    measure: [['loopStep', 'loopModelCall']],
     columns: [
       column('loop', (key) => String(key).split(' @ ')[0]!),
       column('step', (key) => String(key).split(' @ ')[1]!),
@@ -271,12 +288,14 @@ export const AGENT_LOOP_TABLES: MeasuredTable<MeasurementName>[] = [
         return `${(samples.reduce((sum, ms) => sum + ms, 0) / samples.length).toFixed(2)} ms`
       }),
       column('prompt sent', (key, r) => `${(r.countMedian('loopStep', key, 'promptBytes') / 1024).toFixed(0)} KiB`),
+      median('its model call alone', 'loopModelCall'),
+      column('step − model call', (key, r) => `${ownMs(r, key).toFixed(2)} ms`),
       column('rows read', (key, r) => n(r.rows('loopStep', key).rowsRead)),
       column('rows written', (key, r) => n(r.rows('loopStep', key).rowsWritten)),
     ],
     notes: LOOP_KEYS.map(
       (name) => (r: Results) =>
-        `${name}: step 300 / step 10 — time ${ratio(r.median('loopStep', `${name} @ 300`), r.median('loopStep', `${name} @ 10`))}, rows read ${ratio(r.rows('loopStep', `${name} @ 300`).rowsRead, r.rows('loopStep', `${name} @ 10`).rowsRead)}, rows written ${ratio(r.rows('loopStep', `${name} @ 300`).rowsWritten, r.rows('loopStep', `${name} @ 10`).rowsWritten)} (target: flat from 10 to 300)`,
+        `${name}: step 300 / step 10 — time ${ratio(r.median('loopStep', `${name} @ 300`), r.median('loopStep', `${name} @ 10`))}, the model call aside ${ratio(ownMs(r, `${name} @ 300`), ownMs(r, `${name} @ 10`))}, rows read ${ratio(r.rows('loopStep', `${name} @ 300`).rowsRead, r.rows('loopStep', `${name} @ 10`).rowsRead)}, rows written ${ratio(r.rows('loopStep', `${name} @ 300`).rowsWritten, r.rows('loopStep', `${name} @ 10`).rowsWritten)} (target: flat from 10 to 300)`,
     ),
   },
   {
