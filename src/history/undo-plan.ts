@@ -37,14 +37,14 @@ export function planUndo(parts: { log: SessionLog; view: ViewCache }, record: Se
       `compaction "${passId}" is not the newest pass not undone (${newest}): only that one can be undone`,
     )
   }
-  const { named, restored: before } = viewAt(log, place.seq - 1)
+  const { named, restored: before, restoredAsStored } = viewAt(log, place.seq - 1)
   const current = view.snapshot(record)
   const summary = new Set(target!.boundary.summary)
   const later: number[] = []
   for (let p = 0; p < current.length; p++) if (current.seq(p) > place.seq) later.push(current.seq(p))
   const after = log.entriesOf(later).filter((entry) => !summary.has(entry.id))
   // The boundary names exactly these: the view is advanced with them, not read again.
-  view.remember([...before, ...after] satisfies ViewEntry[])
+  view.remember([...restoredAsStored, ...after] satisfies ViewEntry[])
   return { boundary: undoBoundary(current, { named: named?.boundary ?? null, view: before }, after, passId), passSeq: place.seq }
 }
 

@@ -189,6 +189,55 @@ describe('POST /v1/sessions/:id/rewind', () => {
     expect(context.events).toEqual({ log: 9, view: 4, covered: 4 }) // u2 a2 u3 a3 outside the view; the REWIND no message
   })
 
+  it('over a clearing, then a pass before its first write: every result counted at its size, and the view as the fresh view counts it', async () => {
+    const id = newSessionId()
+    const group = (n: number) => [
+      {
+        id: `C${n}`,
+        message: { role: 'assistant', content: null, toolCalls: [{ id: `c${n}`, name: 'read_file', arguments: '{}' }] },
+      },
+      {
+        id: `T${n}`,
+        message: {
+          role: 'tool',
+          content: null,
+          toolResponses: [{ id: `c${n}`, name: 'read_file', data: `file ${n} `.repeat(120) }],
+        },
+      },
+    ]
+    await append(id, [
+      user('Read the files.', 'u1'),
+      ...group(1),
+      ...group(2),
+      ...group(3),
+      user('next', 'u2'),
+      assistant('ok', 'a2'),
+    ])
+    const clearing = await call('POST', `/v1/sessions/${id}/compact`, { body: { strategy: { clearToolResults: { keep: 1 } } } })
+    expect(clearing.body.boundary.boundary.cleared.map((entry: { eventId: string }) => entry.eventId)).toEqual(['T1', 'T2'])
+    await append(id, [user('more', 'u3'), assistant('ok', 'a3')])
+    await rewind(id, { to: 'u3', position: 'at' })
+    // An edit back over the clearing whose own clearing keeps T2: it runs before the turn writes.
+    const edited = await turn(id, {
+      content: 'the question, edited',
+      rewind: { to: 'u2', position: 'at' },
+      // A 2,048-token window: the fit check clears before the model is called.
+      model: 'echo#small',
+      compaction: { trigger: { tokenCount: 1_000_000_000 }, strategy: { clearToolResults: { keep: 2 } } },
+    })
+    expect(edited.status, edited.text).toBe(200)
+    const counted = async () => {
+      const { tokens, events } = (await call('GET', `/v1/sessions/${id}/view`)).body
+      return { tokens, each: events.map((event: { id: string; tokens: number }) => `${event.id} ${event.tokens}`) }
+    }
+    const cached = await counted()
+    const sum = cached.each.reduce((total: number, entry: string) => total + Number(entry.split(' ')[1]), 0)
+    expect(cached.tokens).toBe(sum)
+    // The view as loaded afresh from its newest boundary.
+    await abortAllDurableObjects()
+    expect(await counted()).toEqual(cached)
+  })
+
   it('is in the OpenAPI document', async () => {
     const doc = (await call('GET', '/v1/openapi.json')).body
     expect(Object.keys(doc.paths['/v1/sessions/{id}/rewind'])).toEqual(['post'])

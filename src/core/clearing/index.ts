@@ -217,7 +217,6 @@ function shownCleared<E extends MessageEvent>(event: E, entry: ClearedEntry): E 
 /** Whether two clearings of one message show it alike (each boundary lists a clearing again, as a new object). */
 export const sameClearing = (a: ClearedEntry, b: ClearedEntry): boolean =>
   a === b ||
-  (a.tokens === b.tokens &&
-    a.inputs === b.inputs &&
-    a.callIds.join('\n') === b.callIds.join('\n') &&
-    a.callTokens.join() === b.callTokens.join())
+  (a.tokens === b.tokens && a.inputs === b.inputs && sameItems(a.callIds, b.callIds) && sameItems(a.callTokens, b.callTokens))
+
+const sameItems = <T>(a: readonly T[], b: readonly T[]) => a.length === b.length && a.every((item, i) => item === b[i])

@@ -40,7 +40,9 @@ export function viewAt(log: SessionLog, end: number) {
   const restored = named
     ? [...viewAfter(named, (id) => stored.get(id), log.entriesAfter(named.seq, end))]
     : [...log.entriesAfter(0, end)]
-  return { named, restored }
+  // The same entries as stored (a cleared one at its stored size): what the view cache keeps.
+  const restoredAsStored = restored.map((entry) => stored.get(entry.id) ?? entry)
+  return { named, restored, restoredAsStored }
 }
 
 /** A rewind as it would be written now: its boundary (null: the view would not change) and the messages it abandons. */
@@ -70,10 +72,10 @@ export function planRewind(
   field = 'to',
 ): RewindPlan {
   const { log, view } = parts
-  const { end, named, restored } = viewAsOf(log, point, field)
+  const { end, named, restored, restoredAsStored } = viewAsOf(log, point, field)
   const boundary = rewindBoundary(view.snapshot(record), { named: named?.boundary ?? null, view: restored })
   // The REWIND names exactly these: the view is advanced with them, not read again.
-  view.remember(restored)
+  view.remember(restoredAsStored)
   if (boundary === null) return { boundary, abandoned: 0, restored, branch: null }
   const rewindAt = log.rewinds.at
   const left = leftBehind(lineageRuns(record.version, rewindAt), lineageRuns(end, rewindAt))

@@ -32,7 +32,7 @@ import type { SessionRecord } from './session-row'
 export const KEEP = { prompt: Number.POSITIVE_INFINITY, bulk: BODY_CACHE_LIMITS.total / 8 }
 
 /**
- * Up to how many events a view's entries are kept with its columns (~150 bytes each, ids
+ * Up to how many events a view's entries are kept with its columns (~180 bytes each, ids
  * included): a pass then names what it keeps without reading the log. An agent loop's view in a
  * model's window holds hundreds; a longer view is named from storage.
  */
@@ -117,7 +117,11 @@ export class ViewCache {
     return found
   }
 
-  /** Entries a boundary about to be written names (a rewind's restored view), so that it is resolved without a lookup by id. */
+  /**
+   * Entries a boundary about to be written names (a rewind's restored view), so that it is
+   * resolved without a lookup by id: as stored (a cleared one at its stored size), as the view's
+   * kept entries are.
+   */
   remember(entries: Iterable<ViewEntry>): void {
     for (const entry of entries) this.naming.set(entry.id, entry)
   }
@@ -244,27 +248,33 @@ export class ViewCache {
    */
   *shownJsonOf(seqs: ArrayLike<number>, keep = KEEP.bulk): Generator<string> {
     if (this.cleared.size === 0) return yield* this.jsonOf(seqs, keep)
+    // One share of the cache for the whole read, however its cleared messages cut it.
+    const keeper = this.keeper(keep)
     for (let i = 0; i < seqs.length; ) {
       const clearing = this.cleared.get(seqs[i]!)
       if (clearing) {
-        yield this.clearedJson(seqs[i]!, clearing, keep)
+        yield this.clearedJson(seqs[i]!, clearing, keeper)
         i++
         continue
       }
       let j = i + 1
       while (j < seqs.length && !this.cleared.has(seqs[j]!)) j++
-      yield* this.jsonOf(Array.prototype.slice.call(seqs, i, j) as number[], keep)
+      yield* this.jsonWith(Array.prototype.slice.call(seqs, i, j) as number[], keeper)
       i = j
     }
   }
 
-  /** A cleared message's JSON as the view shows it, from what was written of it before under the same clearing. */
-  private clearedJson(seq: number, clearing: ClearedEntry, keep: number): string {
+  /**
+   * A cleared message's JSON as the view shows it, from what was written of it before under the
+   * same clearing; remembered when no larger than a body the cache would keep.
+   */
+  private clearedJson(seq: number, clearing: ClearedEntry, keeper: Keeper): string {
     const known = this.shownCleared.get(seq)
     if (known && sameClearing(known.clearing, clearing)) return known.json
-    const event = this.eventsOf([seq], keep).next().value as MessageEvent
+    const event = this.eventsWith([seq], keeper).next().value as MessageEvent
     const json = JSON.stringify(clearedEvent(event, clearing))
-    if (this.shownCleared.size < ENTRIES_KEPT) this.shownCleared.set(seq, { clearing, json })
+    if (this.shownCleared.size < ENTRIES_KEPT && json.length <= 2 * BODY_CACHE_LIMITS.perEvent)
+      this.shownCleared.set(seq, { clearing, json })
     return json
   }
 
@@ -272,8 +282,11 @@ export class ViewCache {
    * The whole events of these seqs, in their order: kept ones from memory, the rest read in
    * batches — and kept when small, up to `keep` characters for this read (see {@link KEEP}).
    */
-  *eventsOf(seqs: ArrayLike<number>, keep = KEEP.bulk): Generator<MessageEvent> {
-    const keeper = this.keeper(keep)
+  eventsOf(seqs: ArrayLike<number>, keep = KEEP.bulk): Generator<MessageEvent> {
+    return this.eventsWith(seqs, this.keeper(keep))
+  }
+
+  private *eventsWith(seqs: ArrayLike<number>, keeper: Keeper): Generator<MessageEvent> {
     for (const run of this.runs(seqs)) {
       if ('kept' in run) yield run.kept
       else for (const event of this.log.eventRange(run.from, run.to)) yield keeper(event as MessageEvent)
@@ -281,8 +294,11 @@ export class ViewCache {
   }
 
   /** The JSON text of the events of these seqs, in their order, written from memory or straight from storage. */
-  *jsonOf(seqs: ArrayLike<number>, keep = KEEP.bulk): Generator<string> {
-    const keeper = this.keeper(keep)
+  jsonOf(seqs: ArrayLike<number>, keep = KEEP.bulk): Generator<string> {
+    return this.jsonWith(seqs, this.keeper(keep))
+  }
+
+  private *jsonWith(seqs: ArrayLike<number>, keeper: Keeper): Generator<string> {
     for (const run of this.runs(seqs)) {
       if ('kept' in run) yield JSON.stringify(run.kept)
       else
@@ -295,7 +311,7 @@ export class ViewCache {
   }
 
   /** Keeps what a read brings in, within its share of the cache. */
-  private keeper(share: number) {
+  private keeper(share: number): Keeper {
     let left = share
     const keep = (event: MessageEvent) => {
       if (left > 0) left -= this.bodies.keep(this.owner, event)
@@ -335,12 +351,15 @@ export class ViewCache {
   }
 }
 
+/** What one read keeps of the bodies it brings in (see `ViewCache.keeper`): the event back, and the share it has left. */
+type Keeper = ((event: MessageEvent) => MessageEvent) & { left(): number }
+
 /** A view's entries by seq, gathered as it is loaded, given up once there are more than {@link ENTRIES_KEPT}. */
 function keptEntries() {
   let kept: Map<number, ViewEntry> | null = new Map()
   return {
     add(entry: ViewEntry) {
-      if (!kept) return
+      if (!kept || kept.has(entry.seq)) return
       if (kept.size >= ENTRIES_KEPT) kept = null
       else kept.set(entry.seq, entry)
     },
