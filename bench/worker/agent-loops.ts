@@ -220,26 +220,30 @@ export function agentLoopMeasurements(worker: BenchWorker) {
   let groups = 0
   /** Per reported step and loop: `<loop> @ <step>`. */
   const stepKeys = LOOP_KEYS.flatMap((name) => REPORTED.map((step) => `${name} @ ${step}`))
+  /** The step a round of a reported step's key samples — round r: run r / SPAN's step (reported - SPAN + 1 + r % SPAN) — in its run. */
+  const stepAt = async (key: Key, round: number) => {
+    const [name, at] = String(key).split(' @ ')
+    return { run: (await loop(name!))[Math.floor(round / SPAN)]!, index: Number(at) - SPAN + (round % SPAN) }
+  }
+  const ofReportedSteps = { rounds: SPAN * RUNS, keys: stepKeys, setup: (key: Key) => loop(String(key).split(' @ ')[0]!) }
   return {
     loopStep: {
-      // Round r: run r / SPAN's step (reported - SPAN + 1 + r % SPAN).
-      rounds: SPAN * RUNS,
-      keys: stepKeys,
-      setup: async (key) => loop(String(key).split(' @ ')[0]!),
+      ...ofReportedSteps,
       sample: async (key, round) => {
-        const [name, at] = String(key).split(' @ ')
-        return (await loop(name!))[Math.floor(round / SPAN)]!.steps[Number(at) - SPAN + (round % SPAN)]!
+        const { run, index } = await stepAt(key, round)
+        return run.steps[index]!
       },
     },
     // The same step's model request alone (the body it sent, replayed from the session object): its share of the step.
     loopModelCall: {
-      rounds: SPAN * RUNS,
-      keys: stepKeys,
-      setup: async (key) => loop(String(key).split(' @ ')[0]!),
+      ...ofReportedSteps,
       sample: async (key, round) => {
-        const [name, at] = String(key).split(' @ ')
-        const body = (await loop(name!))[Math.floor(round / SPAN)]!.sentBodies[Number(at) - SPAN + (round % SPAN)]
-        return worker.bench('upstream-bare', { user: USER, session: `loop-bare-${RUN}`, batch: 5 }, { body })
+        const { run, index } = await stepAt(key, round)
+        return worker.bench(
+          'upstream-bare',
+          { user: USER, session: `loop-bare-${RUN}`, batch: 5 },
+          { body: run.sentBodies[index] },
+        )
       },
     },
     // What the first run's prompts and log show (every run sends the same prompts), and the steps of all runs by kind.
