@@ -385,6 +385,21 @@ export class BenchSessionObject extends SessionObject {
     return this.rows.take()
   }
 
+  /**
+   * Once the session's search index has no merging left to run: the work an append leaves for
+   * after its answer, which the seconds a real model takes between two steps of a loop leave
+   * room for (the stub answers at once). How many turns of the event loop it waited.
+   */
+  async settled(): Promise<number> {
+    const { storage } = this as unknown as { storage: { searchIndex: { merges: { merging: boolean } } } }
+    let turns = 0
+    while (storage.searchIndex.merges.merging) {
+      if (++turns > 10_000) throw new Error('the search index is still merging')
+      await new Promise((resolve) => setTimeout(resolve, 0))
+    }
+    return turns
+  }
+
   /** The size of this object's SQLite database, in bytes (its pages). */
   databaseSize(): number {
     return this.ctx.storage.sql.databaseSize

@@ -48,6 +48,8 @@ export const loopsBench = new Hono<{ Bindings: Env }>()
       body: JSON.stringify(body),
     })
     const session = sessionOf(c)
+    // The step before it done with its work after the answer, as a model's time between steps allows.
+    await session.settled()
     await session.takeRows()
     const start = performance.now()
     const response = await app.fetch(request, c.env, c.executionCtx)
