@@ -280,7 +280,7 @@ const percent = (share: number) => `${(share * 100).toFixed(1)}%`
 
 export const AGENT_LOOP_TABLES: MeasuredTable<MeasurementName>[] = [
   {
-    title: `An agent loop through /turns: 300 tool calls of 8 KB results in a ${n(LOOP_WINDOW)}-token window, a step's time (the app in workerd, the stub model answering at once) and the session object's rows, at each reported step (over it and the 9 steps before, in each of ${RUNS} runs of each loop)`,
+    title: `An agent loop through /turns: 300 tool calls of 8 KB results in a ${n(LOOP_WINDOW)}-token window, a step's time (the app in workerd, the stub model answering at once; each step taken once the one before has done its work after the answer, its search index's merges) and the session object's rows, at each reported step (over it and the 9 steps before, in each of ${RUNS} runs of each loop)`,
     measure: [['loopStep', 'loopModelCall']],
     columns: [
       column('loop', (key) => String(key).split(' @ ')[0]!),
