@@ -112,3 +112,23 @@ export class BodyCache {
 
 /** The isolate's one body cache: every session object running in it shares the budget. */
 export const isolateBodies = new BodyCache()
+
+/**
+ * How much of the isolate's body cache one read may fill (characters): a prompt or a summary all
+ * it reads (a model's context bounds it); a bulk answer — a view, a pass's result — an eighth of
+ * the cache, so that reading one huge view never pushes every other session's events out.
+ */
+export const KEEP = { prompt: Number.POSITIVE_INFINITY, bulk: BODY_CACHE_LIMITS.total / 8 }
+
+/** What one read keeps of the bodies it brings in: the event back, and the share it has left. */
+export type Keeper = ((event: MessageEvent) => MessageEvent) & { left(): number }
+
+/** A read's keeper: what it brings in kept for `owner`, until `share` characters are kept. */
+export function keeperOf(bodies: BodyCache, owner: number, share: number): Keeper {
+  let left = share
+  const keep = (event: MessageEvent) => {
+    if (left > 0) left -= bodies.keep(owner, event)
+    return event
+  }
+  return Object.assign(keep, { left: () => left })
+}

@@ -18,6 +18,7 @@ import {
 import type { StagedBlob } from '../../core/media/blob'
 import { type Notice, newNotice, turnNotice, usageEntry } from '../../webhooks'
 import type { SessionBlobs } from './blobs'
+import { KEEP } from './body-cache'
 import type { SessionBranches } from './branches'
 import { Incarnation } from './incarnation'
 import type { LogIndexes } from './indexes'
@@ -34,7 +35,7 @@ import { type NewSessionInput, newRecord, type SessionRecord, type SessionRowCac
 import type { SessionWriter } from './session-writer'
 import type { StepLog } from './step-log'
 import type { SessionUndos } from './undos'
-import { KEEP, type ViewCache } from './view-cache'
+import type { ViewCache } from './view-cache'
 import { viewSnapshotOf } from './view-snapshot'
 
 /** The parts of a session object's storage an open session reads and writes through. */

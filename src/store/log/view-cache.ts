@@ -11,7 +11,6 @@ import {
   namedIds,
   PackedColumns,
   type SessionEvent,
-  sameClearing,
   statsOfColumns,
   type ViewColumns,
   type ViewPins,
@@ -19,24 +18,12 @@ import {
   viewAfter,
   viewEntryOf,
 } from '../../core'
-import { BODY_CACHE_LIMITS, type BodyCache, isolateBodies } from './body-cache'
+import { BODY_CACHE_LIMITS, type BodyCache, isolateBodies, KEEP, type Keeper, keeperOf } from './body-cache'
+import { ENTRIES_KEPT, KeptEntries } from './kept-entries'
 import type { SessionLog, ViewEntry } from './log'
 import { seqRuns } from './seq-runs'
 import type { SessionRecord } from './session-row'
-
-/**
- * How much of the isolate's body cache one read may fill (characters): a prompt or a summary all
- * it reads (a model's context bounds it); a bulk answer — a view, a pass's result — an eighth of
- * the cache, so that reading one huge view never pushes every other session's events out.
- */
-export const KEEP = { prompt: Number.POSITIVE_INFINITY, bulk: BODY_CACHE_LIMITS.total / 8 }
-
-/**
- * Up to how many events a view's entries are kept with its columns (~180 bytes each, ids
- * included): a pass then names what it keeps without reading the log. An agent loop's view in a
- * model's window holds hundreds; a longer view is named from storage.
- */
-export const ENTRIES_KEPT = 8192
+import { ShownCleared } from './shown-cleared'
 
 /** The view after a write, computed before the write and installed once it committed. */
 export interface ViewAdvance {
@@ -59,10 +46,9 @@ export class ViewCache {
   private owner: number
   /** Events a pass just named by id (see {@link named}), so that its boundary is resolved without a lookup by id. */
   private naming = new Map<string, ViewEntry>()
-  /** The view's entries as stored (their tokens before any clearing), by seq, while it holds at most {@link ENTRIES_KEPT}. */
-  private entries: Map<number, ViewEntry> | null = null
-  /** Cleared messages' JSON as the view shows them, by seq, with the clearing they were written under. */
-  private shownCleared = new Map<number, { clearing: ClearedEntry; json: string }>()
+  /** The view's entries as stored, by seq, so that a pass names what it keeps without reading the log. */
+  private entries = new KeptEntries()
+  private readonly shownCleared = new ShownCleared(ENTRIES_KEPT)
 
   /** Small events' bodies, in the cache every session object of the isolate shares. */
   private readonly bodies: BodyCache = isolateBodies
@@ -76,13 +62,13 @@ export class ViewCache {
     if (this.columns) return this.columns
     const columns = new PackedColumns()
     if (record.boundarySeq === 0) {
-      const entries = keptEntries()
+      const entries = new KeptEntries()
       for (const entry of this.log.entriesAfter(0)) {
         columns.push(entry)
         entries.add(entry)
       }
       this.cleared = new Map()
-      this.entries = entries.map()
+      this.entries = entries
     } else {
       const [boundary] = this.log.range(record.boundarySeq, record.boundarySeq)
       if (!boundary || !isBoundary(boundary)) throw new Error(`session ${record.id}: boundary ${record.boundarySeq} is missing`)
@@ -99,29 +85,12 @@ export class ViewCache {
    * keeps through here, and the boundary it then writes names exactly those.
    */
   named(seqs: ArrayLike<number>): ViewEntry[] {
-    const entries = this.keptEntriesOf(seqs) ?? this.log.entriesOf(seqs)
+    const entries = this.entries.of(seqs) ?? this.log.entriesOf(seqs)
     for (const entry of entries) this.naming.set(entry.id, entry)
     return entries
   }
 
-  /** The kept entries of these seqs, in their order; null unless every one is kept. */
-  private keptEntriesOf(seqs: ArrayLike<number>): ViewEntry[] | null {
-    const { entries } = this
-    if (!entries) return null
-    const found: ViewEntry[] = []
-    for (let i = 0; i < seqs.length; i++) {
-      const entry = entries.get(seqs[i]!)
-      if (!entry) return null
-      found.push(entry)
-    }
-    return found
-  }
-
-  /**
-   * Entries a boundary about to be written names (a rewind's restored view), so that it is
-   * resolved without a lookup by id: as stored (a cleared one at its stored size), as the view's
-   * kept entries are.
-   */
+  /** Entries (as stored) a boundary about to be written names, a rewind's restored view: resolved without a lookup by id. */
   remember(entries: Iterable<ViewEntry>): void {
     for (const entry of entries) this.naming.set(entry.id, entry)
   }
@@ -158,7 +127,7 @@ export class ViewCache {
             for (const event of messages) {
               const entry = viewEntryOf(event)
               this.columns.push(entry)
-              this.keepEntry(entry)
+              this.entries.add(entry)
             }
           keepBodies()
         },
@@ -180,35 +149,28 @@ export class ViewCache {
         this.columns = columns
         this.cleared = cleared
         this.entries = entries
-        for (const seq of this.shownCleared.keys()) if (!cleared.has(seq)) this.shownCleared.delete(seq)
+        this.shownCleared.keepOnly(cleared)
         keepBodies()
       },
     }
-  }
-
-  /** Keeps an entry appended to the view, while the view is short enough to keep them all. */
-  private keepEntry(entry: ViewEntry): void {
-    if (!this.entries) return
-    if (this.entries.size >= ENTRIES_KEPT) this.entries = null
-    else this.entries.set(entry.seq, entry)
   }
 
   /**
    * A view after its newest boundary (the core's projection rule, `viewAfter`): the events it
    * names — written with it or just named by its pass (`fresh`), else read by id; those it
    * cleared at their cleared size — then the messages after it. Answers its clearing, by seq, and
-   * its entries as stored (null for a view too long to keep them).
+   * its entries as stored.
    */
   private fill(
     columns: PackedColumns,
     boundary: BoundaryEvent,
     fresh: Map<string, ViewEntry>,
     after: Iterable<ViewEntry>,
-  ): { cleared: Map<number, ClearedEntry>; entries: Map<number, ViewEntry> | null } {
+  ): { cleared: Map<number, ClearedEntry>; entries: KeptEntries } {
     const stored = this.log.entriesByIds(namedIds(boundary.boundary).filter((id) => !fresh.has(id)))
     const byId = clearedById(boundary.boundary.cleared)
     const cleared = new Map<number, ClearedEntry>()
-    const entries = keptEntries()
+    const entries = new KeptEntries()
     const named = (id: string) => {
       const entry = fresh.get(id) ?? stored.get(id)
       if (entry) entries.add(entry)
@@ -221,7 +183,7 @@ export class ViewCache {
       // A named entry was kept as stored when it was looked up (its clearing aside).
       else entries.add(entry)
     }
-    return { cleared, entries: entries.map() }
+    return { cleared, entries }
   }
 
   /** The view's cleared messages as its newest boundary lists them, and their seqs (loading the view if need be). */
@@ -241,15 +203,11 @@ export class ViewCache {
     }
   }
 
-  /**
-   * {@link jsonOf} as the view shows them (see {@link shownEventsOf}): a cleared message's JSON
-   * written cleared, and remembered so — its whole body (a large tool result, most often) is
-   * read and parsed once, not on every answer that lists it.
-   */
+  /** {@link jsonOf} as the view shows them (see {@link shownEventsOf}): a cleared message's JSON written cleared (see {@link ShownCleared}). */
   *shownJsonOf(seqs: ArrayLike<number>, keep = KEEP.bulk): Generator<string> {
     if (this.cleared.size === 0) return yield* this.jsonOf(seqs, keep)
     // One share of the cache for the whole read, however its cleared messages cut it.
-    const keeper = this.keeper(keep)
+    const keeper = this.keeperOf(keep)
     for (let i = 0; i < seqs.length; ) {
       const clearing = this.cleared.get(seqs[i]!)
       if (clearing) {
@@ -264,18 +222,12 @@ export class ViewCache {
     }
   }
 
-  /**
-   * A cleared message's JSON as the view shows it, from what was written of it before under the
-   * same clearing; remembered when no larger than a body the cache would keep.
-   */
+  /** A cleared message's JSON as the view shows it. */
   private clearedJson(seq: number, clearing: ClearedEntry, keeper: Keeper): string {
-    const known = this.shownCleared.get(seq)
-    if (known && sameClearing(known.clearing, clearing)) return known.json
+    const known = this.shownCleared.get(seq, clearing)
+    if (known !== undefined) return known
     const event = this.eventsWith([seq], keeper).next().value as MessageEvent
-    const json = JSON.stringify(clearedEvent(event, clearing))
-    if (this.shownCleared.size < ENTRIES_KEPT && json.length <= 2 * BODY_CACHE_LIMITS.perEvent)
-      this.shownCleared.set(seq, { clearing, json })
-    return json
+    return this.shownCleared.set(seq, clearing, JSON.stringify(clearedEvent(event, clearing)))
   }
 
   /**
@@ -283,7 +235,7 @@ export class ViewCache {
    * batches — and kept when small, up to `keep` characters for this read (see {@link KEEP}).
    */
   eventsOf(seqs: ArrayLike<number>, keep = KEEP.bulk): Generator<MessageEvent> {
-    return this.eventsWith(seqs, this.keeper(keep))
+    return this.eventsWith(seqs, this.keeperOf(keep))
   }
 
   private *eventsWith(seqs: ArrayLike<number>, keeper: Keeper): Generator<MessageEvent> {
@@ -295,7 +247,7 @@ export class ViewCache {
 
   /** The JSON text of the events of these seqs, in their order, written from memory or straight from storage. */
   jsonOf(seqs: ArrayLike<number>, keep = KEEP.bulk): Generator<string> {
-    return this.jsonWith(seqs, this.keeper(keep))
+    return this.jsonWith(seqs, this.keeperOf(keep))
   }
 
   private *jsonWith(seqs: ArrayLike<number>, keeper: Keeper): Generator<string> {
@@ -311,14 +263,7 @@ export class ViewCache {
   }
 
   /** Keeps what a read brings in, within its share of the cache. */
-  private keeper(share: number): Keeper {
-    let left = share
-    const keep = (event: MessageEvent) => {
-      if (left > 0) left -= this.bodies.keep(this.owner, event)
-      return event
-    }
-    return Object.assign(keep, { left: () => left })
-  }
+  private keeperOf = (share: number): Keeper => keeperOf(this.bodies, this.owner, share)
 
   /** One event by its seq, from memory when it is kept (and kept when small). */
   event(seq: number): MessageEvent | null {
@@ -329,7 +274,7 @@ export class ViewCache {
   reset(): void {
     this.columns = null
     this.cleared = new Map()
-    this.entries = null
+    this.entries = new KeptEntries()
     this.shownCleared.clear()
     this.naming.clear()
     this.owner = this.bodies.newOwner()
@@ -348,21 +293,5 @@ export class ViewCache {
       }
       if (from <= run.to) yield { from, to: run.to }
     }
-  }
-}
-
-/** What one read keeps of the bodies it brings in (see `ViewCache.keeper`): the event back, and the share it has left. */
-type Keeper = ((event: MessageEvent) => MessageEvent) & { left(): number }
-
-/** A view's entries by seq, gathered as it is loaded, given up once there are more than {@link ENTRIES_KEPT}. */
-function keptEntries() {
-  let kept: Map<number, ViewEntry> | null = new Map()
-  return {
-    add(entry: ViewEntry) {
-      if (!kept || kept.has(entry.seq)) return
-      if (kept.size >= ENTRIES_KEPT) kept = null
-      else kept.set(entry.seq, entry)
-    },
-    map: () => kept,
   }
 }
