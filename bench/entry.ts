@@ -351,7 +351,7 @@ export class BenchSessionObject extends SessionObject {
   async preparePass(): Promise<void> {
     const { session, compaction, model } = await this.passing()
     // False when nothing new was needed: the session's own preparation after its last turn may have kept the same.
-    await compaction.prepare(session, session.info(), { strategy: PREPARED_PASS, model, at: 0 })
+    await compaction.prepare(session, session.info(), { strategy: PREPARED_PASS, model, at: 0, nextMessage: true })
   }
 
   /** That pass, answered from the summary prepared for it (no model call). Answers the events it covered. */

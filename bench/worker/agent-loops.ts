@@ -158,8 +158,11 @@ async function runLoop(worker: BenchWorker, key: string, run: number): Promise<L
   const step = (k: number) => worker.bench('loops/step', { user: USER, session, model, step: k })
   let next = (await step(0)).counts!.next
   const steps: Measured[] = []
+  let loopSummaryTokens = 0
   for (let k = 1; k <= STEPS; k++) {
     if (next !== k) throw new Error(`loop ${key}: step ${k} asked for ${next}`)
+    // Before the step that ends the turn: what the loop's steps spent on summaries prepared after their answers.
+    if (k === STEPS) loopSummaryTokens = await summaryTokensSettled(worker, session)
     const taken = await step(k)
     steps.push(taken)
     next = taken.counts!.next
@@ -176,7 +179,16 @@ async function runLoop(worker: BenchWorker, key: string, run: number): Promise<L
     if (taken) taken.counts = { ...taken.counts, promptBytes: JSON.stringify(request.body).length }
     if (done) sentBodies[Number(done[1]) - 1] = request.body
   }
-  return { steps, sentBodies, counts: { ...promptsOf(sent), ...passesOf(log) } }
+  return { steps, sentBodies, counts: { ...promptsOf(sent), ...passesOf(log), loopSummaryTokens } }
+}
+
+/** The summary tokens a session has spent, once no preparation of a summary runs (`/context` says when). */
+async function summaryTokensSettled(worker: BenchWorker, session: string): Promise<number> {
+  for (let polls = 0; polls < 10_000; polls++) {
+    const context = await worker.api('GET', `/v1/sessions/${session}/context`)
+    if (!context.preparing) return context.usage.summaryTokens
+  }
+  throw new Error(`${session}: a summary is still being prepared`)
 }
 
 const medianOf = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0
@@ -316,6 +328,7 @@ export const AGENT_LOOP_TABLES: MeasuredTable<MeasurementName>[] = [
       column('median share of the new prompt', (key, r) => percent(r.counts('loopPrompts', key).medianOfNew!)),
       column('after a clearing', count('loopPrompts', 'clearedBefore')),
       column('after a pass in the turn', count('loopPrompts', 'passInTurnBefore')),
+      column('summary tokens prepared in the loop', count('loopPrompts', 'loopSummaryTokens')),
       column('lowest share at those', (key, r) => percent(r.counts('loopPrompts', key).lowestAtPass!)),
     ],
     notes: [

@@ -110,6 +110,8 @@ export interface PrepareRequest {
   model: ModelFit
   /** The share of the trigger's tokens the view must have passed (the policy's `prepare.at`). */
   at: number
+  /** Whether the turn ended, so the next request may bring a new message (see the core's `prepareSummaries`). */
+  nextMessage: boolean
   spend?: ((usage: Usage | null) => Promise<void>) | undefined
 }
 
@@ -192,6 +194,7 @@ export function compactor(options: CompactorOptions): Compactor {
           session,
           model: request.model,
           previous: preparedFor(store, spec),
+          nextMessage: request.nextMessage,
         },
         { store, estimator: options.estimator },
       ).catch((error: unknown) => {

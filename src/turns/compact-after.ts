@@ -25,12 +25,14 @@ export async function compactAfter(step: PreparedStep, result: TurnResult, deps:
   }
   const pass = () => deps.compactor.run(deps.session, deps.session.info(), request)
   const at = preparesAt(policy)
+  // A reply that asks for tool calls is followed by their results, in the same turn: no new message yet.
+  const nextMessage = result.status !== 'requires_action'
   // The summary a later pass will want, prepared after the answer (round4 §6); never in the turn's way.
   const prepare = () =>
     at !== null &&
     deps.passes?.prepare(async () => {
       await deps.compactor
-        .prepare(deps.session, deps.session.info(), { ...request, at })
+        .prepare(deps.session, deps.session.info(), { ...request, at, nextMessage })
         .catch((error: unknown) => log.warn('preparing a summary failed; a pass will summarize', { error: String(error) }))
     })
   if (deps.passes?.inBackground(policy)) {

@@ -115,6 +115,28 @@ describe('prepared summaries (round4 §6)', () => {
     expect((await context(id)).prepared.covers.events).toBe(8)
   })
 
+  it('asks for no summary while an agent loop goes on in the newest turn; once the turn ends, the next message’s is topped up', async () => {
+    const { id, tag } = await preparedSession()
+    const tool = { type: 'function', function: { name: 'read_file', parameters: { type: 'object', properties: {} } } }
+    let answered = await turn(id, { content: 'question 5', model: 'loop-3', tools: [tool] })
+    for (let step = 1; step <= 3; step++) {
+      expect(answered.body.status, answered.text).toBe('requires_action')
+      // A preparation would have started with the answer, and would wait at the held summary model.
+      expect((await context(id)).preparing, `after step ${step - 1}`).toBe(false)
+      const [pending] = answered.body.toolCalls
+      answered = await turn(id, { model: 'loop-3', tools: [tool], toolResults: [{ id: pending.id, data: `file ${step}` }] })
+    }
+    expect(answered.body.status, answered.text).toBe('completed')
+    await untilUpstreamReceived(tag, 3)
+    await settled(id, tag)
+    const requests = await upstreamRequests(tag)
+    expect(requests).toHaveLength(3)
+    // Four turns before the next message: the pass with it keeps the loop's and the new one, covers q1 … a4.
+    expect(conversationOf(requests[2]!)).toContain('question 4')
+    expect(conversationOf(requests[2]!)).not.toContain('question 5')
+    expect((await context(id)).prepared.covers.events).toBe(8)
+  })
+
   it('counts its summary call in the session’s usage, used or not', async () => {
     const { id } = await preparedSession()
     expect((await context(id)).usage.summaryTokens).toBeGreaterThan(0)

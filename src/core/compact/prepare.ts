@@ -14,6 +14,12 @@ export interface PrepareRequest {
   model?: ModelFit
   /** The summaries prepared before (their summarizer the strategy's). */
   previous: readonly PreparedSummary[]
+  /**
+   * Whether the client's next request may bring a new message (default true). False while the
+   * newest turn waits for its tool calls' results: that request goes on with the same turn, so a
+   * pass with it covers what one now would, and an agent loop asks for no summary each step.
+   */
+  nextMessage?: boolean
 }
 
 /** The message a client's next request will bring, as a pass then counts it: the newest turn, of no tokens yet. */
@@ -45,7 +51,7 @@ export async function prepareSummaries(
   const snapshot = await deps.store.readView()
   const made: PreparedSummary[] = []
   let changed = false
-  for (const pending of [undefined, [NEXT_MESSAGE]]) {
+  for (const pending of request.nextMessage === false ? [undefined] : [undefined, [NEXT_MESSAGE]]) {
     const planned = await planCut(snapshot, { strategy: request.strategy, model: request.model, pending }, deps)
     if (typeof planned === 'string' || planned.cut.coveredConversation.length === 0) continue
     const { cut, view, cleared } = planned

@@ -52,6 +52,23 @@ describe('prepareSummaries', () => {
     expect(Array.from(topped![1]!.covered)).toEqual([1, 2, 3, 4, 5, 6, 7, 8])
   })
 
+  it('while the newest turn waits for its tool results, prepare only what a pass covers now: no call for each step of a loop', async () => {
+    const { store, deps, summarizer, prepared } = await preparedLog()
+    const loop = { strategy: { window, summarizer }, session, previous: prepared, nextMessage: false }
+    await store.append(events('U5 C1'), store.version)
+    // Now a pass keeps U4's and U5's turns: it covers what the next message's was prepared for.
+    expect(await prepareSummaries(loop, deps)).toBeNull()
+    await store.append(events('T1 C2'), store.version)
+    expect(await prepareSummaries(loop, deps)).toBeNull()
+    expect(summarizer.requests).toHaveLength(2)
+    // The turn ended: the next message's range is prepared, topped up with U4's turn.
+    await store.append(events('T2 A5'), store.version)
+    const ended = await prepareSummaries({ ...loop, nextMessage: true }, deps)
+    expect(summarizer.requests).toHaveLength(3)
+    expect(idString(summarizer.requests[2]!.covered)).toBe('U4 A4')
+    expect(Array.from(ended![1]!.covered)).toEqual([1, 2, 3, 4, 5, 6, 7, 8])
+  })
+
   it('prepare nothing when those before cover both ranges already', async () => {
     const { deps, summarizer, prepared } = await preparedLog()
     expect(await prepareSummaries({ strategy: { window, summarizer }, session, previous: prepared }, deps)).toBeNull()
