@@ -168,6 +168,7 @@ async function runLoop(worker: BenchWorker, key: string, run: number): Promise<L
     next = taken.counts!.next
   }
   if (next !== 0) throw new Error(`loop ${key}: no answer after step ${STEPS}`)
+  const turnEndSummaryTokens = (await summaryTokensSettled(worker, session)) - loopSummaryTokens
   const log = await wholeLog(worker, session)
   const tag = model.split('#')[1]!
   const sent = (await (await fetch(`${worker.upstreamUrl}/__requests?tag=${tag}`)).json()) as Sent[]
@@ -179,7 +180,7 @@ async function runLoop(worker: BenchWorker, key: string, run: number): Promise<L
     if (taken) taken.counts = { ...taken.counts, promptBytes: JSON.stringify(request.body).length }
     if (done) sentBodies[Number(done[1]) - 1] = request.body
   }
-  return { steps, sentBodies, counts: { ...promptsOf(sent), ...passesOf(log), loopSummaryTokens } }
+  return { steps, sentBodies, counts: { ...promptsOf(sent), ...passesOf(log), loopSummaryTokens, turnEndSummaryTokens } }
 }
 
 /** The summary tokens a session has spent, once no preparation of a summary runs (`/context` says when). */
@@ -329,6 +330,7 @@ export const AGENT_LOOP_TABLES: MeasuredTable<MeasurementName>[] = [
       column('after a clearing', count('loopPrompts', 'clearedBefore')),
       column('after a pass in the turn', count('loopPrompts', 'passInTurnBefore')),
       column('summary tokens prepared in the loop', count('loopPrompts', 'loopSummaryTokens')),
+      column('at the turn’s end', count('loopPrompts', 'turnEndSummaryTokens')),
       column('lowest share at those', (key, r) => percent(r.counts('loopPrompts', key).lowestAtPass!)),
     ],
     notes: [
