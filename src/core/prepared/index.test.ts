@@ -69,6 +69,20 @@ describe('prepareSummaries', () => {
     expect(Array.from(ended![1]!.covered)).toEqual([1, 2, 3, 4, 5, 6, 7, 8])
   })
 
+  it('in a loop under a window that counts tokens, ask for a summary only when the range of now moves, not at each step', async () => {
+    const store = storeOf(events('U1 A1 U2 C1'))
+    const deps = depsFor(store)
+    const summarizer = recordingSummarizer()
+    let previous: PreparedSummary[] = []
+    for (let step = 1; step <= 5; step++) {
+      const loop = { strategy: { window: { tokenBudget: 1 }, summarizer }, session, previous, nextMessage: false }
+      previous = (await prepareSummaries(loop, deps)) ?? previous
+      await store.append(events(`T${step} C${step + 1}`), store.version)
+    }
+    // The newest turn is never covered: what a pass covers now is U1's turn, prepared once.
+    expect(summarizer.requests.map((request) => idString(request.covered))).toEqual(['U1 A1'])
+  })
+
   it('prepare nothing when those before cover both ranges already', async () => {
     const { deps, summarizer, prepared } = await preparedLog()
     expect(await prepareSummaries({ strategy: { window, summarizer }, session, previous: prepared }, deps)).toBeNull()
