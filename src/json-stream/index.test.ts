@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { encodedChunks, jsonAnswer, jsonArray, jsonObject, jsonStream } from '.'
+import { encodedChunks, jsonAnswer, jsonArray, jsonObject, jsonStream, requestJson } from '.'
 
 const readJson = (stream: ReadableStream<Uint8Array>) => new Response(stream).json()
 
@@ -85,5 +85,44 @@ describe('JSON made piece by piece', () => {
       throw new Error('storage went away')
     })()
     await expect(readJson(jsonStream(pieces))).rejects.toThrow('storage went away')
+  })
+})
+
+describe('requestJson', () => {
+  /** A value as a prompt with images holds it: long base64 and data URLs beside text that JSON must escape. */
+  const base64 = 'iVBORw0KGgo+/'.repeat(40_000)
+  const prompt = {
+    model: 'm',
+    messages: [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Say "hi" — ok?\n' },
+          { type: 'image_url', image_url: { url: `data:image/png;base64,${base64}` } },
+        ],
+      },
+      { role: 'tool', content: `a long result, "quoted", on lines\n${'é and more\n'.repeat(10_000)}` },
+      { role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: base64 } }] },
+    ],
+    max_tokens: 10,
+  }
+
+  it('sends the long strings JSON writes as they are apart, the bytes exactly JSON.stringify’s, its length told', async () => {
+    const json = requestJson(prompt)
+    if (typeof json === 'string') throw new Error('expected a stream for a value holding long base64')
+    const sent = new Uint8Array(await new Response(json.stream()).arrayBuffer())
+    const expected = new TextEncoder().encode(JSON.stringify(prompt))
+    expect(sent.byteLength).toBe(expected.byteLength)
+    expect(json.bytes).toBe(expected.byteLength)
+    expect(Buffer.from(sent).equals(Buffer.from(expected))).toBe(true)
+    // A retry sends it again, whole.
+    expect((await new Response(json.stream()).arrayBuffer()).byteLength).toBe(expected.byteLength)
+  })
+
+  it('is JSON.stringify’s text when no string is long, or every long one needs escaping', () => {
+    const small = { messages: [{ role: 'user', content: 'hello' }] }
+    expect(requestJson(small)).toBe(JSON.stringify(small))
+    const escaped = { content: 'a line\n'.repeat(20_000) }
+    expect(requestJson(escaped)).toBe(JSON.stringify(escaped))
   })
 })

@@ -133,3 +133,67 @@ export function* jsonObject<T extends object = Record<string, unknown>>(fields: 
   }
   yield first ? '{}' : '}'
 }
+
+/** Strings at least this long are sent apart from the rest of a request's JSON when JSON writes them as they are. */
+const LONG_CHARS = 64 * 1024
+/** What JSON writes as it is, one byte a character: printable ASCII but `"` and `\` (base64, a data URL). */
+const NEEDS_ESCAPE_OR_WIDE = /[^\x20\x21\x23-\x5b\x5d-\x7e]/
+
+/** A request body's JSON as a byte stream of known length (see {@link requestJson}). */
+export interface StreamedJson {
+  /** Its length in bytes, for a Content-Length. */
+  bytes: number
+  /** Its bytes, made as they are read (a new stream each call: a retry sends it again). */
+  stream(): ReadableStream<Uint8Array>
+}
+
+/**
+ * A request body's JSON, its long strings that JSON writes as they are (an image's base64, a data
+ * URL) not copied into one text: `JSON.stringify` of a prompt carrying 32 MB of images builds that
+ * text at several times its size on the way (BENCHMARKS.md). The rest is written whole, and each
+ * such string is encoded a slice at a time as the body is read. A value without one is its JSON
+ * text, as `JSON.stringify` writes it (the stream's bytes are the same text).
+ *
+ * @example
+ * const json = requestJson({ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: dataUrl } }] }] })
+ * const body = typeof json === 'string' ? json : json.stream()
+ */
+export function requestJson(value: unknown): string | StreamedJson {
+  if (!holdsLong(value)) return JSON.stringify(value)
+  const long: string[] = []
+  const mark = `long-${crypto.randomUUID()}-`
+  const skeleton = JSON.stringify(value, (_key, item: unknown) =>
+    typeof item === 'string' && item.length >= LONG_CHARS && !NEEDS_ESCAPE_OR_WIDE.test(item)
+      ? `${mark}${long.push(item) - 1}`
+      : item,
+  )
+  if (long.length === 0) return skeleton
+  // Split at each `"<mark><n>"`: the text between, then the string's index, in turn.
+  const parts = skeleton.split(new RegExp(`"${mark}(\\d+)"`))
+  const encoder = new TextEncoder()
+  let bytes = 0
+  parts.forEach((part, i) => {
+    bytes += i % 2 === 0 ? encoder.encode(part).byteLength : long[Number(part)]!.length + 2
+  })
+  function* pieces(): Generator<string> {
+    for (const [i, part] of parts.entries()) {
+      if (i % 2 === 0) {
+        yield part
+        continue
+      }
+      const text = long[Number(part)]!
+      yield '"'
+      for (let at = 0; at < text.length; at += CHUNK_CHARS) yield text.slice(at, at + CHUNK_CHARS)
+      yield '"'
+    }
+  }
+  return { bytes, stream: () => jsonStream(pieces()) }
+}
+
+/** Whether a value holds a string of at least {@link LONG_CHARS} characters, at any depth. */
+function holdsLong(value: unknown): boolean {
+  if (typeof value === 'string') return value.length >= LONG_CHARS
+  if (typeof value !== 'object' || value === null) return false
+  for (const item of Array.isArray(value) ? value : Object.values(value)) if (holdsLong(item)) return true
+  return false
+}

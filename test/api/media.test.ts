@@ -206,6 +206,37 @@ describe('images on their way to the model', () => {
     expect(await blobRows(id)).toEqual({ blobs: 1, chunks: 1 })
   })
 
+  it('sends an image of over 64 Ki characters of base64 to either upstream byte for byte, the request with its length (not chunked)', async () => {
+    const large = png(120, 150)
+    const data = encodeBase64(large)
+    expect(data.length).toBeGreaterThan(64 * 1024)
+    const id = newSessionId('media')
+    const tag = newTag()
+    const asked = await turn(id, { model: `echo#${tag}`, content: [{ type: 'text', text: 'And this?' }, image(large)] })
+    expect(asked.status, asked.text).toBe(200)
+    const [openai] = await upstreamRequests(tag)
+    const user = openai!.body.messages.find((m) => m.role === 'user') as unknown as { content: unknown }
+    expect(user.content).toEqual([
+      { type: 'text', text: 'And this?' },
+      { type: 'image_url', image_url: { url: `data:image/png;base64,${data}` } },
+    ])
+    const claude = await turn(id, { model: `claude-echo#${tag}`, content: 'Once more?' })
+    expect(claude.status, claude.text).toBe(200)
+    const [anthropic] = (await (await fetch(`${env.ANTHROPIC_BASE_URL}/__requests?tag=${tag}`)).json()) as {
+      headers: Record<string, string>
+      body: { messages: { content: unknown }[] }
+    }[]
+    expect(anthropic!.body.messages[0]!.content).toContainEqual({
+      type: 'image',
+      source: { type: 'base64', media_type: 'image/png', data },
+    })
+    // Sent with its length, not chunked: the body's bytes as JSON.stringify would have written them.
+    expect(anthropic!.headers['transfer-encoding']).toBeUndefined()
+    expect(Number(anthropic!.headers['content-length'])).toBe(
+      new TextEncoder().encode(JSON.stringify(anthropic!.body)).byteLength,
+    )
+  })
+
   it('sends a tool result’s images after the tool messages, as one user message naming the call', async () => {
     const id = newSessionId('media')
     const tag = newTag()

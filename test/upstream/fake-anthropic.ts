@@ -218,7 +218,10 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
   for await (const chunk of req) chunks.push(chunk as Buffer)
   const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Body
   const headers = Object.fromEntries(
-    ['x-api-key', 'anthropic-version', 'anthropic-beta'].map((name) => [name, req.headers[name] as string | undefined]),
+    ['x-api-key', 'anthropic-version', 'anthropic-beta', 'content-length', 'transfer-encoding'].map((name) => [
+      name,
+      req.headers[name] as string | undefined,
+    ]),
   )
   requests.push({ model: body.model, headers, body })
   const [name, tag = ''] = body.model.split('#')

@@ -1,3 +1,4 @@
+import { requestJson, type StreamedJson } from '../../json-stream'
 import { type ChatReply, UpstreamError } from '../port'
 import { type CollectOptions, collectStream } from '../stream'
 
@@ -38,7 +39,7 @@ export function httpUpstream(options: HttpUpstreamOptions) {
       response = await doFetch(options.url, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', ...headers },
-        body: JSON.stringify(body),
+        body: bodyOf(requestJson(body)),
         signal,
       })
     } catch (error) {
@@ -47,6 +48,18 @@ export function httpUpstream(options: HttpUpstreamOptions) {
     }
     if (!response.ok) throw options.refused(response, redact(await response.text().catch(() => '')))
     return response
+  }
+
+  /** A request's JSON: its text, or its stream sent with its length (a Content-Length, as a text's). */
+  function bodyOf(json: string | StreamedJson): string | ReadableStream<Uint8Array> {
+    if (typeof json === 'string') return json
+    const { readable, writable } = new FixedLengthStream(json.bytes)
+    // A failure shows as the fetch's (the body cut short of its length).
+    json
+      .stream()
+      .pipeTo(writable)
+      .catch(() => {})
+    return readable
   }
 
   /** A plain answer's JSON: one deadline for the response and its body. */
