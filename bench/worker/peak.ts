@@ -6,8 +6,8 @@ import { readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs'
 import type { Measured } from '../shared'
 import type { BenchWorker } from './client'
 
-/** The workerd processes of this run (descendants of this process): the Worker's (which has the objects' SQLite files open) and the others (the dev server's proxy). */
-function workerdProcesses(): { worker: number[]; others: number[] } {
+/** The workerd processes of this run (descendants of this process): the Worker's (which has the objects' SQLite files in `state` open) and the others (the dev server's proxy, other Workers). */
+function workerdProcesses(state: string): { worker: number[]; others: number[] } {
   const byParent = new Map<number, { pid: number; name: string }[]>()
   for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
     try {
@@ -31,7 +31,7 @@ function workerdProcesses(): { worker: number[]; others: number[] } {
     try {
       return readdirSync(`/proc/${pid}/fd`).some((fd) => {
         try {
-          return readlinkSync(`/proc/${pid}/fd/${fd}`).includes('.bench/state')
+          return readlinkSync(`/proc/${pid}/fd/${fd}`).includes(`${state}/`)
         } catch {
           return false
         }
@@ -59,8 +59,9 @@ export async function peakOf(
   body: string | undefined,
   headers: Record<string, string>,
   status = 200,
+  state = '.bench/state',
 ): Promise<Measured> {
-  const { worker: pids, others } = workerdProcesses()
+  const { worker: pids, others } = workerdProcesses(state)
   if (pids.length === 0) throw new Error('the Worker’s workerd process was not found')
   const before = { worker: summed(pids, 'VmRSS'), others: summed(others, 'VmRSS') }
   for (const pid of [...pids, ...others]) writeFileSync(`/proc/${pid}/clear_refs`, '5')
