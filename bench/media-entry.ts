@@ -16,6 +16,7 @@ import { contentOf, defaultEstimator, newMessageEvent, type Part } from '../src/
 import { decodeBase64, encodeBase64 } from '../src/core/media/base64'
 import { sha256Hex } from '../src/core/media/sha256'
 import { app } from '../src/http/app'
+import { requestJson } from '../src/json-stream'
 import { sessionStub } from '../src/object/address'
 import { MediaIntake, nativeTurn } from '../src/wire/media'
 import type { RowCounts } from '../test/support/row-counts'
@@ -277,7 +278,7 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
  * (`handover`), with the blobs written in one transaction (`write`, answered once durable, as a
  * turn's write is; each in a session of its own), and that write timed inside the object
  * (`sqlite`: SQLite's work, no wait for durability); the prompt made for the model (`prompt`: the
- * images as data URLs; `encode`: their base64 alone) and its JSON (`stringify`).
+ * images as data URLs; `encode`: their base64 alone) and its JSON as the model call sends it (`stringify`).
  */
 async function tenStep(c: BenchContext, mode: TenMode, step: TenStep, batch: number): Promise<Measured> {
   const body = JSON.stringify({ content: await tenContent(mode, 0) })
@@ -319,7 +320,10 @@ async function tenStep(c: BenchContext, mode: TenMode, step: TenStep, batch: num
         withBytes((ref) => staged.get(ref)?.data ?? null),
       ),
     encode: () => [...staged.values()].map((blob) => encodeBase64(blob.data)),
-    stringify: () => JSON.stringify({ model: 'echo', messages: prompt, max_tokens: 1024 }),
+    stringify: () => {
+      const json = requestJson({ model: 'echo', messages: prompt, max_tokens: 1024 })
+      return typeof json === 'string' ? json : new Response(json.stream()).arrayBuffer()
+    },
   }
   // SQLite's work timed in each object, once: a fresh session's write, as a turn's is (writes
   // repeated in one object grow its WAL to a checkpoint, which the first does not reach).

@@ -50,7 +50,7 @@ const TEN_STEPS: Record<string, string> = {
   sqlite: 'of which the write inside the object (SQLite’s work, no wait for durability)',
   prompt: 'the prompt for the model: the images as data URLs (the object)',
   encode: 'of which the base64 alone',
-  stringify: 'the model request’s JSON (JSON.stringify)',
+  stringify: 'the model request’s JSON (`requestJson`, its bytes read through)',
 }
 /** Samples of each step, and how many times it is done a sample. */
 const STEP_BATCH = 10
