@@ -89,8 +89,8 @@ describe('JSON made piece by piece', () => {
 })
 
 describe('requestJson', () => {
-  /** A value as a prompt with images holds it: long base64 and data URLs beside text that JSON must escape. */
-  const base64 = 'iVBORw0KGgo+/'.repeat(40_000)
+  /** A value as a prompt with images holds it: long base64 and data URLs (each over a megabyte: sent in many slices) beside text that JSON must escape. */
+  const base64 = 'iVBORw0KGgo+/'.repeat(100_000)
   const prompt = {
     model: 'm',
     messages: [

@@ -136,8 +136,6 @@ export function* jsonObject<T extends object = Record<string, unknown>>(fields: 
 
 /** Strings at least this long are sent apart from the rest of a request's JSON when JSON writes them as they are. */
 const LONG_CHARS = 64 * 1024
-/** Such a string is encoded this many characters at a time: a few chunks a megabyte, one held at a time. */
-const LONG_SLICE_CHARS = 1024 * 1024
 /** What JSON writes as it is, one byte a character: printable ASCII but `"` and `\` (base64, a data URL). */
 const NEEDS_ESCAPE_OR_WIDE = /[^\x20\x21\x23-\x5b\x5d-\x7e]/
 
@@ -185,7 +183,7 @@ export function requestJson(value: unknown): string | StreamedJson {
       }
       const text = long[Number(part)]!
       yield '"'
-      for (let at = 0; at < text.length; at += LONG_SLICE_CHARS) yield text.slice(at, at + LONG_SLICE_CHARS)
+      for (let at = 0; at < text.length; at += CHUNK_CHARS) yield text.slice(at, at + CHUNK_CHARS)
       yield '"'
     }
   }
