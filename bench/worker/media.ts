@@ -89,12 +89,15 @@ const fourImages = () => {
  */
 async function peakSample(kind: Key, round: number): Promise<Measured> {
   const state = `.bench/peak-${RUN}-${String(kind)}-${round}`
-  const worker = await startBenchWorker(state)
   try {
-    await worker.api('POST', `/v1/sessions/warm-${round}/turns`, { content: 'A line of text.' })
-    return await peakRequest(worker, state, kind, round)
+    const worker = await startBenchWorker(state)
+    try {
+      await worker.api('POST', `/v1/sessions/warm-${round}/turns`, { content: 'A line of text.' })
+      return await peakRequest(worker, state, kind, round)
+    } finally {
+      await worker.close()
+    }
   } finally {
-    await worker.close()
     rmSync(state, { recursive: true, force: true })
   }
 }

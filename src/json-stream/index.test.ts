@@ -103,6 +103,8 @@ describe('requestJson', () => {
       },
       { role: 'tool', content: `a long result, "quoted", on lines\n${'é and more\n'.repeat(10_000)}` },
       { role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: base64 } }] },
+      // Long, and on one line, but JSON escapes a quote or a backslash, and writes é as two bytes.
+      { role: 'user', content: `say "${'x'.repeat(70_000)}" \\ ${'é'.repeat(70_000)}` },
     ],
     max_tokens: 10,
   }
@@ -117,6 +119,17 @@ describe('requestJson', () => {
     expect(Buffer.from(sent).equals(Buffer.from(expected))).toBe(true)
     // A retry sends it again, whole.
     expect((await new Response(json.stream()).arrayBuffer()).byteLength).toBe(expected.byteLength)
+  })
+
+  it('hands the long strings on a slice at a time: no chunk near the whole', async () => {
+    const json = requestJson(prompt)
+    if (typeof json === 'string') throw new Error('expected a stream')
+    const sizes: number[] = []
+    for await (const chunk of json.stream() as unknown as AsyncIterable<Uint8Array>) sizes.push(chunk.byteLength)
+    expect(sizes.reduce((sum, size) => sum + size, 0)).toBe(json.bytes)
+    // The escaped text (~0.3 MB) is written whole; each base64 string goes in 64 Ki slices.
+    expect(Math.max(...sizes)).toBeLessThan(json.bytes / 4)
+    expect(sizes.length).toBeGreaterThan(json.bytes / (256 * 1024))
   })
 
   it('is JSON.stringify’s text when no string is long, or every long one needs escaping', () => {

@@ -206,7 +206,7 @@ describe('images on their way to the model', () => {
     expect(await blobRows(id)).toEqual({ blobs: 1, chunks: 1 })
   })
 
-  it('sends an image of over 64 Ki characters of base64 to either upstream byte for byte, the request with its length (not chunked)', async () => {
+  it('sends an image of over 64 Ki characters of base64 to either upstream intact, the request with its length (not chunked)', async () => {
     const large = png(120, 150)
     const data = encodeBase64(large)
     expect(data.length).toBeGreaterThan(64 * 1024)
@@ -235,6 +235,21 @@ describe('images on their way to the model', () => {
     expect(Number(anthropic!.headers['content-length'])).toBe(
       new TextEncoder().encode(JSON.stringify(anthropic!.body)).byteLength,
     )
+  })
+
+  it('follows a redirect that keeps the method with a large image as a small request does, sending its body again', async () => {
+    const large = png(120, 150)
+    for (const status of [307, 308]) {
+      const id = newSessionId('media')
+      const tag = newTag()
+      const asked = await turn(id, { model: `moved-${status}#${tag}`, content: [{ type: 'text', text: 'Moved?' }, image(large)] })
+      expect(asked.status, asked.text).toBe(200)
+      expect(asked.body.reply.message.content).toBe('Echo: Moved? [image]')
+      // Both arrivals carried the whole request: the redirected one and the one answered.
+      const sent = await upstreamRequests(tag)
+      expect(sent).toHaveLength(2)
+      expect(sent[1]!.body).toEqual(sent[0]!.body)
+    }
   })
 
   it('sends a tool result’s images after the tool messages, as one user message naming the call', async () => {

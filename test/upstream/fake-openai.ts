@@ -12,6 +12,8 @@
  * |                 | usage, `[DONE]`) once released; plain: like hold                        |
  * | `fail-<status>` | answers that status with an OpenAI error body                          |
  * | `flaky-<n>`     | answers 503 to the first n requests of its tag, then like echo         |
+ * | `moved-<status>`| a redirect keeping the method (307, 308) to the same path with         |
+ * |                 | `?moved=1`, where it answers like echo                                  |
  * | `limited-<n>`   | answers 429 to the first n requests of its tag, then like echo         |
  * | `blank`         | answers an empty (whitespace) message                                  |
  * | `titled-<words>`| like echo; when the prompt asks for a title (holds `"Title: "`), a last |
@@ -476,6 +478,11 @@ const MODES: Record<string, (request: ChatRequest) => unknown> = {
   },
   fail: (r) => sendError(r.res, Number(r.arg), `fake failure ${r.arg}`, { type: 'server_error' }),
   flaky: (r) => (r.count <= Number(r.arg) ? sendError(r.res, 503, 'temporarily unavailable') : echo(r)),
+  moved: (r) => {
+    if (r.req.url?.includes('moved=1')) return echo(r)
+    r.res.writeHead(Number(r.arg ?? 307), { Location: `${r.req.url}?moved=1` })
+    r.res.end()
+  },
   limited: (r) => (r.count <= Number(r.arg) ? sendError(r.res, 429, 'rate limited', { type: 'rate_limit_error' }) : echo(r)),
   blank: (r) => answer(r, '  \n '),
   titled: (r) => {

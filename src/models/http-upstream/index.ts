@@ -13,6 +13,9 @@ export interface HttpUpstreamOptions {
   refused(response: Response, text: string): UpstreamError
 }
 
+/** Redirects a streamed request follows (fetch's own limit is 20; a model endpoint needs one or two). */
+const MAX_REDIRECTS = 5
+
 /**
  * The one way the adapters call a model over HTTP: a JSON POST whose failures are
  * `UpstreamError`s (the deadline, the connection, the upstream's refusal) with no credential in
@@ -34,14 +37,10 @@ export function httpUpstream(options: HttpUpstreamOptions) {
   }
 
   async function post(body: unknown, headers: Record<string, string>, signal: AbortSignal): Promise<Response> {
+    const json = requestJson(body)
     let response: Response
     try {
-      response = await doFetch(options.url, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', ...headers },
-        body: bodyOf(requestJson(body)),
-        signal,
-      })
+      response = await sent(json, headers, signal)
     } catch (error) {
       if (signal.aborted) throw new UpstreamError('timeout', `the model did not answer within ${timeoutMs} ms`)
       throw new UpstreamError('transport', `could not reach the model: ${redact((error as Error).message)}`)
@@ -50,15 +49,37 @@ export function httpUpstream(options: HttpUpstreamOptions) {
     return response
   }
 
-  /** A request's JSON: its text, or its stream sent with its length (a Content-Length, as a text's). */
-  function bodyOf(json: string | StreamedJson): string | ReadableStream<Uint8Array> {
-    if (typeof json === 'string') return json
+  /**
+   * The POST of a request's JSON: its text, or its stream with its length (a Content-Length, as a
+   * text's). A stream is sent once, so a redirect that keeps the method (307, 308: a gateway's, a
+   * moved endpoint's) is followed here with a new one, as fetch follows it for a text.
+   */
+  async function sent(json: string | StreamedJson, headers: Record<string, string>, signal: AbortSignal) {
+    const init = { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, signal }
+    if (typeof json === 'string') return doFetch(options.url, { ...init, body: json })
+    let url = options.url
+    for (let hops = 0; ; hops++) {
+      const piped: { error?: unknown } = {}
+      const response = await doFetch(url, { ...init, body: streamOf(json, piped), redirect: 'manual' }).catch((error: Error) => {
+        // The fetch says only that the connection went; what broke the body is told with it.
+        throw piped.error === undefined ? error : new Error(`${error.message} (its body: ${String(piped.error)})`)
+      })
+      const location = response.headers.get('Location')
+      if ((response.status !== 307 && response.status !== 308) || location === null || hops === MAX_REDIRECTS) return response
+      await response.body?.cancel()
+      url = new URL(location, url).href
+    }
+  }
+
+  /** The body a streamed request's fetch reads; what stopped its pipe, if anything, kept in `piped`. */
+  function streamOf(json: StreamedJson, piped: { error?: unknown }): ReadableStream<Uint8Array> {
     const { readable, writable } = new FixedLengthStream(json.bytes)
-    // A failure shows as the fetch's (the body cut short of its length).
     json
       .stream()
       .pipeTo(writable)
-      .catch(() => {})
+      .catch((error: unknown) => {
+        piped.error = error
+      })
     return readable
   }
 
