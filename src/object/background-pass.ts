@@ -13,6 +13,8 @@ import { log } from '../log'
  */
 export class BackgroundPass {
   private running: Promise<void> | null = null
+  /** The pass to start once the running one ends (see {@link startOrQueue}). */
+  private queued: (() => Promise<void>) | null = null
 
   constructor(private readonly waitUntil: (work: Promise<unknown>) => void) {}
 
@@ -28,14 +30,25 @@ export class BackgroundPass {
       .catch((error: unknown) => log.error('a background pass failed unexpectedly', { error: String(error) }))
       .finally(() => {
         this.running = null
+        const next = this.queued
+        this.queued = null
+        if (next) this.start(next)
       })
     this.running = running
     this.waitUntil(running)
     return true
   }
 
-  /** Waits for the running pass, if any. */
+  /**
+   * Starts `pass`, or, when one runs, once that one has ended: work asked for meanwhile is not
+   * lost, and runs on what the running one left. Only the newest waits (it replaces one waiting).
+   */
+  startOrQueue(pass: () => Promise<void>): void {
+    if (!this.start(pass)) this.queued = pass
+  }
+
+  /** Waits until no pass runs, a queued one included. */
   async settled(): Promise<void> {
-    await this.running
+    while (this.running) await this.running
   }
 }

@@ -93,7 +93,7 @@ export class TurnRunner {
       start: (pass) => passes.start(pass),
       running: () => passes.compacting,
       settled: () => passes.settled(),
-      prepare: (work) => preparing.start(work),
+      prepare: (work) => preparing.startOrQueue(work),
     }
     const deps = (session: TurnSession, limiter: TurnLimiter | undefined, written: () => void): TurnDeps => ({
       session,

@@ -86,8 +86,11 @@ export interface PassScheduler {
   running(): boolean
   /** Waits for the running pass, if any. */
   settled(): Promise<void>
-  /** Starts a preparation of the policy's summary (round4 §6) unless one runs already; apart from the passes. */
-  prepare(work: () => Promise<void>): boolean
+  /**
+   * Starts a preparation of the policy's summary (round4 §6), apart from the passes; when one runs
+   * already, once it has ended (only the newest asked for waits).
+   */
+  prepare(work: () => Promise<void>): void
 }
 
 /** What one turn runs with. */

@@ -137,6 +137,24 @@ describe('prepared summaries (round4 §6)', () => {
     expect((await context(id)).prepared.covers.events).toBe(8)
   })
 
+  it('a turn that ends while one runs has its own once that one ends, on the view it left', async () => {
+    const { id, tag } = await preparedSession()
+    expect((await turn(id, { content: 'question 5', model: 'echo' })).status).toBe(200)
+    await untilUpstreamReceived(tag, 3)
+    // Held at the summary model: the next turn ends while it runs.
+    expect((await turn(id, { content: 'question 6', model: 'echo' })).status).toBe(200)
+    expect((await context(id)).preparing).toBe(true)
+    await releaseUpstream(tag)
+    await untilUpstreamReceived(tag, 4)
+    await settled(id, tag)
+    const requests = await upstreamRequests(tag)
+    expect(requests).toHaveLength(4)
+    // The one queued tops up what the one before prepared with question 5's turn (not question 4's again).
+    expect(conversationOf(requests[3]!)).toContain('question 5')
+    expect(conversationOf(requests[3]!)).not.toContain('question 4')
+    expect((await context(id)).prepared.covers.events).toBe(10)
+  })
+
   it('counts its summary call in the session’s usage, used or not', async () => {
     const { id } = await preparedSession()
     expect((await context(id)).usage.summaryTokens).toBeGreaterThan(0)
