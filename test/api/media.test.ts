@@ -223,7 +223,7 @@ describe('images on their way to the model', () => {
     const claude = await turn(id, { model: `claude-echo#${tag}`, content: 'Once more?' })
     expect(claude.status, claude.text).toBe(200)
     const [anthropic] = (await (await fetch(`${env.ANTHROPIC_BASE_URL}/__requests?tag=${tag}`)).json()) as {
-      headers: Record<string, string>
+      framing: { contentLength?: string; transferEncoding?: string }
       body: { messages: { content: unknown }[] }
     }[]
     expect(anthropic!.body.messages[0]!.content).toContainEqual({
@@ -231,10 +231,8 @@ describe('images on their way to the model', () => {
       source: { type: 'base64', media_type: 'image/png', data },
     })
     // Sent with its length, not chunked: the body's bytes as JSON.stringify would have written them.
-    expect(anthropic!.headers['transfer-encoding']).toBeUndefined()
-    expect(Number(anthropic!.headers['content-length'])).toBe(
-      new TextEncoder().encode(JSON.stringify(anthropic!.body)).byteLength,
-    )
+    expect(anthropic!.framing.transferEncoding).toBeUndefined()
+    expect(Number(anthropic!.framing.contentLength)).toBe(new TextEncoder().encode(JSON.stringify(anthropic!.body)).byteLength)
   })
 
   it('follows a redirect that keeps the method with a large image as a small request does, sending its body again', async () => {

@@ -30,7 +30,7 @@
  * Usage is counted like a prompt cache would: tokens (4 characters each) of the messages this
  * prompt shares, cache markers aside, with the previous prompt of its tag are `cache_read`; the
  * newest message is `input_tokens`; the rest `cache_creation`.
- * `GET /__requests?tag=<tag>` returns the requests of a tag (headers and body).
+ * `GET /__requests?tag=<tag>` returns the requests of a tag (headers, framing and body).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { callOf, memoryScript, roundOf } from './memory-script'
@@ -49,6 +49,8 @@ interface Body {
 interface Recorded {
   model: string
   headers: Record<string, string | undefined>
+  /** How the body came: with a Content-Length, or chunked. */
+  framing: { contentLength?: string; transferEncoding?: string }
   body: Body
 }
 
@@ -218,12 +220,10 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
   for await (const chunk of req) chunks.push(chunk as Buffer)
   const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Body
   const headers = Object.fromEntries(
-    ['x-api-key', 'anthropic-version', 'anthropic-beta', 'content-length', 'transfer-encoding'].map((name) => [
-      name,
-      req.headers[name] as string | undefined,
-    ]),
+    ['x-api-key', 'anthropic-version', 'anthropic-beta'].map((name) => [name, req.headers[name] as string | undefined]),
   )
-  requests.push({ model: body.model, headers, body })
+  const framing = { contentLength: req.headers['content-length'], transferEncoding: req.headers['transfer-encoding'] }
+  requests.push({ model: body.model, headers, framing, body })
   const [name, tag = ''] = body.model.split('#')
   const [, mode = 'echo', arg] = /^claude-([a-z]+)(?:-(.*))?$/.exec(name ?? '') ?? []
   if (mode === 'limited') return error(res, 429, 'rate_limit_error', 'Rate limited', { 'retry-after': '7' })
