@@ -65,6 +65,27 @@ const conversationOf = (request: { body: { messages: { role: string; content: st
   return prompt.slice(prompt.lastIndexOf('Conversation to summarize:')).split('\n\n')[0]!
 }
 
+/**
+ * Once the session's `calls`-th summary call came and its preparations ended: exactly `calls` were
+ * made, the newest summarizing `added`'s turn and not `before`'s (a top-up, never from the start),
+ * and the prepared range covers `events` events. The newest call, for more checks.
+ */
+async function expectNewestTopUp(
+  id: string,
+  tag: string,
+  expected: { calls: number; added: string; before: string; events: number },
+) {
+  await untilUpstreamReceived(tag, expected.calls)
+  await settled(id, tag)
+  const requests = await upstreamRequests(tag)
+  expect(requests).toHaveLength(expected.calls)
+  const newest = requests.at(-1)!
+  expect(conversationOf(newest)).toContain(expected.added)
+  expect(conversationOf(newest)).not.toContain(expected.before)
+  expect((await context(id)).prepared.covers.events).toBe(expected.events)
+  return newest
+}
+
 describe('prepared summaries (round4 §6)', () => {
   it('are prepared after the answer once the view passes the mark: of what the policy’s pass would cover now and with the next message', async () => {
     const { id, tag } = await preparedSession()
@@ -104,15 +125,9 @@ describe('prepared summaries (round4 §6)', () => {
   it('is topped up from the previous one and the turn since, never from the start', async () => {
     const { id, tag } = await preparedSession()
     expect((await turn(id, { content: 'question 5', model: 'echo' })).status).toBe(200)
-    await untilUpstreamReceived(tag, 3)
-    await settled(id, tag)
     // What a pass covers now was prepared for the next message already: one call, for the new next.
-    const requests = await upstreamRequests(tag)
-    expect(requests).toHaveLength(3)
-    expect(requests[2]!.body.messages.find((m) => m.role === 'user')!.content).toContain('Previous summary:')
-    expect(conversationOf(requests[2]!)).toContain('question 4')
-    expect(conversationOf(requests[2]!)).not.toContain('question 3')
-    expect((await context(id)).prepared.covers.events).toBe(8)
+    const newest = await expectNewestTopUp(id, tag, { calls: 3, added: 'question 4', before: 'question 3', events: 8 })
+    expect(newest.body.messages.find((m) => m.role === 'user')!.content).toContain('Previous summary:')
   })
 
   it('asks for no summary while an agent loop goes on in the newest turn; once the turn ends, the next message’s is topped up', async () => {
@@ -127,14 +142,8 @@ describe('prepared summaries (round4 §6)', () => {
       answered = await turn(id, { model: 'loop-3', tools: [tool], toolResults: [{ id: pending.id, data: `file ${step}` }] })
     }
     expect(answered.body.status, answered.text).toBe('completed')
-    await untilUpstreamReceived(tag, 3)
-    await settled(id, tag)
-    const requests = await upstreamRequests(tag)
-    expect(requests).toHaveLength(3)
     // Four turns before the next message: the pass with it keeps the loop's and the new one, covers q1 … a4.
-    expect(conversationOf(requests[2]!)).toContain('question 4')
-    expect(conversationOf(requests[2]!)).not.toContain('question 5')
-    expect((await context(id)).prepared.covers.events).toBe(8)
+    await expectNewestTopUp(id, tag, { calls: 3, added: 'question 4', before: 'question 5', events: 8 })
   })
 
   it('a turn that ends while one runs has its own once that one ends, on the view it left', async () => {
@@ -145,14 +154,8 @@ describe('prepared summaries (round4 §6)', () => {
     expect((await turn(id, { content: 'question 6', model: 'echo' })).status).toBe(200)
     expect((await context(id)).preparing).toBe(true)
     await releaseUpstream(tag)
-    await untilUpstreamReceived(tag, 4)
-    await settled(id, tag)
-    const requests = await upstreamRequests(tag)
-    expect(requests).toHaveLength(4)
     // The one queued tops up what the one before prepared with question 5's turn (not question 4's again).
-    expect(conversationOf(requests[3]!)).toContain('question 5')
-    expect(conversationOf(requests[3]!)).not.toContain('question 4')
-    expect((await context(id)).prepared.covers.events).toBe(10)
+    await expectNewestTopUp(id, tag, { calls: 4, added: 'question 5', before: 'question 4', events: 10 })
   })
 
   it('counts its summary call in the session’s usage, used or not', async () => {
