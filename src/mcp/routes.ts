@@ -1,6 +1,6 @@
-import { createMcpHandler } from '@modelcontextprotocol/server'
 import { Hono, type MiddlewareHandler } from 'hono'
 import { ServiceError } from '../contract/errors'
+import { mcpFetch } from './handler'
 import { mcpServerFor } from './server'
 import { type ApiFetch, McpService } from './service'
 
@@ -15,7 +15,7 @@ interface McpCaller {
 }
 
 /** One handler per isolate: each request gets a fresh server from the caller the request carries (stateless). */
-const handler = createMcpHandler(({ authInfo }) => {
+const serveMcp = mcpFetch(({ authInfo }) => {
   const caller = authInfo?.extra?.caller as McpCaller
   return mcpServerFor(caller.service, caller.writeTools)
 })
@@ -66,6 +66,6 @@ export function mcpRoutes(options: { auth: MiddlewareHandler<McpEnv>; api: (c: M
       }
       const service = new McpService(options.api(c), origin, credentials, c.env, c.get('userId'))
       const caller: McpCaller = { service, writeTools: c.env.MCP_WRITE_TOOLS === '1' }
-      return handler.fetch(c.req.raw, { authInfo: { token: '', clientId: c.get('userId'), scopes: [], extra: { caller } } })
+      return serveMcp(c.req.raw, { token: '', clientId: c.get('userId'), scopes: [], extra: { caller } })
     })
 }

@@ -259,6 +259,31 @@ describe('the MCP server through the SDK’s own clients', () => {
     await modern.close()
   })
 
+  it('v1’s client (a 2025-era revision, as Claude Code’s SDK speaks it) is answered in JSON, not an SSE stream for one message; its GET for a stream is a 405', async () => {
+    const answers: { method: string; status: number; type: string | null }[] = []
+    const recording: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init)
+      answers.push({ method: init?.method ?? 'GET', status: response.status, type: response.headers.get('Content-Type') })
+      return response
+    }
+    const v1 = new Client({ name: 'durable-sessions-tests', version: '1.0.0' })
+    await v1.connect(
+      new StreamableHTTPClientTransport(mcpUrl(), {
+        fetch: recording,
+        requestInit: { headers: { Authorization: `Bearer ${alice.token}` } },
+      }),
+    )
+    expect(v1.getServerVersion()?.name).toBe('durable-sessions')
+    const listed = await v1.callTool({ name: 'list_sessions', arguments: {} })
+    expect(JSON.parse(textOf(listed)).sessions.map((s: { id: string }) => s.id)).toContain(session)
+    await v1.close()
+    const answered = answers.filter((answer) => answer.method === 'POST' && answer.status === 200)
+    expect(answered.length).toBe(2) // initialize, tools/call (the initialized notification is a 202)
+    for (const answer of answered) expect(answer.type).toMatch(/^application\/json/)
+    // The client asks for a stream of the server's own messages once initialized: a stateless server has none.
+    expect(answers.filter((answer) => answer.method === 'GET').map((answer) => answer.status)).toEqual([405])
+  })
+
   it('without a token: 401 naming the protected-resource metadata, which names the resource', async () => {
     const response = await fetch(mcpUrl(), {
       method: 'POST',

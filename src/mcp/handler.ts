@@ -1,0 +1,39 @@
+import {
+  type AuthInfo,
+  createMcpHandler,
+  isLegacyRequest,
+  type McpServerFactory,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server'
+
+/** Serves one MCP request, as the user its auth info names. */
+export type McpFetch = (request: Request, authInfo: AuthInfo) => Promise<Response>
+
+/**
+ * The MCP SDK's handler for a server factory, one per isolate: the 2026-07-28 revision served by
+ * `createMcpHandler` (a JSON answer unless a tool streams), and a 2025-era client's POST (the
+ * v1 SDK Claude Code runs, `initialize` included) answered by a fresh stateless transport in
+ * JSON, where the SDK's own fallback would open an SSE stream for one message. The SDK classifies
+ * the request (`isLegacyRequest`, the code its handler runs); a 2025-era GET or DELETE goes to its
+ * fallback, which answers 405 (no sessions to listen on or end).
+ *
+ * @example
+ * const serve = mcpFetch(({ authInfo }) => serverFor(authInfo))
+ * return serve(request, { token: '', clientId: userId, scopes: [] })
+ */
+export function mcpFetch(factory: McpServerFactory): McpFetch {
+  const handler = createMcpHandler(factory)
+  return async function serveMcp(request, authInfo) {
+    if (request.method !== 'POST' || !(await isLegacyRequest(request))) return handler.fetch(request, { authInfo })
+    const server = await factory({ era: 'legacy', authInfo, requestInfo: request })
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
+    await server.connect(transport)
+    try {
+      return await transport.handleRequest(request, { authInfo })
+    } finally {
+      // The answer is whole (JSON, not a stream): nothing of this exchange is left to serve.
+      void transport.close().catch(() => {})
+      void server.close().catch(() => {})
+    }
+  }
+}
