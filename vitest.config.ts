@@ -61,6 +61,10 @@ const withUpstream = (bindings: Record<string, string> = {}) =>
 
 export default defineConfig({
   test: {
+    // A Durable Object's alarm (a session's outbox) can fire as its test file's workerd environment
+    // is torn down, and its module load or RPC is then refused by vitest-pool-workers
+    // (cloudflare/workers-sdk#5388, #14736): after the file's tests have ended, so not theirs.
+    onUnhandledError: (error) => error.name !== 'EnvironmentTeardownError',
     projects: [
       {
         test: { name: 'node', environment: 'node', include: pure },
