@@ -270,4 +270,22 @@ describe('/mcp, fuzzed', () => {
       { numRuns: 300, seed: 4 },
     )
   })
+
+  it('a body over the SDK’s 4 MiB bound is its 413, a JSON-RPC error, on either revision', async () => {
+    const huge = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'search_sessions', arguments: { query: 'x'.repeat(4 * 1024 * 1024) } },
+    })
+    for (const version of ['2025-06-18', '2026-07-28']) {
+      const result = await call('POST', '/mcp', {
+        user: AS,
+        body: huge,
+        headers: { Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': version },
+      })
+      expect(result.status, version).toBe(413)
+      expectRpcError(JSON.parse(result.text).error, version)
+    }
+  })
 })
