@@ -194,10 +194,12 @@ async function summaryTokensSettled(worker: BenchWorker, session: string): Promi
 
 const medianOf = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0
 
-/** The steps of all runs whose request wrote a pass (all clearings here: see passesOf) against the others. */
+/** Whether a step's request wrote a pass (all clearings here: see passesOf). */
+const passed = (m: Measured) => m.counts!.fitPasses! + m.counts!.policyPasses! > 0
+
+/** The steps of all runs whose request wrote a pass against the others. */
 function stepsByKind(runs: LoopRun[]): Record<string, number> {
   const steps = runs.flatMap((run) => run.steps)
-  const passed = (m: Measured) => m.counts!.fitPasses! + m.counts!.policyPasses! > 0
   const byKind = (clearing: boolean, prefix: string) => {
     const chosen = steps.filter((m) => passed(m) === clearing)
     return {
@@ -247,6 +249,15 @@ export function agentLoopMeasurements(worker: BenchWorker) {
         return run.steps[index]!
       },
     },
+    // The same step when its request wrote no pass (a clearing step is measured against them below): the loop's trend apart from its clearings.
+    loopOrdinaryStep: {
+      ...ofReportedSteps,
+      sample: async (key, round) => {
+        const { run, index } = await stepAt(key, round)
+        const taken = run.steps[index]!
+        return passed(taken) ? { samples: [] } : taken
+      },
+    },
     // The same step's model request alone (the body it sent, replayed from the session object): its share of the step.
     loopModelCall: {
       ...ofReportedSteps,
@@ -289,20 +300,28 @@ export function agentLoopMeasurements(worker: BenchWorker) {
 const count = (name: MeasurementName, what: string) => (key: Key, r: Results) => r.counts(name, key)[what]!
 /** A step's median time less its model call's (the same request sent alone): the service's own part. */
 const ownMs = (r: Results, key: Key) => r.median('loopStep', key) - r.median('loopModelCall', key)
+const meanOf = (samples: number[]) => samples.reduce((sum, ms) => sum + ms, 0) / Math.max(1, samples.length)
+/** A step's time from step 10 to 300, each way: all steps' medians and means; the steps without a pass, the same. */
+const trend = (r: Results, name: string) => {
+  const [first, last] = [`${name} @ 10`, `${name} @ 300`]
+  const means = (m: MeasurementName) => ratio(meanOf(r.samples(m, last)), meanOf(r.samples(m, first)))
+  return `time ${ratio(r.median('loopStep', last), r.median('loopStep', first))} (means ${means('loopStep')}), the steps without a pass ${ratio(r.median('loopOrdinaryStep', last), r.median('loopOrdinaryStep', first))} (means ${means('loopOrdinaryStep')})`
+}
 const percent = (share: number) => `${(share * 100).toFixed(1)}%`
 
 export const AGENT_LOOP_TABLES: MeasuredTable<MeasurementName>[] = [
   {
     title: `An agent loop through /turns: 300 tool calls of 8 KB results in a ${n(LOOP_WINDOW)}-token window, a step's time (the app in workerd, the stub model answering at once; each step taken once the one before has done its work after the answer, its search index's merges) and the session object's rows, at each reported step (over it and the 9 steps before, in each of ${RUNS} runs of each loop)`,
-    measure: [['loopStep', 'loopModelCall']],
+    measure: [['loopStep', 'loopModelCall', 'loopOrdinaryStep']],
     columns: [
       column('loop', (key) => String(key).split(' @ ')[0]!),
       column('step', (key) => String(key).split(' @ ')[1]!),
       median('step median', 'loopStep'),
       p95('loopStep'),
-      column('mean', (key, r) => {
-        const samples = r.samples('loopStep', key)
-        return `${(samples.reduce((sum, ms) => sum + ms, 0) / samples.length).toFixed(2)} ms`
+      column('mean', (key, r) => `${meanOf(r.samples('loopStep', key)).toFixed(2)} ms`),
+      column('steps without a pass: median / mean', (key, r) => {
+        const samples = r.samples('loopOrdinaryStep', key)
+        return `${samples.length}: ${ms(r.median('loopOrdinaryStep', key))} / ${meanOf(samples).toFixed(2)} ms`
       }),
       column('prompt sent', (key, r) => `${(r.countMedian('loopStep', key, 'promptBytes') / 1024).toFixed(0)} KiB`),
       median('its model call alone', 'loopModelCall'),
@@ -312,7 +331,7 @@ export const AGENT_LOOP_TABLES: MeasuredTable<MeasurementName>[] = [
     ],
     notes: LOOP_KEYS.map(
       (name) => (r: Results) =>
-        `${name}: step 300 / step 10 — time ${ratio(r.median('loopStep', `${name} @ 300`), r.median('loopStep', `${name} @ 10`))}, the model call aside ${ratio(ownMs(r, `${name} @ 300`), ownMs(r, `${name} @ 10`))}, rows read ${ratio(r.rows('loopStep', `${name} @ 300`).rowsRead, r.rows('loopStep', `${name} @ 10`).rowsRead)}, rows written ${ratio(r.rows('loopStep', `${name} @ 300`).rowsWritten, r.rows('loopStep', `${name} @ 10`).rowsWritten)} (target: flat from 10 to 300)`,
+        `${name}: step 300 / step 10 — ${trend(r, name)}, the model call aside ${ratio(ownMs(r, `${name} @ 300`), ownMs(r, `${name} @ 10`))}, rows read ${ratio(r.rows('loopStep', `${name} @ 300`).rowsRead, r.rows('loopStep', `${name} @ 10`).rowsRead)}, rows written ${ratio(r.rows('loopStep', `${name} @ 300`).rowsWritten, r.rows('loopStep', `${name} @ 10`).rowsWritten)} (target: flat from 10 to 300)`,
     ),
   },
   {
