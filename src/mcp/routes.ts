@@ -28,7 +28,7 @@ const CREDENTIAL_HEADERS = ['authorization', 'x-api-key']
 
 /**
  * `/mcp` (round4.md §4): the MCP server over Streamable HTTP, stateless, served by the official SDK
- * (the 2026-07-28 revision, and 2025-era clients by its stateless fallback), behind the API's own
+ * (the 2026-07-28 revision, and 2025-era clients statelessly: `handler.ts`), behind the API's own
  * bearer tokens; and the protected-resource metadata a 401 names.
  *
  * @example
