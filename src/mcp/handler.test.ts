@@ -80,7 +80,7 @@ describe('mcpFetch', () => {
         AUTH,
       )
       expect(response.status, version).toBe(413)
-      expect((await response.json()).error.code, version).toEqual(expect.any(Number))
+      expect(((await response.json()) as { error: { code: unknown } }).error.code, version).toEqual(expect.any(Number))
     }
   })
 
