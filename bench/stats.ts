@@ -27,6 +27,9 @@ export async function measure(
   return { runs: samples.length, median: percentile(samples, 0.5), p95: percentile(samples, 0.95) }
 }
 
+/** The mean of some values (0 of none). */
+export const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / Math.max(1, values.length)
+
 export const ms = (value: number) => `${value >= 100 ? value.toFixed(0) : value >= 1 ? value.toFixed(2) : value.toFixed(3)} ms`
 
 /** Prints a Markdown table. */

@@ -7,7 +7,7 @@
  * serve), how often it cleared; and a clearing pass against an ordinary append.
  */
 import type { Measured } from '../shared'
-import { ms } from '../stats'
+import { mean, ms } from '../stats'
 import type { BenchWorker } from './client'
 import { column, median, n, p95, ratio } from './columns'
 import { HALF_ROUNDS, RUN, USER } from './config'
@@ -205,7 +205,7 @@ function stepsByKind(runs: LoopRun[]): Record<string, number> {
     return {
       [`${prefix}Steps`]: chosen.length,
       [`${prefix}Ms`]: medianOf(chosen.map((m) => m.samples[0]!)),
-      [`${prefix}MeanMs`]: chosen.reduce((sum, m) => sum + m.samples[0]!, 0) / Math.max(1, chosen.length),
+      [`${prefix}MeanMs`]: mean(chosen.map((m) => m.samples[0]!)),
       [`${prefix}RowsRead`]: medianOf(chosen.map((m) => m.rows!.rowsRead)),
       [`${prefix}RowsWritten`]: medianOf(chosen.map((m) => m.rows!.rowsWritten)),
       [`${prefix}AnswerBytes`]: medianOf(chosen.map((m) => m.counts!.answerBytes!)),
@@ -300,11 +300,10 @@ export function agentLoopMeasurements(worker: BenchWorker) {
 const count = (name: MeasurementName, what: string) => (key: Key, r: Results) => r.counts(name, key)[what]!
 /** A step's median time less its model call's (the same request sent alone): the service's own part. */
 const ownMs = (r: Results, key: Key) => r.median('loopStep', key) - r.median('loopModelCall', key)
-const meanOf = (samples: number[]) => samples.reduce((sum, ms) => sum + ms, 0) / Math.max(1, samples.length)
 /** A step's time from step 10 to 300, each way: all steps' medians and means; the steps without a pass, the same. */
 const trend = (r: Results, name: string) => {
   const [first, last] = [`${name} @ 10`, `${name} @ 300`]
-  const means = (m: MeasurementName) => ratio(meanOf(r.samples(m, last)), meanOf(r.samples(m, first)))
+  const means = (m: MeasurementName) => ratio(mean(r.samples(m, last)), mean(r.samples(m, first)))
   return `time ${ratio(r.median('loopStep', last), r.median('loopStep', first))} (means ${means('loopStep')}), the steps without a pass ${ratio(r.median('loopOrdinaryStep', last), r.median('loopOrdinaryStep', first))} (means ${means('loopOrdinaryStep')})`
 }
 const percent = (share: number) => `${(share * 100).toFixed(1)}%`
@@ -318,10 +317,10 @@ export const AGENT_LOOP_TABLES: MeasuredTable<MeasurementName>[] = [
       column('step', (key) => String(key).split(' @ ')[1]!),
       median('step median', 'loopStep'),
       p95('loopStep'),
-      column('mean', (key, r) => `${meanOf(r.samples('loopStep', key)).toFixed(2)} ms`),
+      column('mean', (key, r) => `${mean(r.samples('loopStep', key)).toFixed(2)} ms`),
       column('steps without a pass: median / mean', (key, r) => {
         const samples = r.samples('loopOrdinaryStep', key)
-        return `${samples.length}: ${ms(r.median('loopOrdinaryStep', key))} / ${meanOf(samples).toFixed(2)} ms`
+        return `${samples.length}: ${ms(r.median('loopOrdinaryStep', key))} / ${mean(samples).toFixed(2)} ms`
       }),
       column('prompt sent', (key, r) => `${(r.countMedian('loopStep', key, 'promptBytes') / 1024).toFixed(0)} KiB`),
       median('its model call alone', 'loopModelCall'),

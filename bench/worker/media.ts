@@ -9,7 +9,7 @@ import { rmSync } from 'node:fs'
 import { encodeBase64 } from '../../src/core/media/base64'
 import { LARGE_IMAGE, screenshotPng } from '../media-images'
 import type { Measured } from '../shared'
-import { ms } from '../stats'
+import { mean, ms } from '../stats'
 import { type BenchWorker, startBenchWorker } from './client'
 import { column, median, n, p95, ratio } from './columns'
 import { ROUNDS, RUN, USER } from './config'
@@ -212,7 +212,6 @@ export function mediaMeasurements(worker: BenchWorker) {
 const MB = (bytes: number) => `${(bytes / 1_000_000).toFixed(2)} MB`
 const KB = (bytes: number) => `${(bytes / 1000).toFixed(1)} KB`
 const middle = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
-const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length
 
 /** Each turn of a resending conversation, in order. */
 const turnsOf = (results: Results, kind: Key) => results.each('mediaResend', kind)
