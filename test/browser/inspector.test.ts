@@ -382,7 +382,9 @@ describe.skipIf(!haveChromium)('the inspector in Chromium', () => {
     // Each session by its title: the client's, or its first message's first line.
     await expect.poll(() => page.locator('.session-link .title').allTextContents()).toEqual(['Lunch on Friday?', 'The login bug'])
     // A question in words of its own finds the answer in the other session. Its events reach the
-    // search across sessions within 2 s of their write: the search is made again until they have.
+    // search across sessions within 2 s of their write on an idle machine (the session's outbox
+    // alarm); CI's 2 cores run Chromium and the other projects beside it, and once took over 10 s.
+    // The search is made again until they have.
     const hits = page.locator('.across .hits li')
     await expect
       .poll(
@@ -392,7 +394,7 @@ describe.skipIf(!haveChromium)('the inspector in Chromium', () => {
           await page.locator('.across [aria-live]').waitFor()
           return hits.count()
         },
-        { timeout: 10_000 },
+        { timeout: 40_000 },
       )
       .toBeGreaterThan(0)
     const first = hits.first()
